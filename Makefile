@@ -1,0 +1,112 @@
+# numabind: `make` builds the library and the command, `make test` runs every test, `make demo` shows it.
+# Sources are found by folder, so adding a file needs no change here.
+
+BUILD ?= build
+PREFIX ?= /usr/local
+CXX ?= g++
+CC ?= gcc
+OPT ?= -O2
+PYTHON ?= /usr/bin/python3
+
+WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
+CXXFLAGS_BASE := -std=c++17 $(OPT) -g -fPIC $(WARN) -I. -D_GNU_SOURCE
+# Code that ends up in libnumabind.so links libc alone: no exceptions, RTTI or guarded statics (each would
+# pull in libstdc++), hidden symbols so that only the version script's names are exported.
+PURE_FLAGS := -fno-exceptions -fno-rtti -fno-threadsafe-statics -fvisibility=hidden \
+              -fno-stack-protector -fno-plt
+HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
+
+PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc
+CORE_SRCS := $(filter-out $(PURE_SRCS),$(wildcard core/*.cc))
+SHIM_SRCS := $(wildcard shim/*.cc)
+SHIM_ASM := $(wildcard shim/*.S)
+CLI_SRCS := $(wildcard cli/*.cc)
+HELPER_SRCS := $(wildcard tests/shim/helpers/*.c)
+
+obj = $(patsubst %.cc,$(BUILD)/obj/%.o,$(1))
+pureobj = $(patsubst %.cc,$(BUILD)/pure/%.o,$(1))
+
+LIB := $(BUILD)/libnumabind.so
+CORELIB := $(BUILD)/libnumabind_core.so
+CLI := $(BUILD)/numabind
+EMPTYLIB := $(BUILD)/libempty.so
+HELPERS := $(patsubst tests/shim/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
+
+TEST_LAYERS := $(notdir $(wildcard tests/core tests/config tests/cli tests/shim))
+TEST_BINS := $(foreach l,$(TEST_LAYERS),$(if $(wildcard tests/$(l)/*_test.cc),$(BUILD)/tests/$(l)_test))
+
+.PHONY: all test test-unit test-vm demo install check-abi deps clean bench readme-vars
+all: $(LIB) $(CORELIB) $(CLI) $(EMPTYLIB) $(HELPERS)
+
+$(BUILD)/pure/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_BASE) $(PURE_FLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_BASE) -MMD -MP -c $< -o $@
+
+$(BUILD)/pure/shim/%.o: shim/%.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
+# The shim: libc alone in DT_NEEDED (-nostdlib++, -z defs catches anything that would need more).
+$(LIB): $(call pureobj,$(SHIM_SRCS) $(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) shim/exports.map
+	$(CXX) -shared -nostdlib++ -Wl,-z,defs -Wl,--version-script=shim/exports.map -Wl,--gc-sections \
+	  -Wl,-z,now -o $@ $(filter %.o,$^)
+
+$(CORELIB): $(call obj,$(CORE_SRCS)) $(call pureobj,$(PURE_SRCS)) core/exports.map
+	$(CXX) -shared -Wl,-z,defs -Wl,--version-script=core/exports.map -o $@ $(filter %.o,$^) $(HWLOC_LIBS)
+
+$(CLI): $(call obj,$(CLI_SRCS) $(CORE_SRCS)) $(call pureobj,$(PURE_SRCS))
+	$(CXX) -o $@ $^ $(HWLOC_LIBS)
+
+# The floor for any preloaded library, for the benchmarks and the shim's tests.
+$(EMPTYLIB): tests/shim/empty.c
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -O2 -o $@ $<
+
+$(BUILD)/helpers/%: tests/shim/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
+
+.SECONDEXPANSION:
+# One Criterion binary per test layer; it links what that layer tests (never the shim: shim tests run
+# helper programs with LD_PRELOAD and read what they report).
+$(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*_test.cc)) $(call obj,$(CORE_SRCS) $(filter-out cli/main.cc,$(CLI_SRCS))) $(call pureobj,$(PURE_SRCS))
+	@mkdir -p $(dir $@)
+	$(CXX) -o $@ $^ $(HWLOC_LIBS) -lcriterion
+deps:
+	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+
+test: deps
+	$(MAKE) all $(TEST_BINS)
+	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS)
+
+test-unit: all $(TEST_BINS)
+	BUILD=$(BUILD) SKIP_VM=1 scripts/run-tests.sh $(TEST_BINS)
+
+test-vm: deps all
+	BUILD=$(BUILD) tests/vm/run.sh
+
+demo: deps
+	$(MAKE) all
+	BUILD=$(BUILD) scripts/demo.sh
+
+bench: deps
+	$(MAKE) all
+	BUILD=$(BUILD) scripts/bench.sh
+
+check-abi: $(LIB)
+	BUILD=$(BUILD) scripts/check-abi.sh $(LIB)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/numabind
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/numabind
+	install -m 755 $(LIB) $(CORELIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 scripts/*.sh scripts/*.py $(DESTDIR)$(PREFIX)/share/numabind/
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,60 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The NUMABIND_* variables, parsed. Parsing is pure: an environment-style array of "NAME=value" strings in,
+// a Config or an Error naming the variable and the bad value out. It never throws and never allocates, so
+// the shim (which links libc alone and may run before the program's main) uses the same code as the
+// `numabind` command. String fields point into the strings of the array passed to Parse.
+
+#ifndef NUMABIND_CONFIG_CONFIG_H_
+#define NUMABIND_CONFIG_CONFIG_H_
+
+#include <stdint.h>
+
+namespace numabind::config {
+
+enum class LogLevel : uint8_t { kOff, kWarn, kInfo, kDebug };
+
+struct Config {
+  /// NUMABIND_POLICY is set, non-empty and NUMABIND_DISABLE is not 1: the shim acts.
+  bool enabled = false;
+  bool disabled = false;            ///< NUMABIND_DISABLE=1
+  const char* policy = nullptr;     ///< NUMABIND_POLICY as written (syntax checked), nullptr when unset
+  const char* memory = "local";     ///< NUMABIND_MEMORY: local|preferred|bind|interleave
+  const char* devices = "auto";     ///< NUMABIND_DEVICES: auto|none|bus ids separated by commas
+  uint32_t nranks = 0;              ///< NUMABIND_NRANKS; 0 = take it from the launcher's variables
+  const char* rank_var = nullptr;   ///< NUMABIND_RANK_VAR; nullptr = the built-in precedence list
+  const char* match = nullptr;      ///< NUMABIND_MATCH glob; never nullptr after Parse (default applies)
+  const char* topology = nullptr;   ///< NUMABIND_TOPOLOGY: nullptr = live machine; file or synthetic:DESC
+  LogLevel log = LogLevel::kWarn;   ///< NUMABIND_LOG: off|warn|info|debug
+  const char* log_file = nullptr;   ///< NUMABIND_LOG_FILE; nullptr = stderr
+  bool strict = false;              ///< NUMABIND_STRICT=1
+};
+
+/// A parse error: one line naming the variable and the bad value.
+struct Error {
+  char text[256] = {0};
+};
+
+/// Parses the NUMABIND_* entries of `env` (NULL-terminated "NAME=value" array, as environ). Unknown
+/// NUMABIND_* names are errors (a typo must not silently run unbound). Returns false with `err` set on the
+/// first bad variable; `out` then holds the defaults plus what parsed before it.
+bool Parse(const char* const* env, Config* out, Error* err);
+
+/// The value of `name` in `env`, or nullptr. Allocation-free; safe between fork and exec.
+const char* Lookup(const char* const* env, const char* name);
+
+/// A launcher's local-rank variable and the local-size variable that goes with it (nullptr when the
+/// launcher has none).
+struct RankVar {
+  const char* rank;
+  const char* size;
+};
+
+/// The built-in precedence of local-rank variables, SLURM_LOCALID last (launchers inside a Slurm step
+/// inherit it, stale). kRankVarCount entries.
+extern const RankVar kRankVars[];
+extern const int kRankVarCount;
+
+}  // namespace numabind::config
+
+#endif  // NUMABIND_CONFIG_CONFIG_H_

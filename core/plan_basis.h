@@ -1,0 +1,110 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The contract between the planner and everything that applies a plan.
+//
+// Planning is split in two. PreparePlanBasis (core/planner.h) runs once per launcher: it loads the topology
+// (hwloc), chooses devices and turns the policy into a PlanBasis, plain data in one block of memory. Which
+// local rank a spawn is, and how many local ranks there are, is often known only in the child between fork
+// and exec (mpirun and bash build the rank's environment there), so the second half, ComputeRankPlan, is
+// pure arithmetic on the basis: no allocation, no locks, no system calls. The shim calls it in that child;
+// `numabind plan` calls it for every rank. One implementation serves both, so the command shows exactly
+// what the shim does.
+//
+// This header and plan_basis.cc are compiled into the shim, which links libc alone: plain C++ only (no
+// standard library containers, no exceptions, no RTTI, no function-local statics).
+
+#ifndef NUMABIND_CORE_PLAN_BASIS_H_
+#define NUMABIND_CORE_PLAN_BASIS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace numabind::core {
+
+/// How ranks are given CPUs; names as in `torchrun --numa-binding` where it defines them.
+enum class PolicyKind : uint8_t {
+  kNode,         ///< every allowed CPU of the rank's NUMA node
+  kSocket,       ///< every allowed CPU of the package holding that node
+  kExclusive,    ///< a contiguous slice of that node's physical cores, shared out among its ranks
+  kCoreComplex,  ///< one last-level cache domain of that node per rank, wrapping
+  kCpuMap,       ///< explicit `cpus:A|B|...`, entry rank mod count
+  kNodeMap,      ///< explicit `nodes:A|B|...`, entry rank mod count
+};
+
+/// Memory policy applied with set_mempolicy over the rank's nodes.
+enum class MemoryKind : uint8_t {
+  kLocal,       ///< MPOL_DEFAULT: the kernel's first touch
+  kPreferred,   ///< MPOL_PREFERRED on the first node (MPOL_PREFERRED_MANY when several, where supported)
+  kBind,        ///< MPOL_BIND
+  kInterleave,  ///< MPOL_INTERLEAVE
+};
+
+/// One place a rank can be sent: a device (with its node, or every node when its locality is unknown), a
+/// NUMA node when there are no devices, or one entry of an explicit map.
+struct PlanSlot {
+  /// Slots with the same group share their units among their ranks (the devices of one node); slots of
+  /// different groups never share. Explicit maps give every slot its own group.
+  int32_t group;
+  /// This slot's units are unit_cpus[first_unit .. first_unit + unit_count).
+  uint32_t first_unit;
+  uint32_t unit_count;
+  /// The slot's NUMA node set: node_words words at PlanBasis::slot_nodes + index * node_words.
+  /// Human-readable label of where the slot is, for messages: "node 1", "node 0-1 (locality unknown)".
+  char label[48];
+  /// PCI bus id of the slot's device ("0000:34:00.0"), empty without devices.
+  char device[32];
+};
+
+/// Everything ComputeRankPlan needs; built by PreparePlanBasis as one self-contained allocation, so a
+/// forked child reads it at the same address and a vfork child only reads it.
+struct PlanBasis {
+  PolicyKind policy;
+  MemoryKind memory;
+  /// True when ranks are spread over slots in contiguous blocks (no devices, not a map): rank r of n goes
+  /// to slot floor(r * slot_count / n). Otherwise slot = r mod slot_count.
+  bool spread_in_blocks;
+  /// 64-bit words in one CPU set and in one node set (bit i of word i/64 is CPU or node i: the layout
+  /// sched_setaffinity and set_mempolicy take on a 64-bit little-endian machine).
+  uint32_t cpu_words;
+  uint32_t node_words;
+  uint32_t slot_count;
+  const PlanSlot* slots;
+  const uint64_t* slot_nodes;  ///< slot_count * node_words words
+  uint32_t unit_count;
+  const uint64_t* unit_cpus;   ///< unit_count * cpu_words words
+  /// The policy and memory policy as the user wrote them, for messages ("exclusive", "cpus:1|0").
+  char policy_text[64];
+  char memory_text[16];
+};
+
+/// Where one rank goes. The caller provides the storage: cpus must hold basis.cpu_words words and nodes
+/// basis.node_words words.
+struct RankPlan {
+  uint64_t* cpus;
+  uint64_t* nodes;
+  MemoryKind memory;
+  const char* device;  ///< points into the basis; "" without devices
+  const char* label;   ///< points into the basis
+  /// Why the rank could not be placed, when ComputeRankPlan returns false: names the rank, the policy and
+  /// the reason ("rank 3: policy exclusive: node 0 has 2 cores for 3 ranks").
+  char error[160];
+};
+
+/// Fills `out` for local rank `rank` of `nranks`. nranks 0 means unknown and counts as
+/// max(slot_count, rank + 1). Returns false, with out->error set, when the rank's CPU set is empty.
+/// Child-safe: no allocation, locks or system calls.
+bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan* out);
+
+/// Writes `words` (nwords 64-bit words) as a Linux list ("0-3,8,10-11"; "" when empty) into buf, always
+/// NUL-terminated; returns the length it needed (like snprintf). Child-safe.
+size_t FormatBitList(const uint64_t* words, uint32_t nwords, char* buf, size_t cap);
+
+/// Number of set bits. Child-safe.
+uint32_t CountBits(const uint64_t* words, uint32_t nwords);
+
+/// Name of a memory policy as in NUMABIND_MEMORY ("local", "preferred", "bind", "interleave"). Child-safe.
+const char* MemoryName(MemoryKind kind);
+
+}  // namespace numabind::core
+
+#endif  // NUMABIND_CORE_PLAN_BASIS_H_
