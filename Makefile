@@ -50,9 +50,9 @@ $(BUILD)/pure/shim/%.o: shim/%.S
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
-# The shim: libc alone in DT_NEEDED (-nostdlib++, -z defs catches anything that would need more).
+# The shim: linked by the C driver so libstdc++ is never added; -z defs catches anything that needs more.
 $(LIB): $(call pureobj,$(SHIM_SRCS) $(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) shim/exports.map
-	$(CXX) -shared -nostdlib++ -Wl,-z,defs -Wl,--version-script=shim/exports.map -Wl,--gc-sections \
+	$(CC) -shared -Wl,-z,defs -Wl,--version-script=shim/exports.map -Wl,--gc-sections \
 	  -Wl,-z,now -o $@ $(filter %.o,$^)
 
 $(CORELIB): $(call obj,$(CORE_SRCS)) $(call pureobj,$(PURE_SRCS)) core/exports.map

@@ -1,0 +1,277 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The child side of a spawn. Every function in this file may run between fork/vfork and exec: raw system
+// calls (shim/syscalls.h) on data the parent prepared, buffers on the caller's stack, and calls only to
+// functions that say "Child-safe" (core/plan_basis.h, shim/line.h).
+
+#include "shim/child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mempolicy.h>
+#include <string.h>
+
+#include "shim/syscalls.h"
+
+namespace numabind::shim {
+namespace {
+
+constexpr int kMpolPreferredMany = 5;  // MPOL_PREFERRED_MANY, Linux 5.15; older headers lack it
+
+/// Child-safe: the decimal value of s, false unless s is all digits.
+bool ParseUint(const char* s, uint32_t* out) {
+  if (s == nullptr || *s == '\0') return false;
+  uint64_t v = 0;
+  for (; *s >= '0' && *s <= '9'; ++s) {
+    v = v * 10 + static_cast<uint64_t>(*s - '0');
+    if (v > 0xffffffffu) return false;
+  }
+  *out = static_cast<uint32_t>(v);
+  return *s == '\0' || *s == '(';  // SLURM_NTASKS_PER_NODE may read "4(x2)"
+}
+
+/// Child-safe: reads a whole small file into buf (NUL-terminated); returns its length or -1.
+long ReadSmallFile(const char* path, char* buf, long cap) {
+  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  long len = 0;
+  while (len < cap - 1) {
+    long n = Sys6(SYS_read, fd, reinterpret_cast<long>(buf + len), cap - 1 - len);
+    if (n <= 0) break;
+    len += n;
+  }
+  Sys6(SYS_close, fd);
+  buf[len] = '\0';
+  return len;
+}
+
+/// Child-safe: writes "/proc/<pid>/<rest>" into buf.
+void ProcPath(char* buf, long pid, const char* rest) {
+  Line l;
+  l.Str("/proc/").Num(pid).Str("/").Str(rest);
+  memcpy(buf, l.CStr(), l.size() + 1);
+}
+
+/// Child-safe: whether argv, joined with single spaces, matches NUMABIND_MATCH.
+bool ArgvMatches(char* const* argv) {
+  if (argv == nullptr || g_state.config.match == nullptr || *g_state.config.match == '\0') return false;
+  char joined[4096];
+  size_t len = 0;
+  for (int i = 0; argv[i] != nullptr; ++i) {
+    for (const char* s = argv[i]; *s != '\0' && len < sizeof(joined) - 2; ++s) joined[len++] = *s;
+    if (argv[i + 1] != nullptr && len < sizeof(joined) - 2) joined[len++] = ' ';
+  }
+  joined[len] = '\0';
+  return GlobMatch(g_state.config.match, joined);
+}
+
+/// Child-safe: whether live process `pid` runs a command that matches NUMABIND_MATCH.
+bool PidMatches(long pid) {
+  char path[64], cmd[4096];
+  ProcPath(path, pid, "cmdline");
+  long len = ReadSmallFile(path, cmd, sizeof(cmd));
+  if (len <= 0) return false;  // a zombie's cmdline is empty: a finished worker frees its rank
+  char* argv[256];
+  int argc = 0;
+  for (long i = 0; i < len && argc < 255; i += static_cast<long>(strlen(cmd + i)) + 1) argv[argc++] = cmd + i;
+  argv[argc] = nullptr;
+  return ArgvMatches(argv);
+}
+
+/// Child-safe: how many live children of `parent` (of all its threads) match NUMABIND_MATCH. Ranks found
+/// by order are numbered by it, so a launcher that restarts its workers gives them the same ranks again.
+uint32_t CountMatchingChildren(pid_t parent) {
+  char path[64], dirbuf[4096], children[4096];
+  ProcPath(path, parent, "task");
+  long dir = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return 0;
+  uint32_t count = 0;
+  long n;
+  while ((n = Sys6(SYS_getdents64, dir, reinterpret_cast<long>(dirbuf), sizeof(dirbuf))) > 0) {
+    for (long off = 0; off < n;) {
+      const char* name = dirbuf + off + 19;  // struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name
+      unsigned short reclen;
+      memcpy(&reclen, dirbuf + off + 16, sizeof(reclen));
+      off += reclen;
+      if (name[0] < '0' || name[0] > '9') continue;
+      Line l;
+      l.Str("/proc/").Num(parent).Str("/task/").Str(name).Str("/children");
+      if (ReadSmallFile(l.CStr(), children, sizeof(children)) <= 0) continue;
+      for (char* s = children; *s != '\0';) {
+        long pid = 0;
+        while (*s >= '0' && *s <= '9') pid = pid * 10 + (*s++ - '0');
+        while (*s == ' ' || *s == '\n') ++s;
+        if (pid > 0 && PidMatches(pid)) ++count;
+        if (pid == 0 && *s != '\0') ++s;
+      }
+    }
+  }
+  Sys6(SYS_close, dir);
+  return count;
+}
+
+/// Child-safe: the name of an errno value, for one-line messages (strerror may allocate).
+const char* ErrnoName(int e) {
+  switch (e) {
+    case EPERM: return "Operation not permitted (EPERM)";
+    case EINVAL: return "Invalid argument (EINVAL)";
+    case ESRCH: return "No such process (ESRCH)";
+    case EFAULT: return "Bad address (EFAULT)";
+    case ENOSYS: return "Function not implemented (ENOSYS)";
+    case ENOMEM: return "Cannot allocate memory (ENOMEM)";
+    case EXDEV: return "Cross-device link (EXDEV)";
+    default: return "error";
+  }
+}
+
+/// Child-safe: sets the calling thread's memory policy for `plan`; returns 0 or -errno.
+long ApplyMemory(const core::RankPlan& plan, uint32_t node_words) {
+  unsigned long maxnode = node_words * 64 + 1;  // the kernel drops one bit of maxnode, historically
+  switch (plan.memory) {
+    case core::MemoryKind::kLocal:
+      return Sys6(SYS_set_mempolicy, MPOL_DEFAULT, 0, 0);
+    case core::MemoryKind::kBind:
+      return Sys6(SYS_set_mempolicy, MPOL_BIND, reinterpret_cast<long>(plan.nodes), maxnode);
+    case core::MemoryKind::kInterleave:
+      return Sys6(SYS_set_mempolicy, MPOL_INTERLEAVE, reinterpret_cast<long>(plan.nodes), maxnode);
+    case core::MemoryKind::kPreferred:
+      if (core::CountBits(plan.nodes, node_words) > 1) {
+        long r = Sys6(SYS_set_mempolicy, kMpolPreferredMany, reinterpret_cast<long>(plan.nodes), maxnode);
+        if (r != -EINVAL) return r;
+      }
+      uint64_t first[kMaxNodeWords] = {0};
+      for (uint32_t w = 0; w < node_words; ++w) {
+        if (plan.nodes[w] != 0) {
+          first[w] = plan.nodes[w] & (~plan.nodes[w] + 1);
+          break;
+        }
+      }
+      return Sys6(SYS_set_mempolicy, MPOL_PREFERRED, reinterpret_cast<long>(first), maxnode);
+  }
+  return -EINVAL;
+}
+
+/// Child-safe: logs why a rank is not bound and decides between running unbound and refusing (strict).
+BindResult Fail(const char* path, const RankMatch& m, const char* what, const char* why, int e, int* err) {
+  Line l;
+  l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
+  l.Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
+  size_t len = l.Finish();
+  WriteLog(config::LogLevel::kWarn, l.data(), len);
+  if (!g_state.config.strict) return BindResult::kUnbound;
+  *err = e;
+  return BindResult::kRefused;
+}
+
+}  // namespace
+
+bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
+  const config::Config& c = g_state.config;
+  const char* const* env = const_cast<const char* const*>(envp);
+  uint32_t nranks = 0;
+  if (c.rank_var != nullptr) {
+    if ((g_state.startup_rank_vars & (1u << 31)) != 0) return false;
+    const char* v = config::Lookup(env, c.rank_var);
+    if (v != nullptr && ParseUint(v, &out->rank)) {
+      out->var = c.rank_var;
+      out->nranks = c.nranks;
+      return true;
+    }
+  } else {
+    for (int i = 0; i < config::kRankVarCount; ++i) {
+      if ((g_state.startup_rank_vars & (1u << i)) != 0) continue;
+      const char* v = config::Lookup(env, config::kRankVars[i].rank);
+      if (v == nullptr || !ParseUint(v, &out->rank)) continue;
+      out->var = config::kRankVars[i].rank;
+      const char* size = config::kRankVars[i].size ? config::Lookup(env, config::kRankVars[i].size) : nullptr;
+      out->nranks = c.nranks != 0 ? c.nranks : (ParseUint(size, &nranks) ? nranks : 0);
+      return true;
+    }
+  }
+  if (!ArgvMatches(argv)) return false;
+  out->var = nullptr;
+  out->rank = CountMatchingChildren(parent);
+  out->nranks = c.nranks;
+  return true;
+}
+
+BindResult BindIfRank(Entry entry, const char* path, char* const* argv, char* const* envp, pid_t parent,
+                      SavedBinding* saved, Line* line, int* err) {
+  RankMatch m;
+  if (!FindRank(argv, envp, parent, &m)) return BindResult::kNotRank;
+  if (g_state.config_error[0] != '\0') return Fail(path, m, "", g_state.config_error, EINVAL, err);
+  const core::PlanBasis* basis = g_state.basis;
+  if (basis == nullptr) {
+    const char* why = g_state.prepared ? g_state.prepare_error
+                                       : "no plan was prepared before the launcher forked (see README)";
+    return Fail(path, m, "", why, EINVAL, err);
+  }
+  uint64_t cpus[kMaxCpuWords] = {0}, nodes[kMaxNodeWords] = {0};
+  core::RankPlan plan;
+  plan.cpus = cpus;
+  plan.nodes = nodes;
+  if (basis->cpu_words > kMaxCpuWords || basis->node_words > kMaxNodeWords) {
+    return Fail(path, m, "", "the machine has more CPUs or nodes than numabind handles", EINVAL, err);
+  }
+  if (!core::ComputeRankPlan(*basis, m.rank, m.nranks, &plan)) return Fail(path, m, "", plan.error, EINVAL, err);
+
+  long r = Sys6(SYS_sched_getaffinity, 0, sizeof(saved->cpus), reinterpret_cast<long>(saved->cpus));
+  saved->cpus_saved = r > 0;
+  if (saved->cpus_saved) {
+    for (long b = r / 8; b < static_cast<long>(kMaxCpuWords); ++b) saved->cpus[b] = 0;
+  }
+  r = Sys6(SYS_sched_setaffinity, 0, basis->cpu_words * 8, reinterpret_cast<long>(cpus));
+  if (r < 0) return Fail(path, m, "sched_setaffinity: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
+  if (!g_state.memory_policy_denied) {
+    saved->memory_saved = Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
+                               reinterpret_cast<long>(saved->nodes), kMaxNodeWords * 64, 0, 0) == 0;
+    r = ApplyMemory(plan, basis->node_words);
+    if (r < 0) {
+      Restore(*saved);
+      return Fail(path, m, "set_mempolicy: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
+    }
+  }
+  line->Str("numabind: bound rank ").Num(m.rank);
+  if (m.nranks != 0) line->Str(" of ").Num(m.nranks);
+  line->Str(" (").Str(m.var ? m.var : "order, NUMABIND_MATCH").Str(") ").Str(path).Str(": cpus ");
+  line->Bits(cpus, basis->cpu_words).Str(" nodes ").Bits(nodes, basis->node_words).Str(" memory ");
+  line->Str(g_state.memory_policy_denied ? "unchanged (set_mempolicy denied)" : core::MemoryName(plan.memory));
+  if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
+  line->Str(" via ").Str(EntryName(entry));
+  bool replaced = false;
+  for (uint32_t w = 0; saved->cpus_saved && w < g_state.launcher_cpu_words; ++w) {
+    replaced |= saved->cpus[w] != g_state.launcher_cpus[w];
+  }
+  if (replaced) line->Str(" (replaced the launcher's binding to cpus ").Bits(saved->cpus, g_state.launcher_cpu_words).Str(")");
+  return BindResult::kBound;
+}
+
+void FinishBoundLine(Line* line, pid_t pid) {
+  if (pid > 0) line->Str(" pid ").Num(pid);
+  else line->Str(" pid unknown");
+  if (g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0') line->Str("\n").Str(g_state.stack);
+  size_t len = line->Finish();
+  WriteLog(config::LogLevel::kInfo, line->data(), len);
+}
+
+void Restore(const SavedBinding& saved) {
+  if (saved.cpus_saved) Sys6(SYS_sched_setaffinity, 0, sizeof(saved.cpus), reinterpret_cast<long>(saved.cpus));
+  if (saved.memory_saved) {
+    Sys6(SYS_set_mempolicy, saved.mode, reinterpret_cast<long>(saved.nodes), kMaxNodeWords * 64);
+  }
+}
+
+void WriteLog(config::LogLevel level, const char* text, size_t len) {
+  if (g_state.config.log < level) return;
+  const char* file = g_state.config.log_file;
+  long fd = 2;
+  if (file != nullptr && *file != '\0') {
+    fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(file),
+              O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) fd = 2;
+  }
+  Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));  // one write: lines stay whole
+  if (fd != 2) Sys6(SYS_close, fd);
+}
+
+}  // namespace numabind::shim

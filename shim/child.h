@@ -1,0 +1,74 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The child side of a spawn: deciding whether the program about to start is a rank, binding the calling
+// thread to its plan, and putting the old binding back when the exec fails. Everything here may run between
+// fork/vfork and exec: raw system calls on data the parent prepared, no allocation, locks, stdio or dlsym,
+// and no writes to memory a vfork parent could see other than the caller's own stack.
+
+#ifndef NUMABIND_SHIM_CHILD_H_
+#define NUMABIND_SHIM_CHILD_H_
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shim/line.h"
+#include "shim/state.h"
+
+namespace numabind::shim {
+
+/// Which wrapped call a spawn came through, for the log.
+enum class Entry : uint8_t {
+  kExecve, kExecv, kExecvp, kExecvpe, kExecl, kExecle, kExeclp, kFexecve, kExecveat,
+  kPosixSpawn, kPosixSpawnp, kPidfdSpawn, kPidfdSpawnp, kSystem, kPopen, kSetenv,
+};
+
+/// How a spawn was recognised as a rank.
+struct RankMatch {
+  const char* var = nullptr;  ///< the rank variable, or nullptr when found by order (NUMABIND_MATCH)
+  uint32_t rank = 0;
+  uint32_t nranks = 0;        ///< 0 = unknown
+};
+
+/// The calling thread's binding before the shim changed it.
+struct SavedBinding {
+  bool cpus_saved = false;
+  bool memory_saved = false;
+  int mode = 0;
+  uint64_t cpus[kMaxCpuWords];
+  uint64_t nodes[kMaxNodeWords];
+};
+
+enum class BindResult : uint8_t {
+  kNotRank,  ///< nothing done
+  kBound,    ///< the thread is bound; Restore(saved) undoes it
+  kUnbound,  ///< a rank that could not be bound; warned, the spawn goes ahead unbound
+  kRefused,  ///< NUMABIND_STRICT=1 and the rank could not be bound: fail the spawn with *err
+};
+
+/// Child-safe: whether a program started with argv (may be nullptr) and envp is a rank, and which.
+/// `parent` is the launcher, whose live children count for ranks found by order.
+bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out);
+
+/// Child-safe: if the spawn is a rank, binds the calling thread to its plan. Failures are logged at once;
+/// a successful binding is described in `line` without its pid, which the caller appends and logs with
+/// FinishBoundLine (before the exec, or after posix_spawn returns the child's pid). `path` names the
+/// program. On kRefused, *err is the errno to fail with.
+BindResult BindIfRank(Entry entry, const char* path, char* const* argv, char* const* envp, pid_t parent,
+                      SavedBinding* saved, Line* line, int* err);
+
+/// Child-safe: appends " pid N" to a line BindIfRank filled and writes it at NUMABIND_LOG=info.
+void FinishBoundLine(Line* line, pid_t pid);
+
+/// Child-safe: puts back the binding BindIfRank saved.
+void Restore(const SavedBinding& saved);
+
+/// Child-safe: the C name of an entry point ("execve").
+const char* EntryName(Entry entry);
+
+/// Child-safe: fnmatch(3)-style glob (*, ?, [...], backslash escapes) without flags; fnmatch itself may
+/// allocate for multibyte locales.
+bool GlobMatch(const char* pattern, const char* text);
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_CHILD_H_

@@ -1,0 +1,118 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The exec family. glibc's execv, execvp, execl... call its internal __execve, not the execve we export, so
+// each is wrapped itself. An exec wrapper binds the calling thread just before the real exec (affinity and
+// memory policy survive exec) and puts the old binding back if the exec fails. It usually runs in the child
+// of a fork or vfork, so it touches nothing but its stack and data the parent prepared.
+
+#include <errno.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "shim/child.h"
+#include "shim/syscalls.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+/// Binds if the program is a rank, runs `call` (the real exec) and restores the binding if it returns.
+template <typename Call>
+int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
+  if (!g_state.active) return call();
+  pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
+  pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
+  // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
+  // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
+  if (self == g_state.pid && !g_state.fork_child && !g_state.prepared) {
+    RankMatch m;
+    if (FindRank(argv, envp, launcher, &m)) EnsurePrepared();
+  }
+  SavedBinding saved;
+  Line line;
+  int err = 0;
+  BindResult r = BindIfRank(entry, path, argv, envp, launcher, &saved, &line, &err);
+  if (r == BindResult::kRefused) {
+    errno = err;
+    return -1;
+  }
+  if (r == BindResult::kBound) FinishBoundLine(&line, self);  // a successful exec does not come back
+  int ret = call();
+  if (r == BindResult::kBound) {
+    int e = errno;
+    Restore(saved);
+    errno = e;
+  }
+  return ret;
+}
+
+/// Collects execl-style arguments (arg0, ..., NULL[, envp]) into argv on the caller's stack.
+#define NUMABIND_COLLECT_ARGS(arg0, argv_name, envp_name, with_envp)       \
+  va_list ap;                                                             \
+  va_start(ap, arg0);                                                     \
+  size_t count = 1;                                                       \
+  while (va_arg(ap, char*) != nullptr) ++count;                           \
+  va_end(ap);                                                             \
+  char* argv_name[count + 1];                                             \
+  argv_name[0] = const_cast<char*>(arg0);                                 \
+  va_start(ap, arg0);                                                     \
+  for (size_t i = 1; i <= count; ++i) argv_name[i] = va_arg(ap, char*);   \
+  char* const* envp_name = with_envp ? va_arg(ap, char* const*) : environ; \
+  va_end(ap)
+
+}  // namespace
+}  // namespace numabind::shim
+
+using numabind::shim::Entry;
+using numabind::shim::g_real;
+using numabind::shim::RunExec;
+
+#define NUMABIND_EXPORT extern "C" __attribute__((visibility("default")))
+
+NUMABIND_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  return RunExec(Entry::kExecve, path, argv, envp, [&] { return g_real.execve(path, argv, envp); });
+}
+
+NUMABIND_EXPORT int execv(const char* path, char* const argv[]) {
+  return RunExec(Entry::kExecv, path, argv, environ, [&] { return g_real.execv(path, argv); });
+}
+
+NUMABIND_EXPORT int execvp(const char* file, char* const argv[]) {
+  return RunExec(Entry::kExecvp, file, argv, environ, [&] { return g_real.execvp(file, argv); });
+}
+
+NUMABIND_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  return RunExec(Entry::kExecvpe, file, argv, envp, [&] { return g_real.execvpe(file, argv, envp); });
+}
+
+NUMABIND_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+  const char* path = argv != nullptr && argv[0] != nullptr ? argv[0] : "(fexecve)";
+  return RunExec(Entry::kFexecve, path, argv, envp, [&] { return g_real.fexecve(fd, argv, envp); });
+}
+
+NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
+  if (g_real.execveat == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  return RunExec(Entry::kExecveat, path, argv, envp,
+                 [&] { return g_real.execveat(dirfd, path, argv, envp, flags); });
+}
+
+// The execl family becomes execve / execvp with an argv built on the stack (no allocation: this may be a
+// vfork child).
+NUMABIND_EXPORT int execl(const char* path, const char* arg, ...) {
+  NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
+  return RunExec(Entry::kExecl, path, argv, envp, [&] { return g_real.execve(path, argv, envp); });
+}
+
+NUMABIND_EXPORT int execle(const char* path, const char* arg, ...) {
+  NUMABIND_COLLECT_ARGS(arg, argv, envp, true);
+  return RunExec(Entry::kExecle, path, argv, envp, [&] { return g_real.execve(path, argv, envp); });
+}
+
+NUMABIND_EXPORT int execlp(const char* file, const char* arg, ...) {
+  NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
+  return RunExec(Entry::kExeclp, file, argv, envp, [&] { return g_real.execvp(file, argv); });
+}

@@ -1,0 +1,116 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// fork, _Fork and vfork: the parent side of a spawn whose child will exec (mpirun, hydra, bash) or run a
+// worker without exec (torchrun --start_method fork). The child learns whether it is a rank only from the
+// environment it builds after the fork, and must not plan there, so the parent prepares the basis first,
+// once per process. A forked worker that never execs becomes a rank when it sets its rank variable
+// (torch's worker wrapper sets LOCAL_RANK through os.environ, i.e. setenv): setenv and putenv bind it then.
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim/child.h"
+#include "shim/guard.h"
+#include "shim/syscalls.h"
+
+extern char** environ;
+
+pid_t (*numabind_real_vfork)();
+
+namespace numabind::shim {
+namespace {
+
+/// Parent side of fork/_Fork/vfork.
+void BeforeFork() {
+  int e = errno;
+  Guard guard;
+  EnsurePrepared();
+  if (g_state.config.log == config::LogLevel::kDebug) CaptureStack();
+  errno = e;
+}
+
+pid_t RunFork(pid_t (*real)()) {
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  if (!g_state.active || t_in_shim) return real();
+  BeforeFork();
+  pid_t pid = real();
+  if (pid == 0) g_state.fork_child = true;  // the child's own copy: fork children share nothing
+  return pid;
+}
+
+/// The rank and rank count a forked worker was last bound for, to bind once per change.
+uint32_t g_bound_rank = ~0u;
+uint32_t g_bound_nranks = ~0u;
+
+/// After setenv/putenv of `name` in a forked child: bind if the child's environment now makes it a rank.
+void MaybeBindForkedWorker(const char* name, size_t name_len) {
+  bool relevant = false;
+  for (int i = 0; i < config::kRankVarCount && !relevant; ++i) {
+    const config::RankVar& v = config::kRankVars[i];
+    relevant = (strlen(v.rank) == name_len && strncmp(v.rank, name, name_len) == 0) ||
+               (v.size != nullptr && strlen(v.size) == name_len && strncmp(v.size, name, name_len) == 0);
+  }
+  const char* custom = g_state.config.rank_var;
+  relevant |= custom != nullptr && strlen(custom) == name_len && strncmp(custom, name, name_len) == 0;
+  if (!relevant) return;
+  RankMatch m;
+  pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
+  if (!FindRank(nullptr, environ, launcher, &m)) return;
+  if (m.rank == g_bound_rank && m.nranks == g_bound_nranks) return;
+  SavedBinding saved;
+  Line line;
+  int err = 0;
+  BindResult r = BindIfRank(Entry::kSetenv, "(forked worker, no exec)", nullptr, environ, launcher, &saved,
+                            &line, &err);
+  if (r == BindResult::kBound) FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
+  // Strict mode cannot refuse a worker that is already running: it stops it, as a failed exec would.
+  if (r == BindResult::kRefused) _exit(127);
+  g_bound_rank = m.rank;
+  g_bound_nranks = m.nranks;
+}
+
+}  // namespace
+}  // namespace numabind::shim
+
+using numabind::shim::g_real;
+using numabind::shim::g_state;
+
+#define NUMABIND_EXPORT extern "C" __attribute__((visibility("default")))
+
+NUMABIND_EXPORT pid_t fork() { return numabind::shim::RunFork(g_real.fork); }
+
+NUMABIND_EXPORT pid_t _Fork() { return numabind::shim::RunFork(g_real.fork_); }
+
+extern "C" void numabind_before_vfork() {
+  // vfork called before our constructor ran (from another library's constructor): find it now.
+  if (numabind_real_vfork == nullptr) {
+    numabind_real_vfork = reinterpret_cast<pid_t (*)()>(dlsym(RTLD_NEXT, "vfork"));
+  }
+  if (g_state.active && !numabind::shim::t_in_shim) numabind::shim::BeforeFork();
+}
+
+NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
+  int ret = g_real.setenv(name, value, overwrite);
+  if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
+    int e = errno;
+    numabind::shim::MaybeBindForkedWorker(name, strlen(name));
+    errno = e;
+  }
+  return ret;
+}
+
+NUMABIND_EXPORT int putenv(char* string) {
+  int ret = g_real.putenv(string);
+  if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
+    int e = errno;
+    const char* eq = strchr(string, '=');
+    if (eq != nullptr) numabind::shim::MaybeBindForkedWorker(string, static_cast<size_t>(eq - string));
+    errno = e;
+  }
+  return ret;
+}

@@ -1,0 +1,127 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// posix_spawn, pidfd_spawn, system and popen start the child inside the C library (glibc's own clone and
+// __execve), so nothing of ours runs in the child. The parent knows the new program's environment, so it
+// decides here: bind the calling thread to the rank's plan, call through (the child inherits the thread's
+// affinity and memory policy), and put the thread's binding back.
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "shim/child.h"
+#include "shim/guard.h"
+#include "shim/syscalls.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+/// Binds if the spawn is a rank, runs `call` and restores the thread. The bound line is logged with
+/// *child_pid when the call produced one, or with the pid unknown when child_pid is nullptr.
+template <typename Call>
+auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* envp, int* refused_errno,
+              pid_t* child_pid, Call call) -> decltype(call()) {
+  pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
+  RankMatch m;
+  if (!g_state.prepared && FindRank(argv, envp, self, &m)) EnsurePrepared();
+  SavedBinding saved;
+  Line line;
+  BindResult r = BindIfRank(entry, path, argv, envp, self, &saved, &line, refused_errno);
+  if (r == BindResult::kRefused) return decltype(call())();
+  *refused_errno = 0;
+  auto ret = call();
+  if (r == BindResult::kBound) {
+    int e = errno;
+    Restore(saved);
+    if (child_pid == nullptr || *child_pid > 0) FinishBoundLine(&line, child_pid ? *child_pid : 0);
+    errno = e;
+  }
+  return ret;
+}
+
+bool Passthrough() { return !g_state.active || t_in_shim; }
+
+using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                        char* const[], char* const[]);
+
+int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+          const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  if (real == nullptr) return ENOSYS;  // pidfd_spawn: glibc 2.39 and later only
+  if (Passthrough()) return real(pid, path, actions, attr, argv, envp);
+  Guard guard;
+  pid_t local = 0;
+  pid_t* out = pid != nullptr ? pid : &local;
+  *out = 0;
+  int refused = 0;
+  bool pidfd = entry == Entry::kPidfdSpawn || entry == Entry::kPidfdSpawnp;  // *out is a descriptor
+  int ret = RunSpawn(entry, path, argv, envp, &refused, pidfd ? nullptr : out, [&] {
+    int r = real(out, path, actions, attr, argv, envp);
+    if (r != 0) *out = 0;
+    return r;
+  });
+  return refused != 0 ? refused : ret;
+}
+
+}  // namespace
+}  // namespace numabind::shim
+
+using numabind::shim::Entry;
+using numabind::shim::g_real;
+
+#define NUMABIND_EXPORT extern "C" __attribute__((visibility("default")))
+
+NUMABIND_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+                                const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  return numabind::shim::Spawn(Entry::kPosixSpawn, g_real.posix_spawn, pid, path, actions, attr, argv, envp);
+}
+
+NUMABIND_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
+                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  return numabind::shim::Spawn(Entry::kPosixSpawnp, g_real.posix_spawnp, pid, file, actions, attr, argv, envp);
+}
+
+// pidfd_spawn hands back a descriptor, not a pid: its log line says the pid is unknown rather than guess.
+NUMABIND_EXPORT int pidfd_spawn(int* pidfd, const char* path, const posix_spawn_file_actions_t* actions,
+                                const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  auto real = reinterpret_cast<numabind::shim::SpawnFn>(g_real.pidfd_spawn);
+  return numabind::shim::Spawn(Entry::kPidfdSpawn, real, reinterpret_cast<pid_t*>(pidfd), path, actions, attr,
+                               argv, envp);
+}
+
+NUMABIND_EXPORT int pidfd_spawnp(int* pidfd, const char* file, const posix_spawn_file_actions_t* actions,
+                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  auto real = reinterpret_cast<numabind::shim::SpawnFn>(g_real.pidfd_spawnp);
+  return numabind::shim::Spawn(Entry::kPidfdSpawnp, real, reinterpret_cast<pid_t*>(pidfd), file, actions, attr,
+                               argv, envp);
+}
+
+NUMABIND_EXPORT int system(const char* command) {
+  if (command == nullptr || numabind::shim::Passthrough()) return g_real.system(command);
+  numabind::shim::Guard guard;
+  char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
+  int refused = 0;
+  int ret = numabind::shim::RunSpawn(Entry::kSystem, command, argv, environ, &refused, nullptr,
+                                     [&] { return g_real.system(command); });
+  if (refused != 0) {
+    errno = refused;
+    return -1;
+  }
+  return ret;
+}
+
+NUMABIND_EXPORT FILE* popen(const char* command, const char* mode) {
+  if (command == nullptr || numabind::shim::Passthrough()) return g_real.popen(command, mode);
+  numabind::shim::Guard guard;
+  char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
+  int refused = 0;
+  FILE* ret = numabind::shim::RunSpawn(Entry::kPopen, command, argv, environ, &refused, nullptr,
+                                       [&] { return g_real.popen(command, mode); });
+  if (refused != 0) {
+    errno = refused;
+    return nullptr;
+  }
+  return ret;
+}

@@ -1,0 +1,98 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The shim's process-wide state: written by the constructor and by the parent side of a spawn (under a
+// once-flag), only read between fork/vfork and exec.
+
+#ifndef NUMABIND_SHIM_STATE_H_
+#define NUMABIND_SHIM_STATE_H_
+
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "config/config.h"
+#include "core/plan_basis.h"
+
+/// The real vfork, jumped to by the trampoline (vfork_x86_64.S), which cannot be written in C: a C wrapper's
+/// frame would be reused by the vfork child and then returned through by the parent.
+extern "C" pid_t (*numabind_real_vfork)();
+
+namespace numabind::shim {
+
+/// The real functions, found with dlsym(RTLD_NEXT) in the constructor (never later: the child side may not
+/// call dlsym). A function the C library lacks (pidfd_spawn before glibc 2.39) stays nullptr.
+struct RealFunctions {
+  int (*execve)(const char*, char* const[], char* const[]);
+  int (*execv)(const char*, char* const[]);
+  int (*execvp)(const char*, char* const[]);
+  int (*execvpe)(const char*, char* const[], char* const[]);
+  int (*fexecve)(int, char* const[], char* const[]);
+  int (*execveat)(int, const char*, char* const[], char* const[], int);
+  int (*posix_spawn)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                     char* const[], char* const[]);
+  int (*posix_spawnp)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                      char* const[], char* const[]);
+  int (*pidfd_spawn)(int*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                     char* const[], char* const[]);
+  int (*pidfd_spawnp)(int*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                      char* const[], char* const[]);
+  int (*system)(const char*);
+  FILE* (*popen)(const char*, const char*);
+  pid_t (*fork)();
+  pid_t (*fork_)();  ///< _Fork
+  int (*setenv)(const char*, const char*, int);
+  int (*putenv)(char*);
+};
+
+extern RealFunctions g_real;
+
+/// Parent side, before every vfork (called by the trampoline in vfork_x86_64.S).
+extern "C" void numabind_before_vfork();
+
+/// Largest CPU and node sets the child side handles on its stack (16384 CPUs, 4096 nodes).
+constexpr uint32_t kMaxCpuWords = 256;
+constexpr uint32_t kMaxNodeWords = 64;
+
+struct State {
+  /// NUMABIND_POLICY is set, the shim is not disabled, the process is not secure-execution and not itself
+  /// a rank: wrappers look at spawns. False makes every wrapper a plain call through.
+  bool active = false;
+  config::Config config;
+  /// Why the configuration is unusable (printed once, at the first rank spawn); "" when it is fine.
+  char config_error[256] = {0};
+  /// Bit i set: config::kRankVars[i].rank was in the start-up environment; bit 31: NUMABIND_RANK_VAR.
+  uint32_t startup_rank_vars = 0;
+  /// The process whose memory this is; a different getpid() means a vfork child.
+  pid_t pid = 0;
+  /// Set in the child of our fork wrapper: a fork child that has not exec'd yet.
+  bool fork_child = false;
+  /// The prepared basis, or nullptr (not yet, or failed: prepare_error says why).
+  const core::PlanBasis* basis = nullptr;
+  bool prepared = false;
+  char prepare_error[320] = {0};
+  /// set_mempolicy answered EPERM when tried at prepare time (containers): CPU binding only.
+  bool memory_policy_denied = false;
+  /// The CPUs the launcher may use at prepare time (sched_getaffinity), to tell when a launcher bound the
+  /// child itself between fork and exec.
+  uint64_t launcher_cpus[kMaxCpuWords] = {0};
+  uint32_t launcher_cpu_words = 0;
+  /// NUMABIND_LOG=debug: the spawning call stack, captured in the parent before fork/vfork.
+  char stack[1024] = {0};
+};
+
+extern State g_state;
+
+/// Parent side: loads libnumabind_core.so next to this library and prepares the basis, once per process
+/// (thread-safe). Returns g_state.basis (nullptr on failure, reason in g_state.prepare_error).
+const core::PlanBasis* EnsurePrepared();
+
+/// Parent side, NUMABIND_LOG=debug: records the calling stack into g_state.stack (libunwind via dlopen).
+void CaptureStack();
+
+/// Writes a log line (at `level` or more verbose) to NUMABIND_LOG_FILE or stderr. Child-safe.
+void WriteLog(config::LogLevel level, const char* text, size_t len);
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_STATE_H_
