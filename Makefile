@@ -71,9 +71,9 @@ $(BUILD)/helpers/%: tests/shim/helpers/%.c
 	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
 
 .SECONDEXPANSION:
-# One Criterion binary per test layer; it links what that layer tests (never the shim: shim tests run
+# One Criterion binary per test layer (its *_test.cc files and their helpers); it links what that layer tests (never the shim: shim tests run
 # helper programs with LD_PRELOAD and read what they report).
-$(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*_test.cc)) $(call obj,$(CORE_SRCS) $(filter-out cli/main.cc,$(CLI_SRCS))) $(call pureobj,$(PURE_SRCS))
+$(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*.cc)) $(call obj,$(CORE_SRCS) $(filter-out cli/main.cc,$(CLI_SRCS))) $(call pureobj,$(PURE_SRCS))
 	@mkdir -p $(dir $@)
 	$(CXX) -o $@ $^ $(HWLOC_LIBS) -lcriterion
 deps:

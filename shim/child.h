@@ -53,8 +53,9 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
 /// a successful binding is described in `line` without its pid, which the caller appends and logs with
 /// FinishBoundLine (before the exec, or after posix_spawn returns the child's pid). `path` names the
 /// program. On kRefused, *err is the errno to fail with.
+/// `found` (optional) receives how the rank was found.
 BindResult BindIfRank(Entry entry, const char* path, char* const* argv, char* const* envp, pid_t parent,
-                      SavedBinding* saved, Line* line, int* err);
+                      SavedBinding* saved, Line* line, int* err, RankMatch* found = nullptr);
 
 /// Child-safe: appends " pid N" to a line BindIfRank filled and writes it at NUMABIND_LOG=info.
 void FinishBoundLine(Line* line, pid_t pid);

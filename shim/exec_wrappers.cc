@@ -32,12 +32,15 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
   SavedBinding saved;
   Line line;
   int err = 0;
-  BindResult r = BindIfRank(entry, path, argv, envp, launcher, &saved, &line, &err);
+  RankMatch found;
+  BindResult r = BindIfRank(entry, path, argv, envp, launcher, &saved, &line, &err, &found);
   if (r == BindResult::kRefused) {
     errno = err;
     return -1;
   }
-  if (r == BindResult::kBound) FinishBoundLine(&line, self);  // a successful exec does not come back
+  // A successful exec does not come back: log now, unless setenv already bound and logged this rank.
+  bool logged = g_state.fork_child && found.rank == g_state.worker_rank && found.nranks == g_state.worker_nranks;
+  if (r == BindResult::kBound && !logged) FinishBoundLine(&line, self);
   int ret = call();
   if (r == BindResult::kBound) {
     int e = errno;

@@ -43,10 +43,6 @@ pid_t RunFork(pid_t (*real)()) {
   return pid;
 }
 
-/// The rank and rank count a forked worker was last bound for, to bind once per change.
-uint32_t g_bound_rank = ~0u;
-uint32_t g_bound_nranks = ~0u;
-
 /// After setenv/putenv of `name` in a forked child: bind if the child's environment now makes it a rank.
 void MaybeBindForkedWorker(const char* name, size_t name_len) {
   bool relevant = false;
@@ -61,17 +57,27 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   RankMatch m;
   pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
   if (!FindRank(nullptr, environ, launcher, &m)) return;
-  if (m.rank == g_bound_rank && m.nranks == g_bound_nranks) return;
+  if (m.rank == g_state.worker_rank && m.nranks == g_state.worker_nranks) return;
   SavedBinding saved;
   Line line;
   int err = 0;
-  BindResult r = BindIfRank(Entry::kSetenv, "(forked worker, no exec)", nullptr, environ, launcher, &saved,
-                            &line, &err);
-  if (r == BindResult::kBound) FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
+  BindResult r = BindIfRank(Entry::kSetenv, "(forked worker)", nullptr, environ, launcher, &saved, &line, &err);
   // Strict mode cannot refuse a worker that is already running: it stops it, as a failed exec would.
   if (r == BindResult::kRefused) _exit(127);
-  g_bound_rank = m.rank;
-  g_bound_nranks = m.nranks;
+  if (r != BindResult::kBound) return;
+  // This fork child's memory is its own: remember the binding, so that a later exec of the same rank is
+  // neither logged again nor mistaken for a launcher's own binding.
+  g_state.worker_rank = m.rank;
+  g_state.worker_nranks = m.nranks;
+  long got = Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
+                  reinterpret_cast<long>(g_state.launcher_cpus));
+  if (got > 0) g_state.launcher_cpu_words = static_cast<uint32_t>(got / 8);
+  // torch sets LOCAL_RANK before LOCAL_WORLD_SIZE: bind at each, log once the rank count is known.
+  bool sized = m.nranks != 0 || m.var == nullptr || g_state.config.rank_var != nullptr;
+  for (int i = 0; i < config::kRankVarCount; ++i) {
+    if (config::kRankVars[i].rank == m.var && config::kRankVars[i].size == nullptr) sized = true;
+  }
+  if (sized) FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
 }
 
 }  // namespace

@@ -94,6 +94,21 @@ __attribute__((constructor)) void Init(int argc, char** argv, char** envp) {
   if (!config::Parse(env, &g_state.config, &err)) {
     memcpy(g_state.config_error, err.text, sizeof(g_state.config_error));
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
+    // Strictness and where to say so must hold even when another variable is bad: parse those alone.
+    const char* sub[4] = {nullptr, nullptr, nullptr, nullptr};
+    int n = 0;
+    for (const char* const* e = env; *e != nullptr; ++e) {
+      if (strncmp(*e, "NUMABIND_STRICT=", 16) == 0 || strncmp(*e, "NUMABIND_LOG=", 13) == 0 ||
+          strncmp(*e, "NUMABIND_LOG_FILE=", 18) == 0) {
+        if (n < 3) sub[n++] = *e;
+      }
+    }
+    config::Config fallback;
+    if (config::Parse(sub, &fallback, nullptr)) {
+      g_state.config.strict = fallback.strict;
+      g_state.config.log = fallback.log;
+      g_state.config.log_file = fallback.log_file;
+    }
   }
   if (g_state.config.disabled) return;
   if (NoteStartupRankVars(argv, envp)) return;

@@ -77,6 +77,10 @@ struct State {
   /// child itself between fork and exec.
   uint64_t launcher_cpus[kMaxCpuWords] = {0};
   uint32_t launcher_cpu_words = 0;
+  /// A forked worker that became a rank through setenv (fork children only): its rank and rank count, so
+  /// that an exec that follows (hydra's proxy sets the variables, then execs) is not logged twice.
+  uint32_t worker_rank = ~0u;
+  uint32_t worker_nranks = ~0u;
   /// NUMABIND_LOG=debug: the spawning call stack, captured in the parent before fork/vfork.
   char stack[1024] = {0};
 };

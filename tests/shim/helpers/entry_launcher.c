@@ -62,7 +62,15 @@ static void ExecThrough(const char *how, char **env) {
   char **a = prog_argv;
   if (strcmp(how, "execve") == 0) execve(a[0], a, env);
   else if (strcmp(how, "execvpe") == 0) execvpe(a[0], a, env);
-  else if (strcmp(how, "execle") == 0) execle(a[0], a[0], a[1], a[2], a[3], (char *)NULL, env);
+  else if (strcmp(how, "execle") == 0) {
+    /* execle's envp follows the NULL that ends the arguments, so the call must name exactly argc of them */
+    int argc = 0;
+    while (a[argc] != NULL) ++argc;
+    if (argc == 1) execle(a[0], a[0], (char *)NULL, env);
+    else if (argc == 2) execle(a[0], a[0], a[1], (char *)NULL, env);
+    else if (argc == 3) execle(a[0], a[0], a[1], a[2], (char *)NULL, env);
+    else execle(a[0], a[0], a[1], a[2], a[3], (char *)NULL, env);
+  }
   else if (strcmp(how, "fexecve") == 0) {
     int fd = open(a[0], O_RDONLY | O_CLOEXEC);
     fexecve(fd, a, env);

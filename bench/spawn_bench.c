@@ -1,0 +1,20 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// spawn_bench: `spawn_bench run ...` is what scripts/bench.sh starts; the other modes are the processes the
+// driver starts itself (see bench.h).
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && strcmp(argv[1], "run") == 0) return RunDriver(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "spawn") == 0) return RunSpawner(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "prepare") == 0) return RunPrepare(argc - 1, argv + 1);
+  fprintf(stderr,
+          "usage: spawn_bench run [--build DIR] [--out FILE] [--topology FILE]\n"
+          "       spawn_bench spawn METHOD COUNT WARMUP RANKS CPUMAP VERIFY PROG [ARG...]\n"
+          "       spawn_bench prepare CORELIB POLICY TOPOLOGY|-\n");
+  return 2;
+}

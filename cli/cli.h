@@ -1,0 +1,115 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The `numabind` command. main.cc only calls Main; each command lives in its own file and takes its
+// arguments, environment and output streams as parameters so that tests can call it directly.
+
+#ifndef NUMABIND_CLI_CLI_H_
+#define NUMABIND_CLI_CLI_H_
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/config.h"
+
+namespace numabind::cli {
+
+inline constexpr char kVersion[] = "0.1.0";
+
+/// Exit statuses: 0 success, 1 the work failed (a rank could not be placed, a process is gone), 2 bad usage
+/// or configuration; `run` gives 126/127 when the command cannot be executed, as shells do.
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+using Args = std::vector<std::string>;
+
+/// `numabind ARGS...`: argv[0] is the program name.
+int Main(int argc, char** argv, const char* const* env);
+
+/// The commands; `args` are the arguments after the command's name.
+int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
+int ShowCommand(const Args& args, FILE* out, FILE* err);
+int VarsCommand(const Args& args, FILE* out, FILE* err);
+/// Execs the command on success, so it returns only on failure (or for --help).
+int RunCommand(const Args& args, const char* const* env, const std::string& self_exe, FILE* out, FILE* err);
+
+void PrintUsage(FILE* out);
+void PrintPlanHelp(FILE* out);
+void PrintShowHelp(FILE* out);
+void PrintRunHelp(FILE* out);
+void PrintVarsHelp(FILE* out);
+/// The options of a command, one per line, for its help.
+void PrintOptions(FILE* out, const struct OptionSpec* specs, size_t nspecs);
+/// `text` wrapped at `width` columns, each line indented by `indent` spaces.
+std::string Wrap(const std::string& text, size_t indent, size_t width);
+/// Help for one command ("plan", "show", "run", "vars"); false when there is no such command.
+bool PrintCommandHelp(const std::string& command, FILE* out);
+/// Every variable of config/vars.h, as text for a terminal or as the README's markdown table.
+void PrintVars(FILE* out, bool markdown);
+
+// ---------------------------------------------------------------------------------- shared by commands
+
+/// One option of a command. `var` is the NUMABIND_* variable it sets (nullptr for --json and such); a
+/// flag takes no value and sets its variable to "1".
+struct OptionSpec {
+  const char* name;  ///< "--policy"
+  const char* var;   ///< "NUMABIND_POLICY" or nullptr
+  bool flag;
+  const char* arg;  ///< "P", for help
+  const char* help;
+};
+
+struct ParsedArgs {
+  std::vector<std::pair<const OptionSpec*, std::string>> options;  ///< in the order given
+  std::vector<std::string> positionals;
+  bool help = false;
+  bool Has(const char* name) const;
+  /// The last value given for `name`, or nullptr.
+  const std::string* Value(const char* name) const;
+};
+
+/// Parses "--name VALUE", "--name=VALUE", flags, --help/-h. With stop_at_command, the first argument that is
+/// not an option, or the one after "--", and everything after it are positionals (for `run`). Otherwise
+/// "--" ends the options. On error returns false with a one-line message naming the command.
+bool ParseArgs(const char* command, const Args& args, const OptionSpec* specs, size_t nspecs,
+               bool stop_at_command, ParsedArgs* out, std::string* error);
+
+/// The environment with the NUMABIND_* variables that the options set (first, replacing any the
+/// environment had), as an owned NULL-terminated array.
+struct Environment {
+  std::vector<std::string> strings;
+  std::vector<const char*> ptrs;
+  const char* const* get() const { return ptrs.data(); }
+  void Set(const std::string& name, const std::string& value);  ///< replaces or appends
+  void Unset(const std::string& name);                          ///< removes every NAME=... entry
+  const char* Get(const char* name) const;
+};
+Environment MergeOptions(const char* const* env, const ParsedArgs& parsed);
+
+/// Parses the merged environment's NUMABIND_* variables through config::Parse. A bad value that came from
+/// an option is reported as the option ("--memory fast: expected ..."), one from the environment as the
+/// variable ("NUMABIND_MEMORY=fast: expected ..."). Returns the error line, empty when fine; cfg points into
+/// env.
+std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg);
+
+/// JSON string literal, quotes included.
+std::string JsonString(const std::string& s);
+
+/// Writes rows as columns separated by two spaces, each as wide as its widest cell, the last unpadded.
+/// A row shorter than the others ends in a message that runs on without widening the columns it spans.
+void PrintTable(FILE* out, const std::vector<std::vector<std::string>>& rows);
+
+// ------------------------------------------------------------------------------------------- run parts
+
+/// libnumabind.so next to `self_exe` (build tree) or in ../lib (installed), canonical; empty when neither.
+std::string FindShim(const std::string& self_exe, std::string* tried);
+
+/// LD_PRELOAD with `lib` added after the entries already there, unless a libnumabind.so is one of them.
+std::string ComposePreload(const char* existing, const std::string& lib);
+
+}  // namespace numabind::cli
+
+#endif  // NUMABIND_CLI_CLI_H_

@@ -1,0 +1,199 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind --help`, `numabind help [COMMAND]`, `numabind vars [--markdown]`, and the dispatch to commands.
+
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "config/vars.h"
+
+namespace numabind::cli {
+namespace {
+
+std::string MarkdownCell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string SelfExe(const char* argv0) {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n > 0) return std::string(buf, static_cast<size_t>(n));
+  return argv0 != nullptr ? argv0 : "numabind";
+}
+
+}  // namespace
+
+std::string Wrap(const std::string& text, size_t indent, size_t width) {
+  std::string out, line;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find(' ', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(pos, end - pos);
+    if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+    pos = end + 1;
+  }
+  if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
+  return out;
+}
+
+void PrintOptions(FILE* out, const OptionSpec* specs, size_t nspecs) {
+  std::vector<std::string> heads;
+  size_t width = 0;
+  for (size_t i = 0; i < nspecs; ++i) {
+    std::string head = specs[i].name;
+    if (!specs[i].flag) head += std::string(" ") + specs[i].arg;
+    width = std::max(width, head.size());
+    heads.push_back(head);
+  }
+  for (size_t i = 0; i < nspecs; ++i) {
+    std::string help = specs[i].help;
+    if (specs[i].var != nullptr) help += std::string(" (") + specs[i].var + ")";
+    std::string wrapped = Wrap(help, 2 + width + 2, 100);
+    fprintf(out, "  %-*s  %s", static_cast<int>(width), heads[i].c_str(), wrapped.c_str() + 2 + width + 2);
+  }
+}
+
+void PrintUsage(FILE* out) {
+  fprintf(out,
+          "numabind %s: starts each rank of a parallel job on the CPUs and memory nearest its accelerator.\n"
+          "\n"
+          "Usage:\n"
+          "  numabind run [OPTIONS] [--] CMD [ARGS...]  run CMD with libnumabind.so preloaded\n"
+          "  numabind plan [OPTIONS]                    show where each local rank goes\n"
+          "  numabind show [--json] [PID...]            show where processes run (default: this one)\n"
+          "  numabind vars [--markdown]                 list the NUMABIND_* variables\n"
+          "  numabind help [COMMAND]                    a command's options\n"
+          "  numabind --version\n"
+          "\n"
+          "Without the command: LD_PRELOAD=/path/to/libnumabind.so NUMABIND_POLICY=node torchrun ...\n"
+          "The library does nothing unless NUMABIND_POLICY is set.\n"
+          "\n"
+          "Variables (an empty value counts as unset, except for NUMABIND_MATCH):\n"
+          "\n",
+          kVersion);
+  PrintVars(out, false);
+}
+
+void PrintVarsHelp(FILE* out) {
+  fprintf(
+      out,
+      "Usage: numabind vars [--markdown]\n"
+      "\n"
+      "Lists every NUMABIND_* variable: accepted values, default and meaning. --markdown prints the table\n"
+      "that README.md holds between <!-- vars:begin --> and <!-- vars:end -->.\n");
+}
+
+void PrintVars(FILE* out, bool markdown) {
+  using config::kVarCount;
+  using config::kVars;
+  if (markdown) {
+    fprintf(out, "| Variable | Values | Default | Meaning |\n| --- | --- | --- | --- |\n");
+    for (int i = 0; i < kVarCount; ++i) {
+      const auto& v = kVars[i];
+      std::string dflt = v.dflt != nullptr ? std::string("`") + MarkdownCell(v.dflt) + "`"
+                                           : std::string("unset: ") + MarkdownCell(v.unset);
+      fprintf(out, "| `%s` | `%s` | %s | %s |\n", v.name, MarkdownCell(v.values).c_str(), dflt.c_str(),
+              MarkdownCell(v.meaning).c_str());
+    }
+    fprintf(out,
+            "\nAn empty value counts as unset, except for `NUMABIND_MATCH`, where it matches nothing.\n");
+    return;
+  }
+  for (int i = 0; i < kVarCount; ++i) {
+    const auto& v = kVars[i];
+    std::string dflt =
+        v.dflt != nullptr ? std::string("default: ") + v.dflt : std::string("unset: ") + v.unset;
+    fprintf(out, "  %s=%s\n", v.name, v.values);
+    fprintf(out, "%s", Wrap(dflt + ".", 6, 100).c_str());
+    fprintf(out, "%s", Wrap(v.meaning, 6, 100).c_str());
+  }
+}
+
+int VarsCommand(const Args& args, FILE* out, FILE* err) {
+  static const OptionSpec kOptions[] = {
+      {"--markdown", nullptr, true, "", "the table for README.md"},
+  };
+  ParsedArgs parsed;
+  std::string error;
+  if (!ParseArgs("vars", args, kOptions, 1, false, &parsed, &error)) {
+    fprintf(err, "%s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (parsed.help) {
+    PrintVarsHelp(out);
+    return 0;
+  }
+  if (!parsed.positionals.empty()) {
+    fprintf(err, "numabind vars: unexpected argument %s (numabind vars --help)\n",
+            parsed.positionals[0].c_str());
+    return kExitUsage;
+  }
+  PrintVars(out, parsed.Has("--markdown"));
+  return 0;
+}
+
+bool PrintCommandHelp(const std::string& command, FILE* out) {
+  if (command == "plan")
+    PrintPlanHelp(out);
+  else if (command == "show")
+    PrintShowHelp(out);
+  else if (command == "run")
+    PrintRunHelp(out);
+  else if (command == "vars")
+    PrintVarsHelp(out);
+  else
+    return false;
+  return true;
+}
+
+int Main(int argc, char** argv, const char* const* env) {
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return kExitUsage;
+  }
+  std::string command = argv[1];
+  Args args(argv + 2, argv + argc);
+  if (command == "-h" || command == "--help") {
+    PrintUsage(stdout);
+    return 0;
+  }
+  if (command == "help") {
+    if (args.empty()) {
+      PrintUsage(stdout);
+      return 0;
+    }
+    if (!PrintCommandHelp(args[0], stdout)) {
+      fprintf(stderr, "numabind help: no command %s (numabind --help lists them)\n", args[0].c_str());
+      return kExitUsage;
+    }
+    return 0;
+  }
+  if (command == "-V" || command == "--version" || command == "version") {
+    printf("numabind %s\n", kVersion);
+    return 0;
+  }
+  if (command == "plan") return PlanCommand(args, env, stdout, stderr);
+  if (command == "show") return ShowCommand(args, stdout, stderr);
+  if (command == "vars") return VarsCommand(args, stdout, stderr);
+  if (command == "run") return RunCommand(args, env, SelfExe(argv[0]), stdout, stderr);
+  if (command[0] == '-') {
+    fprintf(stderr, "numabind: unknown option %s (numabind --help lists the commands)\n", command.c_str());
+  } else {
+    fprintf(stderr, "numabind: unknown command %s (numabind --help lists the commands)\n", command.c_str());
+  }
+  return kExitUsage;
+}
+
+}  // namespace numabind::cli

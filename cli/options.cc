@@ -1,0 +1,221 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// What the commands share: option parsing, the environment with the options' variables, validation through
+// config::Parse, JSON strings and aligned tables.
+
+#include <string.h>
+
+#include <algorithm>
+
+#include "cli/cli.h"
+#include "config/config.h"
+
+namespace numabind::cli {
+namespace {
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1), prev[j] + 1, cur[j - 1] + 1});
+    }
+    prev.swap(cur);
+  }
+  return prev[b.size()];
+}
+
+std::string UnknownOption(const char* command, const std::string& name, const OptionSpec* specs,
+                          size_t nspecs) {
+  std::string msg = std::string("numabind ") + command + ": unknown option " + name;
+  const char* best = nullptr;
+  size_t best_d = 3;
+  for (size_t i = 0; i < nspecs; ++i) {
+    size_t d = EditDistance(name, specs[i].name);
+    if (d < best_d) {
+      best_d = d;
+      best = specs[i].name;
+    }
+  }
+  if (best != nullptr) return msg + " (did you mean " + best + "?)";
+  return msg + " (numabind " + command + " --help lists the options)";
+}
+
+}  // namespace
+
+bool ParsedArgs::Has(const char* name) const { return Value(name) != nullptr; }
+
+const std::string* ParsedArgs::Value(const char* name) const {
+  const std::string* found = nullptr;
+  for (const auto& [spec, value] : options) {
+    if (strcmp(spec->name, name) == 0) found = &value;
+  }
+  return found;
+}
+
+bool ParseArgs(const char* command, const Args& args, const OptionSpec* specs, size_t nspecs,
+               bool stop_at_command, ParsedArgs* out, std::string* error) {
+  *out = ParsedArgs();
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      out->positionals.insert(out->positionals.end(), args.begin() + i + 1, args.end());
+      return true;
+    }
+    if (a == "-h" || a == "--help") {
+      out->help = true;
+      continue;
+    }
+    if (a.size() < 2 || a[0] != '-') {
+      if (stop_at_command) {
+        out->positionals.insert(out->positionals.end(), args.begin() + i, args.end());
+        return true;
+      }
+      out->positionals.push_back(a);
+      continue;
+    }
+    size_t eq = a.find('=');
+    std::string name = a.substr(0, eq);
+    const OptionSpec* spec = nullptr;
+    for (size_t k = 0; k < nspecs; ++k) {
+      if (name == specs[k].name) spec = &specs[k];
+    }
+    if (spec == nullptr || a[1] != '-') {
+      *error = UnknownOption(command, name, specs, nspecs);
+      return false;
+    }
+    if (spec->flag) {
+      if (eq != std::string::npos) {
+        *error = std::string("numabind ") + command + ": " + name + " takes no value";
+        return false;
+      }
+      out->options.emplace_back(spec, "1");
+      continue;
+    }
+    std::string value;
+    if (eq != std::string::npos) {
+      value = a.substr(eq + 1);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      *error = std::string("numabind ") + command + ": " + name + " needs a value (" + name + " " +
+               spec->arg + ")";
+      return false;
+    }
+    out->options.emplace_back(spec, value);
+  }
+  return true;
+}
+
+void Environment::Set(const std::string& name, const std::string& value) {
+  std::string entry = name + "=" + value;
+  bool replaced = false;
+  for (auto& s : strings) {
+    if (s.compare(0, name.size() + 1, name + "=") == 0) {
+      s = entry;
+      replaced = true;
+      break;
+    }
+  }
+  if (!replaced) strings.push_back(entry);
+  ptrs.clear();
+  for (const auto& s : strings) ptrs.push_back(s.c_str());
+  ptrs.push_back(nullptr);
+}
+
+void Environment::Unset(const std::string& name) {
+  std::string prefix = name + "=";
+  std::vector<std::string> kept;
+  for (auto& s : strings) {
+    if (s.compare(0, prefix.size(), prefix) != 0) kept.push_back(std::move(s));
+  }
+  strings = std::move(kept);
+  ptrs.clear();
+  for (const auto& s : strings) ptrs.push_back(s.c_str());
+  ptrs.push_back(nullptr);
+}
+
+const char* Environment::Get(const char* name) const { return config::Lookup(get(), name); }
+
+Environment MergeOptions(const char* const* env, const ParsedArgs& parsed) {
+  Environment e;
+  for (const char* const* p = env; p != nullptr && *p != nullptr; ++p) e.strings.emplace_back(*p);
+  for (const auto& s : e.strings) e.ptrs.push_back(s.c_str());
+  e.ptrs.push_back(nullptr);
+  for (const auto& [spec, value] : parsed.options) {
+    if (spec->var != nullptr) e.Set(spec->var, value);
+  }
+  return e;
+}
+
+std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg) {
+  config::Error err;
+  if (config::Parse(env.get(), cfg, &err)) return "";
+  std::string text = err.text;
+  // Name the option the user typed rather than the variable it became.
+  for (const auto& [spec, value] : parsed.options) {
+    if (spec->var == nullptr) continue;
+    std::string shown = value.size() <= 96 ? value : value.substr(0, 96) + "...";
+    std::string prefix = std::string(spec->var) + "=" + shown + ": ";
+    if (text.compare(0, prefix.size(), prefix) == 0) {
+      return std::string(spec->name) + " " + shown + ": " + text.substr(prefix.size());
+    }
+  }
+  return text;
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+void PrintTable(FILE* out, const std::vector<std::vector<std::string>>& rows) {
+  size_t ncols = 0;
+  for (const auto& row : rows) ncols = std::max(ncols, row.size());
+  std::vector<size_t> widths(ncols, 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      // A short row's last cell (a message) runs on without widening the columns it spans.
+      if (row.size() < ncols && i + 1 == row.size()) break;
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    fprintf(out, "%s\n", line.c_str());
+  }
+}
+
+}  // namespace numabind::cli

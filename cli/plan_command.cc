@@ -1,0 +1,173 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind plan`: where each local rank goes, computed by the same two functions as the shim uses
+// (numabind_prepare once, then ComputeRankPlan per rank).
+
+#include <stdlib.h>
+
+#include <algorithm>
+
+#include "cli/cli.h"
+#include "config/config.h"
+#include "core/core_api.h"
+#include "core/plan_basis.h"
+
+namespace numabind::cli {
+namespace {
+
+const OptionSpec kPlanOptions[] = {
+    {"--topology", "NUMABIND_TOPOLOGY", false, "FILE|synthetic:DESC",
+     "plan on an hwloc XML file or synthetic topology instead of this machine"},
+    {"--policy", "NUMABIND_POLICY", false, "P",
+     "node, socket, exclusive, core-complex, cpus:LIST|... or nodes:LIST|... (default node)"},
+    {"--ranks", "NUMABIND_NRANKS", false, "N",
+     "number of local ranks (default: the launcher's local size, else one per device or NUMA node)"},
+    {"--devices", "NUMABIND_DEVICES", false, "D", "auto, none or PCI bus ids separated by commas"},
+    {"--memory", "NUMABIND_MEMORY", false, "M", "local, preferred, bind or interleave"},
+    {"--json", nullptr, true, "", "print a JSON array, one object per rank"},
+};
+constexpr size_t kPlanOptionCount = sizeof(kPlanOptions) / sizeof(kPlanOptions[0]);
+
+std::string FormatBits(const std::vector<uint64_t>& words) {
+  std::string s(64, '\0');
+  size_t need = core::FormatBitList(words.data(), static_cast<uint32_t>(words.size()), s.data(), s.size());
+  if (need >= s.size()) {
+    s.assign(need + 1, '\0');
+    core::FormatBitList(words.data(), static_cast<uint32_t>(words.size()), s.data(), s.size());
+  }
+  s.resize(need);
+  return s;
+}
+
+/// A positive decimal integer, or 0.
+uint32_t PositiveInt(const char* s) {
+  if (s == nullptr || *s < '0' || *s > '9') return 0;
+  char* end = nullptr;
+  unsigned long v = strtoul(s, &end, 10);
+  if (*end != '\0' || v == 0 || v > (1u << 20)) return 0;
+  return static_cast<uint32_t>(v);
+}
+
+struct RankRow {
+  uint32_t rank;
+  bool ok;
+  std::string device, nodes, cpus, memory, error;
+};
+
+}  // namespace
+
+void PrintPlanHelp(FILE* out) {
+  fprintf(
+      out,
+      "Usage: numabind plan [OPTIONS]\n"
+      "\n"
+      "Prints where each local rank goes: its device, NUMA nodes, CPUs and memory policy, as the preloaded\n"
+      "library would bind it. Options default to the NUMABIND_* variables.\n"
+      "\n");
+  PrintOptions(out, kPlanOptions, kPlanOptionCount);
+  fprintf(
+      out,
+      "\nExit status: 0, 1 when a rank cannot be placed or the topology cannot be read, 2 for bad usage.\n");
+}
+
+int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
+  ParsedArgs parsed;
+  std::string error;
+  if (!ParseArgs("plan", args, kPlanOptions, kPlanOptionCount, false, &parsed, &error)) {
+    fprintf(err, "%s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (parsed.help) {
+    PrintPlanHelp(out);
+    return 0;
+  }
+  if (!parsed.positionals.empty()) {
+    fprintf(err, "numabind plan: unexpected argument %s (numabind plan --help lists the options)\n",
+            parsed.positionals[0].c_str());
+    return kExitUsage;
+  }
+  Environment merged = MergeOptions(env, parsed);
+  merged.Unset("NUMABIND_DISABLE");  // the plan is shown whether or not the library is switched off
+  config::Config cfg;
+  error = ValidateConfig(merged, parsed, &cfg);
+  if (!error.empty()) {
+    fprintf(err, "numabind plan: %s\n", error.c_str());
+    return kExitUsage;
+  }
+
+  numabind_prepare_request request{};
+  request.topology = cfg.topology;
+  request.policy = cfg.policy != nullptr ? cfg.policy : "node";
+  request.memory = cfg.memory;
+  request.devices = cfg.devices;
+  request.env = merged.get();
+  char why[512] = {0};
+  const core::PlanBasis* basis = numabind_prepare(&request, why, sizeof(why));
+  if (basis == nullptr) {
+    fprintf(err, "numabind plan: %s\n", why[0] != '\0' ? why : "cannot prepare a plan");
+    return kExitFailure;
+  }
+
+  // How many ranks: the option or NUMABIND_NRANKS, the launcher's local size, else one per slot.
+  uint32_t nranks = cfg.nranks;
+  for (int i = 0; nranks == 0 && i < config::kRankVarCount; ++i) {
+    if (config::kRankVars[i].size != nullptr) nranks = PositiveInt(merged.Get(config::kRankVars[i].size));
+  }
+  if (nranks == 0) nranks = basis->slot_count > 0 ? basis->slot_count : 1;
+
+  std::vector<RankRow> rows;
+  std::vector<uint64_t> cpus(basis->cpu_words), nodes(basis->node_words);
+  bool all_ok = true;
+  for (uint32_t r = 0; r < nranks; ++r) {
+    core::RankPlan plan{};
+    std::fill(cpus.begin(), cpus.end(), 0);
+    std::fill(nodes.begin(), nodes.end(), 0);
+    plan.cpus = cpus.data();
+    plan.nodes = nodes.data();
+    RankRow row;
+    row.rank = r;
+    row.ok = core::ComputeRankPlan(*basis, r, nranks, &plan);
+    if (row.ok) {
+      row.device = plan.device != nullptr ? plan.device : "";
+      row.nodes = FormatBits(nodes);
+      row.cpus = FormatBits(cpus);
+      row.memory = core::MemoryName(plan.memory);
+    } else {
+      row.error = plan.error;
+      if (row.error.empty()) row.error = "rank " + std::to_string(r) + ": cannot be placed";
+      all_ok = false;
+    }
+    rows.push_back(std::move(row));
+  }
+
+  if (parsed.Has("--json")) {
+    fprintf(out, "[\n");
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const RankRow& row = rows[i];
+      if (row.ok) {
+        fprintf(out, "  {\"rank\":%u,\"device\":%s,\"nodes\":%s,\"cpus\":%s,\"memory\":%s}", row.rank,
+                JsonString(row.device).c_str(), JsonString(row.nodes).c_str(), JsonString(row.cpus).c_str(),
+                JsonString(row.memory).c_str());
+      } else {
+        fprintf(out, "  {\"rank\":%u,\"error\":%s}", row.rank, JsonString(row.error).c_str());
+      }
+      fprintf(out, "%s\n", i + 1 < rows.size() ? "," : "");
+    }
+    fprintf(out, "]\n");
+  } else {
+    std::vector<std::vector<std::string>> table;
+    table.push_back({"rank", "device", "nodes", "cpus", "memory"});
+    for (const RankRow& row : rows) {
+      if (row.ok) {
+        table.push_back({std::to_string(row.rank), row.device.empty() ? "-" : row.device, row.nodes, row.cpus,
+                         row.memory});
+      } else {
+        table.push_back({std::to_string(row.rank), "error: " + row.error});
+      }
+    }
+    PrintTable(out, table);
+  }
+  return all_ok ? 0 : kExitFailure;
+}
+
+}  // namespace numabind::cli

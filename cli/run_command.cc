@@ -1,0 +1,147 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind run [OPTIONS] [--] CMD [ARGS...]`: checks the configuration, adds libnumabind.so to LD_PRELOAD
+// (after the entries already there), sets the options' NUMABIND_* variables and execs CMD. The library
+// then binds the ranks that CMD starts.
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "config/config.h"
+
+namespace numabind::cli {
+namespace {
+
+const OptionSpec kRunOptions[] = {
+    {"--policy", "NUMABIND_POLICY", false, "P",
+     "node, socket, exclusive, core-complex, cpus:LIST|... or nodes:LIST|... (required unless set)"},
+    {"--memory", "NUMABIND_MEMORY", false, "M", "local, preferred, bind or interleave"},
+    {"--devices", "NUMABIND_DEVICES", false, "D", "auto, none or PCI bus ids separated by commas"},
+    {"--ranks", "NUMABIND_NRANKS", false, "N", "number of local ranks, when the launcher does not tell"},
+    {"--rank-var", "NUMABIND_RANK_VAR", false, "VAR", "the variable that carries each rank's local rank"},
+    {"--match", "NUMABIND_MATCH", false, "GLOB", "command lines that take local ranks in spawn order"},
+    {"--topology", "NUMABIND_TOPOLOGY", false, "T",
+     "an hwloc XML file or synthetic:DESC instead of this machine"},
+    {"--log", "NUMABIND_LOG", false, "L", "off, warn, info or debug"},
+    {"--log-file", "NUMABIND_LOG_FILE", false, "FILE", "append log lines to FILE instead of standard error"},
+    {"--strict", "NUMABIND_STRICT", true, "", "do not start a rank that cannot be bound"},
+};
+constexpr size_t kRunOptionCount = sizeof(kRunOptions) / sizeof(kRunOptions[0]);
+
+constexpr char kShimName[] = "libnumabind.so";
+
+std::string Dirname(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string Basename(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+std::string FindShim(const std::string& self_exe, std::string* tried) {
+  std::string dir = Dirname(self_exe);
+  const std::string candidates[] = {dir + "/" + kShimName, dir + "/../lib/" + kShimName};
+  tried->clear();
+  for (const std::string& c : candidates) {
+    if (!tried->empty()) *tried += " or ";
+    *tried += c;
+    char resolved[PATH_MAX];
+    if (access(c.c_str(), R_OK) == 0 && realpath(c.c_str(), resolved) != nullptr) return resolved;
+  }
+  return "";
+}
+
+std::string ComposePreload(const char* existing, const std::string& lib) {
+  std::string current = existing != nullptr ? existing : "";
+  // ld.so separates entries with spaces or colons.
+  size_t pos = 0;
+  while (pos < current.size()) {
+    size_t end = current.find_first_of(" :", pos);
+    if (end == std::string::npos) end = current.size();
+    std::string entry = current.substr(pos, end - pos);
+    if (!entry.empty() && (entry == lib || Basename(entry) == kShimName)) return current;  // already there
+    pos = end + 1;
+  }
+  size_t last = current.find_last_not_of(" :");
+  if (last == std::string::npos) return lib;
+  return current.substr(0, last + 1) + ":" + lib;
+}
+
+void PrintRunHelp(FILE* out) {
+  fprintf(
+      out,
+      "Usage: numabind run [OPTIONS] [--] CMD [ARGS...]\n"
+      "\n"
+      "Runs CMD (a launcher such as torchrun, mpirun or srun, or a script) with libnumabind.so preloaded\n"
+      "and the options' variables set, so that every rank it starts begins on its plan's CPUs and memory.\n"
+      "Options not given keep the NUMABIND_* variables already set.\n"
+      "\n");
+  PrintOptions(out, kRunOptions, kRunOptionCount);
+  fprintf(
+      out,
+      "\nExit status: CMD's; 2 for bad usage or configuration, 126 when CMD cannot be executed, 127 when it\n"
+      "is not found.\n");
+}
+
+int RunCommand(const Args& args, const char* const* env, const std::string& self_exe, FILE* out, FILE* err) {
+  ParsedArgs parsed;
+  std::string error;
+  if (!ParseArgs("run", args, kRunOptions, kRunOptionCount, true, &parsed, &error)) {
+    fprintf(err, "%s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (parsed.help) {
+    PrintRunHelp(out);
+    return 0;
+  }
+  if (parsed.positionals.empty()) {
+    fprintf(err, "numabind run: no command given (numabind run [OPTIONS] -- CMD [ARGS...])\n");
+    return kExitUsage;
+  }
+  Environment merged = MergeOptions(env, parsed);
+  // Check everything, even with NUMABIND_DISABLE=1 (which would make Parse look no further).
+  Environment check = merged;
+  check.Unset("NUMABIND_DISABLE");
+  config::Config cfg;
+  error = ValidateConfig(check, parsed, &cfg);
+  if (error.empty()) {
+    config::Config with_disable;
+    error = ValidateConfig(merged, parsed, &with_disable);
+    if (error.empty() && cfg.policy == nullptr && !with_disable.disabled) {
+      error = "no policy: give --policy P or set NUMABIND_POLICY (numabind vars lists the choices)";
+    }
+  }
+  if (!error.empty()) {
+    fprintf(err, "numabind run: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  std::string tried;
+  std::string shim = FindShim(self_exe, &tried);
+  if (shim.empty()) {
+    fprintf(err, "numabind run: cannot find %s (tried %s)\n", kShimName, tried.c_str());
+    return kExitFailure;
+  }
+  merged.Set("LD_PRELOAD", ComposePreload(merged.Get("LD_PRELOAD"), shim));
+
+  std::vector<char*> argv;
+  for (const std::string& a : parsed.positionals) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  fflush(out);
+  fflush(err);
+  execvpe(argv[0], argv.data(), const_cast<char* const*>(merged.get()));
+  int e = errno;
+  fprintf(err, "numabind run: %s: %s\n", argv[0], strerror(e));
+  return (e == ENOENT || e == ENOTDIR) ? 127 : 126;
+}
+
+}  // namespace numabind::cli

@@ -1,0 +1,248 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind show [PID...]`: where live processes run. CPUs and NUMA nodes come from /proc/PID/status
+// (Cpus_allowed_list, Mems_allowed_list); the memory policy from get_mempolicy for this process and from the
+// first line of /proc/PID/numa_maps for others, written as the kernel writes it there ("default",
+// "bind:0", "interleave:0-1", "prefer:1", "local").
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli/cli.h"
+
+namespace numabind::cli {
+namespace {
+
+const OptionSpec kShowOptions[] = {
+    {"--json", nullptr, true, "", "print a JSON array, one object per process"},
+};
+constexpr size_t kShowOptionCount = sizeof(kShowOptions) / sizeof(kShowOptions[0]);
+
+struct ProcInfo {
+  long pid = 0;
+  std::string command, cpus, nodes, memory;
+};
+
+bool ReadFile(const std::string& path, std::string* out, int* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = errno;
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+std::string StatusField(const std::string& status, const char* name) {
+  std::string key = std::string(name) + ":";
+  size_t pos = 0;
+  while (pos < status.size()) {
+    size_t end = status.find('\n', pos);
+    if (end == std::string::npos) end = status.size();
+    if (status.compare(pos, key.size(), key) == 0) {
+      size_t v = pos + key.size();
+      while (v < end && (status[v] == ' ' || status[v] == '\t')) ++v;
+      return status.substr(v, end - v);
+    }
+    pos = end + 1;
+  }
+  return "?";
+}
+
+std::string BitsToList(const unsigned long* words, size_t nbits) {
+  std::string out;
+  const size_t per = sizeof(unsigned long) * 8;
+  size_t i = 0;
+  while (i < nbits) {
+    if (!(words[i / per] >> (i % per) & 1UL)) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j + 1 < nbits && (words[(j + 1) / per] >> ((j + 1) % per) & 1UL)) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(i);
+    if (j > i) out += "-" + std::to_string(j);
+    i = j + 1;
+  }
+  return out;
+}
+
+// From linux/mempolicy.h, spelled out so that no numactl headers are needed.
+constexpr int kMpolDefault = 0, kMpolPreferred = 1, kMpolBind = 2, kMpolInterleave = 3, kMpolLocal = 4,
+              kMpolPreferredMany = 5, kMpolWeightedInterleave = 6;
+constexpr int kFlagStatic = 1 << 15, kFlagRelative = 1 << 14, kFlagBalancing = 1 << 13;
+
+/// This process's memory policy, in numa_maps' words.
+std::string OwnMemoryPolicy() {
+  constexpr size_t kBits = 4096;
+  unsigned long mask[kBits / (8 * sizeof(unsigned long))] = {0};
+  int mode = 0;
+  if (syscall(SYS_get_mempolicy, &mode, mask, kBits, nullptr, 0UL) != 0) {
+    return std::string("? (get_mempolicy: ") + strerror(errno) + ")";
+  }
+  int flags = mode & (kFlagStatic | kFlagRelative | kFlagBalancing);
+  mode &= ~(kFlagStatic | kFlagRelative | kFlagBalancing);
+  std::string nodes = BitsToList(mask, kBits);
+  std::string name;
+  switch (mode) {
+    case kMpolDefault:
+      return "default";
+    case kMpolLocal:
+      return "local";
+    case kMpolPreferred:
+      if (nodes.empty()) return "local";  // older kernels' spelling of MPOL_LOCAL
+      name = "prefer";
+      break;
+    case kMpolBind:
+      name = "bind";
+      break;
+    case kMpolInterleave:
+      name = "interleave";
+      break;
+    case kMpolPreferredMany:
+      name = "prefer (many)";
+      break;
+    case kMpolWeightedInterleave:
+      name = "weighted interleave";
+      break;
+    default:
+      name = "mode " + std::to_string(mode);
+      break;
+  }
+  if (flags != 0) {
+    name += "=";
+    if (flags & kFlagStatic)
+      name += "static";
+    else if (flags & kFlagRelative)
+      name += "relative";
+    if (flags & kFlagBalancing)
+      name += std::string((flags & (kFlagStatic | kFlagRelative)) ? "|" : "") + "balancing";
+  }
+  if (!nodes.empty()) name += ":" + nodes;
+  return name;
+}
+
+/// The policy field of numa_maps' first line ("7f..000 bind:0-1 anon=3 ..."); two-word policies included.
+std::string NumaMapsPolicy(const std::string& maps) {
+  std::string line = maps.substr(0, maps.find('\n'));
+  size_t sp = line.find(' ');
+  if (sp == std::string::npos) return "?";
+  std::string rest = line.substr(sp + 1);
+  for (const char* two : {"prefer (many)", "weighted interleave"}) {
+    if (rest.compare(0, strlen(two), two) == 0) {
+      size_t end = rest.find(' ', strlen(two));
+      return rest.substr(0, end);
+    }
+  }
+  return rest.substr(0, rest.find(' '));
+}
+
+bool ReadProc(long pid, bool self, ProcInfo* info, std::string* error) {
+  std::string dir = "/proc/" + std::to_string(pid) + "/";
+  std::string status, cmdline, maps;
+  int e = 0;
+  if (!ReadFile(dir + "status", &status, &e) || status.empty()) {
+    *error = e == ENOENT || e == 0 ? "no such process" : strerror(e);
+    return false;
+  }
+  info->pid = pid;
+  info->cpus = StatusField(status, "Cpus_allowed_list");
+  info->nodes = StatusField(status, "Mems_allowed_list");
+  if (ReadFile(dir + "cmdline", &cmdline, &e) && !cmdline.empty()) {
+    while (!cmdline.empty() && cmdline.back() == '\0') cmdline.pop_back();
+    for (char& c : cmdline) {
+      if (c == '\0') c = ' ';
+    }
+    info->command = cmdline;
+  } else {
+    info->command = "[" + StatusField(status, "Name") + "]";  // kernel threads and zombies have no cmdline
+  }
+  if (self) {
+    info->memory = OwnMemoryPolicy();
+  } else if (ReadFile(dir + "numa_maps", &maps, &e) && !maps.empty()) {
+    info->memory = NumaMapsPolicy(maps);
+  } else {
+    info->memory = "?";  // no permission (another user's process), no mappings, or a kernel without NUMA
+  }
+  return true;
+}
+
+}  // namespace
+
+void PrintShowHelp(FILE* out) {
+  fprintf(
+      out,
+      "Usage: numabind show [--json] [PID...]\n"
+      "\n"
+      "Prints each process's CPUs (Cpus_allowed_list), NUMA nodes (Mems_allowed_list), memory policy and\n"
+      "command; without PID, this process's own.\n"
+      "\n");
+  PrintOptions(out, kShowOptions, kShowOptionCount);
+  fprintf(out, "\nExit status: 0, 1 when a process cannot be read, 2 for bad usage.\n");
+}
+
+int ShowCommand(const Args& args, FILE* out, FILE* err) {
+  ParsedArgs parsed;
+  std::string error;
+  if (!ParseArgs("show", args, kShowOptions, kShowOptionCount, false, &parsed, &error)) {
+    fprintf(err, "%s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (parsed.help) {
+    PrintShowHelp(out);
+    return 0;
+  }
+  std::vector<long> pids;
+  for (const std::string& a : parsed.positionals) {
+    char* end = nullptr;
+    long pid = strtol(a.c_str(), &end, 10);
+    if (a.empty() || *end != '\0' || pid <= 0 || a[0] < '0' || a[0] > '9') {
+      fprintf(err, "numabind show: %s: not a process id\n", a.c_str());
+      return kExitUsage;
+    }
+    pids.push_back(pid);
+  }
+  const long self = static_cast<long>(getpid());
+  if (pids.empty()) pids.push_back(self);
+
+  int status = 0;
+  std::vector<ProcInfo> found;
+  for (long pid : pids) {
+    ProcInfo info;
+    if (!ReadProc(pid, pid == self, &info, &error)) {
+      fprintf(err, "numabind show: %ld: %s\n", pid, error.c_str());
+      status = kExitFailure;
+      continue;
+    }
+    found.push_back(info);
+  }
+  if (parsed.Has("--json")) {
+    fprintf(out, "[\n");
+    for (size_t i = 0; i < found.size(); ++i) {
+      const ProcInfo& p = found[i];
+      fprintf(out, "  {\"pid\":%ld,\"command\":%s,\"cpus\":%s,\"nodes\":%s,\"memory\":%s}%s\n", p.pid,
+              JsonString(p.command).c_str(), JsonString(p.cpus).c_str(), JsonString(p.nodes).c_str(),
+              JsonString(p.memory).c_str(), i + 1 < found.size() ? "," : "");
+    }
+    fprintf(out, "]\n");
+  } else if (!found.empty()) {
+    std::vector<std::vector<std::string>> table;
+    table.push_back({"pid", "cpus", "nodes", "memory", "command"});
+    for (const ProcInfo& p : found) {
+      table.push_back({std::to_string(p.pid), p.cpus, p.nodes, p.memory, p.command});
+    }
+    PrintTable(out, table);
+  }
+  return status;
+}
+
+}  // namespace numabind::cli

@@ -1,0 +1,467 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Compiled into the shim (libc alone, may run before main): no allocation, no stdio, no library state.
+
+#include "config/config.h"
+
+#include <stddef.h>
+
+#include "config/vars.h"
+
+namespace numabind::config {
+namespace {
+
+constexpr char kPrefix[] = "NUMABIND_";
+constexpr size_t kPrefixLen = sizeof(kPrefix) - 1;
+constexpr uint32_t kMaxRanks = 1u << 20;
+constexpr uint32_t kMaxCpu = 65535;
+constexpr uint32_t kMaxNode = 1023;
+constexpr uint32_t kMaxRepeat = 65536;
+constexpr size_t kMaxValueShown = 96;
+constexpr size_t kMaxEntryShown = 40;
+
+size_t Len(const char* s) {
+  size_t n = 0;
+  while (s[n] != '\0') ++n;
+  return n;
+}
+
+bool Eq(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+bool StartsWith(const char* s, const char* prefix) {
+  while (*prefix != '\0') {
+    if (*s++ != *prefix++) return false;
+  }
+  return true;
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool IsNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+char Upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
+
+/// Appends to a fixed buffer, always NUL-terminated, silently truncating.
+struct Msg {
+  char* buf;
+  size_t cap;
+  size_t len;
+
+  void PutN(const char* s, size_t n) {
+    for (size_t i = 0; i < n && s[i] != '\0'; ++i) {
+      if (len + 1 >= cap) break;
+      buf[len++] = s[i];
+    }
+    buf[len] = '\0';
+  }
+  void Put(const char* s) { PutN(s, static_cast<size_t>(-1)); }
+  /// Shows at most `limit` bytes of s[0..n), with "..." when cut.
+  void PutShort(const char* s, size_t n, size_t limit) {
+    if (n <= limit) {
+      PutN(s, n);
+    } else {
+      PutN(s, limit);
+      Put("...");
+    }
+  }
+  void PutNum(uint32_t v) {
+    char digits[11];
+    int n = 0;
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    char rev[11];
+    for (int i = 0; i < n; ++i) rev[i] = digits[n - 1 - i];
+    PutN(rev, static_cast<size_t>(n));
+  }
+};
+
+/// Starts the error line "NAME=value: " in err and returns a writer positioned after it.
+Msg Begin(Error* err, const char* name, size_t name_len, const char* value) {
+  Msg m{err->text, sizeof(err->text), 0};
+  err->text[0] = '\0';
+  m.PutN(name, name_len);
+  m.Put("=");
+  m.PutShort(value, Len(value), kMaxValueShown);
+  m.Put(": ");
+  return m;
+}
+
+/// Parses decimal digits s[0..n) into *out; false when empty, not all digits or above `max`.
+bool ParseNum(const char* s, size_t n, uint32_t max, uint32_t* out) {
+  if (n == 0) return false;
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!IsDigit(s[i])) return false;
+    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
+    if (v > max) return false;
+  }
+  *out = static_cast<uint32_t>(v);
+  return true;
+}
+
+/// Checks one map entry "LIST[*N]"; on failure writes why into m (the text after "entry K (...): ").
+bool CheckMapEntry(const char* s, size_t n, uint32_t max_id, const char* what, Msg* m) {
+  size_t list_end = n;
+  for (size_t i = 0; i < n; ++i) {
+    if (s[i] == '*') {
+      list_end = i;
+      break;
+    }
+  }
+  if (list_end < n) {
+    uint32_t repeat = 0;
+    if (!ParseNum(s + list_end + 1, n - list_end - 1, kMaxRepeat, &repeat) || repeat == 0) {
+      m->Put("*N takes a count from 1 to ");
+      m->PutNum(kMaxRepeat);
+      return false;
+    }
+  }
+  if (list_end == 0) {
+    m->Put("expected a list of ");
+    m->Put(what);
+    m->Put(" numbers such as 0-3,8, optionally followed by *N");
+    return false;
+  }
+  size_t i = 0;
+  while (i <= list_end) {
+    size_t j = i;
+    while (j < list_end && s[j] != ',') ++j;
+    // Item s[i..j): "A" or "A-B".
+    size_t dash = i;
+    while (dash < j && s[dash] != '-') ++dash;
+    uint32_t lo = 0, hi = 0;
+    bool ok = ParseNum(s + i, dash - i, 0xffffffffu, &lo);
+    if (ok && dash < j)
+      ok = ParseNum(s + dash + 1, j - dash - 1, 0xffffffffu, &hi);
+    else
+      hi = lo;
+    if (!ok) {
+      m->Put("expected a list of ");
+      m->Put(what);
+      m->Put(" numbers such as 0-3,8, optionally followed by *N");
+      return false;
+    }
+    if (hi < lo) {
+      m->Put("range ");
+      m->PutN(s + i, j - i);
+      m->Put(" goes down");
+      return false;
+    }
+    if (hi > max_id) {
+      m->Put(what);
+      m->Put(" numbers go up to ");
+      m->PutNum(max_id);
+      return false;
+    }
+    i = j + 1;
+  }
+  return true;
+}
+
+bool CheckPolicy(const char* value, Error* err) {
+  static constexpr const char* kKeywords[] = {"node", "socket", "exclusive", "core-complex"};
+  for (const char* k : kKeywords) {
+    if (Eq(value, k)) return true;
+  }
+  const char* map = nullptr;
+  const char* what = nullptr;
+  uint32_t max_id = 0;
+  if (StartsWith(value, "cpus:")) {
+    map = value + 5;
+    what = "CPU";
+    max_id = kMaxCpu;
+  } else if (StartsWith(value, "nodes:")) {
+    map = value + 6;
+    what = "node";
+    max_id = kMaxNode;
+  } else {
+    Msg m = Begin(err, "NUMABIND_POLICY", 15, value);
+    m.Put("expected node, socket, exclusive, core-complex, cpus:LIST|LIST... or nodes:LIST|LIST...");
+    return false;
+  }
+  uint32_t entry = 1;
+  const char* p = map;
+  for (;;) {
+    const char* e = p;
+    while (*e != '\0' && *e != '|') ++e;
+    char why[128];
+    Msg w{why, sizeof(why), 0};
+    why[0] = '\0';
+    if (!CheckMapEntry(p, static_cast<size_t>(e - p), max_id, what, &w)) {
+      Msg m = Begin(err, "NUMABIND_POLICY", 15, value);
+      m.Put("entry ");
+      m.PutNum(entry);
+      m.Put(" (");
+      m.PutShort(p, static_cast<size_t>(e - p), kMaxEntryShown);
+      m.Put("): ");
+      m.Put(why);
+      return false;
+    }
+    if (*e == '\0') break;
+    p = e + 1;
+    ++entry;
+  }
+  return true;
+}
+
+/// "[domain:]bus:device.function" in hex, as lspci -D and sysfs write them.
+bool IsBusId(const char* s, size_t n) {
+  size_t fields[3];
+  size_t lens[3];
+  int count = 0;
+  size_t start = 0;
+  size_t dot = n;
+  for (size_t i = 0; i <= n; ++i) {
+    if (i == n || s[i] == ':') {
+      if (count == 3) return false;
+      fields[count] = start;
+      lens[count] = i - start;
+      ++count;
+      start = i + 1;
+    }
+  }
+  if (count < 2) return false;
+  // The last field is "device.function".
+  size_t last = fields[count - 1];
+  for (size_t i = last; i < n; ++i) {
+    if (s[i] == '.') {
+      dot = i;
+      break;
+    }
+  }
+  if (dot == n) return false;
+  size_t dev_len = dot - last;
+  size_t fn_len = n - dot - 1;
+  if (dev_len < 1 || dev_len > 2 || fn_len != 1 || s[dot + 1] < '0' || s[dot + 1] > '7') return false;
+  for (size_t i = last; i < dot; ++i) {
+    if (!IsHex(s[i])) return false;
+  }
+  size_t bus = fields[count - 2], bus_len = lens[count - 2];
+  if (bus_len < 1 || bus_len > 2) return false;
+  for (size_t i = 0; i < bus_len; ++i) {
+    if (!IsHex(s[bus + i])) return false;
+  }
+  if (count == 3) {
+    if (lens[0] < 1 || lens[0] > 8) return false;
+    for (size_t i = 0; i < lens[0]; ++i) {
+      if (!IsHex(s[fields[0] + i])) return false;
+    }
+  }
+  return true;
+}
+
+bool CheckDevices(const char* value, Error* err) {
+  if (Eq(value, "auto") || Eq(value, "none")) return true;
+  const char* p = value;
+  for (;;) {
+    const char* e = p;
+    while (*e != '\0' && *e != ',') ++e;
+    if (!IsBusId(p, static_cast<size_t>(e - p))) {
+      Msg m = Begin(err, "NUMABIND_DEVICES", 16, value);
+      m.Put("expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0");
+      if (e - p > 0 && (p != value || *e != '\0')) {
+        m.Put(" (not a bus id: ");
+        m.PutShort(p, static_cast<size_t>(e - p), kMaxEntryShown);
+        m.Put(")");
+      }
+      return false;
+    }
+    if (*e == '\0') return true;
+    p = e + 1;
+  }
+}
+
+bool IsVarName(const char* s) {
+  if (!IsNameStart(*s)) return false;
+  for (++s; *s != '\0'; ++s) {
+    if (!IsNameStart(*s) && !IsDigit(*s)) return false;
+  }
+  return true;
+}
+
+bool ParseBool(const char* value, bool* out) {
+  if (Eq(value, "0")) {
+    *out = false;
+    return true;
+  }
+  if (Eq(value, "1")) {
+    *out = true;
+    return true;
+  }
+  return false;
+}
+
+/// Edit distance between two names, case-insensitive; large when either is too long to compare.
+uint32_t Distance(const char* a, size_t na, const char* b) {
+  constexpr size_t kMax = 64;
+  size_t nb = Len(b);
+  if (na > kMax || nb > kMax) return 1000;
+  uint32_t prev[kMax + 1], cur[kMax + 1];
+  for (size_t j = 0; j <= nb; ++j) prev[j] = static_cast<uint32_t>(j);
+  for (size_t i = 1; i <= na; ++i) {
+    cur[0] = static_cast<uint32_t>(i);
+    for (size_t j = 1; j <= nb; ++j) {
+      uint32_t sub = prev[j - 1] + (Upper(a[i - 1]) == Upper(b[j - 1]) ? 0 : 1);
+      uint32_t del = prev[j] + 1;
+      uint32_t ins = cur[j - 1] + 1;
+      uint32_t best = sub < del ? sub : del;
+      cur[j] = best < ins ? best : ins;
+    }
+    for (size_t j = 0; j <= nb; ++j) prev[j] = cur[j];
+  }
+  return prev[nb];
+}
+
+bool Fail(Error* err, const char* name, const char* value, const char* expected) {
+  Msg m = Begin(err, name, Len(name), value);
+  m.Put(expected);
+  return false;
+}
+
+}  // namespace
+
+const char* Lookup(const char* const* env, const char* name) {
+  if (env == nullptr || name == nullptr) return nullptr;
+  for (; *env != nullptr; ++env) {
+    const char* e = *env;
+    const char* n = name;
+    while (*n != '\0' && *e == *n) ++e, ++n;
+    if (*n == '\0' && *e == '=') return e + 1;
+  }
+  return nullptr;
+}
+
+bool Parse(const char* const* env, Config* out, Error* err) {
+  Error scratch;
+  if (err == nullptr) err = &scratch;
+  err->text[0] = '\0';
+  *out = Config();
+  out->match = kDefaultMatch;
+  if (env == nullptr) return true;
+
+  // NUMABIND_DISABLE=1 is the off switch: nothing else is read, so nothing else can complain.
+  const char* v = Lookup(env, "NUMABIND_DISABLE");
+  if (v != nullptr && *v != '\0') {
+    if (!ParseBool(v, &out->disabled)) return Fail(err, "NUMABIND_DISABLE", v, "expected 0 or 1");
+    if (out->disabled) return true;
+  }
+
+  v = Lookup(env, "NUMABIND_POLICY");
+  if (v != nullptr && *v != '\0') {
+    if (!CheckPolicy(v, err)) return false;
+    out->policy = v;
+  }
+
+  v = Lookup(env, "NUMABIND_MEMORY");
+  if (v != nullptr && *v != '\0') {
+    if (!Eq(v, "local") && !Eq(v, "preferred") && !Eq(v, "bind") && !Eq(v, "interleave")) {
+      return Fail(err, "NUMABIND_MEMORY", v, "expected local, preferred, bind or interleave");
+    }
+    out->memory = v;
+  }
+
+  v = Lookup(env, "NUMABIND_DEVICES");
+  if (v != nullptr && *v != '\0') {
+    if (!CheckDevices(v, err)) return false;
+    out->devices = v;
+  }
+
+  v = Lookup(env, "NUMABIND_NRANKS");
+  if (v != nullptr && *v != '\0') {
+    uint32_t n = 0;
+    if (!ParseNum(v, Len(v), kMaxRanks, &n) || n == 0) {
+      Msg m = Begin(err, "NUMABIND_NRANKS", 15, v);
+      m.Put("expected a positive integer up to ");
+      m.PutNum(kMaxRanks);
+      return false;
+    }
+    out->nranks = n;
+  }
+
+  v = Lookup(env, "NUMABIND_RANK_VAR");
+  if (v != nullptr && *v != '\0') {
+    if (!IsVarName(v))
+      return Fail(err, "NUMABIND_RANK_VAR", v, "expected a variable name such as LOCAL_RANK");
+    out->rank_var = v;
+  }
+
+  v = Lookup(env, "NUMABIND_MATCH");
+  if (v != nullptr) out->match = v;  // any glob; empty matches nothing
+
+  v = Lookup(env, "NUMABIND_TOPOLOGY");
+  if (v != nullptr && *v != '\0') {
+    if (StartsWith(v, "synthetic:")) {
+      const char* d = v + 10;
+      while (*d == ' ') ++d;
+      if (*d == '\0') {
+        return Fail(err, "NUMABIND_TOPOLOGY", v,
+                    "expected an hwloc XML file or synthetic:DESC such as synthetic:pack:2 core:4 pu:2");
+      }
+    }
+    out->topology = v;
+  }
+
+  v = Lookup(env, "NUMABIND_LOG");
+  if (v != nullptr && *v != '\0') {
+    if (Eq(v, "off"))
+      out->log = LogLevel::kOff;
+    else if (Eq(v, "warn"))
+      out->log = LogLevel::kWarn;
+    else if (Eq(v, "info"))
+      out->log = LogLevel::kInfo;
+    else if (Eq(v, "debug"))
+      out->log = LogLevel::kDebug;
+    else
+      return Fail(err, "NUMABIND_LOG", v, "expected off, warn, info or debug");
+  }
+
+  v = Lookup(env, "NUMABIND_LOG_FILE");
+  if (v != nullptr && *v != '\0') out->log_file = v;
+
+  v = Lookup(env, "NUMABIND_STRICT");
+  if (v != nullptr && *v != '\0') {
+    if (!ParseBool(v, &out->strict)) return Fail(err, "NUMABIND_STRICT", v, "expected 0 or 1");
+  }
+
+  // A misspelt name must not silently leave a job unbound.
+  for (const char* const* e = env; *e != nullptr; ++e) {
+    const char* s = *e;
+    if (!StartsWith(s, kPrefix)) continue;
+    size_t n = kPrefixLen;
+    while (s[n] != '\0' && s[n] != '=') ++n;
+    if (s[n] != '=') continue;  // not NAME=value: not a variable
+    if (FindVar(s, n) != nullptr) continue;
+    const char* best = nullptr;
+    // Suggest only close names: one edit for short names, up to three for long ones.
+    uint32_t limit = static_cast<uint32_t>((n - kPrefixLen) / 3);
+    if (limit < 1) limit = 1;
+    if (limit > 3) limit = 3;
+    uint32_t best_d = limit + 1;
+    for (int i = 0; i < kVarCount; ++i) {
+      uint32_t d = Distance(s, n, kVars[i].name);
+      if (d < best_d) {
+        best_d = d;
+        best = kVars[i].name;
+      }
+    }
+    Msg m = Begin(err, s, n, s + n + 1);
+    m.Put("unknown variable");
+    if (best != nullptr) {
+      m.Put(" (did you mean ");
+      m.Put(best);
+      m.Put("?)");
+    } else {
+      m.Put(" (numabind vars lists them)");
+    }
+    return false;
+  }
+
+  out->enabled = out->policy != nullptr;
+  return true;
+}
+
+}  // namespace numabind::config

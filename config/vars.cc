@@ -1,0 +1,84 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+
+#include "config/vars.h"
+
+#include "config/config.h"
+
+namespace numabind::config {
+
+const char kDefaultMatch[] = "*-c from multiprocessing.spawn import spawn_main*--multiprocessing-fork*";
+
+const VarInfo kVars[] = {
+    {"NUMABIND_POLICY", "node|socket|exclusive|core-complex|cpus:LIST|LIST...|nodes:LIST|LIST...", nullptr,
+     "numabind does nothing",
+     "How each local rank is placed; numabind acts only when this is set. node: every CPU of the NUMA node "
+     "nearest the rank's device; socket: every CPU of the package holding that node; exclusive: that node's "
+     "physical cores shared out among its ranks, SMT siblings kept together; core-complex: one last-level "
+     "cache of that node per rank. Without devices, ranks are spread over the NUMA nodes in contiguous "
+     "blocks. cpus: and nodes: are explicit per-rank maps: entries separated by |, each a list such as "
+     "0-3,8, *N repeats an entry, ranks wrap around."},
+    {"NUMABIND_MEMORY", "local|preferred|bind|interleave", "local", nullptr,
+     "Memory policy over the rank's NUMA nodes: local keeps the kernel's first touch, preferred prefers "
+     "them, bind allows only them, interleave spreads pages across them."},
+    {"NUMABIND_DEVICES", "auto|none|BUSID,BUSID...", "auto", nullptr,
+     "The accelerator each local rank drives (rank r uses device r mod count), whose NUMA node the policy "
+     "starts from. auto: accelerators found by PCI vendor and class, ordered by bus id, the i-th of a "
+     "numeric CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES for local rank i when set; "
+     "none: no devices; or PCI bus ids such as 0000:34:00.0."},
+    {"NUMABIND_NRANKS", "N", nullptr, "the launcher's local size",
+     "How many local ranks run on this machine; by default the launcher's local-size variable that goes "
+     "with the rank's variable (LOCAL_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS, "
+     "PMI_LOCAL_SIZE, PALS_LOCAL_SIZE, MV2_COMM_WORLD_LOCAL_SIZE, JSM_NAMESPACE_LOCAL_SIZE, "
+     "SLURM_NTASKS_PER_NODE)."},
+    {"NUMABIND_RANK_VAR", "NAME", nullptr, "the built-in list",
+     "The variable that carries a spawned program's local rank; by default the first of LOCAL_RANK, "
+     "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, PMI_LOCAL_RANK, PALS_LOCAL_RANKID, "
+     "MV2_COMM_WORLD_LOCAL_RANK, JSM_NAMESPACE_LOCAL_RANK, FLUX_TASK_LOCAL_ID, MPT_LRANK and SLURM_LOCALID "
+     "that the new program's environment carries and the launcher's own did not."},
+    {"NUMABIND_MATCH", "GLOB", kDefaultMatch, nullptr,
+     "Spawns whose command line (arguments joined with spaces) matches this fnmatch(3) glob, made by a "
+     "process that is not itself a rank, take local ranks 0, 1, 2... in spawn order: for launchers whose "
+     "workers get no rank variable. The default matches Python multiprocessing's spawn workers, not its "
+     "resource tracker. Empty: matches nothing."},
+    {"NUMABIND_TOPOLOGY", "FILE|synthetic:DESC", nullptr, "the live machine",
+     "Plan on an hwloc XML file or an hwloc synthetic description (synthetic:pack:2 numa:2 core:4 pu:2) "
+     "instead of the live machine."},
+    {"NUMABIND_LOG", "off|warn|info|debug", "warn", nullptr,
+     "warn: problems only; info: also one line per bound rank (pid, rank and where it came from, command, "
+     "CPUs, nodes, memory policy, entry point); debug: also the spawning call stack."},
+    {"NUMABIND_LOG_FILE", "PATH", nullptr, "standard error", "Append log lines to this file instead."},
+    {"NUMABIND_STRICT", "0|1", "0", nullptr,
+     "1: a rank that cannot be bound is not started (its exec or spawn fails with errno set). 0: it runs "
+     "unbound after a warning."},
+    {"NUMABIND_DISABLE", "0|1", "0", nullptr,
+     "1 turns numabind off whatever else is set; nothing else is read."},
+};
+
+const int kVarCount = sizeof(kVars) / sizeof(kVars[0]);
+
+const RankVar kRankVars[] = {
+    {"LOCAL_RANK", "LOCAL_WORLD_SIZE"},                            // torchrun, accelerate, ...
+    {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},  // Open MPI
+    {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},                        // MPICH hydra, Intel MPI
+    {"PMI_LOCAL_RANK", "PMI_LOCAL_SIZE"},                          // Cray PMI
+    {"PALS_LOCAL_RANKID", "PALS_LOCAL_SIZE"},                      // HPE PALS
+    {"MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"},    // MVAPICH2
+    {"JSM_NAMESPACE_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_SIZE"},      // IBM jsrun
+    {"FLUX_TASK_LOCAL_ID", nullptr},                               // Flux
+    {"MPT_LRANK", nullptr},                                        // HPE/SGI MPT
+    {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},                    // Slurm: last, inherited stale
+};
+
+const int kRankVarCount = sizeof(kRankVars) / sizeof(kRankVars[0]);
+
+const VarInfo* FindVar(const char* name, size_t len) {
+  for (int i = 0; i < kVarCount; ++i) {
+    const char* v = kVars[i].name;
+    size_t j = 0;
+    while (j < len && v[j] != '\0' && v[j] == name[j]) ++j;
+    if (j == len && v[j] == '\0') return &kVars[i];
+  }
+  return nullptr;
+}
+
+}  // namespace numabind::config

@@ -1,0 +1,413 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Policies -> PlanBasis. How this follows torch/numa/binding.py (`torchrun --numa-binding`):
+//  - A device's node: torch reads /sys/bus/pci/devices/ID/numa_node and takes -1 as node 0. numabind takes
+//    hwloc's locality (the nodes covering the device's first non-I/O ancestor, the same source on Linux)
+//    and treats an unknown locality as near every node: binding such a rank to node 0 would be a guess.
+//  - node: the node's CPUs intersected with the allowed CPUs (torch: sysfs cpulist ∩ sched_getaffinity).
+//  - socket: torch takes the package of the node's lowest allowed CPU and every node whose lowest allowed
+//    CPU is in that package; numabind takes the allowed CPUs of the package(s) holding the node's allowed
+//    CPUs, which is the same set, and the nodes with CPUs there for memory.
+//  - exclusive: as torch, physical cores keyed by their lowest sibling (allowed or not) in that order, only
+//    their allowed PUs, C/k cores each and one more for the first C%k; torch divides among the GPUs of the
+//    node, numabind among the ranks whose slots share the node, which is the same when there is one rank
+//    per device. Fewer cores than ranks fails every rank of the node, as torch raises for every GPU there.
+//  - core-complex: as torch, the node's allowed CPUs grouped by their last-level data/unified cache,
+//    ordered by (-allowed CPUs, lowest CPU of the cache), rank index mod caches. Memory-side caches (KNL)
+//    are not CPU caches, as sysfs does not list them either.
+//  - Without devices torch does not bind; numabind spreads ranks over nodes in contiguous blocks.
+
+#include "core/planner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+
+#include "core/devices.h"
+
+namespace numabind::core {
+
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\n");
+  return s.substr(b, e - b + 1);
+}
+
+void CopyText(char* dst, size_t cap, const std::string& src) {
+  size_t n = src.size() < cap - 1 ? src.size() : cap - 1;
+  if (src.size() > cap - 1 && cap > 4) {
+    n = cap - 4;
+    memcpy(dst, src.data(), n);
+    memcpy(dst + n, "...", 4);
+    return;
+  }
+  memcpy(dst, src.data(), n);
+  dst[n] = '\0';
+}
+
+// Parses the entries of a map after "cpus:" or "nodes:".
+bool ParseMapEntries(const std::string& what, const std::string& body, std::vector<CpuSet>* entries,
+                     std::string* err) {
+  size_t start = 0;
+  int index = 0;
+  while (true) {
+    size_t bar = body.find('|', start);
+    std::string entry = Trim(body.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+    ++index;
+    std::string where = "NUMABIND_POLICY: " + what + " map entry " + std::to_string(index) + " \"" + entry + "\"";
+    uint32_t repeat = 1;
+    size_t star = entry.find('*');
+    std::string list = Trim(entry.substr(0, star));
+    if (star != std::string::npos) {
+      std::string count = Trim(entry.substr(star + 1));
+      if (count.empty() || count.size() > 6 || count.find_first_not_of("0123456789") != std::string::npos ||
+          atoi(count.c_str()) < 1) {
+        *err = where + ": the count after '*' must be a positive number";
+        return false;
+      }
+      repeat = static_cast<uint32_t>(atoi(count.c_str()));
+    }
+    if (list.empty()) {
+      *err = where + ": empty entry";
+      return false;
+    }
+    CpuSet set;
+    std::string why;
+    if (!CpuSet::ParseList(list.c_str(), &set, &why)) {
+      *err = where + ": " + why;
+      return false;
+    }
+    if (entries->size() + repeat > kMaxMapEntries) {
+      *err = "NUMABIND_POLICY: more than " + std::to_string(kMaxMapEntries) + " map entries";
+      return false;
+    }
+    entries->insert(entries->end(), repeat, set);
+    if (bar == std::string::npos) break;
+    start = bar + 1;
+  }
+  return true;
+}
+
+// One place ranks go, before packing into the basis.
+struct Draft {
+  int32_t group = 0;
+  NodeSet nodes;
+  uint32_t first_unit = 0, unit_count = 0;
+  std::string label, device;
+};
+
+struct Target {
+  NodeSet nodes;
+  bool unknown = false;  // locality unknown: every node, every allowed CPU
+  std::string device;
+};
+
+std::string NodeLabel(const NodeSet& nodes, bool unknown) {
+  std::string l = "node " + nodes.ToList();
+  if (unknown) l += " (locality unknown)";
+  return l;
+}
+
+PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, const std::string& memory_text,
+                bool spread, const std::vector<Draft>& drafts, const std::vector<CpuSet>& units, std::string* err) {
+  uint32_t cpu_words = std::max({topo.complete.UsedWords(), topo.allowed.UsedWords(), 1u});
+  for (const CpuSet& u : units) cpu_words = std::max(cpu_words, u.UsedWords());
+  uint32_t node_words = std::max((topo.NodeLimit() + 63) / 64, 1u);
+  for (const Draft& d : drafts) node_words = std::max(node_words, d.nodes.UsedWords());
+
+  auto align8 = [](size_t v) { return (v + 7) & ~size_t{7}; };
+  size_t slots_off = align8(sizeof(PlanBasis));
+  size_t nodes_off = align8(slots_off + drafts.size() * sizeof(PlanSlot));
+  size_t units_off = nodes_off + drafts.size() * node_words * sizeof(uint64_t);
+  size_t total = units_off + units.size() * cpu_words * sizeof(uint64_t);
+  char* block = static_cast<char*>(calloc(1, total));
+  if (!block) {
+    *err = "out of memory preparing the plan";
+    return nullptr;
+  }
+  PlanBasis* basis = reinterpret_cast<PlanBasis*>(block);
+  PlanSlot* slots = reinterpret_cast<PlanSlot*>(block + slots_off);
+  uint64_t* slot_nodes = reinterpret_cast<uint64_t*>(block + nodes_off);
+  uint64_t* unit_cpus = reinterpret_cast<uint64_t*>(block + units_off);
+  basis->policy = policy.kind;
+  basis->memory = memory;
+  basis->spread_in_blocks = spread;
+  basis->cpu_words = cpu_words;
+  basis->node_words = node_words;
+  basis->slot_count = static_cast<uint32_t>(drafts.size());
+  basis->slots = slots;
+  basis->slot_nodes = slot_nodes;
+  basis->unit_count = static_cast<uint32_t>(units.size());
+  basis->unit_cpus = unit_cpus;
+  CopyText(basis->policy_text, sizeof basis->policy_text, policy.text);
+  CopyText(basis->memory_text, sizeof basis->memory_text, memory_text);
+  for (size_t i = 0; i < drafts.size(); ++i) {
+    slots[i].group = drafts[i].group;
+    slots[i].first_unit = drafts[i].first_unit;
+    slots[i].unit_count = drafts[i].unit_count;
+    CopyText(slots[i].label, sizeof slots[i].label, drafts[i].label);
+    CopyText(slots[i].device, sizeof slots[i].device, drafts[i].device);
+    drafts[i].nodes.CopyTo(slot_nodes + i * node_words, node_words);
+  }
+  for (size_t i = 0; i < units.size(); ++i) units[i].CopyTo(unit_cpus + i * cpu_words, cpu_words);
+  return basis;
+}
+
+bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
+
+}  // namespace
+
+bool ParsePolicy(const char* text, Policy* out, std::string* err) {
+  *out = Policy();
+  std::string s = Trim(text ? text : "");
+  out->text = s;
+  if (s == "node") {
+    out->kind = PolicyKind::kNode;
+  } else if (s == "socket") {
+    out->kind = PolicyKind::kSocket;
+  } else if (s == "exclusive") {
+    out->kind = PolicyKind::kExclusive;
+  } else if (s == "core-complex") {
+    out->kind = PolicyKind::kCoreComplex;
+  } else if (s.compare(0, 5, "cpus:") == 0) {
+    out->kind = PolicyKind::kCpuMap;
+    return ParseMapEntries("cpus", s.substr(5), &out->entries, err);
+  } else if (s.compare(0, 6, "nodes:") == 0) {
+    out->kind = PolicyKind::kNodeMap;
+    return ParseMapEntries("nodes", s.substr(6), &out->entries, err);
+  } else {
+    *err = "NUMABIND_POLICY: unknown policy \"" + s +
+           "\": use node, socket, exclusive, core-complex, cpus:LIST|LIST... or nodes:LIST|LIST...";
+    return false;
+  }
+  return true;
+}
+
+bool ParseMemory(const char* text, MemoryKind* out, std::string* err) {
+  std::string s = Trim(text ? text : "");
+  if (s.empty() || s == "local") {
+    *out = MemoryKind::kLocal;
+  } else if (s == "preferred") {
+    *out = MemoryKind::kPreferred;
+  } else if (s == "bind") {
+    *out = MemoryKind::kBind;
+  } else if (s == "interleave") {
+    *out = MemoryKind::kInterleave;
+  } else {
+    *err = "NUMABIND_MEMORY: unknown memory policy \"" + s + "\": use local, preferred, bind or interleave";
+    return false;
+  }
+  return true;
+}
+
+PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request& request, std::string* err) {
+  Policy policy;
+  MemoryKind memory;
+  DeviceSpec spec;
+  if (!ParsePolicy(request.policy, &policy, err) || !ParseMemory(request.memory, &memory, err) ||
+      !ParseDevices(request.devices, &spec, err))
+    return nullptr;
+  if (policy.text.empty()) {
+    *err = "NUMABIND_POLICY is empty: use node, socket, exclusive, core-complex, cpus:... or nodes:...";
+    return nullptr;
+  }
+  std::string memory_text = MemoryName(memory);
+  if (topo.allowed.Empty()) {
+    *err = "no allowed CPUs in the topology of the " + topo.source;
+    return nullptr;
+  }
+
+  std::vector<Draft> drafts;
+  std::vector<CpuSet> units;
+
+  if (IsMap(policy.kind)) {
+    // Explicit maps: every entry its own slot and group; CPUs limited to the allowed ones.
+    NodeSet existing;
+    for (const TopoNode& n : topo.nodes) existing.Set(n.os);
+    for (size_t i = 0; i < policy.entries.size(); ++i) {
+      const CpuSet& entry = policy.entries[i];
+      Draft d;
+      d.group = static_cast<int32_t>(i);
+      CpuSet cpus;
+      if (policy.kind == PolicyKind::kCpuMap) {
+        cpus = entry.Intersect(topo.allowed);
+        d.nodes = topo.NodesOfCpus(cpus.Empty() ? entry : cpus);
+        d.label = "cpus " + entry.ToList();
+      } else {
+        d.nodes = entry.Intersect(existing);
+        cpus = topo.CpusOfNodes(entry).IntersectWith(topo.allowed);
+        d.label = "node " + entry.ToList();
+      }
+      if (!cpus.Empty()) {
+        d.first_unit = static_cast<uint32_t>(units.size());
+        d.unit_count = 1;
+        units.push_back(cpus);
+      }
+      drafts.push_back(d);
+    }
+    return Pack(topo, policy, memory, memory_text, false, drafts, units, err);
+  }
+
+  // Where ranks go: devices, or the nodes with allowed CPUs.
+  std::vector<PciDevice> devices;
+  if (!SelectDevices(topo, spec, request.env, &devices, err)) return nullptr;
+  NodeSet cpu_nodes = topo.CpuNodes();
+  std::vector<Target> targets;
+  bool spread = devices.empty();
+  if (devices.empty()) {
+    NodeSet nodes = topo.NodesWithAllowedCpus();
+    for (int64_t n = nodes.First(); n >= 0; n = nodes.Next(n)) {
+      Target t;
+      t.nodes.Set(static_cast<uint32_t>(n));
+      targets.push_back(t);
+    }
+    if (targets.empty()) {  // the allowed CPUs belong to no node (a restricted file): one place for all
+      Target t;
+      t.nodes = cpu_nodes;
+      t.unknown = true;
+      targets.push_back(t);
+    }
+  } else {
+    for (const PciDevice& d : devices) {
+      Target t;
+      t.device = d.bus_id;
+      t.nodes = d.nodes.Intersect(cpu_nodes);
+      if (!d.locality_known || t.nodes.Empty()) {
+        t.nodes = cpu_nodes;
+        t.unknown = true;
+      }
+      targets.push_back(t);
+    }
+  }
+
+  // Groups: targets with the same node set (and knowledge of it) share units.
+  struct Group {
+    NodeSet nodes;
+    bool unknown;
+    uint32_t first_unit = 0, unit_count = 0;
+    NodeSet mem_nodes;
+    std::string label;
+  };
+  std::vector<Group> groups;
+  std::vector<int32_t> group_of;
+  for (const Target& t : targets) {
+    int32_t g = -1;
+    for (size_t i = 0; i < groups.size(); ++i)
+      if (groups[i].unknown == t.unknown && groups[i].nodes == t.nodes) g = static_cast<int32_t>(i);
+    if (g < 0) {
+      g = static_cast<int32_t>(groups.size());
+      Group grp;
+      grp.nodes = t.nodes;
+      grp.unknown = t.unknown;
+      groups.push_back(grp);
+    }
+    group_of.push_back(g);
+  }
+
+  for (Group& g : groups) {
+    // The CPUs this group may use: its nodes' allowed CPUs; every allowed CPU when the locality is unknown.
+    CpuSet scope = g.unknown ? topo.allowed : topo.CpusOfNodes(g.nodes).IntersectWith(topo.allowed);
+    g.label = NodeLabel(g.nodes, g.unknown);
+    g.mem_nodes = g.nodes;
+    g.first_unit = static_cast<uint32_t>(units.size());
+    switch (policy.kind) {
+      case PolicyKind::kNode:
+        if (!scope.Empty()) units.push_back(scope);
+        break;
+      case PolicyKind::kSocket: {
+        CpuSet cpus = scope;
+        NodeSet packages;
+        if (!g.unknown) {
+          for (int64_t c = scope.First(); c >= 0; c = scope.Next(c)) {
+            const TopoPu* pu = topo.FindPu(static_cast<uint32_t>(c));
+            if (pu && pu->package >= 0 && !packages.Test(static_cast<uint32_t>(pu->package))) {
+              packages.Set(static_cast<uint32_t>(pu->package));
+              cpus.UnionWith(topo.packages[pu->package].cpus);
+            }
+          }
+          cpus.IntersectWith(topo.allowed);
+          NodeSet os;
+          for (int64_t p = packages.First(); p >= 0; p = packages.Next(p)) os.Set(topo.packages[p].os);
+          if (!os.Empty()) g.label = "package " + os.ToList() + " (node " + g.nodes.ToList() + ")";
+          // Memory over the nodes of the package that have allowed CPUs, as torch's --preferred-many.
+          g.mem_nodes.UnionWith(topo.NodesOfCpus(cpus));
+        }
+        if (!cpus.Empty()) units.push_back(cpus);
+        break;
+      }
+      case PolicyKind::kExclusive: {
+        // Physical cores in CPU order (keyed by the core's lowest PU, allowed or not), their allowed PUs.
+        std::vector<std::pair<int64_t, CpuSet>> cores;
+        for (const TopoCore& c : topo.cores) {
+          CpuSet mine = c.cpus.Intersect(scope);
+          if (!mine.Empty()) cores.emplace_back(c.cpus.First(), mine);
+        }
+        std::sort(cores.begin(), cores.end(),
+                  [](const std::pair<int64_t, CpuSet>& a, const std::pair<int64_t, CpuSet>& b) { return a.first < b.first; });
+        for (auto& c : cores) units.push_back(c.second);
+        break;
+      }
+      case PolicyKind::kCoreComplex: {
+        // Last-level caches: more allowed CPUs first, ties to the cache's lowest CPU.
+        struct Complex {
+          uint32_t count;
+          int64_t key;
+          CpuSet cpus;
+        };
+        std::vector<Complex> complexes;
+        for (const TopoCache& c : topo.llcs) {
+          CpuSet mine = c.cpus.Intersect(scope);
+          if (!mine.Empty()) complexes.push_back(Complex{mine.Count(), c.cpus.First(), mine});
+        }
+        std::sort(complexes.begin(), complexes.end(), [](const Complex& a, const Complex& b) {
+          return a.count != b.count ? a.count > b.count : a.key < b.key;
+        });
+        for (auto& c : complexes) units.push_back(c.cpus);
+        break;
+      }
+      case PolicyKind::kCpuMap:
+      case PolicyKind::kNodeMap:
+        break;
+    }
+    g.unit_count = static_cast<uint32_t>(units.size()) - g.first_unit;
+  }
+
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const Group& g = groups[group_of[i]];
+    Draft d;
+    d.group = group_of[i];
+    d.nodes = g.mem_nodes;
+    d.first_unit = g.first_unit;
+    d.unit_count = g.unit_count;
+    d.label = g.label;
+    d.device = targets[i].device;
+    drafts.push_back(d);
+  }
+  return Pack(topo, policy, memory, memory_text, spread, drafts, units, err);
+}
+
+PlanBasis* Prepare(const numabind_prepare_request& request, std::string* err) {
+  // Check the text first: a typo must not cost a topology discovery.
+  Policy policy;
+  MemoryKind memory;
+  DeviceSpec spec;
+  if (!ParsePolicy(request.policy, &policy, err) || !ParseMemory(request.memory, &memory, err) ||
+      !ParseDevices(request.devices, &spec, err))
+    return nullptr;
+  LoadOptions options;
+  options.pci = !IsMap(policy.kind) && spec.mode != DeviceMode::kNone;
+  options.all_pci = spec.mode == DeviceMode::kList;
+  Topology topo;
+  std::string why;
+  if (!LoadTopology(request.topology, options, &topo, &why)) {
+    *err = (request.topology && *request.topology ? "NUMABIND_TOPOLOGY: " : "") + why;
+    return nullptr;
+  }
+  return PreparePlanBasis(topo, request, err);
+}
+
+}  // namespace numabind::core

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# `make bench`: what the preloaded shim costs the programs a user starts, measured side by side.
+# Builds bench/*.c into $BUILD/bench/spawn_bench (not part of the default `make`), runs it, prints a table
+# and writes $BUILD/bench/results.json. Needs `make all` first (the Makefile's bench target does that).
+# Knobs: BENCH_SPAWNS (spawns per variant and method, default 3000), BENCH_ROUNDS (10), BENCH_WARMUP (2),
+# BENCH_PLAN_RUNS (5), BENCH_PREPARE_RUNS (10), BENCH_TOPOLOGY (default: the largest file in
+# ../shared/topologies). BENCH_PROFILE=1 adds callgrind instruction counts of a preloaded /bin/true.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+CC=${CC:-cc}
+mkdir -p "$BUILD/bench"
+for f in libnumabind.so libnumabind_core.so libempty.so numabind; do
+  [ -e "$BUILD/$f" ] || { echo "bench: $BUILD/$f is missing: run make BUILD=$BUILD all" >&2; exit 1; }
+done
+command -v numactl >/dev/null || { echo "bench: numactl is missing: scripts/install-deps.sh" >&2; exit 1; }
+$CC -std=gnu11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -o "$BUILD/bench/spawn_bench" bench/*.c -ldl
+
+unset LD_PRELOAD  # the driver itself runs unpreloaded; it gives each spawner its variant's preload
+topology=${BENCH_TOPOLOGY:-../shared/topologies/192em64t-12gr2n8c2t.xml}
+[ -e "$topology" ] || { echo "bench: topology $topology is missing (shared/ must sit beside the repo)" >&2; exit 1; }
+"$BUILD/bench/spawn_bench" run --build "$BUILD" --topology "$topology" --out "$BUILD/bench/results.json"
+
+if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+  # Instructions executed in user space by one start of /bin/true (callgrind's Ir): noise-free, unlike time.
+  command -v valgrind >/dev/null || { echo "bench: BENCH_PROFILE=1 needs valgrind" >&2; exit 1; }
+  echo
+  echo "user-space instructions to start /bin/true once (callgrind Ir)"
+  ir() {
+    local out; out=$(mktemp)
+    env -u LD_PRELOAD "$@" valgrind --tool=callgrind --callgrind-out-file="$out" /bin/true 2>&1 |
+      sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
+    rm -f "$out"
+  }
+  printf '  %-40s %12s\n' "no preload" "$(ir)"
+  printf '  %-40s %12s\n' "libempty.so" "$(ir LD_PRELOAD="$PWD/$BUILD/libempty.so")"
+  printf '  %-40s %12s\n' "shim, inert" "$(ir LD_PRELOAD="$PWD/$BUILD/libnumabind.so")"
+  printf '  %-40s %12s\n' "shim, NUMABIND_POLICY=node (not a rank)" \
+    "$(ir LD_PRELOAD="$PWD/$BUILD/libnumabind.so" NUMABIND_POLICY=node)"
+fi

@@ -1,0 +1,234 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind run`: where it finds libnumabind.so (build tree, installed layout), LD_PRELOAD kept and not
+// doubled, the options' variables, validation before anything runs, exit statuses. The tests run a copy of
+// build/numabind next to a stand-in libnumabind.so (a copy of build/libempty.so), so they check the command
+// and not the shim.
+
+#include <limits.h>
+
+#include "cli/cli.h"
+#include "tests/cli/cli_util.h"
+
+using numabind::test::CountLines;
+using numabind::test::Result;
+using numabind::test::RunProgram;
+
+namespace {
+
+void Copy(const std::string& from, const std::string& to) {
+  std::string data = numabind::test::ReadAll(from);
+  cr_assert(!data.empty(), "cannot read %s", from.c_str());
+  numabind::test::WriteAll(to, data);
+  cr_assert_eq(chmod(to.c_str(), 0755), 0);
+}
+
+std::string EmptyLib() {
+  std::string lib = numabind::test::BuildDir() + "/libempty.so";
+  cr_assert_eq(access(lib.c_str(), R_OK), 0, "%s is not built (make BUILD=%s all)", lib.c_str(),
+               numabind::test::BuildDir().c_str());
+  return lib;
+}
+
+std::string Real(const std::string& path) {
+  char buf[PATH_MAX];
+  cr_assert_not_null(realpath(path.c_str(), buf), "realpath %s", path.c_str());
+  return buf;
+}
+
+/// dir/numabind with dir/libnumabind.so beside it, as in the build tree; returns dir.
+std::string BuildTreeLayout() {
+  std::string dir = numabind::test::TempDir();
+  Copy(numabind::test::Numabind(), dir + "/numabind");
+  Copy(EmptyLib(), dir + "/libnumabind.so");
+  return dir;
+}
+
+/// The value of NAME in `env` output, or "<unset>".
+std::string EnvValue(const std::string& env_output, const std::string& name) {
+  std::string key = "\n" + name + "=";
+  std::string text = "\n" + env_output;
+  size_t pos = text.find(key);
+  if (pos == std::string::npos) return "<unset>";
+  pos += key.size();
+  return text.substr(pos, text.find('\n', pos) - pos);
+}
+
+}  // namespace
+
+TestSuite(run, .fini = numabind::test::RemoveTempDirs);
+TestSuite(run_parts, .fini = numabind::test::RemoveTempDirs);
+
+Test(run, sets_preload_and_variables) {
+  std::string dir = BuildTreeLayout();
+  Result r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "env"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_assert_str_empty(r.err.c_str());
+  cr_assert_str_eq(EnvValue(r.out, "LD_PRELOAD").c_str(), Real(dir + "/libnumabind.so").c_str());
+  cr_assert_str_eq(EnvValue(r.out, "NUMABIND_POLICY").c_str(), "node");
+  cr_assert_str_eq(EnvValue(r.out, "NUMABIND_MEMORY").c_str(), "<unset>");
+}
+
+Test(run, every_option_sets_its_variable) {
+  std::string dir = BuildTreeLayout();
+  Result r = RunProgram({dir + "/numabind", "run", "--policy", "cpus:1|0", "--memory", "bind", "--devices", "none",
+                         "--ranks", "2", "--rank-var", "MY_RANK", "--match", "*worker*", "--topology",
+                         "synthetic:pack:2 core:1 pu:1", "--log", "info", "--log-file", "/tmp/x.log", "--strict",
+                         "--", "env"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  const char* expected[][2] = {
+      {"NUMABIND_POLICY", "cpus:1|0"}, {"NUMABIND_MEMORY", "bind"},      {"NUMABIND_DEVICES", "none"},
+      {"NUMABIND_NRANKS", "2"},        {"NUMABIND_RANK_VAR", "MY_RANK"}, {"NUMABIND_MATCH", "*worker*"},
+      {"NUMABIND_TOPOLOGY", "synthetic:pack:2 core:1 pu:1"},             {"NUMABIND_LOG", "info"},
+      {"NUMABIND_LOG_FILE", "/tmp/x.log"},                               {"NUMABIND_STRICT", "1"},
+  };
+  for (const auto& e : expected) {
+    cr_assert_str_eq(EnvValue(r.out, e[0]).c_str(), e[1], "%s", e[0]);
+  }
+}
+
+Test(run, keeps_variables_already_set) {
+  std::string dir = BuildTreeLayout();
+  Result r = RunProgram({dir + "/numabind", "run", "--memory", "interleave", "env"},
+                        {"NUMABIND_POLICY=socket", "NUMABIND_MEMORY=bind", "OTHER=kept"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_assert_str_eq(EnvValue(r.out, "NUMABIND_POLICY").c_str(), "socket");
+  cr_assert_str_eq(EnvValue(r.out, "NUMABIND_MEMORY").c_str(), "interleave");
+  cr_assert_str_eq(EnvValue(r.out, "OTHER").c_str(), "kept");
+  cr_assert_eq(r.out.find("NUMABIND_MEMORY=bind"), std::string::npos, "%s", r.out.c_str());
+}
+
+Test(run, keeps_existing_preload_entries) {
+  std::string dir = BuildTreeLayout();
+  std::string other = Real(EmptyLib());
+  Result r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "env"}, {"LD_PRELOAD=" + other});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_assert_str_eq(EnvValue(r.out, "LD_PRELOAD").c_str(), (other + ":" + Real(dir + "/libnumabind.so")).c_str());
+}
+
+Test(run, does_not_add_the_library_twice) {
+  std::string dir = BuildTreeLayout();
+  std::string lib = Real(dir + "/libnumabind.so");
+  std::string other = Real(EmptyLib());
+  for (const std::string& preload : {lib, other + " " + lib, lib + ":" + other}) {
+    Result r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "env"}, {"LD_PRELOAD=" + preload});
+    cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+    cr_assert_str_eq(EnvValue(r.out, "LD_PRELOAD").c_str(), preload.c_str());
+  }
+}
+
+Test(run, installed_layout) {
+  std::string root = numabind::test::TempDir();
+  cr_assert_eq(mkdir((root + "/bin").c_str(), 0755), 0);
+  cr_assert_eq(mkdir((root + "/lib").c_str(), 0755), 0);
+  Copy(numabind::test::Numabind(), root + "/bin/numabind");
+  Copy(EmptyLib(), root + "/lib/libnumabind.so");
+  Result r = RunProgram({root + "/bin/numabind", "run", "--policy", "node", "--", "env"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_assert_str_eq(EnvValue(r.out, "LD_PRELOAD").c_str(), Real(root + "/lib/libnumabind.so").c_str());
+}
+
+Test(run, library_not_found) {
+  std::string dir = numabind::test::TempDir();
+  Copy(numabind::test::Numabind(), dir + "/numabind");
+  Result r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "true"});
+  cr_assert_eq(r.status, 1);
+  cr_assert_str_eq(r.err.c_str(), ("numabind run: cannot find libnumabind.so (tried " + dir + "/libnumabind.so or " +
+                                   dir + "/../lib/libnumabind.so)\n")
+                                      .c_str());
+}
+
+Test(run, arguments_after_the_command_are_its_own) {
+  std::string dir = BuildTreeLayout();
+  Result r = RunProgram({dir + "/numabind", "run", "--policy", "node", "sh", "-c", "echo \"$@\"", "x", "--policy",
+                         "bogus", "--", "y"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_assert_str_eq(r.out.c_str(), "--policy bogus -- y\n");
+}
+
+Test(run, passes_the_exit_status_through) {
+  std::string dir = BuildTreeLayout();
+  Result r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "sh", "-c", "exit 7"});
+  cr_assert_eq(r.status, 7);
+}
+
+Test(run, command_not_found) {
+  std::string dir = BuildTreeLayout();
+  Result r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "numabind-no-such-command"});
+  cr_assert_eq(r.status, 127);
+  cr_assert_str_eq(r.err.c_str(), "numabind run: numabind-no-such-command: No such file or directory\n");
+  r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "/nonexistent/prog"});
+  cr_assert_eq(r.status, 127);
+  r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", dir});  // a directory
+  cr_assert_eq(r.status, 126);
+  cr_assert_str_eq(r.err.c_str(), ("numabind run: " + dir + ": Permission denied\n").c_str());
+}
+
+Test(run, bad_values_stop_before_anything_runs) {
+  std::string dir = BuildTreeLayout();
+  std::string marker = dir + "/ran";
+  Result r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--memory", "fast", "--", "touch", marker});
+  cr_assert_eq(r.status, 2);
+  cr_assert_str_eq(r.err.c_str(), "numabind run: --memory fast: expected local, preferred, bind or interleave\n");
+  r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "touch", marker}, {"NUMABIND_LOG=loud"});
+  cr_assert_eq(r.status, 2);
+  cr_assert_str_eq(r.err.c_str(), "numabind run: NUMABIND_LOG=loud: expected off, warn, info or debug\n");
+  r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "touch", marker}, {"NUMABIND_NRANK=4"});
+  cr_assert_eq(r.status, 2);
+  cr_assert_str_eq(r.err.c_str(),
+                   "numabind run: NUMABIND_NRANK=4: unknown variable (did you mean NUMABIND_NRANKS?)\n");
+  // Checked even when NUMABIND_DISABLE=1 would make the library read nothing.
+  r = RunProgram({dir + "/numabind", "run", "--policy", "nodes:x", "--", "touch", marker}, {"NUMABIND_DISABLE=1"});
+  cr_assert_eq(r.status, 2, "%s", r.err.c_str());
+  cr_assert_neq(access(marker.c_str(), F_OK), 0, "the command ran");
+}
+
+Test(run, needs_a_policy) {
+  std::string dir = BuildTreeLayout();
+  Result r = RunProgram({dir + "/numabind", "run", "--memory", "bind", "--", "true"});
+  cr_assert_eq(r.status, 2);
+  cr_assert_str_eq(r.err.c_str(),
+                   "numabind run: no policy: give --policy P or set NUMABIND_POLICY (numabind vars lists the "
+                   "choices)\n");
+  // ...unless numabind is switched off: then the command runs, with the library inert.
+  r = RunProgram({dir + "/numabind", "run", "--", "true"}, {"NUMABIND_DISABLE=1"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+}
+
+Test(run, bad_usage) {
+  std::string dir = BuildTreeLayout();
+  Result r = RunProgram({dir + "/numabind", "run", "--policy", "node"});
+  cr_assert_eq(r.status, 2);
+  cr_assert_str_eq(r.err.c_str(), "numabind run: no command given (numabind run [OPTIONS] -- CMD [ARGS...])\n");
+  r = RunProgram({dir + "/numabind", "run", "--polcy", "node", "--", "true"});
+  cr_assert_eq(r.status, 2);
+  cr_assert_str_eq(r.err.c_str(), "numabind run: unknown option --polcy (did you mean --policy?)\n");
+  r = RunProgram({dir + "/numabind", "run", "--strict=1", "--", "true"});
+  cr_assert_eq(r.status, 2);
+  cr_assert_eq(CountLines(r.err), 1, "%s", r.err.c_str());
+}
+
+// ------------------------------------------------------------------------------- the parts, in-process
+
+Test(run_parts, compose_preload) {
+  using numabind::cli::ComposePreload;
+  const std::string lib = "/opt/numabind/lib/libnumabind.so";
+  cr_assert_str_eq(ComposePreload(nullptr, lib).c_str(), lib.c_str());
+  cr_assert_str_eq(ComposePreload("", lib).c_str(), lib.c_str());
+  cr_assert_str_eq(ComposePreload("  ", lib).c_str(), lib.c_str());
+  cr_assert_str_eq(ComposePreload("/a.so", lib).c_str(), ("/a.so:" + lib).c_str());
+  cr_assert_str_eq(ComposePreload("/a.so /b.so", lib).c_str(), ("/a.so /b.so:" + lib).c_str());
+  cr_assert_str_eq(ComposePreload("/a.so:", lib).c_str(), ("/a.so:" + lib).c_str());
+  cr_assert_str_eq(ComposePreload(lib.c_str(), lib).c_str(), lib.c_str());
+  cr_assert_str_eq(ComposePreload("/a.so:/build/libnumabind.so", lib).c_str(), "/a.so:/build/libnumabind.so");
+  cr_assert_str_eq(ComposePreload("libnumabind.so", lib).c_str(), "libnumabind.so");
+  cr_assert_str_eq(ComposePreload("/x/libnumabind.so.old", lib).c_str(), ("/x/libnumabind.so.old:" + lib).c_str());
+}
+
+Test(run_parts, find_shim) {
+  std::string dir = BuildTreeLayout();
+  std::string tried;
+  cr_assert_str_eq(numabind::cli::FindShim(dir + "/numabind", &tried).c_str(), Real(dir + "/libnumabind.so").c_str());
+  cr_assert_str_eq(numabind::cli::FindShim("/nonexistent/bin/numabind", &tried).c_str(), "");
+  cr_assert_str_eq(tried.c_str(), "/nonexistent/bin/libnumabind.so or /nonexistent/bin/../lib/libnumabind.so");
+}

@@ -1,0 +1,172 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind show`: its own binding, another process's (read from /proc), and the memory policies as the
+// kernel writes them in numa_maps. Also called in-process, where get_mempolicy gives this process's policy.
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+
+#include "cli/cli.h"
+#include "tests/cli/cli_util.h"
+
+using numabind::test::CountLines;
+using numabind::test::Result;
+using numabind::test::Run;
+using numabind::test::StatusField;
+
+namespace {
+
+constexpr int kMpolPreferred = 1, kMpolBind = 2, kMpolInterleave = 3;
+
+long SetMempolicy(int mode, unsigned long mask) {
+  return syscall(SYS_set_mempolicy, mode, mode == 0 ? nullptr : &mask, mode == 0 ? 0UL : 64UL);
+}
+
+/// numabind::cli::ShowCommand in this process, output captured.
+Result ShowHere(const std::vector<std::string>& args) {
+  char* out_buf = nullptr;
+  char* err_buf = nullptr;
+  size_t out_len = 0, err_len = 0;
+  FILE* out = open_memstream(&out_buf, &out_len);
+  FILE* err = open_memstream(&err_buf, &err_len);
+  Result r;
+  r.status = numabind::cli::ShowCommand(args, out, err);
+  fclose(out);
+  fclose(err);
+  r.out.assign(out_buf, out_len);
+  r.err.assign(err_buf, err_len);
+  free(out_buf);
+  free(err_buf);
+  return r;
+}
+
+/// A child that binds itself to CPU `cpu` and memory policy (mode, node 0), then waits to be killed.
+pid_t BoundChild(int cpu, int mode) {
+  int ready[2];
+  cr_assert_eq(pipe(ready), 0);
+  pid_t pid = fork();
+  cr_assert(pid >= 0);
+  if (pid == 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    int ok = sched_setaffinity(0, sizeof(set), &set) == 0 && SetMempolicy(mode, 1) == 0;
+    char c = ok ? 'y' : 'n';
+    (void)!write(ready[1], &c, 1);
+    for (;;) pause();
+  }
+  close(ready[1]);
+  char c = 0;
+  cr_assert_eq(read(ready[0], &c, 1), 1);
+  close(ready[0]);
+  if (c != 'y') {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    cr_skip_test("cannot bind a child here");
+  }
+  return pid;
+}
+
+void Reap(pid_t pid) {
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+}
+
+}  // namespace
+
+Test(show, itself_by_default) {
+  Result r = Run({"show"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_assert_str_empty(r.err.c_str());
+  cr_assert_eq(CountLines(r.out), 2, "%s", r.out.c_str());
+  cr_assert(r.out.rfind("pid", 0) == 0, "%s", r.out.c_str());
+  std::string row = r.out.substr(r.out.find('\n') + 1);
+  // The child inherits this process's CPUs and nodes, and has the default memory policy.
+  std::string expected_tail = "  default  " + numabind::test::Numabind() + " show\n";
+  cr_assert(row.find("  " + StatusField("Cpus_allowed_list") + "  ") != std::string::npos, "%s", row.c_str());
+  cr_assert(row.size() > expected_tail.size() &&
+                row.compare(row.size() - expected_tail.size(), expected_tail.size(), expected_tail) == 0,
+            "%s", row.c_str());
+}
+
+Test(show, itself_as_json) {
+  Result r = Run({"show", "--json"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  std::string expected = "\",\"command\":\"" + numabind::test::Numabind() + " show --json\",\"cpus\":\"" +
+                         StatusField("Cpus_allowed_list") + "\",\"nodes\":\"" + StatusField("Mems_allowed_list") +
+                         "\",\"memory\":\"default\"}\n]\n";
+  cr_assert(r.out.rfind("[\n  {\"pid\":", 0) == 0, "%s", r.out.c_str());
+  cr_assert(r.out.find(expected.substr(1)) != std::string::npos, "%s\nexpected ...%s", r.out.c_str(),
+            expected.c_str());
+}
+
+Test(show, another_process) {
+  pid_t child = BoundChild(0, kMpolBind);
+  Result r = Run({"show", "--json", std::to_string(child)});
+  Reap(child);
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  // The child is a fork of this test: same command line.
+  std::string cmdline = numabind::test::ReadAll("/proc/self/cmdline");
+  std::string expected =
+      "  {\"pid\":" + std::to_string(child) + ",\"command\":\"" + cmdline.substr(0, cmdline.find('\0'));
+  cr_assert(r.out.find(expected) != std::string::npos, "%s\nexpected %s", r.out.c_str(), expected.c_str());
+  cr_assert(r.out.find("\"cpus\":\"0\",\"nodes\":\"" + StatusField("Mems_allowed_list") + "\",\"memory\":\"bind:0\"") !=
+                std::string::npos,
+            "%s", r.out.c_str());
+}
+
+Test(show, other_policies_from_numa_maps) {
+  pid_t a = BoundChild(0, kMpolInterleave);
+  pid_t b = BoundChild(0, kMpolPreferred);
+  Result r = Run({"show", std::to_string(a), std::to_string(b)});
+  Reap(a);
+  Reap(b);
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_assert_eq(CountLines(r.out), 3, "%s", r.out.c_str());
+  cr_assert(r.out.find("  interleave:0  ") != std::string::npos, "%s", r.out.c_str());
+  cr_assert(r.out.find("  prefer:0  ") != std::string::npos, "%s", r.out.c_str());
+}
+
+Test(show, own_policy_from_get_mempolicy) {
+  Result r = ShowHere({"--json"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_assert(r.out.find("\"memory\":\"default\"") != std::string::npos, "%s", r.out.c_str());
+  cr_assert(r.out.find("{\"pid\":" + std::to_string(getpid()) + ",") != std::string::npos, "%s", r.out.c_str());
+  struct {
+    int mode;
+    const char* text;
+  } cases[] = {{kMpolBind, "bind:0"}, {kMpolInterleave, "interleave:0"}, {kMpolPreferred, "prefer:0"}};
+  for (const auto& c : cases) {
+    cr_assert_eq(SetMempolicy(c.mode, 1), 0, "set_mempolicy: %s", strerror(errno));
+    r = ShowHere({"--json"});
+    cr_assert(r.out.find(std::string("\"memory\":\"") + c.text + "\"") != std::string::npos, "%s: %s", c.text,
+              r.out.c_str());
+  }
+  cr_assert_eq(SetMempolicy(4 /* MPOL_LOCAL */, 0), 0);
+  r = ShowHere({"--json"});
+  cr_assert(r.out.find("\"memory\":\"local\"") != std::string::npos, "%s", r.out.c_str());
+  SetMempolicy(0, 0);
+}
+
+Test(show, missing_process) {
+  Result r = Run({"show", "999999999"});
+  cr_assert_eq(r.status, 1);
+  cr_assert_str_eq(r.err.c_str(), "numabind show: 999999999: no such process\n");
+  cr_assert_str_empty(r.out.c_str());
+  // The processes that exist are still shown.
+  r = Run({"show", "999999999", "1"});
+  cr_assert_eq(r.status, 1);
+  cr_assert_eq(CountLines(r.out), 2, "%s", r.out.c_str());
+}
+
+Test(show, bad_usage) {
+  Result r = Run({"show", "abc"});
+  cr_assert_eq(r.status, 2);
+  cr_assert_str_eq(r.err.c_str(), "numabind show: abc: not a process id\n");
+  r = Run({"show", "-5"});
+  cr_assert_eq(r.status, 2);
+  r = Run({"show", "--pid", "5"});
+  cr_assert_eq(r.status, 2);
+  cr_assert_str_eq(r.err.c_str(), "numabind show: unknown option --pid (numabind show --help lists the options)\n");
+}

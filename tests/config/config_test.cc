@@ -1,0 +1,535 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The NUMABIND_* variables: every variable's good and bad values, the error texts, defaults, unknown names,
+// Lookup, the rank-variable precedence and the variable table.
+
+#include "config/config.h"
+
+#include <criterion/criterion.h>
+#include <fnmatch.h>
+#include <string.h>
+
+#include <string>
+#include <vector>
+
+#include "config/vars.h"
+
+using numabind::config::Config;
+using numabind::config::Error;
+using numabind::config::LogLevel;
+using numabind::config::Lookup;
+using numabind::config::Parse;
+
+namespace {
+
+/// Owns an environment-style array built from a list of "NAME=value" strings.
+struct Env {
+  std::vector<std::string> strings;
+  std::vector<const char*> ptrs;
+  explicit Env(std::vector<std::string> s) : strings(std::move(s)) {
+    for (const auto& x : strings) ptrs.push_back(x.c_str());
+    ptrs.push_back(nullptr);
+  }
+  const char* const* get() const { return ptrs.data(); }
+};
+
+/// Parses one variable and expects success.
+Config Good(std::vector<std::string> vars) {
+  static std::vector<Env*> keep;  // the Config points into the strings: keep them alive
+  Env* env = new Env(std::move(vars));
+  keep.push_back(env);
+  Config c;
+  Error err;
+  bool ok = Parse(env->get(), &c, &err);
+  cr_assert(ok, "expected success, got: %s", err.text);
+  cr_assert_str_empty(err.text);
+  return c;
+}
+
+/// Parses and expects exactly this error text.
+void Bad(std::vector<std::string> vars, const char* expected) {
+  Env env(std::move(vars));
+  Config c;
+  Error err;
+  bool ok = Parse(env.get(), &c, &err);
+  cr_assert_not(ok, "expected failure \"%s\"", expected);
+  cr_assert_str_eq(err.text, expected);
+}
+
+/// Parses and expects an error starting with this prefix.
+std::string BadPrefix(std::vector<std::string> vars, const char* prefix) {
+  Env env(std::move(vars));
+  Config c;
+  Error err;
+  bool ok = Parse(env.get(), &c, &err);
+  cr_assert_not(ok, "expected failure starting \"%s\"", prefix);
+  cr_assert(strncmp(err.text, prefix, strlen(prefix)) == 0, "got \"%s\", expected prefix \"%s\"", err.text,
+            prefix);
+  cr_assert(strchr(err.text, '\n') == nullptr, "one line: %s", err.text);
+  return err.text;
+}
+
+void ExpectDefaults(const Config& c) {
+  cr_assert_not(c.enabled);
+  cr_assert_not(c.disabled);
+  cr_assert_null(c.policy);
+  cr_assert_str_eq(c.memory, "local");
+  cr_assert_str_eq(c.devices, "auto");
+  cr_assert_eq(c.nranks, 0u);
+  cr_assert_null(c.rank_var);
+  cr_assert_str_eq(c.match, numabind::config::kDefaultMatch);
+  cr_assert_null(c.topology);
+  cr_assert_eq(c.log, LogLevel::kWarn);
+  cr_assert_null(c.log_file);
+  cr_assert_not(c.strict);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------- defaults
+
+Test(defaults, empty_environment) { ExpectDefaults(Good({})); }
+
+Test(defaults, null_environment) {
+  Config c;
+  c.strict = true;
+  Error err;
+  cr_assert(Parse(nullptr, &c, &err));
+  ExpectDefaults(c);
+}
+
+Test(defaults, other_variables_are_ignored) {
+  ExpectDefaults(Good({"PATH=/usr/bin", "LOCAL_RANK=3", "numabind_policy=x", "NUMABIND", "NUMABINDX=1"}));
+}
+
+Test(defaults, empty_values_count_as_unset) {
+  ExpectDefaults(Good({"NUMABIND_POLICY=", "NUMABIND_MEMORY=", "NUMABIND_DEVICES=", "NUMABIND_NRANKS=",
+                       "NUMABIND_RANK_VAR=", "NUMABIND_TOPOLOGY=", "NUMABIND_LOG=", "NUMABIND_LOG_FILE=",
+                       "NUMABIND_STRICT=", "NUMABIND_DISABLE="}));
+}
+
+Test(defaults, null_error_pointer_is_allowed) {
+  Env env({"NUMABIND_MEMORY=fast"});
+  Config c;
+  cr_assert_not(Parse(env.get(), &c, nullptr));
+}
+
+Test(defaults, parse_resets_the_config) {
+  Config c;
+  c.policy = "x";
+  c.nranks = 7;
+  c.log = LogLevel::kDebug;
+  Env env({});
+  Error err;
+  cr_assert(Parse(env.get(), &c, &err));
+  ExpectDefaults(c);
+}
+
+// ------------------------------------------------------------------------------------------------ policy
+
+Test(policy, keywords) {
+  for (const char* p : {"node", "socket", "exclusive", "core-complex"}) {
+    Config c = Good({std::string("NUMABIND_POLICY=") + p});
+    cr_assert_str_eq(c.policy, p);
+    cr_assert(c.enabled);
+  }
+}
+
+Test(policy, points_into_the_environment) {
+  Env env({"NUMABIND_POLICY=node"});
+  Config c;
+  Error err;
+  cr_assert(Parse(env.get(), &c, &err));
+  cr_assert_eq(c.policy, env.ptrs[0] + strlen("NUMABIND_POLICY="));
+}
+
+Test(policy, maps) {
+  for (const char* p :
+       {"cpus:0-15|16-31", "cpus:1|0", "cpus:0", "cpus:0-3*2|4-7*2", "cpus:0-3,8,10-11|4", "nodes:0|0|1|1",
+        "nodes:0-1", "nodes:1*4|0*4", "cpus:65535", "nodes:1023", "cpus:0-3*65536"}) {
+    Config c = Good({std::string("NUMABIND_POLICY=") + p});
+    cr_assert_str_eq(c.policy, p);
+  }
+}
+
+Test(policy, bad_keyword) {
+  Bad({"NUMABIND_POLICY=numa"},
+      "NUMABIND_POLICY=numa: expected node, socket, exclusive, core-complex, cpus:LIST|LIST... or "
+      "nodes:LIST|LIST...");
+  BadPrefix({"NUMABIND_POLICY=Node"}, "NUMABIND_POLICY=Node: expected node, socket");
+  BadPrefix({"NUMABIND_POLICY=node "}, "NUMABIND_POLICY=node : expected node, socket");
+  BadPrefix({"NUMABIND_POLICY=cores:0"}, "NUMABIND_POLICY=cores:0: expected node, socket");
+}
+
+Test(policy, bad_maps) {
+  Bad({"NUMABIND_POLICY=cpus:"},
+      "NUMABIND_POLICY=cpus:: entry 1 (): expected a list of CPU numbers such as 0-3,8, optionally followed "
+      "by *N");
+  Bad({"NUMABIND_POLICY=cpus:0-3|x"},
+      "NUMABIND_POLICY=cpus:0-3|x: entry 2 (x): expected a list of CPU numbers such as 0-3,8, optionally "
+      "followed by *N");
+  Bad({"NUMABIND_POLICY=nodes:0|"},
+      "NUMABIND_POLICY=nodes:0|: entry 2 (): expected a list of node numbers such as 0-3,8, optionally "
+      "followed by *N");
+  Bad({"NUMABIND_POLICY=cpus:3-1"}, "NUMABIND_POLICY=cpus:3-1: entry 1 (3-1): range 3-1 goes down");
+  Bad({"NUMABIND_POLICY=cpus:0,9-2|1"}, "NUMABIND_POLICY=cpus:0,9-2|1: entry 1 (0,9-2): range 9-2 goes down");
+  Bad({"NUMABIND_POLICY=cpus:0-65536"},
+      "NUMABIND_POLICY=cpus:0-65536: entry 1 (0-65536): CPU numbers go up to 65535");
+  Bad({"NUMABIND_POLICY=nodes:0|1024"},
+      "NUMABIND_POLICY=nodes:0|1024: entry 2 (1024): node numbers go up to 1023");
+  Bad({"NUMABIND_POLICY=cpus:0-3*0"},
+      "NUMABIND_POLICY=cpus:0-3*0: entry 1 (0-3*0): *N takes a count from 1 to 65536");
+  Bad({"NUMABIND_POLICY=cpus:0-3*"},
+      "NUMABIND_POLICY=cpus:0-3*: entry 1 (0-3*): *N takes a count from 1 to 65536");
+  Bad({"NUMABIND_POLICY=cpus:0-3*2*2"},
+      "NUMABIND_POLICY=cpus:0-3*2*2: entry 1 (0-3*2*2): *N takes a count from 1 to 65536");
+  BadPrefix({"NUMABIND_POLICY=cpus:*2"}, "NUMABIND_POLICY=cpus:*2: entry 1 (*2): expected a list of CPU");
+  BadPrefix({"NUMABIND_POLICY=cpus:0,,1"}, "NUMABIND_POLICY=cpus:0,,1: entry 1 (0,,1): expected a list");
+  BadPrefix({"NUMABIND_POLICY=cpus:0-"}, "NUMABIND_POLICY=cpus:0-: entry 1 (0-): expected a list");
+  BadPrefix({"NUMABIND_POLICY=cpus:-1"}, "NUMABIND_POLICY=cpus:-1: entry 1 (-1): expected a list");
+  BadPrefix({"NUMABIND_POLICY=cpus:0x3"}, "NUMABIND_POLICY=cpus:0x3: entry 1 (0x3): expected a list");
+  BadPrefix({"NUMABIND_POLICY=cpus: 1"}, "NUMABIND_POLICY=cpus: 1: entry 1 ( 1): expected a list");
+  BadPrefix({"NUMABIND_POLICY=cpus:99999999999999999999"},
+            "NUMABIND_POLICY=cpus:99999999999999999999: entry 1");
+}
+
+Test(policy, long_values_are_shortened) {
+  std::string map = "cpus:";
+  for (int i = 0; i < 100; ++i) map += std::to_string(i) + "|";
+  map += "x";
+  std::string text = BadPrefix({"NUMABIND_POLICY=" + map}, "NUMABIND_POLICY=cpus:0|1|2|");
+  cr_assert(text.find("...: entry 101 (x): expected a list") != std::string::npos, "%s", text.c_str());
+  cr_assert_lt(text.size(), sizeof(Error::text));
+}
+
+// ------------------------------------------------------------------------------------------------ memory
+
+Test(memory, values) {
+  for (const char* m : {"local", "preferred", "bind", "interleave"}) {
+    Config c = Good({std::string("NUMABIND_MEMORY=") + m});
+    cr_assert_str_eq(c.memory, m);
+  }
+}
+
+Test(memory, bad) {
+  Bad({"NUMABIND_MEMORY=fast"}, "NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave");
+  Bad({"NUMABIND_MEMORY=Bind"}, "NUMABIND_MEMORY=Bind: expected local, preferred, bind or interleave");
+  Bad({"NUMABIND_MEMORY=default"}, "NUMABIND_MEMORY=default: expected local, preferred, bind or interleave");
+}
+
+// ----------------------------------------------------------------------------------------------- devices
+
+Test(devices, values) {
+  for (const char* d : {"auto", "none", "0000:34:00.0", "0000:34:00.0,0000:4e:00.0", "34:00.0", "0:3:0.1",
+                        "0000:AB:1f.7", "10000:00:01.0"}) {
+    Config c = Good({std::string("NUMABIND_DEVICES=") + d});
+    cr_assert_str_eq(c.devices, d);
+  }
+}
+
+Test(devices, bad) {
+  Bad({"NUMABIND_DEVICES=gpu0"},
+      "NUMABIND_DEVICES=gpu0: expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0");
+  Bad({"NUMABIND_DEVICES=0000:34:00.0,gpu1"},
+      "NUMABIND_DEVICES=0000:34:00.0,gpu1: expected auto, none or PCI bus ids such as "
+      "0000:34:00.0,0000:4e:00.0 (not a bus id: gpu1)");
+  for (const char* d :
+       {"0000:34:00.8", "0000:34:00", "0000:34:000.0", "0000:340:00.0", "x:34:00.0", "0:0:34:00.0",
+        "0000:34:00.0,", ",0000:34:00.0", "0000:34:00.0 ", "AUTO", "0", "000000000:00:00.0"}) {
+    BadPrefix({std::string("NUMABIND_DEVICES=") + d}, "NUMABIND_DEVICES=");
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ nranks
+
+Test(nranks, values) {
+  cr_assert_eq(Good({"NUMABIND_NRANKS=1"}).nranks, 1u);
+  cr_assert_eq(Good({"NUMABIND_NRANKS=8"}).nranks, 8u);
+  cr_assert_eq(Good({"NUMABIND_NRANKS=1024"}).nranks, 1024u);
+  cr_assert_eq(Good({"NUMABIND_NRANKS=1048576"}).nranks, 1048576u);
+}
+
+Test(nranks, bad) {
+  Bad({"NUMABIND_NRANKS=0"}, "NUMABIND_NRANKS=0: expected a positive integer up to 1048576");
+  for (const char* n : {"-1", "abc", "4x", " 4", "1048577", "99999999999999999999", "0x10", "+3", "2.5"}) {
+    std::string v = std::string("NUMABIND_NRANKS=") + n;
+    Bad({v}, (v + ": expected a positive integer up to 1048576").c_str());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- rank var
+
+Test(rank_var, values) {
+  cr_assert_str_eq(Good({"NUMABIND_RANK_VAR=MY_RANK"}).rank_var, "MY_RANK");
+  cr_assert_str_eq(Good({"NUMABIND_RANK_VAR=_r2"}).rank_var, "_r2");
+}
+
+Test(rank_var, bad) {
+  Bad({"NUMABIND_RANK_VAR=1X"}, "NUMABIND_RANK_VAR=1X: expected a variable name such as LOCAL_RANK");
+  Bad({"NUMABIND_RANK_VAR=A-B"}, "NUMABIND_RANK_VAR=A-B: expected a variable name such as LOCAL_RANK");
+  Bad({"NUMABIND_RANK_VAR=A=B"}, "NUMABIND_RANK_VAR=A=B: expected a variable name such as LOCAL_RANK");
+}
+
+// ------------------------------------------------------------------------------------------------- match
+
+Test(match, default_matches_spawn_workers_only) {
+  const char* glob = Good({}).match;
+  const char* worker =
+      "/usr/bin/python3 -c from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=5, "
+      "pipe_handle=7) --multiprocessing-fork";
+  const char* worker_flags =
+      "/opt/venv/bin/python -s -I -X frozen_modules=off -c from multiprocessing.spawn import spawn_main; "
+      "spawn_main(tracker_fd=12, pipe_handle=14) --multiprocessing-fork";
+  const char* tracker = "/usr/bin/python3 -c from multiprocessing.resource_tracker import main;main(5)";
+  const char* forkserver =
+      "/usr/bin/python3 -c from multiprocessing.forkserver import main; main(8, 9, ['__main__'], **{})";
+  cr_assert_eq(fnmatch(glob, worker, 0), 0);
+  cr_assert_eq(fnmatch(glob, worker_flags, 0), 0);
+  cr_assert_neq(fnmatch(glob, tracker, 0), 0);
+  cr_assert_neq(fnmatch(glob, forkserver, 0), 0);
+  cr_assert_neq(fnmatch(glob, "/usr/bin/python3 train.py", 0), 0);
+  cr_assert_neq(fnmatch(glob, "sed -e s/a/b/", 0), 0);
+}
+
+Test(match, set_and_empty) {
+  cr_assert_str_eq(Good({"NUMABIND_MATCH=*worker.py*"}).match, "*worker.py*");
+  Config c = Good({"NUMABIND_MATCH="});
+  cr_assert_str_eq(c.match, "");
+  cr_assert_neq(fnmatch(c.match, "/usr/bin/python3 worker.py", 0), 0);
+}
+
+// ---------------------------------------------------------------------------------------------- topology
+
+Test(topology, values) {
+  cr_assert_str_eq(Good({"NUMABIND_TOPOLOGY=/tmp/machine.xml"}).topology, "/tmp/machine.xml");
+  cr_assert_str_eq(Good({"NUMABIND_TOPOLOGY=synthetic:pack:2 core:2 pu:1"}).topology,
+                   "synthetic:pack:2 core:2 pu:1");
+}
+
+Test(topology, bad) {
+  Bad({"NUMABIND_TOPOLOGY=synthetic:"},
+      "NUMABIND_TOPOLOGY=synthetic:: expected an hwloc XML file or synthetic:DESC such as synthetic:pack:2 "
+      "core:4 pu:2");
+  BadPrefix({"NUMABIND_TOPOLOGY=synthetic:  "}, "NUMABIND_TOPOLOGY=synthetic:  : expected an hwloc XML file");
+}
+
+// --------------------------------------------------------------------------------------------------- log
+
+Test(log, levels) {
+  cr_assert_eq(Good({"NUMABIND_LOG=off"}).log, LogLevel::kOff);
+  cr_assert_eq(Good({"NUMABIND_LOG=warn"}).log, LogLevel::kWarn);
+  cr_assert_eq(Good({"NUMABIND_LOG=info"}).log, LogLevel::kInfo);
+  cr_assert_eq(Good({"NUMABIND_LOG=debug"}).log, LogLevel::kDebug);
+}
+
+Test(log, bad) {
+  Bad({"NUMABIND_LOG=verbose"}, "NUMABIND_LOG=verbose: expected off, warn, info or debug");
+  Bad({"NUMABIND_LOG=1"}, "NUMABIND_LOG=1: expected off, warn, info or debug");
+}
+
+Test(log, file) {
+  cr_assert_str_eq(Good({"NUMABIND_LOG_FILE=/tmp/numabind.log"}).log_file, "/tmp/numabind.log");
+}
+
+// ------------------------------------------------------------------------------------- strict and disable
+
+Test(strict, values) {
+  cr_assert(Good({"NUMABIND_STRICT=1"}).strict);
+  cr_assert_not(Good({"NUMABIND_STRICT=0"}).strict);
+}
+
+Test(strict, bad) {
+  Bad({"NUMABIND_STRICT=yes"}, "NUMABIND_STRICT=yes: expected 0 or 1");
+  Bad({"NUMABIND_STRICT=2"}, "NUMABIND_STRICT=2: expected 0 or 1");
+}
+
+Test(disable, turns_off_and_reads_nothing_else) {
+  Config c = Good({"NUMABIND_POLICY=bogus", "NUMABIND_MEMORY=fast", "NUMABIND_DISABLE=1", "NUMABIND_TYPO=1"});
+  cr_assert(c.disabled);
+  cr_assert_not(c.enabled);
+  cr_assert_null(c.policy);
+}
+
+Test(disable, zero_keeps_numabind_on) {
+  Config c = Good({"NUMABIND_POLICY=node", "NUMABIND_DISABLE=0"});
+  cr_assert_not(c.disabled);
+  cr_assert(c.enabled);
+  Bad({"NUMABIND_POLICY=node", "NUMABIND_DISABLE=0", "NUMABIND_MEMORY=fast"},
+      "NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave");
+}
+
+Test(disable, bad) {
+  Bad({"NUMABIND_POLICY=node", "NUMABIND_DISABLE=true"}, "NUMABIND_DISABLE=true: expected 0 or 1");
+}
+
+// ------------------------------------------------------------------------------------------- all at once
+
+Test(all, every_variable_set) {
+  Config c = Good({"NUMABIND_POLICY=exclusive", "NUMABIND_MEMORY=bind", "NUMABIND_DEVICES=0000:34:00.0",
+                   "NUMABIND_NRANKS=4", "NUMABIND_RANK_VAR=MY_RANK", "NUMABIND_MATCH=*w*",
+                   "NUMABIND_TOPOLOGY=synthetic:pack:2 core:2 pu:1", "NUMABIND_LOG=info",
+                   "NUMABIND_LOG_FILE=/tmp/l", "NUMABIND_STRICT=1", "NUMABIND_DISABLE=0"});
+  cr_assert(c.enabled);
+  cr_assert_str_eq(c.policy, "exclusive");
+  cr_assert_str_eq(c.memory, "bind");
+  cr_assert_str_eq(c.devices, "0000:34:00.0");
+  cr_assert_eq(c.nranks, 4u);
+  cr_assert_str_eq(c.rank_var, "MY_RANK");
+  cr_assert_str_eq(c.match, "*w*");
+  cr_assert_str_eq(c.topology, "synthetic:pack:2 core:2 pu:1");
+  cr_assert_eq(c.log, LogLevel::kInfo);
+  cr_assert_str_eq(c.log_file, "/tmp/l");
+  cr_assert(c.strict);
+}
+
+Test(all, first_occurrence_wins_like_getenv) {
+  Config c = Good({"NUMABIND_MEMORY=bind", "NUMABIND_MEMORY=fast"});
+  cr_assert_str_eq(c.memory, "bind");
+}
+
+Test(all, keeps_what_parsed_before_the_error) {
+  Env env({"NUMABIND_POLICY=node", "NUMABIND_LOG=loud"});
+  Config c;
+  Error err;
+  cr_assert_not(Parse(env.get(), &c, &err));
+  cr_assert_str_eq(c.policy, "node");
+  cr_assert_str_eq(err.text, "NUMABIND_LOG=loud: expected off, warn, info or debug");
+}
+
+// ----------------------------------------------------------------------------------------- unknown names
+
+Test(unknown, suggests_the_nearest_name) {
+  Bad({"NUMABIND_POLCY=node"}, "NUMABIND_POLCY=node: unknown variable (did you mean NUMABIND_POLICY?)");
+  Bad({"NUMABIND_RANKS=4"}, "NUMABIND_RANKS=4: unknown variable (did you mean NUMABIND_NRANKS?)");
+  Bad({"NUMABIND_LOGFILE=/tmp/x"},
+      "NUMABIND_LOGFILE=/tmp/x: unknown variable (did you mean NUMABIND_LOG_FILE?)");
+  Bad({"NUMABIND_DEVICE=none"}, "NUMABIND_DEVICE=none: unknown variable (did you mean NUMABIND_DEVICES?)");
+  Bad({"NUMABIND_Policy=node"}, "NUMABIND_Policy=node: unknown variable (did you mean NUMABIND_POLICY?)");
+  Bad({"NUMABIND_DISABLED=1"}, "NUMABIND_DISABLED=1: unknown variable (did you mean NUMABIND_DISABLE?)");
+}
+
+Test(unknown, without_a_close_name) {
+  Bad({"NUMABIND_FOO=1"}, "NUMABIND_FOO=1: unknown variable (numabind vars lists them)");
+  Bad({"NUMABIND_=1"}, "NUMABIND_=1: unknown variable (numabind vars lists them)");
+  Bad({"NUMABIND_PLACEMENT_STRATEGY=x"},
+      "NUMABIND_PLACEMENT_STRATEGY=x: unknown variable (numabind vars lists them)");
+}
+
+Test(unknown, checked_even_when_the_rest_is_fine) {
+  Bad({"NUMABIND_POLICY=node", "PATH=/bin", "NUMABIND_STRICTT=1"},
+      "NUMABIND_STRICTT=1: unknown variable (did you mean NUMABIND_STRICT?)");
+}
+
+Test(unknown, entries_without_equals_are_not_variables) { ExpectDefaults(Good({"NUMABIND_BOGUS"})); }
+
+// ------------------------------------------------------------------------------------------------ lookup
+
+Test(lookup, finds_values) {
+  Env env({"A=1", "NUMABIND_LOG=info", "NUMABIND_LOG_FILE=/x", "EMPTY=", "NOEQ", "A=2"});
+  cr_assert_str_eq(Lookup(env.get(), "A"), "1");
+  cr_assert_str_eq(Lookup(env.get(), "NUMABIND_LOG"), "info");
+  cr_assert_str_eq(Lookup(env.get(), "NUMABIND_LOG_FILE"), "/x");
+  cr_assert_str_eq(Lookup(env.get(), "EMPTY"), "");
+  cr_assert_null(Lookup(env.get(), "NOEQ"));
+  cr_assert_null(Lookup(env.get(), "NUMABIND"));
+  cr_assert_null(Lookup(env.get(), "NUMABIND_LOG_"));
+  cr_assert_null(Lookup(env.get(), "B"));
+  cr_assert_null(Lookup(env.get(), ""));
+  cr_assert_null(Lookup(nullptr, "A"));
+  cr_assert_null(Lookup(env.get(), nullptr));
+  cr_assert_eq(Lookup(env.get(), "A"), env.ptrs[0] + 2);  // points into the environment
+}
+
+// ------------------------------------------------------------------------------------------- rank vars
+
+Test(rank_vars, precedence) {
+  using numabind::config::kRankVarCount;
+  using numabind::config::kRankVars;
+  const char* ranks[] = {"LOCAL_RANK",
+                         "OMPI_COMM_WORLD_LOCAL_RANK",
+                         "MPI_LOCALRANKID",
+                         "PMI_LOCAL_RANK",
+                         "PALS_LOCAL_RANKID",
+                         "MV2_COMM_WORLD_LOCAL_RANK",
+                         "JSM_NAMESPACE_LOCAL_RANK",
+                         "FLUX_TASK_LOCAL_ID",
+                         "MPT_LRANK",
+                         "SLURM_LOCALID"};
+  const char* sizes[] = {"LOCAL_WORLD_SIZE",
+                         "OMPI_COMM_WORLD_LOCAL_SIZE",
+                         "MPI_LOCALNRANKS",
+                         "PMI_LOCAL_SIZE",
+                         "PALS_LOCAL_SIZE",
+                         "MV2_COMM_WORLD_LOCAL_SIZE",
+                         "JSM_NAMESPACE_LOCAL_SIZE",
+                         nullptr,
+                         nullptr,
+                         "SLURM_NTASKS_PER_NODE"};
+  cr_assert_eq(kRankVarCount, 10);
+  for (int i = 0; i < kRankVarCount; ++i) {
+    cr_assert_str_eq(kRankVars[i].rank, ranks[i]);
+    if (sizes[i] == nullptr) {
+      cr_assert_null(kRankVars[i].size, "%s", ranks[i]);
+    } else {
+      cr_assert_str_eq(kRankVars[i].size, sizes[i]);
+    }
+  }
+}
+
+Test(rank_vars, documented_in_the_table) {
+  using numabind::config::kRankVarCount;
+  using numabind::config::kRankVars;
+  const numabind::config::VarInfo* rv = numabind::config::FindVar("NUMABIND_RANK_VAR", 17);
+  const numabind::config::VarInfo* nr = numabind::config::FindVar("NUMABIND_NRANKS", 15);
+  cr_assert_not_null(rv);
+  cr_assert_not_null(nr);
+  for (int i = 0; i < kRankVarCount; ++i) {
+    cr_assert_not_null(strstr(rv->meaning, kRankVars[i].rank), "%s", kRankVars[i].rank);
+    if (kRankVars[i].size != nullptr)
+      cr_assert_not_null(strstr(nr->meaning, kRankVars[i].size), "%s", kRankVars[i].size);
+  }
+}
+
+// ---------------------------------------------------------------------------------------- the var table
+
+Test(table, every_variable_once_and_known_to_parse) {
+  using numabind::config::kVarCount;
+  using numabind::config::kVars;
+  const char* expected[] = {"NUMABIND_POLICY",   "NUMABIND_MEMORY", "NUMABIND_DEVICES",  "NUMABIND_NRANKS",
+                            "NUMABIND_RANK_VAR", "NUMABIND_MATCH",  "NUMABIND_TOPOLOGY", "NUMABIND_LOG",
+                            "NUMABIND_LOG_FILE", "NUMABIND_STRICT", "NUMABIND_DISABLE"};
+  cr_assert_eq(kVarCount, 11);
+  for (int i = 0; i < kVarCount; ++i) {
+    cr_assert_str_eq(kVars[i].name, expected[i]);
+    cr_assert(strlen(kVars[i].values) > 0);
+    cr_assert((kVars[i].dflt == nullptr) != (kVars[i].unset == nullptr), "%s: a default or an unset text",
+              kVars[i].name);
+    if (kVars[i].dflt != nullptr) {  // a written default is a value the variable accepts
+      Good({std::string(kVars[i].name) + "=" + kVars[i].dflt});
+    } else {
+      cr_assert(strlen(kVars[i].unset) > 0);
+    }
+    cr_assert(strlen(kVars[i].meaning) > 20);
+    cr_assert_null(strchr(kVars[i].meaning, '\n'));
+    cr_assert_eq(numabind::config::FindVar(kVars[i].name, strlen(kVars[i].name)), &kVars[i]);
+    // An empty value is accepted by every variable, so a known name alone never fails.
+    Good({std::string(kVars[i].name) + "="});
+  }
+  cr_assert_null(numabind::config::FindVar("NUMABIND_LOG_FILE", 15));  // a prefix is not a name
+  cr_assert_null(numabind::config::FindVar("NUMABIND_LOG", 13));
+}
+
+Test(table, defaults_agree_with_config) {
+  Config c;
+  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_MEMORY", 15)->dflt, c.memory);
+  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_DEVICES", 16)->dflt, c.devices);
+  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_LOG", 12)->dflt, "warn");
+  cr_assert_eq(c.log, LogLevel::kWarn);
+  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_MATCH", 14)->dflt, numabind::config::kDefaultMatch);
+  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_STRICT", 15)->dflt, "0");
+  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_DISABLE", 16)->dflt, "0");
+  for (const char* unset : {"NUMABIND_POLICY", "NUMABIND_NRANKS", "NUMABIND_RANK_VAR", "NUMABIND_TOPOLOGY",
+                            "NUMABIND_LOG_FILE"}) {
+    cr_assert_null(numabind::config::FindVar(unset, strlen(unset))->dflt, "%s", unset);
+  }
+}

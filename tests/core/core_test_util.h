@@ -1,0 +1,129 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Helpers for the core tests: where the shared topology files are, and a rank-by-rank view of a plan as
+// strings, so that expectations read as the list syntax a person writes by hand.
+
+#ifndef NUMABIND_TESTS_CORE_CORE_TEST_UTIL_H_
+#define NUMABIND_TESTS_CORE_CORE_TEST_UTIL_H_
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <string>
+#include <vector>
+
+#include "core/core_api.h"
+#include "core/plan_basis.h"
+#include "core/planner.h"
+#include "core/topology.h"
+
+namespace numabind::core::testing {
+
+/// The directory of real machines' hwloc XML files: $NUMABIND_SHARED, else ../shared/topologies from the
+/// repository root (found from this file's path; tests run from the root, where __FILE__ is relative).
+inline std::string SharedDir() {
+  const char* env = getenv("NUMABIND_SHARED");
+  if (env && *env) return env;
+  std::string file = __FILE__;
+  std::string root = ".";
+  size_t at = file.rfind("tests/core/");
+  if (at != std::string::npos && at > 0) root = file.substr(0, at - 1);
+  return root + "/../shared/topologies";
+}
+
+inline std::string TopologyFile(const char* name) { return SharedDir() + "/" + name; }
+
+inline bool FileExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+/// One rank's plan as text.
+struct RankText {
+  bool ok = false;
+  std::string cpus, nodes, device, label, error;
+  MemoryKind memory = MemoryKind::kLocal;
+};
+
+inline std::string Words(const uint64_t* words, uint32_t n) {
+  std::vector<char> buf(FormatBitList(words, n, nullptr, 0) + 1);
+  FormatBitList(words, n, buf.data(), buf.size());
+  return buf.data();
+}
+
+inline RankText PlanRank(const PlanBasis& basis, uint32_t rank, uint32_t nranks) {
+  std::vector<uint64_t> cpus(basis.cpu_words + 1, ~uint64_t{0}), nodes(basis.node_words + 1, ~uint64_t{0});
+  RankPlan plan;
+  plan.cpus = cpus.data();
+  plan.nodes = nodes.data();
+  RankText t;
+  t.ok = ComputeRankPlan(basis, rank, nranks, &plan);
+  t.cpus = Words(cpus.data(), basis.cpu_words);
+  t.nodes = Words(nodes.data(), basis.node_words);
+  t.device = plan.device ? plan.device : "(null)";
+  t.label = plan.label ? plan.label : "(null)";
+  t.error = plan.error;
+  t.memory = plan.memory;
+  return t;
+}
+
+/// Every rank of nranks (nranks > 0).
+inline std::vector<RankText> PlanAll(const PlanBasis& basis, uint32_t nranks) {
+  std::vector<RankText> out;
+  for (uint32_t r = 0; r < nranks; ++r) out.push_back(PlanRank(basis, r, nranks));
+  return out;
+}
+
+/// Owns a basis.
+struct Basis {
+  PlanBasis* basis = nullptr;
+  std::string error;
+  Basis() = default;
+  Basis(const Basis&) = delete;
+  Basis& operator=(const Basis&) = delete;
+  ~Basis() { free(basis); }
+};
+
+/// Prepares a basis for a loaded (possibly edited) topology.
+inline void PrepareOn(const Topology& topo, const char* policy, Basis* out, const char* devices = "none",
+                      const char* memory = nullptr, const char* const* env = nullptr) {
+  numabind_prepare_request req{};
+  req.policy = policy;
+  req.devices = devices;
+  req.memory = memory;
+  req.env = env;
+  out->basis = PreparePlanBasis(topo, req, &out->error);
+}
+
+/// Loads a topology spec, failing the test when it does not load.
+inline Topology Load(const std::string& spec, bool pci = false) {
+  Topology topo;
+  std::string err;
+  LoadOptions options;
+  options.pci = pci;
+  if (!LoadTopology(spec.c_str(), options, &topo, &err)) {
+    fprintf(stderr, "cannot load %s: %s\n", spec.c_str(), err.c_str());
+    abort();
+  }
+  return topo;
+}
+
+/// An NVIDIA 3D controller at `bus_id` near `node` (-1: locality unknown), for hand-made device tests.
+inline PciDevice Gpu(const char* bus_id, int node, uint32_t vendor = 0x10de, uint32_t class_id = 0x0302) {
+  PciDevice d;
+  d.bus_id = bus_id;
+  sscanf(bus_id, "%x:%x:%x.%x", &d.domain, &d.bus, &d.dev, &d.func);
+  d.vendor = vendor;
+  d.device = 0x20b0;
+  d.class_id = class_id;
+  if (node >= 0) {
+    d.nodes.Set(static_cast<uint32_t>(node));
+    d.locality_known = true;
+  }
+  return d;
+}
+
+}  // namespace numabind::core::testing
+
+#endif  // NUMABIND_TESTS_CORE_CORE_TEST_UTIL_H_

@@ -1,0 +1,36 @@
+#!/bin/busybox sh
+# /init of the guest's initramfs (busybox). Loads the 9p module chain, mounts the host's root file system
+# read-only, chroots into it with fresh /proc /sys /dev /tmp /run, runs the guest suite named on the kernel
+# command line and powers off. Every line the suite prints goes to the serial console, which run.sh reads.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+
+fail() { echo "FAIL boot: $*"; echo "vm-guest $(arg layout): 0 passed, 1 failed"; sync; poweroff -f; }
+arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^numabind\.$1=//p"; }
+
+for m in $(cat /modules/order); do
+  insmod "/modules/$m" || fail "insmod $m"
+done
+R=/newroot
+mkdir -p $R
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot $R || fail "mount 9p"
+mount -t proc proc $R/proc && mount -t sysfs sysfs $R/sys && mount -t devtmpfs devtmpfs $R/dev \
+  && mount -t tmpfs -o mode=1777 tmpfs $R/tmp && mount -t tmpfs -o mode=755 tmpfs $R/run \
+  || fail "mount guest file systems"
+mkdir -p $R/dev/shm $R/dev/pts
+mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm && mount -t devpts devpts $R/dev/pts \
+  && mount -t cgroup2 cgroup2 $R/sys/fs/cgroup || fail "mount shm, pts, cgroup2"
+# Open MPI refuses the hostname "(none)" and wants a loopback interface.
+hostname numavm
+ip link set lo up || fail "loopback up"
+
+repo=$(arg repo); build=$(arg build); layout=$(arg layout)
+chroot $R /usr/bin/env -i HOME=/tmp TMPDIR=/tmp TERM=dumb LANG=C.UTF-8 \
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  /bin/bash "$repo/tests/vm/guest_suite.sh" "$layout" "$repo" "$build" < /dev/console 2>&1
+echo "vm-init: suite exited $? after $(cut -d' ' -f1 /proc/uptime)s"
+sync
+poweroff -f

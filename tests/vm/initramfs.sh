@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds the guest's initramfs: busybox-static, tests/vm/init.sh as /init, and the kernel modules that
+# mounting the host's root over virtio-9p needs (with their dependencies, in load order from modules.dep).
+# Usage: initramfs.sh KERNEL_RELEASE OUT.cpio.gz    Prints why and exits 1 when something is missing.
+set -euo pipefail
+kver=$1 out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+moddir=/lib/modules/$kver
+[ -f "$moddir/modules.dep" ] || { echo "initramfs: no $moddir/modules.dep (linux-image-$kver modules)"; exit 1; }
+bb=$(command -v busybox || true)
+[ -n "$bb" ] && file -L "$bb" 2>/dev/null | grep -q 'statically linked' || bb=/bin/busybox
+[ -x "$bb" ] || { echo "initramfs: no busybox (package busybox-static)"; exit 1; }
+ldd "$bb" >/dev/null 2>&1 && { echo "initramfs: $bb is not static (package busybox-static)"; exit 1; }
+
+declare -A done_=()
+order=()
+add() {  # depth first: a module's dependencies load before it
+  local name=$1 path deps d
+  [ -n "${done_[$name]:-}" ] && return 0
+  path=$(grep -E "(^|/)${name}\.ko(\.[a-z]+)?:" "$moddir/modules.dep" | head -n 1 | cut -d: -f1)
+  if [ -z "$path" ]; then
+    # Built into the kernel: nothing to load.
+    grep -qE "/${name}\.ko" "$moddir/modules.builtin" 2>/dev/null && { done_[$name]=1; return 0; }
+    echo "initramfs: module $name not found in $moddir"; exit 1
+  fi
+  deps=$(grep -E "^${path}:" "$moddir/modules.dep" | cut -d: -f2)
+  for d in $deps; do d=$(basename "$d"); add "${d%%.ko*}"; done
+  done_[$name]=1; order+=("$path")
+}
+for m in virtio_pci 9pnet_virtio 9p; do add "$m"; done
+
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp"/{bin,proc,sys,dev,modules,newroot}
+cp "$bb" "$tmp/bin/busybox"
+cp "$here/init.sh" "$tmp/init"; chmod 755 "$tmp/init"
+for p in "${order[@]}"; do
+  f=$(basename "$p"); base=${f%%.ko*}.ko
+  case $f in
+    *.ko) cp "$moddir/$p" "$tmp/modules/$base" ;;
+    *.ko.xz) xz -dc "$moddir/$p" > "$tmp/modules/$base" ;;
+    *.ko.zst) zstd -qdc "$moddir/$p" > "$tmp/modules/$base" ;;
+    *.ko.gz) gzip -dc "$moddir/$p" > "$tmp/modules/$base" ;;
+    *) echo "initramfs: cannot unpack $p"; exit 1 ;;
+  esac
+  echo "$base" >> "$tmp/modules/order"
+done
+mkdir -p "$(dirname "$out")"
+(cd "$tmp" && find . | LC_ALL=C sort | "$bb" cpio -o -H newc 2>/dev/null) | gzip -1 > "$out.new"
+mv "$out.new" "$out"

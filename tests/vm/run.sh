@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The multi-NUMA integration suite (issue 4): boots software-emulated multi-socket Linux guests (qemu TCG)
+# that see this machine's root file system read-only over 9p, runs tests/vm/guest_suite.sh inside each, and
+# counts the "PASS name" / "FAIL name: why" lines they print on the serial console. A guest that hangs is
+# killed by a timeout and counted as a failure; missing qemu, kernel or busybox is a failure, never a skip.
+# Ends with "vm: N passed, N failed" (scripts/run-tests.sh reads it).
+#
+# Layouts (VM_LAYOUTS, default "A B"):
+#   A  2 packages x 2 dies, one NUMA node and one L3 per die, 2 cores x 2 threads per die: 16 CPUs, node n =
+#      CPUs 4n..4n+3. Two display devices behind PCI expander bridges: 0000:21:01.0 on node 2,
+#      0000:41:01.0 on node 1.
+#   B  2 packages x 1 NUMA node, 2 dies (one L3 each) per package, 2 cores per die, no SMT: 8 CPUs, node n =
+#      CPUs 4n..4n+3, L3 = CPU pairs. One display device, 0000:21:01.0, on node 1.
+# Environment: BUILD (default build), VM_LAYOUTS, VM_TIMEOUT (seconds per guest, default 420), VM_KERNEL
+# (a /boot/vmlinuz-* to boot; default the newest one with modules in /lib/modules).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build=$(realpath -m "${BUILD:-build}")
+layouts=${VM_LAYOUTS:-A B}
+timeout_s=${VM_TIMEOUT:-420}
+out=$build/vm
+passed=0 failed=0
+t_start=$(date +%s)
+
+die() {  # a prerequisite is missing: say why and fail
+  echo "FAIL vm/prerequisites: $*"
+  echo "vm: 0 passed, 1 failed"
+  exit 1
+}
+
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (scripts/install-deps.sh installs qemu-system-x86)"
+kernel=${VM_KERNEL:-}
+if [ -z "$kernel" ]; then
+  for k in $(ls /boot/vmlinuz-* 2>/dev/null | sort -V -r); do
+    [ -f "/lib/modules/${k#/boot/vmlinuz-}/modules.dep" ] && { kernel=$k; break; }
+  done
+fi
+[ -n "$kernel" ] || die "no /boot/vmlinuz-* with modules in /lib/modules (scripts/install-deps.sh installs linux-image-amd64)"
+[ -r "$kernel" ] || die "$kernel is not readable"
+kver=${kernel#/boot/vmlinuz-}
+case $repo/ in /tmp/*) die "the checkout $repo is under /tmp, which the guest replaces with its own tmpfs" ;; esac
+case $build/ in /tmp/*) die "the build dir $build is under /tmp, which the guest replaces with its own tmpfs" ;; esac
+mkdir -p "$out" || die "cannot create $out"
+"$here/initramfs.sh" "$kver" "$out/initramfs.cpio.gz" > "$out/initramfs.log" 2>&1 \
+  || die "initramfs: $(tail -n 1 "$out/initramfs.log")"
+
+# qemu arguments for a layout: CPUs, NUMA nodes and distances, devices with NUMA locality.
+layout_args() {
+  local numa="" n s d v
+  case $1 in
+    A)
+      echo "-smp 16,sockets=2,dies=2,cores=2,threads=2 -m 2G"
+      for n in 0 1 2 3; do
+        numa+=" -object memory-backend-ram,id=m$n,size=512M -numa node,nodeid=$n,memdev=m$n"
+        numa+=" -numa cpu,node-id=$n,socket-id=$((n / 2)),die-id=$((n % 2))"
+      done
+      for s in 0 1 2 3; do for d in 0 1 2 3; do
+        [ "$s" -lt "$d" ] || continue
+        v=21; [ $((s / 2)) -eq $((d / 2)) ] && v=12
+        numa+=" -numa dist,src=$s,dst=$d,val=$v"
+      done; done
+      echo "$numa"
+      echo "-device pxb,id=b2,bus_nr=32,numa_node=2,bus=pci.0 -device virtio-gpu-pci,bus=b2,addr=0x1"
+      echo "-device pxb,id=b1,bus_nr=64,numa_node=1,bus=pci.0 -device virtio-gpu-pci,bus=b1,addr=0x1"
+      ;;
+    B)
+      echo "-smp 8,sockets=2,dies=2,cores=2,threads=1 -m 1G"
+      for n in 0 1; do
+        echo "-object memory-backend-ram,id=m$n,size=512M -numa node,nodeid=$n,memdev=m$n"
+        echo "-numa cpu,node-id=$n,socket-id=$n"
+      done
+      echo "-numa dist,src=0,dst=1,val=21"
+      echo "-device pxb,id=b1,bus_nr=32,numa_node=1,bus=pci.0 -device virtio-gpu-pci,bus=b1,addr=0x1"
+      ;;
+    *) return 1 ;;
+  esac
+}
+
+echo "vm: kernel $kernel, qemu $(qemu-system-x86_64 --version | head -n 1 | grep -o '[0-9][0-9.]*' | head -n 1)," \
+  "checkout $repo, build $build, layouts $layouts"
+for layout in $layouts; do
+  args=$(layout_args "$layout") || { echo "FAIL $layout/guest: unknown layout"; failed=$((failed + 1)); continue; }
+  log=$out/$layout.log
+  t0=$(date +%s)
+  # shellcheck disable=SC2086  # layout_args is a list of words
+  timeout -k 10 "$timeout_s" qemu-system-x86_64 -nodefaults -no-user-config -no-reboot -display none \
+    -monitor none -serial stdio -accel tcg,thread=multi -machine pc -cpu Skylake-Server $args \
+    -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+    -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot,bus=pci.0 \
+    -kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
+    -append "console=ttyS0 quiet loglevel=1 panic=-1 numabind.layout=$layout numabind.repo=$repo numabind.build=$build" \
+    < /dev/null 2> "$out/$layout.qemu.err" | tr -d '\r' | tee "$log" \
+    | sed -u -n -e "s#^\(PASS\|FAIL\) #\1 $layout/#p" -e 's#^\(vm-init\|vm-guest\|note\):#  \1:#p'
+  rc=${PIPESTATUS[0]}
+  t=$(($(date +%s) - t0))
+  p=$(grep -c '^PASS ' "$log"); f=$(grep -c '^FAIL ' "$log")
+  summary=$(grep -E "^vm-guest $layout: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1)
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    echo "FAIL $layout/guest: killed after ${timeout_s}s (hung or too slow; serial log $log)"; f=$((f + 1))
+  elif [ -z "$summary" ]; then
+    echo "FAIL $layout/guest: no result line (qemu exit $rc; $(grep -v 'TCG doesn' "$out/$layout.qemu.err" | tail -n 1); serial log $log)"
+    f=$((f + 1))
+  elif [ "$summary" != "vm-guest $layout: $(grep -c '^PASS ' "$log") passed, $(grep -c '^FAIL ' "$log") failed" ]; then
+    echo "FAIL $layout/guest: counts disagree with '$summary' (serial log $log)"; f=$((f + 1))
+  fi
+  echo "vm: layout $layout: $p passed, $f failed in ${t}s (boot $(sed -n 's/^vm-init: layout .* up after \([0-9.]*\)s.*/\1/p' "$log" | head -n 1)s)"
+  passed=$((passed + p)); failed=$((failed + f))
+done
+echo "vm: total time $(($(date +%s) - t_start))s"
+echo "vm: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
