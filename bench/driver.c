@@ -21,7 +21,7 @@ const char* const kMetricKey[kMetrics] = {"wall", "cpu"};
 static const RatioSpec kRatios[] = {
     {"empty-again", "empty", 0, 0}, {"empty", "none", 0, 0},          {"inert", "empty", 1.02, 0},
     {"configured", "inert", 1.03, 0}, {"bound", "inert", 1.10, 0},    {"bound-node", "inert", 1.10, 0},
-    {"numactl", "bound", 1.0, 1},
+    {"numactl", "bound", 1.0, 1},     {"none-prepared", "none", 0, 0},
 };
 
 static long EnvLong(const char* name, long def) {
@@ -107,6 +107,9 @@ int RunDriver(int argc, char** argv) {
        .preload = kPreloadShim, .ranks = 2, .expect = kExpectRankCpu},
       {.name = "bound-node", .what = "shim, every child a rank, NUMABIND_POLICY=node",
        .preload = kPreloadShim, .policy = "node", .ranks = 2, .expect = kExpectUnchecked},
+      {.name = "none-prepared",
+       .what = "no preload; the spawner has dlopened the core and prepared a plan (a launcher's state)",
+       .preload = kPreloadNone, .load_core = 1},
       {.name = "numactl", .what = "no preload, numactl --physcpubind=CPU /bin/true",
        .preload = kPreloadNone, .ranks = 2, .numactl = 1, .expect = kExpectRankCpu},
   };

@@ -33,6 +33,7 @@ typedef struct {
   char policy[64];     ///< NUMABIND_POLICY for the spawner and its children; "" = unset
   int ranks;           ///< > 0: child i gets LOCAL_RANK=i mod ranks, LOCAL_WORLD_SIZE=ranks
   int numactl;         ///< the child is `numactl --physcpubind=CPU /bin/true`
+  int load_core;       ///< the spawner dlopens libnumabind_core.so and prepares a plan first (no shim)
   Expect expect;
 
   Samples samples[kMethods][kMetrics];

@@ -47,13 +47,17 @@ char** VariantEnv(const Paths* p, const Variant* v) {
     snprintf(buf, sizeof(buf), "NUMABIND_POLICY=%s", v->policy);
     env[k++] = strdup(buf);
   }
+  if (v->load_core) {
+    snprintf(buf, sizeof(buf), "SPAWN_BENCH_PREPARE=%s/libnumabind_core.so", p->build);
+    env[k++] = strdup(buf);
+  }
   return env;
 }
 
 static void FreeVariantEnv(char** env, const Variant* v) {
   size_t k = 0;
   while (env[k]) k++;
-  int added = (v->preload != kPreloadNone) + (v->policy[0] != '\0');
+  int added = (v->preload != kPreloadNone) + (v->policy[0] != '\0') + (v->load_core != 0);
   for (int i = 0; i < added; i++) free(env[k - 1 - i]);
   free(env);
 }

@@ -61,7 +61,7 @@ void PrintReport(const Results* r) {
          "of fresh spawners (+%d warm-up spawns each); %.0f s in all\n\n", r->spawns, r->rounds, r->warmup,
          r->seconds);
   printf("per spawn, microseconds: wall = spawn until waitpid returns; cpu = launcher thread + child CPU time\n");
-  printf("%-11s %-12s %8s %8s %8s %8s %8s %9s %5s %6s %8s %8s %8s\n", "variant", "method", "wall", "p10", "p25",
+  printf("%-13s %-12s %8s %8s %8s %8s %8s %9s %5s %6s %8s %8s %8s\n", "variant", "method", "wall", "p10", "p25",
          "p75", "p90", "1st spawn", "fail", "check", "cpu", "p10", "p90");
   for (int i = 0; i < r->nvariants; i++) {
     Variant* v = &r->variants[i];
@@ -69,7 +69,7 @@ void PrintReport(const Results* r) {
       Summary s = Summarize(&v->samples[m][kWall]);
       Summary c = Summarize(&v->samples[m][kCpu]);
       Summary f = Summarize(&v->first[m]);
-      printf("%-11s %-12s %8.1f %8.1f %8.1f %8.1f %8.1f %9.1f %5llu %6s %8.1f %8.1f %8.1f\n", v->name,
+      printf("%-13s %-12s %8.1f %8.1f %8.1f %8.1f %8.1f %9.1f %5llu %6s %8.1f %8.1f %8.1f\n", v->name,
              kMethodName[m], s.median / 1e3, s.p10 / 1e3, s.p25 / 1e3, s.p75 / 1e3, s.p90 / 1e3, f.median / 1e3,
              (unsigned long long)v->failures[m], v->verified ? "ok" : "FAILED", c.median / 1e3, c.p10 / 1e3,
              c.p90 / 1e3);
@@ -77,7 +77,7 @@ void PrintReport(const Results* r) {
   }
   printf("\nvariants, and what the check before timing saw\n");
   for (int i = 0; i < r->nvariants; i++)
-    printf("  %-11s %s\n  %-11s   %s\n", r->variants[i].name, r->variants[i].what, "", r->variants[i].note);
+    printf("  %-13s %s\n  %-13s   %s\n", r->variants[i].name, r->variants[i].what, "", r->variants[i].note);
 
   printf("\nratios of medians; per round: median [p10, p90] of the rounds' ratios\n");
   printf("  %-24s %-12s %6s %-24s %6s %-24s %-8s %s\n", "", "method", "wall", "  per round", "cpu",

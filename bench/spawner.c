@@ -108,6 +108,16 @@ static uint64_t ThreadCpuNs(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+// A C mirror of numabind_prepare_request in core/core_api.h (a C++ header): five pointers, same order.
+struct PrepareRequest {
+  const char* topology;
+  const char* policy;
+  const char* memory;
+  const char* devices;
+  const char* const* env;
+};
+typedef const void* (*PrepareFn)(const struct PrepareRequest*, char*, size_t);
+
 // Starts one child with l's argv and environment, reaps it and fills rec.
 static void SpawnOne(int use_fork, const char* prog, const Launch* l, SpawnRecord* rec) {
   uint64_t t0 = NowNs(), c0 = ThreadCpuNs(), child = 0;
@@ -136,6 +146,19 @@ int RunSpawner(int argc, char** argv) {
   const char* cpumap = argv[4];
   const char* prog = argv[5];
   if (ranks < 0 || ranks > kMaxRanks) return 2;
+  // SPAWN_BENCH_PREPARE=CORELIB: be a launcher that has prepared a plan (libstdc++, hwloc and the topology
+  // in its address space, which every fork copies) without any shim: what that state alone costs a spawn.
+  const char* core = getenv("SPAWN_BENCH_PREPARE");
+  if (core && *core) {
+    void* h = dlopen(core, RTLD_NOW | RTLD_LOCAL);
+    PrepareFn prepare = h ? (PrepareFn)dlsym(h, "numabind_prepare") : NULL;
+    struct PrepareRequest req = {NULL, "node", NULL, NULL, (const char* const*)environ};
+    char err[256];
+    if (!prepare || !prepare(&req, err, sizeof(err))) {
+      fprintf(stderr, "spawn_bench: cannot prepare with %s\n", core);
+      return 1;
+    }
+  }
 
   static Launch launches[kMaxRanks];
   int nlaunch = ranks ? ranks : 1;
@@ -171,16 +194,6 @@ int RunSpawner(int argc, char** argv) {
     if (!WriteAll(&rec, sizeof(rec))) return 1;
   }
 }
-
-// A C mirror of numabind_prepare_request in core/core_api.h (a C++ header): five pointers, same order.
-struct PrepareRequest {
-  const char* topology;
-  const char* policy;
-  const char* memory;
-  const char* devices;
-  const char* const* env;
-};
-typedef const void* (*PrepareFn)(const struct PrepareRequest*, char*, size_t);
 
 // prepare CORELIB POLICY TOPOLOGY|-
 //   Prints "DLOPEN_NS PREPARE_NS SECOND_NS ok" or "... error REASON": the dlopen of the core library (which

@@ -34,7 +34,8 @@ class CpuSet {
   void SetRange(uint32_t first, uint32_t last);
   void Clear(uint32_t i);
   void ClearAll() { words_.clear(); }
-  bool Test(uint32_t i) const;
+  /// Membership (named Has, not Test: Criterion defines a Test macro).
+  bool Has(uint32_t i) const;
 
   uint32_t Count() const;
   bool Empty() const;

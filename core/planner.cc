@@ -157,6 +157,18 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, c
   return basis;
 }
 
+// The distinct cores (or caches) of the PUs in `cpus`, by index.
+std::vector<int32_t> Touched(const Topology& topo, const CpuSet& cpus, int32_t TopoPu::*field) {
+  std::vector<int32_t> out;
+  for (int64_t c = cpus.First(); c >= 0; c = cpus.Next(c)) {
+    const TopoPu* pu = topo.FindPu(static_cast<uint32_t>(c));
+    if (pu && pu->*field >= 0) out.push_back(pu->*field);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
 
 }  // namespace
@@ -165,6 +177,11 @@ bool ParsePolicy(const char* text, Policy* out, std::string* err) {
   *out = Policy();
   std::string s = Trim(text ? text : "");
   out->text = s;
+  if (s.empty()) {
+    *err = "NUMABIND_POLICY is empty: use node, socket, exclusive, core-complex, cpus:LIST|LIST... or "
+           "nodes:LIST|LIST...";
+    return false;
+  }
   if (s == "node") {
     out->kind = PolicyKind::kNode;
   } else if (s == "socket") {
@@ -211,10 +228,6 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
   if (!ParsePolicy(request.policy, &policy, err) || !ParseMemory(request.memory, &memory, err) ||
       !ParseDevices(request.devices, &spec, err))
     return nullptr;
-  if (policy.text.empty()) {
-    *err = "NUMABIND_POLICY is empty: use node, socket, exclusive, core-complex, cpus:... or nodes:...";
-    return nullptr;
-  }
   std::string memory_text = MemoryName(memory);
   if (topo.allowed.Empty()) {
     *err = "no allowed CPUs in the topology of the " + topo.source;
@@ -324,7 +337,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
         if (!g.unknown) {
           for (int64_t c = scope.First(); c >= 0; c = scope.Next(c)) {
             const TopoPu* pu = topo.FindPu(static_cast<uint32_t>(c));
-            if (pu && pu->package >= 0 && !packages.Test(static_cast<uint32_t>(pu->package))) {
+            if (pu && pu->package >= 0 && !packages.Has(static_cast<uint32_t>(pu->package))) {
               packages.Set(static_cast<uint32_t>(pu->package));
               cpus.UnionWith(topo.packages[pu->package].cpus);
             }
@@ -342,9 +355,9 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
       case PolicyKind::kExclusive: {
         // Physical cores in CPU order (keyed by the core's lowest PU, allowed or not), their allowed PUs.
         std::vector<std::pair<int64_t, CpuSet>> cores;
-        for (const TopoCore& c : topo.cores) {
-          CpuSet mine = c.cpus.Intersect(scope);
-          if (!mine.Empty()) cores.emplace_back(c.cpus.First(), mine);
+        for (int32_t i : Touched(topo, scope, &TopoPu::core)) {
+          const TopoCore& c = topo.cores[i];
+          cores.emplace_back(c.cpus.First(), c.cpus.Intersect(scope));
         }
         std::sort(cores.begin(), cores.end(),
                   [](const std::pair<int64_t, CpuSet>& a, const std::pair<int64_t, CpuSet>& b) { return a.first < b.first; });
@@ -359,9 +372,10 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
           CpuSet cpus;
         };
         std::vector<Complex> complexes;
-        for (const TopoCache& c : topo.llcs) {
+        for (int32_t i : Touched(topo, scope, &TopoPu::llc)) {
+          const TopoCache& c = topo.llcs[i];
           CpuSet mine = c.cpus.Intersect(scope);
-          if (!mine.Empty()) complexes.push_back(Complex{mine.Count(), c.cpus.First(), mine});
+          complexes.push_back(Complex{mine.Count(), c.cpus.First(), mine});
         }
         std::sort(complexes.begin(), complexes.end(), [](const Complex& a, const Complex& b) {
           return a.count != b.count ? a.count > b.count : a.key < b.key;

@@ -36,7 +36,7 @@ NodeSet Topology::NodesWithAllowedCpus() const {
 CpuSet Topology::CpusOfNodes(const NodeSet& wanted) const {
   CpuSet s;
   for (const TopoNode& n : nodes)
-    if (wanted.Test(n.os)) s.UnionWith(n.cpus);
+    if (wanted.Has(n.os)) s.UnionWith(n.cpus);
   return s;
 }
 

@@ -267,7 +267,7 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
     // CPU-less memory (KNL MCDRAM, HBM) to the same CPUs, so the subtype tells them apart.
     int best = -1;
     for (size_t i = 0; i < node_objs.size(); ++i) {
-      if (!out->nodes[i].locality.Test(p.os)) continue;
+      if (!out->nodes[i].locality.Has(p.os)) continue;
       if (best < 0) {
         best = static_cast<int>(i);
         continue;

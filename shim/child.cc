@@ -223,11 +223,14 @@ BindResult BindIfRank(Entry entry, const char* path, char* const* argv, char* co
   }
   r = Sys6(SYS_sched_setaffinity, 0, basis->cpu_words * 8, reinterpret_cast<long>(cpus));
   if (r < 0) return Fail(path, m, "sched_setaffinity: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
-  if (!g_state.memory_policy_denied) {
+  bool memory_denied = g_state.memory_policy_denied;
+  if (!memory_denied) {
     saved->memory_saved = Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
                                reinterpret_cast<long>(saved->nodes), kMaxNodeWords * 64, 0, 0) == 0;
     r = ApplyMemory(plan, basis->node_words);
-    if (r < 0) {
+    if (r == -EPERM) {
+      memory_denied = true;  // a container that forbids memory policies: keep the CPUs, say so in the line
+    } else if (r < 0) {
       Restore(*saved);
       return Fail(path, m, "set_mempolicy: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
     }
@@ -236,7 +239,7 @@ BindResult BindIfRank(Entry entry, const char* path, char* const* argv, char* co
   if (m.nranks != 0) line->Str(" of ").Num(m.nranks);
   line->Str(" (").Str(m.var ? m.var : "order, NUMABIND_MATCH").Str(") ").Str(path).Str(": cpus ");
   line->Bits(cpus, basis->cpu_words).Str(" nodes ").Bits(nodes, basis->node_words).Str(" memory ");
-  line->Str(g_state.memory_policy_denied ? "unchanged (set_mempolicy denied)" : core::MemoryName(plan.memory));
+  line->Str(memory_denied ? "unchanged (set_mempolicy: EPERM)" : core::MemoryName(plan.memory));
   if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
   line->Str(" via ").Str(EntryName(entry));
   bool replaced = false;

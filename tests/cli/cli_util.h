@@ -25,6 +25,15 @@
 
 extern char** environ;
 
+/// Compares two strings of any kind (temporaries included: Criterion's cr_assert_str_eq keeps pointers past
+/// the end of the full expression) and shows both when they differ.
+#define EXPECT_STREQ(actual, expected)                                                              \
+  do {                                                                                              \
+    const std::string actual_ = (actual), expected_ = (expected);                                   \
+    cr_assert(actual_ == expected_, "%s\n  actual:   %s\n  expected: %s", #actual, actual_.c_str(), \
+              expected_.c_str());                                                                   \
+  } while (0)
+
 namespace numabind::test {
 
 struct Result {

@@ -18,6 +18,16 @@
 #include "core/planner.h"
 #include "core/topology.h"
 
+/// Compares two strings after copying them (Criterion's cr_assert_str_eq keeps the pointers of its
+/// arguments past the end of the full expression, so it cannot take c_str() of a temporary).
+#define STR_EQ(actual, expected)                                                                       \
+  do {                                                                                                 \
+    std::string str_eq_a_ = (actual);                                                                  \
+    std::string str_eq_e_ = (expected);                                                                \
+    cr_assert(str_eq_a_ == str_eq_e_, "%s\n  actual:   `%s`\n  expected: `%s`", #actual, str_eq_a_.c_str(), \
+              str_eq_e_.c_str());                                                                      \
+  } while (0)
+
 namespace numabind::core::testing {
 
 /// The directory of real machines' hwloc XML files: $NUMABIND_SHARED, else ../shared/topologies from the

@@ -35,13 +35,13 @@ static std::vector<PciDevice> Select(const Topology& t, const char* spec_text, c
 Test(devices, normalize_bus_ids) {
   std::string id;
   cr_assert(NormalizeBusId("34:00.0", &id));
-  cr_assert_str_eq(id.c_str(), "0000:34:00.0");
+  STR_EQ(id, "0000:34:00.0");
   cr_assert(NormalizeBusId("0000:34:00.0", &id));
-  cr_assert_str_eq(id.c_str(), "0000:34:00.0");
+  STR_EQ(id, "0000:34:00.0");
   cr_assert(NormalizeBusId(" 000A:1B:1f.7 ", &id));
-  cr_assert_str_eq(id.c_str(), "000a:1b:1f.7");
+  STR_EQ(id, "000a:1b:1f.7");
   cr_assert(NormalizeBusId("2:1:0.1", &id));
-  cr_assert_str_eq(id.c_str(), "0002:01:00.1");
+  STR_EQ(id, "0002:01:00.1");
   const char* bad[] = {"", "34", "34:00", "34:00.8", "34:20.0", "g4:00.0", "00000:34:00.0", "34:00.0.0", "1:2:3:4.0"};
   for (const char* b : bad) cr_assert(!NormalizeBusId(b, &id), "\"%s\" is not a bus id", b);
 }
@@ -56,8 +56,8 @@ Test(devices, parse_spec) {
   cr_assert(ParseDevices("34:00.0, 0000:b1:00.0", &spec, &err));
   cr_assert(spec.mode == DeviceMode::kList);
   cr_assert_eq(spec.bus_ids.size(), 2u);
-  cr_assert_str_eq(spec.bus_ids[0].c_str(), "0000:34:00.0");
-  cr_assert_str_eq(spec.bus_ids[1].c_str(), "0000:b1:00.0");
+  STR_EQ(spec.bus_ids[0], "0000:34:00.0");
+  STR_EQ(spec.bus_ids[1], "0000:b1:00.0");
   cr_assert(!ParseDevices("34:00.0,gpu0", &spec, &err));
   cr_assert(err.find("NUMABIND_DEVICES") != std::string::npos && err.find("gpu0") != std::string::npos, "%s",
             err.c_str());
@@ -101,8 +101,8 @@ Test(devices, auto_skips_the_management_vga) {
   std::string path = TopologyFile("24em64t-2n6c2t-pci.xml");
   if (!FileExists(path)) cr_skip_test("missing %s", path.c_str());
   Topology t = Load(path, true);
-  cr_assert_str_eq(Ids(Select(t, "auto")).c_str(), "0000:06:00.0,0000:11:00.0,0000:14:00.0");
-  cr_assert_str_eq(Ids(Select(t, "none")).c_str(), "");
+  STR_EQ(Ids(Select(t, "auto")), "0000:06:00.0,0000:11:00.0,0000:14:00.0");
+  STR_EQ(Ids(Select(t, "none")), "");
 }
 
 Test(devices, auto_skips_matrox_and_amd_vga) {
@@ -111,14 +111,14 @@ Test(devices, auto_skips_matrox_and_amd_vga) {
   std::string path = TopologyFile("32em64t-2n8c2t-pci-wholeio.xml");
   if (!FileExists(path)) cr_skip_test("missing %s", path.c_str());
   Topology t = Load(path, true);
-  cr_assert_str_eq(Ids(Select(t, "auto")).c_str(), "0000:03:00.0,0000:83:00.0,0000:84:00.0");
+  STR_EQ(Ids(Select(t, "auto")), "0000:03:00.0,0000:83:00.0,0000:84:00.0");
 }
 
 Test(devices, auto_orders_by_bus_id) {
   Topology t = Load("synthetic:pack:2 numa:2 core:2 pu:1");
   t.pci = {Gpu("0000:b1:00.0", 3), Gpu("0000:1a:00.0", 0), Gpu("0001:05:00.0", 2), Gpu("0000:1a:00.1", 1)};
   t.io_loaded = true;
-  cr_assert_str_eq(Ids(Select(t, "auto")).c_str(), "0000:1a:00.0,0000:1a:00.1,0000:b1:00.0,0001:05:00.0");
+  STR_EQ(Ids(Select(t, "auto")), "0000:1a:00.0,0000:1a:00.1,0000:b1:00.0,0001:05:00.0");
 }
 
 Test(devices, visible_devices_select_and_order) {
@@ -127,17 +127,17 @@ Test(devices, visible_devices_select_and_order) {
            Gpu("0000:50:00.0", 0, 0x1a03, 0x0300)};  // plus a BMC VGA
   t.io_loaded = true;
   const char* env1[] = {"PATH=/bin", "CUDA_VISIBLE_DEVICES=2,0", nullptr};
-  cr_assert_str_eq(Ids(Select(t, "auto", env1)).c_str(), "0000:30:00.0,0000:10:00.0");
+  STR_EQ(Ids(Select(t, "auto", env1)), "0000:30:00.0,0000:10:00.0");
   const char* env2[] = {"CUDA_VISIBLE_DEVICES=GPU-8f6c1a2e-1111-2222-3333-444455556666", nullptr};
-  cr_assert_str_eq(Ids(Select(t, "auto", env2)).c_str(), "0000:10:00.0,0000:20:00.0,0000:30:00.0,0000:40:00.0");
+  STR_EQ(Ids(Select(t, "auto", env2)), "0000:10:00.0,0000:20:00.0,0000:30:00.0,0000:40:00.0");
   const char* env3[] = {"CUDA_VISIBLE_DEVICES=1,7,2", nullptr};  // 7 does not exist: the list ends there
-  cr_assert_str_eq(Ids(Select(t, "auto", env3)).c_str(), "0000:20:00.0");
+  STR_EQ(Ids(Select(t, "auto", env3)), "0000:20:00.0");
   const char* env4[] = {"CUDA_VISIBLE_DEVICES=", nullptr};  // empty: not a numeric list, auto stands
   cr_assert_eq(Select(t, "auto", env4).size(), 4u);
   const char* env5[] = {"HIP_VISIBLE_DEVICES=1", nullptr};  // no AMD devices: ignored
   cr_assert_eq(Select(t, "auto", env5).size(), 4u);
   // An explicit list is used as given.
-  cr_assert_str_eq(Ids(Select(t, "40:00.0,10:00.0", env1)).c_str(), "0000:40:00.0,0000:10:00.0");
+  STR_EQ(Ids(Select(t, "40:00.0,10:00.0", env1)), "0000:40:00.0,0000:10:00.0");
 }
 
 Test(devices, rocr_then_hip) {
@@ -146,18 +146,18 @@ Test(devices, rocr_then_hip) {
            Gpu("0000:30:00.0", 2, 0x1002, 0x0380), Gpu("0000:40:00.0", 3, 0x1002, 0x0380)};
   t.io_loaded = true;
   const char* env1[] = {"ROCR_VISIBLE_DEVICES=3,1,2", nullptr};
-  cr_assert_str_eq(Ids(Select(t, "auto", env1)).c_str(), "0000:40:00.0,0000:20:00.0,0000:30:00.0");
+  STR_EQ(Ids(Select(t, "auto", env1)), "0000:40:00.0,0000:20:00.0,0000:30:00.0");
   const char* env2[] = {"ROCR_VISIBLE_DEVICES=3,1,2", "HIP_VISIBLE_DEVICES=2", nullptr};
-  cr_assert_str_eq(Ids(Select(t, "auto", env2)).c_str(), "0000:30:00.0");
+  STR_EQ(Ids(Select(t, "auto", env2)), "0000:30:00.0");
   const char* env3[] = {"HIP_VISIBLE_DEVICES=0,3", nullptr};
-  cr_assert_str_eq(Ids(Select(t, "auto", env3)).c_str(), "0000:10:00.0,0000:40:00.0");
+  STR_EQ(Ids(Select(t, "auto", env3)), "0000:10:00.0,0000:40:00.0");
 }
 
 Test(devices, explicit_list) {
   Topology t = Load("synthetic:pack:2 numa:2 core:2 pu:1");
   // No PCI information (synthetic): listed devices have unknown locality.
   std::vector<PciDevice> d = Select(t, "34:00.0,0000:35:00.0");
-  cr_assert_str_eq(Ids(d).c_str(), "0000:34:00.0,0000:35:00.0");
+  STR_EQ(Ids(d), "0000:34:00.0,0000:35:00.0");
   cr_assert(!d[0].locality_known);
   cr_assert_eq(d[1].bus, 0x35u);
   // With PCI information, a device the machine does not have is an error; one it has keeps its node.
@@ -165,7 +165,7 @@ Test(devices, explicit_list) {
   t.io_loaded = true;
   d = Select(t, "10:00.0");
   cr_assert(d[0].locality_known);
-  cr_assert_str_eq(d[0].nodes.ToList().c_str(), "2");
+  STR_EQ(d[0].nodes.ToList(), "2");
   DeviceSpec spec;
   std::string err;
   cr_assert(ParseDevices("10:00.0,99:00.0", &spec, &err));

@@ -21,18 +21,18 @@ Test(format_bit_list, lists) {
   uint64_t w[3] = {0, 0, 0};
   char buf[64];
   cr_assert_eq(FormatBitList(w, 3, buf, sizeof buf), 0u);
-  cr_assert_str_eq(buf, "");
+  STR_EQ(buf, "");
   w[0] = 0xf | (1ull << 8) | (3ull << 10);
   cr_assert_eq(FormatBitList(w, 3, buf, sizeof buf), strlen("0-3,8,10-11"));
-  cr_assert_str_eq(buf, "0-3,8,10-11");
+  STR_EQ(buf, "0-3,8,10-11");
   w[0] = 1ull << 63;
   w[1] = 1;
   w[2] = 1ull << 63;
   FormatBitList(w, 3, buf, sizeof buf);
-  cr_assert_str_eq(buf, "63-64,191");
+  STR_EQ(buf, "63-64,191");
   w[0] = w[1] = w[2] = ~0ull;
   FormatBitList(w, 3, buf, sizeof buf);
-  cr_assert_str_eq(buf, "0-191");
+  STR_EQ(buf, "0-191");
 }
 
 Test(format_bit_list, truncates_like_snprintf) {
@@ -41,7 +41,7 @@ Test(format_bit_list, truncates_like_snprintf) {
   memset(buf, 'x', sizeof buf);
   size_t need = FormatBitList(w, 1, buf, sizeof buf);
   cr_assert_eq(need, strlen("0,2,4,6,8,10,12,14"));
-  cr_assert_str_eq(buf, "0,2,4,6");  // 7 characters and the NUL
+  STR_EQ(buf, "0,2,4,6");  // 7 characters and the NUL
   cr_assert_eq(FormatBitList(w, 1, nullptr, 0), need);
   char one[1] = {'x'};
   FormatBitList(w, 1, one, 1);
@@ -56,10 +56,10 @@ Test(count_bits, counts) {
 }
 
 Test(memory_name, names) {
-  cr_assert_str_eq(MemoryName(MemoryKind::kLocal), "local");
-  cr_assert_str_eq(MemoryName(MemoryKind::kPreferred), "preferred");
-  cr_assert_str_eq(MemoryName(MemoryKind::kBind), "bind");
-  cr_assert_str_eq(MemoryName(MemoryKind::kInterleave), "interleave");
+  STR_EQ(MemoryName(MemoryKind::kLocal), "local");
+  STR_EQ(MemoryName(MemoryKind::kPreferred), "preferred");
+  STR_EQ(MemoryName(MemoryKind::kBind), "bind");
+  STR_EQ(MemoryName(MemoryKind::kInterleave), "interleave");
 }
 
 namespace {
@@ -107,14 +107,14 @@ Test(compute_rank_plan, round_robin_over_slots_and_shared_groups) {
   // slot 2 (group 1 alone: both its units).
   RankText r0 = PlanRank(h.basis, 0, 3), r1 = PlanRank(h.basis, 1, 3), r2 = PlanRank(h.basis, 2, 3);
   cr_assert(r0.ok && r1.ok && r2.ok);
-  cr_assert_str_eq(r0.cpus.c_str(), "0-2");
-  cr_assert_str_eq(r1.cpus.c_str(), "3-4");
-  cr_assert_str_eq(r2.cpus.c_str(), "8-9");
-  cr_assert_str_eq(r0.nodes.c_str(), "0");
-  cr_assert_str_eq(r2.nodes.c_str(), "1");
-  cr_assert_str_eq(r0.device.c_str(), "0000:01:00.0");
-  cr_assert_str_eq(r1.device.c_str(), "0000:02:00.0");
-  cr_assert_str_eq(r2.label.c_str(), "node 1");
+  STR_EQ(r0.cpus, "0-2");
+  STR_EQ(r1.cpus, "3-4");
+  STR_EQ(r2.cpus, "8-9");
+  STR_EQ(r0.nodes, "0");
+  STR_EQ(r2.nodes, "1");
+  STR_EQ(r0.device, "0000:01:00.0");
+  STR_EQ(r1.device, "0000:02:00.0");
+  STR_EQ(r2.label, "node 1");
   cr_assert_eq(r0.memory, MemoryKind::kBind);
 }
 
@@ -123,15 +123,15 @@ Test(compute_rank_plan, more_ranks_than_slots_wrap) {
   // 6 ranks: slots 0,1,2,3,0,1. Group 0 holds ranks 0,1,4,5 (5 cores: 2,1,1,1), group 1 rank 2,
   // group 2 rank 3 (no units: an error).
   std::vector<RankText> all = numabind::core::testing::PlanAll(h.basis, 6);
-  cr_assert_str_eq(all[0].cpus.c_str(), "0-1");
-  cr_assert_str_eq(all[1].cpus.c_str(), "2");
-  cr_assert_str_eq(all[4].cpus.c_str(), "3");
-  cr_assert_str_eq(all[5].cpus.c_str(), "4");
-  cr_assert_str_eq(all[4].device.c_str(), "0000:01:00.0");
-  cr_assert_str_eq(all[2].cpus.c_str(), "8-9");
+  STR_EQ(all[0].cpus, "0-1");
+  STR_EQ(all[1].cpus, "2");
+  STR_EQ(all[4].cpus, "3");
+  STR_EQ(all[5].cpus, "4");
+  STR_EQ(all[4].device, "0000:01:00.0");
+  STR_EQ(all[2].cpus, "8-9");
   cr_assert(!all[3].ok);
-  cr_assert_str_eq(all[3].error.c_str(), "rank 3: policy exclusive: node 2 has no allowed CPUs");
-  cr_assert_str_eq(all[3].cpus.c_str(), "");
+  STR_EQ(all[3].error, "rank 3: policy exclusive: node 2 has no allowed CPUs");
+  STR_EQ(all[3].cpus, "");
 }
 
 Test(compute_rank_plan, too_few_cores_fails_every_rank_of_the_group) {
@@ -139,26 +139,26 @@ Test(compute_rank_plan, too_few_cores_fails_every_rank_of_the_group) {
   // 12 ranks: group 0 (slots 0 and 1) gets ranks 0,1,4,5,8,9 for 5 cores.
   RankText r0 = PlanRank(h.basis, 0, 12), r9 = PlanRank(h.basis, 9, 12), r2 = PlanRank(h.basis, 2, 12);
   cr_assert(!r0.ok && !r9.ok);
-  cr_assert_str_eq(r0.error.c_str(), "rank 0: policy exclusive: node 0 has 5 cores for 6 ranks");
-  cr_assert_str_eq(r9.error.c_str(), "rank 9: policy exclusive: node 0 has 5 cores for 6 ranks");
+  STR_EQ(r0.error, "rank 0: policy exclusive: node 0 has 5 cores for 6 ranks");
+  STR_EQ(r9.error, "rank 9: policy exclusive: node 0 has 5 cores for 6 ranks");
   // Group 1 has ranks 2, 6, 10 for 2 cores.
-  cr_assert_str_eq(r2.error.c_str(), "rank 2: policy exclusive: node 1 has 2 cores for 3 ranks");
+  STR_EQ(r2.error, "rank 2: policy exclusive: node 1 has 2 cores for 3 ranks");
 }
 
 Test(compute_rank_plan, core_complex_wraps) {
   HandBasis h(PolicyKind::kCoreComplex, false);
   // 8 ranks: group 0 gets ranks 0,1,4,5 -> units 0,1,2,3; group 1 ranks 2,6 -> units 8, 9.
   std::vector<RankText> all = numabind::core::testing::PlanAll(h.basis, 8);
-  cr_assert_str_eq(all[0].cpus.c_str(), "0");
-  cr_assert_str_eq(all[1].cpus.c_str(), "1");
-  cr_assert_str_eq(all[4].cpus.c_str(), "2");
-  cr_assert_str_eq(all[5].cpus.c_str(), "3");
-  cr_assert_str_eq(all[2].cpus.c_str(), "8");
-  cr_assert_str_eq(all[6].cpus.c_str(), "9");
+  STR_EQ(all[0].cpus, "0");
+  STR_EQ(all[1].cpus, "1");
+  STR_EQ(all[4].cpus, "2");
+  STR_EQ(all[5].cpus, "3");
+  STR_EQ(all[2].cpus, "8");
+  STR_EQ(all[6].cpus, "9");
   // 16 ranks: group 1 gets ranks 2,6,10,14 -> 8,9,8,9.
-  cr_assert_str_eq(PlanRank(h.basis, 10, 16).cpus.c_str(), "8");
-  cr_assert_str_eq(PlanRank(h.basis, 14, 16).cpus.c_str(), "9");
-  cr_assert_str_eq(PlanRank(h.basis, 3, 16).error.c_str(), "rank 3: policy core-complex: node 2 has no allowed CPUs");
+  STR_EQ(PlanRank(h.basis, 10, 16).cpus, "8");
+  STR_EQ(PlanRank(h.basis, 14, 16).cpus, "9");
+  STR_EQ(PlanRank(h.basis, 3, 16).error, "rank 3: policy core-complex: node 2 has no allowed CPUs");
 }
 
 Test(compute_rank_plan, blocks) {
@@ -181,14 +181,14 @@ Test(compute_rank_plan, unknown_rank_count) {
   HandBasis h(PolicyKind::kCoreComplex, true);
   h.Slot(3, 2, 6, 1, "node 2", "");
   // nranks 0 counts as max(slot_count, rank + 1): ranks 0..3 take one slot each.
-  cr_assert_str_eq(PlanRank(h.basis, 2, 0).device.c_str(), "0000:03:00.0");
-  cr_assert_str_eq(PlanRank(h.basis, 3, 0).device.c_str(), "");
+  STR_EQ(PlanRank(h.basis, 2, 0).device, "0000:03:00.0");
+  STR_EQ(PlanRank(h.basis, 3, 0).device, "");
   // Rank 5 of unknown: 6 ranks, floor(5*4/6) = 3.
-  cr_assert_str_eq(PlanRank(h.basis, 5, 0).label.c_str(), "node 2");
+  STR_EQ(PlanRank(h.basis, 5, 0).label, "node 2");
   // A rank at or beyond a stated count counts as one of rank + 1 ranks.
   RankText t = PlanRank(h.basis, 9, 4);
   cr_assert(t.ok);
-  cr_assert_str_eq(t.label.c_str(), "node 2");
+  STR_EQ(t.label, "node 2");
 }
 
 Test(compute_rank_plan, clears_the_callers_storage) {
@@ -200,7 +200,7 @@ Test(compute_rank_plan, clears_the_callers_storage) {
   cr_assert(ComputeRankPlan(h.basis, 2, 3, &plan));
   cr_assert_eq(cpus[0], 1ull << 8);
   cr_assert_eq(nodes[0], 2u);
-  cr_assert_str_eq(plan.error, "");
+  STR_EQ(plan.error, "");
 }
 
 Test(compute_rank_plan, no_slots) {
@@ -211,15 +211,23 @@ Test(compute_rank_plan, no_slots) {
   cr_assert(strstr(t.error.c_str(), "rank 0: policy core-complex:") == t.error.c_str());
 }
 
+Test(compute_rank_plan, huge_rank_counts_in_slots_not_ranks) {
+  HandBasis h(PolicyKind::kExclusive, false);
+  // A huge rank of an unknown count: counted in O(slots). Slots 0 and 1 (group 0) hold 1000000001 and
+  // 1000000000 of the 4000000001 ranks.
+  RankText t = PlanRank(h.basis, 4000000000u, 0);
+  cr_assert(!t.ok);
+  STR_EQ(t.error, "rank 4000000000: policy exclusive: node 0 has 5 cores for 2000000001 ranks");
+}
+
 Test(compute_rank_plan, long_error_is_truncated) {
   HandBasis h(PolicyKind::kExclusive, false);
   memset(h.basis.policy_text, 'p', sizeof h.basis.policy_text - 1);
   h.basis.policy_text[sizeof h.basis.policy_text - 1] = '\0';
-  memset(h.slots[3].label, 'l', sizeof h.slots[3].label - 1);
-  h.slots[3].label[sizeof h.slots[3].label - 1] = '\0';
-  RankText t = PlanRank(h.basis, 4000000000u, 0);  // slot 4000000000 mod 4 = 0: fine
-  cr_assert(t.ok);
-  t = PlanRank(h.basis, 3, 4);
+  memset(h.slots[0].label, 'l', sizeof h.slots[0].label - 1);
+  h.slots[0].label[sizeof h.slots[0].label - 1] = '\0';
+  RankText t = PlanRank(h.basis, 4000000000u, 0);  // 169 characters of message, cut to 159
   cr_assert(!t.ok);
   cr_assert_eq(t.error.size(), sizeof(RankPlan{}.error) - 1);
+  cr_assert(t.error.find("rank 4000000000: policy ppp") == 0, "%s", t.error.c_str());
 }

@@ -35,25 +35,25 @@ Test(topology, synthetic_two_sockets_two_nodes_two_l3_smt) {
   cr_assert_eq(t.llcs.size(), 8u);
   cr_assert_eq(t.nodes.size(), 4u);
   cr_assert_eq(t.packages.size(), 2u);
-  cr_assert_str_eq(t.online.ToList().c_str(), "0-63");
-  cr_assert_str_eq(t.allowed.ToList().c_str(), "0-63");
-  cr_assert_str_eq(NodeCpus(t, 0).c_str(), "0-15");
-  cr_assert_str_eq(NodeCpus(t, 3).c_str(), "48-63");
-  cr_assert_str_eq(t.packages[1].cpus.ToList().c_str(), "32-63");
-  cr_assert_str_eq(t.cores[0].cpus.ToList().c_str(), "0-1");
-  cr_assert_str_eq(t.cores[31].cpus.ToList().c_str(), "62-63");
-  cr_assert_str_eq(t.llcs[0].cpus.ToList().c_str(), "0-7");
-  cr_assert_str_eq(t.llcs[7].cpus.ToList().c_str(), "56-63");
+  STR_EQ(t.online.ToList(), "0-63");
+  STR_EQ(t.allowed.ToList(), "0-63");
+  STR_EQ(NodeCpus(t, 0), "0-15");
+  STR_EQ(NodeCpus(t, 3), "48-63");
+  STR_EQ(t.packages[1].cpus.ToList(), "32-63");
+  STR_EQ(t.cores[0].cpus.ToList(), "0-1");
+  STR_EQ(t.cores[31].cpus.ToList(), "62-63");
+  STR_EQ(t.llcs[0].cpus.ToList(), "0-7");
+  STR_EQ(t.llcs[7].cpus.ToList(), "56-63");
   cr_assert_eq(t.llcs[0].level, 3u);
   const TopoPu* pu = t.FindPu(37);
   cr_assert(pu);
   cr_assert_eq(t.nodes[pu->node].os, 2u);
   cr_assert_eq(pu->package, 1);
-  cr_assert_str_eq(t.llcs[pu->llc].cpus.ToList().c_str(), "32-39");
-  cr_assert_str_eq(t.cores[pu->core].cpus.ToList().c_str(), "36-37");
-  cr_assert_str_eq(t.CpuNodes().ToList().c_str(), "0-3");
+  STR_EQ(t.llcs[pu->llc].cpus.ToList(), "32-39");
+  STR_EQ(t.cores[pu->core].cpus.ToList(), "36-37");
+  STR_EQ(t.CpuNodes().ToList(), "0-3");
   cr_assert_eq(t.NodeLimit(), 4u);
-  cr_assert_str_eq(t.NodesOfCpus(CpuSet::Range(15, 16)).ToList().c_str(), "0-1");
+  STR_EQ(t.NodesOfCpus(CpuSet::Range(15, 16)).ToList(), "0-1");
   cr_assert(!t.io_loaded);
   cr_assert(!t.live);
 }
@@ -62,12 +62,12 @@ Test(topology, synthetic_quoted_and_smt_off) {
   Topology t = Load("synthetic:\"pack:2 numa:2 l3:2 core:4 pu:1\"");
   cr_assert_eq(t.pus.size(), 32u);
   cr_assert_eq(t.cores.size(), 32u);
-  cr_assert_str_eq(t.cores[5].cpus.ToList().c_str(), "5");
-  cr_assert_str_eq(NodeCpus(t, 1).c_str(), "8-15");
+  STR_EQ(t.cores[5].cpus.ToList(), "5");
+  STR_EQ(NodeCpus(t, 1), "8-15");
   Topology q = Load("synthetic:'pack:1 core:2 pu:2'");
   cr_assert_eq(q.pus.size(), 4u);
   cr_assert_eq(q.nodes.size(), 1u);  // hwloc adds the one node
-  cr_assert_str_eq(NodeCpus(q, 0).c_str(), "0-3");
+  STR_EQ(NodeCpus(q, 0), "0-3");
 }
 
 Test(topology, synthetic_without_caches_or_cores) {
@@ -75,21 +75,21 @@ Test(topology, synthetic_without_caches_or_cores) {
   Topology t = Load("synthetic:pack:2 core:2 pu:2");
   cr_assert_eq(t.llcs.size(), 4u);
   cr_assert_eq(t.llcs[1].level, 0u);
-  cr_assert_str_eq(t.llcs[1].cpus.ToList().c_str(), "2-3");
+  STR_EQ(t.llcs[1].cpus.ToList(), "2-3");
   Topology u = Load("synthetic:pack:2 pu:3");
   cr_assert_eq(u.cores.size(), 6u);
-  cr_assert_str_eq(u.cores[4].cpus.ToList().c_str(), "4");
+  STR_EQ(u.cores[4].cpus.ToList(), "4");
 }
 
 Test(topology, synthetic_more_than_1024_pus) {
   // 8 packages x 2 nodes x 2 L3 x 32 cores x 2 PUs = 2048 PUs; node n holds 128n..128n+127.
   Topology t = Load("synthetic:pack:8 numa:2 l3:2 core:32 pu:2");
   cr_assert_eq(t.pus.size(), 2048u);
-  cr_assert_str_eq(t.allowed.ToList().c_str(), "0-2047");
-  cr_assert_str_eq(NodeCpus(t, 15).c_str(), "1920-2047");
-  cr_assert_str_eq(t.packages[7].cpus.ToList().c_str(), "1792-2047");
+  STR_EQ(t.allowed.ToList(), "0-2047");
+  STR_EQ(NodeCpus(t, 15), "1920-2047");
+  STR_EQ(t.packages[7].cpus.ToList(), "1792-2047");
   cr_assert_eq(t.FindPu(2047)->package, 7);
-  cr_assert_str_eq(t.llcs[t.FindPu(2047)->llc].cpus.ToList().c_str(), "1984-2047");
+  STR_EQ(t.llcs[t.FindPu(2047)->llc].cpus.ToList(), "1984-2047");
 }
 
 Test(topology, bad_specs) {
@@ -119,17 +119,17 @@ Test(topology, xml_restricted_allowed_set) {
   // 16amd64-8n2c-cpusets.xml: allowed_cpuset 0x0000f06f, complete 0xffff; nodes 1 (CPUs 2-3), 2 (CPU 5)
   // and 3 (CPU 6) have CPUs, nodes 4 and 5 have none; CPUs 0-1 and 12-15 have no node in the file.
   Topology t = Load(XmlOrSkip("16amd64-8n2c-cpusets.xml"));
-  cr_assert_str_eq(t.complete.ToList().c_str(), "0-15");
-  cr_assert_str_eq(t.online.ToList().c_str(), "0-3,5-6,12-15");
-  cr_assert_str_eq(t.allowed.ToList().c_str(), "0-3,5-6,12-15");
-  cr_assert_str_eq(t.allowed_nodes.ToList().c_str(), "1-5");
+  STR_EQ(t.complete.ToList(), "0-15");
+  STR_EQ(t.online.ToList(), "0-3,5-6,12-15");
+  STR_EQ(t.allowed.ToList(), "0-3,5-6,12-15");
+  STR_EQ(t.allowed_nodes.ToList(), "1-5");
   cr_assert_eq(t.nodes.size(), 5u);
-  cr_assert_str_eq(NodeCpus(t, 1).c_str(), "2-3");
-  cr_assert_str_eq(NodeCpus(t, 2).c_str(), "5");
-  cr_assert_str_eq(NodeCpus(t, 3).c_str(), "6");
-  cr_assert_str_eq(NodeCpus(t, 4).c_str(), "");
-  cr_assert_str_eq(NodeCpus(t, 5).c_str(), "");
-  cr_assert_str_eq(t.CpuNodes().ToList().c_str(), "1-3");
+  STR_EQ(NodeCpus(t, 1), "2-3");
+  STR_EQ(NodeCpus(t, 2), "5");
+  STR_EQ(NodeCpus(t, 3), "6");
+  STR_EQ(NodeCpus(t, 4), "");
+  STR_EQ(NodeCpus(t, 5), "");
+  STR_EQ(t.CpuNodes().ToList(), "1-3");
   cr_assert_eq(t.FindPu(0)->node, -1);
   cr_assert_eq(t.packages.size(), 6u);
   cr_assert_eq(t.FindPu(14)->package, 5);  // Package P#7 is the sixth package
@@ -139,18 +139,18 @@ Test(topology, xml_restricted_allowed_set) {
 Test(topology, xml_offline_cpus) {
   // 16em64t-4s2c2t-offlines.xml: cpuset 0x0000905b of complete 0x0000ffff, one node, 4 packages.
   Topology t = Load(XmlOrSkip("16em64t-4s2c2t-offlines.xml"));
-  cr_assert_str_eq(t.complete.ToList().c_str(), "0-15");
-  cr_assert_str_eq(t.online.ToList().c_str(), "0-1,3-4,6,12,15");
-  cr_assert_str_eq(t.complete.Minus(t.online).ToList().c_str(), "2,5,7-11,13-14");
-  cr_assert_str_eq(t.allowed.ToList().c_str(), "0-1,3-4,6,12,15");
+  STR_EQ(t.complete.ToList(), "0-15");
+  STR_EQ(t.online.ToList(), "0-1,3-4,6,12,15");
+  STR_EQ(t.complete.Minus(t.online).ToList(), "2,5,7-11,13-14");
+  STR_EQ(t.allowed.ToList(), "0-1,3-4,6,12,15");
   cr_assert_eq(t.pus.size(), 7u);
   cr_assert_eq(t.cores.size(), 6u);  // package 0 core 1 keeps PUs 4 and 12; every other core one PU
-  cr_assert_str_eq(t.cores[t.FindPu(4)->core].cpus.ToList().c_str(), "4,12");
+  STR_EQ(t.cores[t.FindPu(4)->core].cpus.ToList(), "4,12");
   cr_assert_eq(t.packages.size(), 4u);
-  cr_assert_str_eq(t.packages[0].cpus.ToList().c_str(), "0,4,12");
-  cr_assert_str_eq(t.packages[3].cpus.ToList().c_str(), "3,15");
-  cr_assert_str_eq(NodeCpus(t, 0).c_str(), "0-1,3-4,6,12,15");
-  cr_assert_str_eq(t.llcs[t.FindPu(15)->llc].cpus.ToList().c_str(), "3,15");  // one L3 per package
+  STR_EQ(t.packages[0].cpus.ToList(), "0,4,12");
+  STR_EQ(t.packages[3].cpus.ToList(), "3,15");
+  STR_EQ(NodeCpus(t, 0), "0-1,3-4,6,12,15");
+  STR_EQ(t.llcs[t.FindPu(15)->llc].cpus.ToList(), "3,15");  // one L3 per package
 }
 
 Test(topology, xml_pci_gpus_with_locality) {
@@ -158,8 +158,8 @@ Test(topology, xml_pci_gpus_with_locality) {
   // 06:00.0 (package 0), 11:00.0 and 14:00.0 (package 1); an AMD ES1000 VGA (1002:515e) at 01:03.0.
   Topology t = Load(XmlOrSkip("24em64t-2n6c2t-pci.xml"), true);
   cr_assert(t.io_loaded);
-  cr_assert_str_eq(NodeCpus(t, 0).c_str(), "0,2,4,6,8,10,12,14,16,18,20,22");
-  cr_assert_str_eq(NodeCpus(t, 1).c_str(), "1,3,5,7,9,11,13,15,17,19,21,23");
+  STR_EQ(NodeCpus(t, 0), "0,2,4,6,8,10,12,14,16,18,20,22");
+  STR_EQ(NodeCpus(t, 1), "1,3,5,7,9,11,13,15,17,19,21,23");
   const PciDevice* gpu = nullptr;
   const PciDevice* vga = nullptr;
   for (const PciDevice& d : t.pci) {
@@ -171,10 +171,10 @@ Test(topology, xml_pci_gpus_with_locality) {
   cr_assert_eq(gpu->device, 0x06d2u);
   cr_assert_eq(gpu->class_id, 0x0302u);
   cr_assert(gpu->locality_known);
-  cr_assert_str_eq(gpu->nodes.ToList().c_str(), "1");
+  STR_EQ(gpu->nodes.ToList(), "1");
   cr_assert_eq(vga->vendor, 0x1002u);
   cr_assert_eq(vga->class_id, 0x0300u);
-  cr_assert_str_eq(vga->nodes.ToList().c_str(), "0");
+  STR_EQ(vga->nodes.ToList(), "0");
   // Sorted by bus id.
   for (size_t i = 1; i < t.pci.size(); ++i)
     cr_assert(t.pci[i - 1].bus_id <= t.pci[i].bus_id, "%s before %s", t.pci[i - 1].bus_id.c_str(), t.pci[i].bus_id.c_str());
@@ -190,16 +190,16 @@ Test(topology, xml_power8_gpus_on_two_sockets) {
   // power8gpudistances.xml: 16 online PUs in 8 cores; 4 NVIDIA GPUs in PCI domains 2 and 3 (package 0,
   // node 0) and 0xa and 0xb (package 1, node 1).
   Topology t = Load(XmlOrSkip("power8gpudistances.xml"), true);
-  cr_assert_str_eq(t.online.ToList().c_str(), "0-1,8-9,16-17,24-25,80-81,88-89,96-97,104-105");
-  cr_assert_str_eq(NodeCpus(t, 1).c_str(), "80-81,88-89,96-97,104-105");
+  STR_EQ(t.online.ToList(), "0-1,8-9,16-17,24-25,80-81,88-89,96-97,104-105");
+  STR_EQ(NodeCpus(t, 1), "80-81,88-89,96-97,104-105");
   std::string ids, nodes;
   for (const PciDevice& d : t.pci) {
     if (d.class_id != 0x0302) continue;
     ids += d.bus_id + " ";
     nodes += d.nodes.ToList() + " ";
   }
-  cr_assert_str_eq(ids.c_str(), "0002:01:00.0 0003:01:00.0 000a:01:00.0 000b:01:00.0 ");
-  cr_assert_str_eq(nodes.c_str(), "0 0 1 1 ");
+  STR_EQ(ids, "0002:01:00.0 0003:01:00.0 000a:01:00.0 000b:01:00.0 ");
+  STR_EQ(nodes, "0 0 1 1 ");
 }
 
 Test(topology, xml_knl_hbm_nodes_have_no_cpus) {
@@ -208,16 +208,16 @@ Test(topology, xml_knl_hbm_nodes_have_no_cpus) {
   // level (shared by the 2 cores of a tile).
   Topology t = Load(XmlOrSkip("64intel64-fakeKNL-SNC4-hybrid.xml"));
   cr_assert_eq(t.nodes.size(), 8u);
-  cr_assert_str_eq(t.CpuNodes().ToList().c_str(), "0-3");
-  cr_assert_str_eq(NodeCpus(t, 0).c_str(), "0-3,16-19,32-35,48-51");
-  cr_assert_str_eq(NodeCpus(t, 7).c_str(), "");
-  cr_assert_str_eq(t.nodes[t.NodeIndex(7)].subtype.c_str(), "MCDRAM");
-  cr_assert_str_eq(t.nodes[t.NodeIndex(7)].locality.ToList().c_str(), "0-3,16-19,32-35,48-51");
-  cr_assert_str_eq(t.NodesWithAllowedCpus().ToList().c_str(), "0-3");
+  STR_EQ(t.CpuNodes().ToList(), "0-3");
+  STR_EQ(NodeCpus(t, 0), "0-3,16-19,32-35,48-51");
+  STR_EQ(NodeCpus(t, 7), "");
+  STR_EQ(t.nodes[t.NodeIndex(7)].subtype, "MCDRAM");
+  STR_EQ(t.nodes[t.NodeIndex(7)].locality.ToList(), "0-3,16-19,32-35,48-51");
+  STR_EQ(t.NodesWithAllowedCpus().ToList(), "0-3");
   const TopoPu* pu = t.FindPu(0);
   cr_assert_eq(t.llcs[pu->llc].level, 2u);
-  cr_assert_str_eq(t.llcs[pu->llc].cpus.ToList().c_str(), "0-1,16-17,32-33,48-49");
-  cr_assert_str_eq(t.cores[pu->core].cpus.ToList().c_str(), "0,16,32,48");
+  STR_EQ(t.llcs[pu->llc].cpus.ToList(), "0-1,16-17,32-33,48-49");
+  STR_EQ(t.cores[pu->core].cpus.ToList(), "0,16,32,48");
   cr_assert_eq(t.cores.size(), 16u);
 }
 
@@ -229,11 +229,11 @@ Test(topology, xml_384_pus) {
   cr_assert_eq(t.nodes.size(), 24u);
   cr_assert_eq(t.packages.size(), 24u);
   cr_assert_eq(t.cores.size(), 192u);
-  cr_assert_str_eq(t.allowed.ToList().c_str(), "0-383");
-  cr_assert_str_eq(NodeCpus(t, 0).c_str(), "0-7,192-199");
-  cr_assert_str_eq(NodeCpus(t, 23).c_str(), "184-191,376-383");
-  cr_assert_str_eq(t.cores[t.FindPu(200)->core].cpus.ToList().c_str(), "8,200");
-  cr_assert_str_eq(t.llcs[t.FindPu(383)->llc].cpus.ToList().c_str(), "184-191,376-383");
+  STR_EQ(t.allowed.ToList(), "0-383");
+  STR_EQ(NodeCpus(t, 0), "0-7,192-199");
+  STR_EQ(NodeCpus(t, 23), "184-191,376-383");
+  STR_EQ(t.cores[t.FindPu(200)->core].cpus.ToList(), "8,200");
+  STR_EQ(t.llcs[t.FindPu(383)->llc].cpus.ToList(), "184-191,376-383");
 }
 
 Test(topology, xml_whole_io_tree) {
@@ -243,5 +243,5 @@ Test(topology, xml_whole_io_tree) {
   std::string summary;
   for (const PciDevice& d : t.pci)
     if ((d.class_id >> 8) == 0x03) summary += d.bus_id + "/" + d.nodes.ToList() + " ";
-  cr_assert_str_eq(summary.c_str(), "0000:03:00.0/0 0000:05:03.0/0 0000:83:00.0/1 0000:84:00.0/1 0000:84:00.1/1 ");
+  STR_EQ(summary, "0000:03:00.0/0 0000:05:03.0/0 0000:83:00.0/1 0000:84:00.0/1 0000:84:00.1/1 ");
 }

@@ -146,7 +146,10 @@ bool ParseReport(const std::string& line, Report* out, std::string* err) {
       char c = line[i];
       if (c == 'n') s->push_back('\n');
       else if (c == 't') s->push_back('\t');
-      else if (c == 'u' && i + 4 < n) { s->push_back(static_cast<char>(strtol(line.substr(i + 1, 4).c_str(), nullptr, 16))); i += 4; }
+      else if (c == 'u' && i + 4 < n) {  // \u00XX: the reporters escape control characters only
+        s->push_back(static_cast<char>(strtol(line.substr(i + 1, 4).c_str(), nullptr, 16)));
+        i += 4;
+      }
       else s->push_back(c);
     }
     if (i >= n) return false;

@@ -39,6 +39,10 @@ std::string Script(const std::string& name) { return Abs(RepoDir() + "/tests/shi
 std::string Torchrun() { return Abs(RepoDir() + "/scripts/torchrun.py"); }
 std::string Out() { return g_dir + "/ranks.jsonl"; }
 
+// What a launch is expected to show: ranks unbound (no NUMABIND_POLICY), bound, or bound over the launcher's
+// own binding between fork and exec, which the log must say it replaced.
+enum class Mode { kUnbound, kBound, kBoundOverLauncher };
+
 struct Plan {
   std::string policy;              // NUMABIND_POLICY value
   std::vector<std::string> cpus;   // rank -> expected CPU list when bound
@@ -90,7 +94,8 @@ std::string EntryPoints(const std::vector<std::string>& bound_lines) {
   return s;
 }
 
-void Check(const char* what, const Outcome& o, const Plan& plan, bool bound) {
+void Check(const char* what, const Outcome& o, const Plan& plan, Mode mode) {
+  bool bound = mode != Mode::kUnbound;
   std::vector<std::string> bound_lines = LinesWith(o.log, "numabind: bound");
   cr_log_info("%s: %.1f s, exit %d, %zu bound: %s", what, o.run.seconds, o.run.exit_code, bound_lines.size(),
               EntryPoints(bound_lines).c_str());
@@ -124,6 +129,9 @@ void Check(const char* what, const Outcome& o, const Plan& plan, bool bound) {
       if (line.find(" rank " + std::to_string(k) + " ") != std::string::npos) n++;
     if (n != 1) problem(std::to_string(n) + " \"bound\" log lines for rank " + std::to_string(k) + ", expected 1");
   }
+  for (const std::string& line : bound_lines)
+    if (mode == Mode::kBoundOverLauncher && line.find("replaced") == std::string::npos)
+      problem("the log does not say the launcher's own binding was replaced: " + line);
   std::string list, reports;
   for (const std::string& p : problems) list += "  " + p + "\n";
   for (const Report& r : o.reports) reports += r.line + "\n";
@@ -132,10 +140,10 @@ void Check(const char* what, const Outcome& o, const Plan& plan, bool bound) {
             Tail(o.output, 1500).c_str());
 }
 
-void Expect(const char* what, const std::vector<std::string>& argv, bool bound, int timeout_s = kTimeout,
+void Expect(const char* what, const std::vector<std::string>& argv, Mode mode, int timeout_s = kTimeout,
             const std::vector<std::string>& env = {}) {
   Plan plan = TwoRankPlan();
-  Check(what, Launch(argv, plan, bound, timeout_s, env), plan, bound);
+  Check(what, Launch(argv, plan, mode != Mode::kUnbound, timeout_s, env), plan, mode);
 }
 
 std::vector<std::string> TorchrunArgs(std::vector<std::string> tail) {
@@ -160,67 +168,83 @@ const std::vector<std::string> kOmpiRoot = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_AL
 std::vector<std::string> PyLaunch(const char* mode) {
   return {"/usr/bin/python3", Script("py_launch.py"), mode, ReportBin(), Out()};
 }
-std::vector<std::string> BashLoop() { return {"bash", Script("bash_loop.sh"), std::to_string(kRanks), ReportBin(), "--out", Out()}; }
+std::vector<std::string> BashLoop() {
+  return {"bash", Script("bash_loop.sh"), std::to_string(kRanks), ReportBin(), "--out", Out()};
+}
 
 }  // namespace
 
 TestSuite(launchers, .init = Setup, .fini = Teardown);
 
-// torchrun: the agent starts `python3 exec_report.py` per rank (subprocess, LOCAL_RANK in env), which execs report.
+// torchrun: the agent starts `python3 exec_report.py` per rank (subprocess, LOCAL_RANK in its env), which
+// execs report: the rank's own child keeps the rank's binding.
 Test(launchers, torchrun_script_entrypoint, .timeout = kTorchTimeout + 30) {
-  Expect("torchrun script", TorchrunArgs({Script("exec_report.py"), ReportBin(), "--out", Out()}), true, kTorchTimeout);
+  Expect("torchrun script", TorchrunArgs({Script("exec_report.py"), ReportBin(), "--out", Out()}), Mode::kBound,
+         kTorchTimeout);
 }
 
 // torchrun --run_path: multiprocessing spawn workers, no rank variable until they run: ranks by order.
 Test(launchers, torchrun_run_path, .timeout = kTorchTimeout + 30) {
-  Expect("torchrun --run_path", TorchrunArgs({"--run_path", Script("pyreport.py"), Out()}), true, kTorchTimeout);
+  Expect("torchrun --run_path", TorchrunArgs({"--run_path", Script("pyreport.py"), Out()}), Mode::kBound,
+         kTorchTimeout);
 }
 
 // torchrun --start_method fork: forked workers that never exec.
 Test(launchers, torchrun_fork, .timeout = kTorchTimeout + 30) {
   Expect("torchrun --start_method fork",
-         TorchrunArgs({"--start_method", "fork", "--run_path", Script("pyreport.py"), Out()}), true, kTorchTimeout);
+         TorchrunArgs({"--start_method", "fork", "--run_path", Script("pyreport.py"), Out()}), Mode::kBound,
+         kTorchTimeout);
 }
 
 Test(launchers, mpirun_bind_to_none, .timeout = 60) {
-  Expect("mpirun --bind-to none", Mpirun({"--bind-to", "none"}), true, kTimeout, kOmpiRoot);
+  Expect("mpirun --bind-to none", Mpirun({"--bind-to", "none"}), Mode::kBound, kTimeout, kOmpiRoot);
 }
 
 // Open MPI binds rank r to core r between fork and exec by default: the plan must replace that.
 Test(launchers, mpirun_default_binding, .timeout = 60) {
-  Expect("mpirun (default binding)", Mpirun({}), true, kTimeout, kOmpiRoot);
+  Expect("mpirun (default binding)", Mpirun({}), Mode::kBoundOverLauncher, kTimeout, kOmpiRoot);
 }
 
 Test(launchers, mpiexec_hydra, .timeout = 60) {
-  Expect("mpiexec.hydra", {"mpiexec.hydra", "-n", std::to_string(kRanks), ReportBin(), "--out", Out()}, true);
+  Expect("mpiexec.hydra", {"mpiexec.hydra", "-n", std::to_string(kRanks), ReportBin(), "--out", Out()},
+         Mode::kBound);
 }
 
-Test(launchers, bash_loop, .timeout = 60) { Expect("bash loop", BashLoop(), true); }
+// hydra's -bind-to core binds rank r to core r in the proxy's child: the plan must replace that.
+Test(launchers, mpiexec_hydra_bind_to_core, .timeout = 60) {
+  Expect("mpiexec.hydra -bind-to core",
+         {"mpiexec.hydra", "-bind-to", "core", "-n", std::to_string(kRanks), ReportBin(), "--out", Out()},
+         Mode::kBoundOverLauncher);
+}
+
+Test(launchers, bash_loop, .timeout = 60) { Expect("bash loop", BashLoop(), Mode::kBound); }
 
 Test(launchers, python_subprocess_posix_spawn, .timeout = 60) {
-  Expect("subprocess close_fds=False (posix_spawn)", PyLaunch("posix_spawn"), true);
+  Expect("subprocess close_fds=False (posix_spawn)", PyLaunch("posix_spawn"), Mode::kBound);
 }
 
 Test(launchers, python_subprocess_vfork, .timeout = 60) {
-  Expect("subprocess default (vfork)", PyLaunch("vfork"), true);
+  Expect("subprocess default (vfork)", PyLaunch("vfork"), Mode::kBound);
 }
 
-Test(launchers, python_os_system, .timeout = 60) { Expect("os.system", PyLaunch("system"), true); }
+Test(launchers, python_os_system, .timeout = 60) { Expect("os.system", PyLaunch("system"), Mode::kBound); }
 
-Test(launchers, python_os_popen, .timeout = 60) { Expect("os.popen", PyLaunch("popen"), true); }
+Test(launchers, python_os_popen, .timeout = 60) { Expect("os.popen", PyLaunch("popen"), Mode::kBound); }
 
 Test(launchers, multiprocessing_spawn_pool, .timeout = 60) {
-  Expect("multiprocessing spawn pool", PyLaunch("pool"), true);
+  Expect("multiprocessing spawn pool", PyLaunch("pool"), Mode::kBound);
 }
 
 // Controls: the same launches, shim preloaded without NUMABIND_POLICY, leave every rank on every CPU (so the
 // checks above can fail). Cheap launchers only: torchrun costs seconds per run.
-Test(launchers, unbound_without_policy_bash_loop, .timeout = 60) { Expect("bash loop, no policy", BashLoop(), false); }
+Test(launchers, unbound_without_policy_bash_loop, .timeout = 60) {
+  Expect("bash loop, no policy", BashLoop(), Mode::kUnbound);
+}
 
 Test(launchers, unbound_without_policy_mpirun, .timeout = 60) {
-  Expect("mpirun --bind-to none, no policy", Mpirun({"--bind-to", "none"}), false, kTimeout, kOmpiRoot);
+  Expect("mpirun --bind-to none, no policy", Mpirun({"--bind-to", "none"}), Mode::kUnbound, kTimeout, kOmpiRoot);
 }
 
 Test(launchers, unbound_without_policy_spawn_pool, .timeout = 60) {
-  Expect("multiprocessing spawn pool, no policy", PyLaunch("pool"), false);
+  Expect("multiprocessing spawn pool, no policy", PyLaunch("pool"), Mode::kUnbound);
 }

@@ -1,3 +1,53 @@
-ls /proc | head -5; ls /proc | wc -l; ls -la /proc/self /proc/thread-self; cat /proc/1/status | head -3; readlink /proc/self; echo $$; ls -d /proc/$$
-stat -f /proc /sys /tmp
-echo "vm: 0 passed, 0 failed"
+#!/usr/bin/env bash
+# The guest half of the multi-NUMA suite: run by tests/vm/init.sh inside the emulated machine (chrooted into
+# the host's root file system, read-only; /tmp and /run are the guest's own).
+# Usage: guest_suite.sh LAYOUT REPO BUILD. Prints "PASS name" / "FAIL name: why" per check and ends with
+# "vm-guest LAYOUT: N passed, N failed". The layout's checks and hand-computed expectations are in
+# layout_LAYOUT.sh.
+set -u
+layout=$1 repo=$2 build=$3
+here=$repo/tests/vm
+NB=$build/numabind SHIM=$build/libnumabind.so REPORT=$build/helpers/report
+WORK=$(mktemp -d /tmp/vm.XXXXXX)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI: no network beyond loopback here, and no warnings about it on the console.
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+t0=$(date +%s)
+
+# The guest's own view, compared with what the layout asked qemu for: checks the emulation (and the test's
+# expectations) independently of numabind. topo_case NAME WANT GOT
+topo_case() { verdict "topology/$1" "$([ "$2" = "$3" ] || echo "want '$2' got '$3'")"; }
+sysfs_cpus() {  # FILE under /sys/devices/system/cpu/cpuN for every online CPU, space separated
+  local c out=""
+  for c in $(expand_list "$(cat /sys/devices/system/cpu/online)"); do
+    out+=" $(cat "/sys/devices/system/cpu/cpu$c/$1" 2>/dev/null || echo '?')"
+  done
+  echo "${out# }"
+}
+node_cpus() { local n out=""; for n in $(expand_list "$(cat /sys/devices/system/node/online)"); do
+  out+=" $(cat "/sys/devices/system/node/node$n/cpulist")"; done; echo "${out# }"; }
+hwloc_count() { hwloc-calc --number-of "$1" all 2>/dev/null || echo '?'; }
+
+# control: without the shim a rank gets every CPU, so the checks below can tell bound from unbound.
+control_case() {
+  local all; all=$(cat /sys/devices/system/cpu/online)
+  need control/no-shim "$REPORT" || return
+  rm -f "$WORK/ranks"
+  N=4 R=$REPORT F=$WORK/ranks timeout 60 \
+    bash -c 'for ((i = 0; i < N; i++)); do LOCAL_RANK=$i LOCAL_WORLD_SIZE=$N $R --out $F & done; wait'
+  verdict control/no-shim "$(ranks_match 4 "$all/0" "")"
+}
+
+if [ -f "$here/layout_$layout.sh" ]; then
+  # shellcheck source=/dev/null
+  . "$here/layout_$layout.sh"
+  control_case
+  layout_checks
+else
+  fail "$layout/layout" "no $here/layout_$layout.sh"
+fi
+echo "note: guest suite took $(($(date +%s) - t0))s"
+rm -rf "$WORK"
+echo "vm-guest $layout: $PASSED passed, $FAILED failed"

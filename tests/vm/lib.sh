@@ -1,0 +1,187 @@
+# What the guest suite's checks share; sourced by tests/vm/guest_suite.sh, which sets NB (the numabind
+# command), SHIM (libnumabind.so), REPORT (the rank reporter, tests/shim/helpers/report.c) and WORK (a
+# scratch folder in the guest's /tmp). Every check prints "PASS name" or "FAIL name: why".
+#
+# Expected placements are written by hand from the layout the guest was booted with, one token per local
+# rank: "CPUS/NODES" or "CPUS/NODES@DEVICE" (CPUS and NODES in Linux list syntax). They never come from
+# numabind itself.
+
+PASSED=0 FAILED=0
+pass() { PASSED=$((PASSED + 1)); echo "PASS $1"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL $1: $2"; }
+verdict() { if [ -z "$2" ]; then pass "$1"; else fail "$1" "$2"; fi; }  # NAME WHY ("" = pass)
+
+# Linux list ("0-3,8,9") in canonical form ("0-3,8-9"), so that equal sets compare equal as strings.
+canon() {
+  local IFS=, part a b i out="" start=-1 prev=-2
+  local -a bits=()
+  for part in $1; do
+    [[ $part =~ ^([0-9]+)(-([0-9]+))?$ ]] || { echo "bad:$1"; return; }
+    a=${BASH_REMATCH[1]}; b=${BASH_REMATCH[3]:-$a}
+    for ((i = a; i <= b; i++)); do bits[i]=1; done
+  done
+  for i in "${!bits[@]}" -1; do
+    if [ "$i" -eq $((prev + 1)) ]; then prev=$i; continue; fi
+    if [ "$start" -ge 0 ]; then
+      [ "$start" -eq "$prev" ] && out+=",$start" || out+=",$start-$prev"
+    fi
+    start=$i; prev=$i
+  done
+  echo "${out#,}"
+}
+
+# The value of "KEY" in a one-line JSON object (string or number), or "" when absent.
+jfield() {
+  if [[ $1 =~ \"$2\":\"([^\"]*)\" ]] || [[ $1 =~ \"$2\":([^\",}]*) ]]; then echo "${BASH_REMATCH[1]}"; fi
+}
+
+# Splits an expected token "CPUS/NODES[@DEVICE]" into E_CPUS E_NODES E_DEV.
+split_token() {
+  local t=$1
+  E_DEV=""; [[ $t == *@* ]] && { E_DEV=${t#*@}; t=${t%@*}; }
+  E_CPUS=$(canon "${t%/*}"); E_NODES=$(canon "${t#*/}")
+}
+
+need() {  # need NAME FILE...: fails NAME and returns 1 when a file the check needs is missing
+  local f
+  for f in "${@:2}"; do
+    [ -x "$f" ] || [ -f "$f" ] || { fail "$1" "$f is missing (make BUILD=... all builds it)"; return 1; }
+  done
+}
+
+# plan_case NAME POLICY NRANKS DEVICES "TOKENS..." [PREFIX...]: `numabind plan --json` on the live guest,
+# run under PREFIX (e.g. taskset -c 2-13), gives every rank the expected CPUs, nodes and device.
+plan_case() {
+  local name=plan/$1 policy=$2 n=$3 dev=$4 out rc why="" r obj tok got
+  local -a want=($5) objs=()
+  need "$name" "$NB" || return
+  out=$(timeout -k 5 60 "${@:6}" "$NB" plan --policy "$policy" --ranks "$n" --devices "$dev" --json 2>&1); rc=$?
+  [ $rc -eq 0 ] || { fail "$name" "exit $rc: $(head -c 300 <<<"$out" | tr '\n' ' ')"; return; }
+  mapfile -t objs < <(grep -o '{[^{}]*}' <<<"$out")
+  [ ${#objs[@]} -eq "$n" ] || { fail "$name" "${#objs[@]} ranks in the plan, want $n: $(head -c 300 <<<"$out")"; return; }
+  for ((r = 0; r < n; r++)); do
+    obj=""
+    for o in "${objs[@]}"; do [ "$(jfield "$o" rank)" = "$r" ] && obj=$o; done
+    tok=${want[r % ${#want[@]}]}; split_token "$tok"
+    got="$(canon "$(jfield "$obj" cpus)")/$(canon "$(jfield "$obj" nodes)")"
+    [ -n "$E_DEV" ] && got+="@$(jfield "$obj" device)"
+    [ "$got" = "$E_CPUS/$E_NODES${E_DEV:+@$E_DEV}" ] || why+="rank $r: want $E_CPUS/$E_NODES${E_DEV:+@$E_DEV} got $got; "
+  done
+  verdict "$name" "$why"
+}
+
+# plan_error_case NAME POLICY NRANKS DEVICES: a plan that cannot place every rank exits 1 and names the
+# rank in an "error" entry.
+plan_error_case() {
+  local name=plan/$1 out rc
+  need "$name" "$NB" || return
+  out=$(timeout -k 5 60 "$NB" plan --policy "$2" --ranks "$3" --devices "$4" --json 2>&1); rc=$?
+  if [ $rc -ne 1 ]; then fail "$name" "exit $rc, want 1: $(head -c 200 <<<"$out" | tr '\n' ' ')"
+  elif ! grep -q '"error":"[^"]*rank [0-9]' <<<"$out"; then fail "$name" "no error naming a rank: $(head -c 200 <<<"$out")"
+  else pass "$name"; fi
+}
+
+# launch KIND NRANKS [LAUNCHER OPTIONS...]: starts NRANKS reporters through a real launcher, with the shim
+# preloaded and NUMABIND_* taken from L_ENV (an array of NAME=value), under the command prefix L_PREFIX
+# (taskset, a cgroup), reporters run with L_ARGS. Results in $WORK/ranks, the shim's log in $WORK/log.
+L_ENV=() L_PREFIX=() L_ARGS=()
+launch() {
+  local kind=$1 n=$2
+  rm -f "$WORK/ranks" "$WORK/log"
+  local -a pre=(env LD_PRELOAD="$SHIM" NUMABIND_LOG=info NUMABIND_LOG_FILE="$WORK/log" "${L_ENV[@]}")
+  case $kind in
+    bash)  # the loop of issue 4, verbatim but for the count
+      "${L_PREFIX[@]}" "${pre[@]}" N="$n" R="$REPORT" F="$WORK/ranks" A="${L_ARGS[*]}" timeout -k 5 90 \
+        bash -c 'for ((i = 0; i < N; i++)); do LOCAL_RANK=$i LOCAL_WORLD_SIZE=$N $R --out $F $A & done; wait' ;;
+    ompi)
+      "${L_PREFIX[@]}" "${pre[@]}" timeout -k 5 120 mpirun.openmpi -np "$n" "${@:3}" \
+        "$REPORT" --out "$WORK/ranks" "${L_ARGS[@]}" ;;
+    hydra)
+      "${L_PREFIX[@]}" "${pre[@]}" timeout -k 5 120 mpiexec.hydra -n "$n" "${@:3}" \
+        "$REPORT" --out "$WORK/ranks" "${L_ARGS[@]}" ;;
+  esac
+}
+
+# ranks_match N "TOKENS..." MEMORY: the reports in $WORK/ranks hold one line per rank 0..N-1 with the
+# expected CPUs; with MEMORY (local|preferred|bind|interleave) also its memory policy and, when the reporter
+# touched memory (--touch), where the pages landed. Prints why not; nothing when they match.
+ranks_match() {
+  local n=$1 mem=${3:-} r line lines cpus pol pn pages total on k v kv want_pol why=""
+  local -a want=($2)
+  [ -s "$WORK/ranks" ] || { echo "no reports"; return; }
+  lines=$(wc -l < "$WORK/ranks")
+  [ "$lines" -eq "$n" ] || why+="$lines reports for $n ranks; "
+  for ((r = 0; r < n; r++)); do
+    line=$(grep -m 1 "\"rank\":\"$r\"" "$WORK/ranks")
+    [ -n "$line" ] || { why+="no report from rank $r; "; continue; }
+    split_token "${want[r % ${#want[@]}]}"
+    cpus=$(canon "$(jfield "$line" cpus)")
+    [ "$cpus" = "$E_CPUS" ] || why+="rank $r on CPUs $cpus, want $E_CPUS; "
+    [ -n "$mem" ] || continue
+    pol=$(jfield "$line" policy); pn=$(canon "$(jfield "$line" policy_nodes)")
+    case $mem in
+      local) [ "$pol" = default ] || [ "$pol" = local ] || why+="rank $r memory policy $pol, want default; " ;;
+      *) want_pol=$mem  # preferred over several nodes is MPOL_PREFERRED_MANY
+         [ "$mem" = preferred ] && [ "$(expand_list "$E_NODES" | wc -w)" -gt 1 ] && want_pol=preferred_many
+         [ "$pol" = "$want_pol" ] && [ "$pn" = "$E_NODES" ] || why+="rank $r memory policy $pol on $pn, want $want_pol on $E_NODES; " ;;
+    esac
+    [[ $line =~ \"pages\":\{([^}]*)\} ]] || continue
+    pages=${BASH_REMATCH[1]//\"/}; total=0; on=0
+    for kv in ${pages//,/ }; do
+      k=${kv%%:*}; v=${kv#*:}; total=$((total + v))
+      in_list "$k" "$E_NODES" && on=$((on + v))
+    done
+    [ "$total" -gt 0 ] || { why+="rank $r touched no pages ($pages); "; continue; }
+    [ $((on * 10)) -ge $((total * 9)) ] || why+="rank $r pages on nodes {$pages}, want >= 90% on $E_NODES; "
+    if [ "$mem" = interleave ]; then
+      for k in $(expand_list "$E_NODES"); do
+        v=$(tr ' ' '\n' <<<"${pages//,/ }" | sed -n "s/^$k://p"); v=${v:-0}
+        # every node of the set holds at least half its fair share
+        [ $((v * 2 * $(expand_list "$E_NODES" | wc -w))) -ge "$total" ] || why+="rank $r interleave: node $k has $v of $total pages; "
+      done
+    fi
+  done
+  echo "$why"
+}
+
+expand_list() { local c; c=$(canon "$1"); local IFS=, p; for p in $c; do [[ $p == *-* ]] && seq "${p%-*}" "${p#*-}" || echo "$p"; done | tr '\n' ' '; }
+in_list() { [[ " $(expand_list "$2") " == *" $1 "* ]]; }
+
+# launch_case NAME KIND NRANKS POLICY DEVICES MEMORY "TOKENS..." [LAUNCHER OPTIONS...]: ranks started by
+# KIND with the shim land where expected; checks the memory policy too when MEMORY is not "-", and that the
+# shim logged one bound rank per rank (NAME/log).
+launch_case() {
+  local name=launch/$1 kind=$2 n=$3 policy=$4 dev=$5 mem=$6 tokens=$7 why out
+  need "$name" "$SHIM" "$REPORT" || return
+  L_ENV=(NUMABIND_POLICY="$policy" NUMABIND_DEVICES="$dev")
+  [ "$mem" != - ] && L_ENV+=(NUMABIND_MEMORY="$mem")
+  out=$(launch "$kind" "$n" "${@:8}" 2>&1) || { fail "$name" "launcher failed: $(tail -c 300 <<<"$out" | tr '\n' ' ')"; return; }
+  why=$(ranks_match "$n" "$tokens" "$([ "$mem" != - ] && echo "$mem")")
+  verdict "$name" "$why"
+  local bound; bound=$(grep -c '^numabind: bound ' "$WORK/log" 2>/dev/null)
+  [ "${bound:-0}" -eq "$n" ] && pass "$name/log" \
+    || fail "$name/log" "${bound:-0} 'bound' lines for $n ranks in the shim's log: $(head -c 200 "$WORK/log" 2>/dev/null | tr '\n' ' ')"
+}
+
+# cgroup_enter_prefix CPUS: makes a cpuset cgroup (v2) with those CPUs and sets CG_PREFIX to a command prefix
+# that moves itself into it before running the rest. Fails the check "confined-cgroup/setup" when it cannot.
+CG=/sys/fs/cgroup/numabind-vm
+cgroup_enter_prefix() {
+  local err
+  err=$( { grep -qw cpuset /sys/fs/cgroup/cgroup.subtree_control || echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control; } 2>&1 \
+    && mkdir -p "$CG" 2>&1 && echo "$1" 2>&1 > "$CG/cpuset.cpus") \
+    || { fail confined-cgroup/setup "cpuset cgroup $CG with CPUs $1: $err"; return 1; }
+  CG_PREFIX=(bash -c 'echo $$ > '"$CG"'/cgroup.procs && exec "$@"' cgroup-enter)
+}
+
+# cpu_offline N / cpu_online N: takes a CPU offline (checked: it leaves /sys/devices/system/cpu/online) and
+# back; a failure is a failed check, not a skip.
+cpu_offline() {
+  echo 0 > "/sys/devices/system/cpu/cpu$1/online" 2>/dev/null && ! in_list "$1" "$(cat /sys/devices/system/cpu/online)" \
+    && { pass "offline/cpu$1-down"; return 0; }
+  fail "offline/cpu$1-down" "cannot take CPU $1 offline (online: $(cat /sys/devices/system/cpu/online))"; return 1
+}
+cpu_online() {
+  if echo 1 > "/sys/devices/system/cpu/cpu$1/online" 2>/dev/null && in_list "$1" "$(cat /sys/devices/system/cpu/online)"; then
+    pass "offline/cpu$1-up"; else fail "offline/cpu$1-up" "CPU $1 did not come back (online: $(cat /sys/devices/system/cpu/online))"; fi
+}
