@@ -12,8 +12,10 @@ WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CXXFLAGS_BASE := -std=c++17 $(OPT) -g -fPIC $(WARN) -I. -D_GNU_SOURCE
 # Code that ends up in libnumabind.so links libc alone: no exceptions, RTTI or guarded statics (each would
 # pull in libstdc++), hidden symbols so that only the version script's names are exported.
+# -fno-tree-loop-distribute-patterns: no memset/memcpy calls made up from loops, so that child-side code
+# calls nothing through the PLT (lazy binding in a vfork child would write the parent's GOT).
 PURE_FLAGS := -fno-exceptions -fno-rtti -fno-threadsafe-statics -fvisibility=hidden \
-              -fno-stack-protector -fno-plt
+              -fno-stack-protector -fno-tree-loop-distribute-patterns
 HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 
 PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc
@@ -53,7 +55,7 @@ $(BUILD)/pure/shim/%.o: shim/%.S
 # The shim: linked by the C driver so libstdc++ is never added; -z defs catches anything that needs more.
 $(LIB): $(call pureobj,$(SHIM_SRCS) $(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) shim/exports.map
 	$(CC) -shared -Wl,-z,defs -Wl,--version-script=shim/exports.map -Wl,--gc-sections \
-	  -Wl,-z,now -o $@ $(filter %.o,$^)
+	  -o $@ $(filter %.o,$^)
 
 $(CORELIB): $(call obj,$(CORE_SRCS)) $(call pureobj,$(PURE_SRCS)) core/exports.map
 	$(CXX) -shared -Wl,-z,defs -Wl,--version-script=core/exports.map -o $@ $(filter %.o,$^) $(HWLOC_LIBS)

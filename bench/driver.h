@@ -12,7 +12,8 @@ enum { kPosixSpawn, kForkExec, kMethods };
 /// spawn plus the child's, from wait4): the second is what the spawn costs and is far less noisy on a busy
 /// machine.
 enum { kWall, kCpu, kMetrics };
-extern const char* const kMetricKey[kMetrics];  ///< "wall", "cpu"
+enum { kPlanCount = 3 };
+extern const char* const kMetricKey[kMetrics];   ///< "wall", "cpu"
 extern const char* const kMethodName[kMethods];  ///< "posix_spawn", "fork+exec"
 extern const char* const kMethodKey[kMethods];   ///< JSON keys: "posix_spawn", "fork_exec"
 
@@ -28,20 +29,21 @@ typedef enum {
 /// One way of starting /bin/true, measured with both methods.
 typedef struct {
   const char* name;
-  const char* what;    ///< one line for the report
-  Preload preload;     ///< what the spawner and its children have in LD_PRELOAD
-  char policy[64];     ///< NUMABIND_POLICY for the spawner and its children; "" = unset
-  int ranks;           ///< > 0: child i gets LOCAL_RANK=i mod ranks, LOCAL_WORLD_SIZE=ranks
-  int numactl;         ///< the child is `numactl --physcpubind=CPU /bin/true`
-  int load_core;       ///< the spawner dlopens libnumabind_core.so and prepares a plan first (no shim)
+  const char* what;  ///< one line for the report
+  Preload preload;   ///< what the spawner and its children have in LD_PRELOAD
+  char policy[64];   ///< NUMABIND_POLICY for the spawner and its children; "" = unset
+  int ranks;         ///< > 0: child i gets LOCAL_RANK=i mod ranks, LOCAL_WORLD_SIZE=ranks
+  int numactl;       ///< the child is `numactl --physcpubind=CPU /bin/true`
+  int load_core;     ///< the spawner dlopens libnumabind_core.so and prepares a plan first (no shim);
+                     ///< 2: and dlcloses it again
   Expect expect;
 
   Samples samples[kMethods][kMetrics];
   Samples first[kMethods];  ///< wall time of each round's first spawn: one-time launcher work shows here
   double* round_median[kMethods][kMetrics];
   uint64_t failures[kMethods];
-  int verified;                  ///< the check before timing passed
-  char note[640];                ///< what the check saw
+  int verified;    ///< the check before timing passed
+  char note[640];  ///< what the check saw
 } Variant;
 
 /// A ratio of two variants' medians, with its target.
@@ -66,9 +68,9 @@ typedef struct {
   Machine machine;
   long spawns;  ///< per variant and method
   int rounds;
-  int warmup;   ///< spawns discarded per spawner (one spawner per variant, method and round)
-  int cpu[2];        ///< the CPUs of ranks 0 and 1 in the bound variants
-  char cpumap[32];   ///< the same, "A,B", for the spawner
+  int warmup;       ///< spawns discarded per spawner (one spawner per variant, method and round)
+  int cpu[2];       ///< the CPUs of ranks 0 and 1 in the bound variants
+  char cpumap[32];  ///< the same, "A,B", for the spawner
   char topology[512];
   double seconds;    ///< total wall time of the run
   double load1_end;  ///< 1-minute load average when the run ended
@@ -77,8 +79,8 @@ typedef struct {
   int nvariants;
   const RatioSpec* ratios;
   int nratios;
-  Timing plans[2];  ///< `numabind plan --ranks 1024` with policy node and exclusive
-  Timing prepares[2];  ///< numabind_prepare: live machine, and the topology file
+  Timing plans[kPlanCount];  ///< `numabind plan` on the topology file, large rank counts
+  Timing prepares[2];        ///< numabind_prepare: live machine, and the topology file
 } Results;
 
 const Variant* FindVariant(const Results* r, const char* name);

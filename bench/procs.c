@@ -16,10 +16,10 @@
 extern char** environ;
 
 char** BaseEnv(void) {
-  static const char* const kDrop[] = {"LD_PRELOAD=", "NUMABIND_", "LOCAL_RANK=", "LOCAL_WORLD_SIZE=",
-                                      "OMPI_COMM_WORLD_LOCAL_", "MPI_LOCAL", "PMI_LOCAL_", "PALS_LOCAL_",
-                                      "MV2_COMM_WORLD_LOCAL_", "JSM_NAMESPACE_LOCAL_", "FLUX_TASK_LOCAL_",
-                                      "MPT_LRANK=", "SLURM_LOCALID=", "SLURM_NTASKS_PER_NODE="};
+  static const char* const kDrop[] = {
+      "LD_PRELOAD=",      "NUMABIND_",  "LOCAL_RANK=",    "LOCAL_WORLD_SIZE=",     "OMPI_COMM_WORLD_LOCAL_",
+      "MPI_LOCAL",        "PMI_LOCAL_", "PALS_LOCAL_",    "MV2_COMM_WORLD_LOCAL_", "JSM_NAMESPACE_LOCAL_",
+      "FLUX_TASK_LOCAL_", "MPT_LRANK=", "SLURM_LOCALID=", "SLURM_NTASKS_PER_NODE="};
   size_t n = 0;
   while (environ[n]) n++;
   char** env = calloc(n + 8, sizeof(char*));
@@ -48,7 +48,8 @@ char** VariantEnv(const Paths* p, const Variant* v) {
     env[k++] = strdup(buf);
   }
   if (v->load_core) {
-    snprintf(buf, sizeof(buf), "SPAWN_BENCH_PREPARE=%s/libnumabind_core.so", p->build);
+    snprintf(buf, sizeof(buf), "SPAWN_BENCH_PREPARE=%s/libnumabind_core.so%s", p->build,
+             v->load_core == 2 ? ",close" : "");
     env[k++] = strdup(buf);
   }
   return env;

@@ -105,7 +105,8 @@ void TimeRounds(const Paths* p, Results* res) {
   size_t* filled = calloc((size_t)combos, sizeof(size_t));
   for (int i = 0; i < res->nvariants; i++)
     for (int m = 0; m < kMethods; m++)
-      for (int k = 0; k < kMetrics; k++) res->variants[i].round_median[m][k] = calloc(res->rounds, sizeof(double));
+      for (int k = 0; k < kMetrics; k++)
+        res->variants[i].round_median[m][k] = calloc(res->rounds, sizeof(double));
 
   int* order = calloc((size_t)combos, sizeof(int));
   for (int c = 0; c < combos; c++) order[c] = c;
@@ -155,10 +156,12 @@ void TimeRounds(const Paths* p, Results* res) {
       int m = c % kMethods;
       if (alive[c]) {
         int rc = StopServer(&servers[c]);
-        if (rc != 0) fprintf(stderr, "bench: the spawner for %s/%s ended with %d\n", v->name, kMethodName[m], rc);
+        if (rc != 0)
+          fprintf(stderr, "bench: the spawner for %s/%s ended with %d\n", v->name, kMethodName[m], rc);
       }
       double* mine = chunk + (size_t)c * kMetrics * (size_t)most;
-      for (int k = 0; k < kMetrics; k++) v->round_median[m][k][r] = MedianOf(mine + (size_t)k * most, filled[c]);
+      for (int k = 0; k < kMetrics; k++)
+        v->round_median[m][k][r] = MedianOf(mine + (size_t)k * most, filled[c]);
     }
     fprintf(stderr, "bench: round %d/%d done, %.0f s\n", r + 1, res->rounds, (NowNs() - start) / 1e9);
   }

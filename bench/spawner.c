@@ -43,7 +43,7 @@ typedef struct {
 static void BuildLaunch(Launch* l, int rank, int ranks, const char* cpumap, int argc, char** args) {
   char cpu[16] = "0";
   int field = 0;
-  for (const char* p = cpumap; *p; field++) {  // the (rank mod count)-th comma-separated entry
+  for (const char* p = cpumap; *p; field++) {  // the rank-th comma-separated entry, else the first
     size_t len = strcspn(p, ",");
     if (field == 0 || field == (ranks ? rank % ranks : 0)) snprintf(cpu, sizeof(cpu), "%.*s", (int)len, p);
     p += len + (p[len] == ',');
@@ -148,16 +148,22 @@ int RunSpawner(int argc, char** argv) {
   if (ranks < 0 || ranks > kMaxRanks) return 2;
   // SPAWN_BENCH_PREPARE=CORELIB: be a launcher that has prepared a plan (libstdc++, hwloc and the topology
   // in its address space, which every fork copies) without any shim: what that state alone costs a spawn.
+  // A trailing ",close" dlcloses the core library after preparing (what stays mapped then is libstdc++'s).
   const char* core = getenv("SPAWN_BENCH_PREPARE");
   if (core && *core) {
-    void* h = dlopen(core, RTLD_NOW | RTLD_LOCAL);
+    char path[4096];
+    snprintf(path, sizeof(path), "%s", core);
+    char* close_it = strstr(path, ",close");
+    if (close_it) *close_it = '\0';
+    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     PrepareFn prepare = h ? (PrepareFn)dlsym(h, "numabind_prepare") : NULL;
     struct PrepareRequest req = {NULL, "node", NULL, NULL, (const char* const*)environ};
     char err[256];
     if (!prepare || !prepare(&req, err, sizeof(err))) {
-      fprintf(stderr, "spawn_bench: cannot prepare with %s\n", core);
+      fprintf(stderr, "spawn_bench: cannot prepare with %s\n", path);
       return 1;
     }
+    if (close_it) dlclose(h);
   }
 
   static Launch launches[kMaxRanks];

@@ -98,8 +98,10 @@ static int ReadKeyedLine(const char* path, const char* key, char* buf, size_t ca
 
 int ReadCpusAllowed(int pid, char* buf, size_t cap) {
   char path[64];
-  if (pid) snprintf(path, sizeof(path), "/proc/%d/status", pid);
-  else snprintf(path, sizeof(path), "/proc/self/status");
+  if (pid)
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  else
+    snprintf(path, sizeof(path), "/proc/self/status");
   return ReadKeyedLine(path, "Cpus_allowed_list", buf, cap);
 }
 
@@ -120,9 +122,12 @@ void JsonString(FILE* f, const char* s) {
   fputc('"', f);
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
   }
   fputc('"', f);
 }

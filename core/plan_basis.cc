@@ -19,6 +19,7 @@ struct Writer {
   size_t cap;
   size_t len;
 
+  // Child-safe: writes one character into the caller's buffer.
   void Put(char c) {
     if (cap > 0 && len + 1 < cap) {
       buf[len] = c;
@@ -26,9 +27,11 @@ struct Writer {
     }
     ++len;
   }
+  // Child-safe: copies a NUL-terminated string through Put.
   void Str(const char* s) {
     while (s && *s) Put(*s++);
   }
+  // Child-safe: decimal digits on the stack, no snprintf.
   void Uint(uint64_t v) {
     char digits[24];
     int n = 0;

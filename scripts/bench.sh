@@ -2,9 +2,10 @@
 # `make bench`: what the preloaded shim costs the programs a user starts, measured side by side.
 # Builds bench/*.c into $BUILD/bench/spawn_bench (not part of the default `make`), runs it, prints a table
 # and writes $BUILD/bench/results.json. Needs `make all` first (the Makefile's bench target does that).
-# Knobs: BENCH_SPAWNS (spawns per variant and method, default 3000), BENCH_ROUNDS (10), BENCH_WARMUP (2),
-# BENCH_PLAN_RUNS (5), BENCH_PREPARE_RUNS (10), BENCH_TOPOLOGY (default: the largest file in
-# ../shared/topologies). BENCH_PROFILE=1 adds callgrind instruction counts of a preloaded /bin/true.
+# About 2 minutes on a 2-CPU machine. Knobs: BENCH_SPAWNS (spawns per variant and method, default 3000),
+# BENCH_ROUNDS (10), BENCH_WARMUP (2), BENCH_PLAN_RUNS (5), BENCH_PREPARE_RUNS (10), BENCH_VARIANTS (a
+# comma-separated subset), BENCH_TOPOLOGY (default: the largest file in ../shared/topologies).
+# BENCH_PROFILE=1 adds callgrind's count of the user-space instructions one preloaded /bin/true executes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -18,7 +19,7 @@ $CC -std=gnu11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -o "$BUILD/bench/spawn_bench" 
 
 unset LD_PRELOAD  # the driver itself runs unpreloaded; it gives each spawner its variant's preload
 topology=${BENCH_TOPOLOGY:-../shared/topologies/192em64t-12gr2n8c2t.xml}
-[ -e "$topology" ] || { echo "bench: topology $topology is missing (shared/ must sit beside the repo)" >&2; exit 1; }
+[ -e "$topology" ] || { echo "bench: $topology is missing (shared/ must sit beside the repo)" >&2; exit 1; }
 "$BUILD/bench/spawn_bench" run --build "$BUILD" --topology "$topology" --out "$BUILD/bench/results.json"
 
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then

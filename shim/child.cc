@@ -45,11 +45,14 @@ long ReadSmallFile(const char* path, char* buf, long cap) {
   return len;
 }
 
-/// Child-safe: writes "/proc/<pid>/<rest>" into buf.
+/// Child-safe: writes "/proc/<pid>/<rest>" into buf (64 bytes).
 void ProcPath(char* buf, long pid, const char* rest) {
   Line l;
   l.Str("/proc/").Num(pid).Str("/").Str(rest);
-  memcpy(buf, l.CStr(), l.size() + 1);
+  const char* s = l.CStr();
+  for (int i = 0; i < 63 && (buf[i] = s[i]) != '\0'; ++i) {
+  }
+  buf[63] = '\0';
 }
 
 /// Child-safe: whether argv, joined with single spaces, matches NUMABIND_MATCH.
@@ -73,7 +76,10 @@ bool PidMatches(long pid) {
   if (len <= 0) return false;  // a zombie's cmdline is empty: a finished worker frees its rank
   char* argv[256];
   int argc = 0;
-  for (long i = 0; i < len && argc < 255; i += static_cast<long>(strlen(cmd + i)) + 1) argv[argc++] = cmd + i;
+  for (long i = 0; i < len && argc < 255; ++i) {
+    argv[argc++] = cmd + i;
+    while (i < len && cmd[i] != '\0') ++i;
+  }
   argv[argc] = nullptr;
   return ArgvMatches(argv);
 }
@@ -90,8 +96,8 @@ uint32_t CountMatchingChildren(pid_t parent) {
   while ((n = Sys6(SYS_getdents64, dir, reinterpret_cast<long>(dirbuf), sizeof(dirbuf))) > 0) {
     for (long off = 0; off < n;) {
       const char* name = dirbuf + off + 19;  // struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name
-      unsigned short reclen;
-      memcpy(&reclen, dirbuf + off + 16, sizeof(reclen));
+      unsigned short reclen = static_cast<unsigned short>(static_cast<unsigned char>(dirbuf[off + 16]) |
+                                                          static_cast<unsigned char>(dirbuf[off + 17]) << 8);
       off += reclen;
       if (name[0] < '0' || name[0] > '9') continue;
       Line l;
@@ -235,7 +241,10 @@ BindResult BindIfRank(Entry entry, const char* path, char* const* argv, char* co
       return Fail(path, m, "set_mempolicy: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
     }
   }
-  line->Str("numabind: bound rank ").Num(m.rank);
+  // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
+  bool again = entry != Entry::kSetenv && g_state.fork_child && m.rank == g_state.worker_rank &&
+               m.nranks == g_state.worker_nranks;
+  line->Str(again ? "numabind: rebound rank " : "numabind: bound rank ").Num(m.rank);
   if (m.nranks != 0) line->Str(" of ").Num(m.nranks);
   line->Str(" (").Str(m.var ? m.var : "order, NUMABIND_MATCH").Str(") ").Str(path).Str(": cpus ");
   line->Bits(cpus, basis->cpu_words).Str(" nodes ").Bits(nodes, basis->node_words).Str(" memory ");
@@ -246,7 +255,10 @@ BindResult BindIfRank(Entry entry, const char* path, char* const* argv, char* co
   for (uint32_t w = 0; saved->cpus_saved && w < g_state.launcher_cpu_words; ++w) {
     replaced |= saved->cpus[w] != g_state.launcher_cpus[w];
   }
-  if (replaced) line->Str(" (replaced the launcher's binding to cpus ").Bits(saved->cpus, g_state.launcher_cpu_words).Str(")");
+  if (replaced) {
+    line->Str(" (replaced the launcher's binding to cpus ").Bits(saved->cpus, g_state.launcher_cpu_words).Str(")");
+  }
+  m.replaced = replaced;
   return BindResult::kBound;
 }
 

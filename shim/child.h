@@ -27,6 +27,7 @@ struct RankMatch {
   const char* var = nullptr;  ///< the rank variable, or nullptr when found by order (NUMABIND_MATCH)
   uint32_t rank = 0;
   uint32_t nranks = 0;        ///< 0 = unknown
+  bool replaced = false;      ///< set by BindIfRank: the launcher had bound the child itself
 };
 
 /// The calling thread's binding before the shim changed it.

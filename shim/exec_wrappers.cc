@@ -20,6 +20,9 @@ namespace {
 /// Binds if the program is a rank, runs `call` (the real exec) and restores the binding if it returns.
 template <typename Call>
 int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
+  // Resolved already by the fork, vfork or spawn that made this child; else this is a process exec'ing
+  // itself (or a child of a raw clone), where dlsym is as safe as the C library's own lazy binding.
+  EnsureResolved();
   if (!g_state.active) return call();
   pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
   pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
@@ -39,8 +42,9 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
     return -1;
   }
   // A successful exec does not come back: log now, unless setenv already bound and logged this rank.
+  // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
   bool logged = g_state.fork_child && found.rank == g_state.worker_rank && found.nranks == g_state.worker_nranks;
-  if (r == BindResult::kBound && !logged) FinishBoundLine(&line, self);
+  if (r == BindResult::kBound && (!logged || found.replaced)) FinishBoundLine(&line, self);
   int ret = call();
   if (r == BindResult::kBound) {
     int e = errno;

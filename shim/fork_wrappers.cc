@@ -6,7 +6,6 @@
 // once per process. A forked worker that never execs becomes a rank when it sets its rank variable
 // (torch's worker wrapper sets LOCAL_RANK through os.environ, i.e. setenv): setenv and putenv bind it then.
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -88,19 +87,23 @@ using numabind::shim::g_state;
 
 #define NUMABIND_EXPORT extern "C" __attribute__((visibility("default")))
 
-NUMABIND_EXPORT pid_t fork() { return numabind::shim::RunFork(g_real.fork); }
+NUMABIND_EXPORT pid_t fork() {
+  numabind::shim::EnsureResolved();
+  return numabind::shim::RunFork(g_real.fork);
+}
 
-NUMABIND_EXPORT pid_t _Fork() { return numabind::shim::RunFork(g_real.fork_); }
+NUMABIND_EXPORT pid_t _Fork() {
+  numabind::shim::EnsureResolved();
+  return numabind::shim::RunFork(g_real.fork_);
+}
 
 extern "C" void numabind_before_vfork() {
-  // vfork called before our constructor ran (from another library's constructor): find it now.
-  if (numabind_real_vfork == nullptr) {
-    numabind_real_vfork = reinterpret_cast<pid_t (*)()>(dlsym(RTLD_NEXT, "vfork"));
-  }
+  numabind::shim::EnsureResolved();  // the child's exec wrapper must find the real functions ready
   if (g_state.active && !numabind::shim::t_in_shim) numabind::shim::BeforeFork();
 }
 
 NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
+  numabind::shim::EnsureResolved();
   int ret = g_real.setenv(name, value, overwrite);
   if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
@@ -111,6 +114,7 @@ NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
 }
 
 NUMABIND_EXPORT int putenv(char* string) {
+  numabind::shim::EnsureResolved();
   int ret = g_real.putenv(string);
   if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
     int e = errno;

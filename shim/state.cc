@@ -84,12 +84,15 @@ bool NoteStartupRankVars(char** argv, char** envp) {
 }
 
 __attribute__((constructor)) void Init(int argc, char** argv, char** envp) {
-  ResolveAll();
-  // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
-  if (getauxval(AT_SECURE) != 0 || envp == nullptr) return;
+  // Every program pays for what runs here: without NUMABIND_POLICY, one pass over the environment and
+  // nothing else (the real functions are found later, before the first fork, vfork or spawn).
+  if (envp == nullptr) return;
   const char* const* env = const_cast<const char* const*>(envp);
   const char* policy = config::Lookup(env, "NUMABIND_POLICY");
   if (policy == nullptr || *policy == '\0') return;
+  // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
+  if (getauxval(AT_SECURE) != 0) return;
+  EnsureResolved();
   config::Error err;
   if (!config::Parse(env, &g_state.config, &err)) {
     memcpy(g_state.config_error, err.text, sizeof(g_state.config_error));
@@ -171,6 +174,15 @@ void Prepare() {
 }
 
 }  // namespace
+
+void EnsureResolved() {
+  static bool resolved;  // plain bool: resolving twice at once writes the same values
+  if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) return;
+  int e = errno;
+  ResolveAll();
+  errno = e;
+  __atomic_store_n(&resolved, true, __ATOMIC_RELEASE);
+}
 
 const core::PlanBasis* EnsurePrepared() {
   static int lock;  // plain int: a guarded static would pull in libstdc++

@@ -20,8 +20,9 @@ extern "C" pid_t (*numabind_real_vfork)();
 
 namespace numabind::shim {
 
-/// The real functions, found with dlsym(RTLD_NEXT) in the constructor (never later: the child side may not
-/// call dlsym). A function the C library lacks (pidfd_spawn before glibc 2.39) stays nullptr.
+/// The real functions, found with dlsym(RTLD_NEXT) by EnsureResolved: in the constructor of a configured
+/// process, else on the parent side before the first fork, vfork or spawn, so that a child never calls
+/// dlsym. A function the C library lacks (pidfd_spawn before glibc 2.39) stays nullptr.
 struct RealFunctions {
   int (*execve)(const char*, char* const[], char* const[]);
   int (*execv)(const char*, char* const[]);
@@ -46,6 +47,9 @@ struct RealFunctions {
 };
 
 extern RealFunctions g_real;
+
+/// Fills g_real once (17 dlsym calls: about 19k instructions, which an inert process never pays).
+void EnsureResolved();
 
 /// Parent side, before every vfork (called by the trampoline in vfork_x86_64.S).
 extern "C" void numabind_before_vfork();

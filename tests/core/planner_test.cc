@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -600,6 +601,30 @@ Test(xml, largest_384_pus) {
   cr_assert(!PlanRank(*e.basis, 1023, 1024).ok);
   PREPARE(n, t, "node");
   STR_EQ(PlanRank(*n.basis, 1023, 1024).nodes, "23");
+}
+
+Test(xml, hand_made_device_without_locality) {
+  // Devices: 01:00.0 (no locality), 02:00.0 (node 1); the ASPEED VGA does not count. CPU 3 is not
+  // allowed, so node 1 offers CPU 2 only.
+  std::string path = numabind::core::testing::WriteHandMadeXml();
+  Topology t = Load(path, true);
+  unlink(path.c_str());
+  Basis node, excl;
+  PrepareDev(t, "node", &node);
+  PrepareDev(t, "exclusive", &excl);
+  STR_EQ(Devices(*node.basis, 2), "0000:01:00.0 | 0000:02:00.0");
+  STR_EQ(Cpus(*node.basis, 2), "0-2 | 2");
+  STR_EQ(Nodes(*node.basis, 2), "0-1 | 1");
+  STR_EQ(PlanRank(*node.basis, 0, 2).label, "node 0-1 (locality unknown)");
+  STR_EQ(Cpus(*excl.basis, 4), "0-1 | !rank 1: policy exclusive: node 1 has 1 core for 2 ranks | 2 | "
+                               "!rank 3: policy exclusive: node 1 has 1 core for 2 ranks");
+  // An explicit list may name any device; one the machine lacks is an error.
+  Basis vga, missing;
+  PrepareDev(t, "node", &vga, "03:00.0");
+  STR_EQ(Cpus(*vga.basis, 1), "0-1");
+  PrepareOn(t, "node", &missing, "05:00.0");
+  cr_assert(!missing.basis);
+  cr_assert(missing.error.find("no PCI device 0000:05:00.0") != std::string::npos, "%s", missing.error.c_str());
 }
 
 // ---- the basis block ----

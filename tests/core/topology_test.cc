@@ -6,6 +6,8 @@
 
 #include <criterion/criterion.h>
 
+#include <unistd.h>
+
 #include <string>
 
 #include "core/topology.h"
@@ -244,4 +246,26 @@ Test(topology, xml_whole_io_tree) {
   for (const PciDevice& d : t.pci)
     if ((d.class_id >> 8) == 0x03) summary += d.bus_id + "/" + d.nodes.ToList() + " ";
   STR_EQ(summary, "0000:03:00.0/0 0000:05:03.0/0 0000:83:00.0/1 0000:84:00.0/1 0000:84:00.1/1 ");
+}
+
+Test(topology, xml_hand_made_allowed_offline_and_pci_locality) {
+  std::string path = numabind::core::testing::WriteHandMadeXml();
+  Topology t = Load(path, true);
+  unlink(path.c_str());
+  STR_EQ(t.complete.ToList(), "0-5");
+  STR_EQ(t.online.ToList(), "0-3");
+  STR_EQ(t.hwloc_allowed.ToList(), "0-2");
+  STR_EQ(t.allowed.ToList(), "0-2");
+  STR_EQ(t.cores[t.FindPu(3)->core].cpus.ToList(), "2-3");  // a disallowed PU still belongs to its core
+  STR_EQ(NodeCpus(t, 1), "2-3");
+  cr_assert_eq(t.pci.size(), 3u);
+  STR_EQ(t.pci[0].bus_id, "0000:01:00.0");
+  cr_assert(!t.pci[0].locality_known);
+  STR_EQ(t.pci[0].nodes.ToList(), "");
+  STR_EQ(t.pci[1].bus_id, "0000:02:00.0");
+  cr_assert(t.pci[1].locality_known);
+  STR_EQ(t.pci[1].nodes.ToList(), "1");
+  STR_EQ(t.pci[2].bus_id, "0000:03:00.0");
+  cr_assert_eq(t.pci[2].vendor, 0x1a03u);
+  STR_EQ(t.pci[2].nodes.ToList(), "0");
 }

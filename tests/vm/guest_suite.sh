@@ -19,20 +19,32 @@ t0=$(date +%s)
 # The guest's own view, compared with what the layout asked qemu for: checks the emulation (and the test's
 # expectations) independently of numabind. topo_case NAME WANT GOT
 topo_case() { verdict "topology/$1" "$([ "$2" = "$3" ] || echo "want '$2' got '$3'")"; }
-sysfs_cpus() {  # FILE under /sys/devices/system/cpu/cpuN for every online CPU, space separated
-  local c out=""
-  for c in $(expand_list "$(cat /sys/devices/system/cpu/online)"); do
-    out+=" $(cat "/sys/devices/system/cpu/cpu$c/$1" 2>/dev/null || echo '?')"
+sysfs_cpus() {  # FILE under /sys/devices/system/cpu/cpuN of every online CPU, space separated, read without forks
+  local c v out=""
+  read -r v < /sys/devices/system/cpu/online; expand_list "$v"
+  for c in $REPLY; do
+    v='?'; read -r v < "/sys/devices/system/cpu/cpu$c/$1"; out+=" $v"
   done
   echo "${out# }"
 }
-node_cpus() { local n out=""; for n in $(expand_list "$(cat /sys/devices/system/node/online)"); do
-  out+=" $(cat "/sys/devices/system/node/node$n/cpulist")"; done; echo "${out# }"; }
-hwloc_count() { hwloc-calc --number-of "$1" all 2>/dev/null || echo '?'; }
+node_cpus() {  # cpulist of every online node, space separated
+  local n v out=""
+  read -r v < /sys/devices/system/node/online; expand_list "$v"
+  for n in $REPLY; do read -r v < "/sys/devices/system/node/node$n/cpulist"; out+=" $v"; done
+  echo "${out# }"
+}
+hwloc_counts() {  # what hwloc sees: "packages NUMA-nodes L3s cores PUs", one process
+  local info t out=""
+  info=$(hwloc-info 2>&1)
+  for t in Package NUMANode L3Cache Core PU; do
+    [[ $info =~ ([0-9]+)\ $t\ \( ]] && out+=" ${BASH_REMATCH[1]}" || out+=" ?"
+  done
+  echo "${out# }"
+}
 
 # control: without the shim a rank gets every CPU, so the checks below can tell bound from unbound.
 control_case() {
-  local all; all=$(cat /sys/devices/system/cpu/online)
+  local all; read -r all < /sys/devices/system/cpu/online
   need control/no-shim "$REPORT" || return
   rm -f "$WORK/ranks"
   N=4 R=$REPORT F=$WORK/ranks timeout 60 \

@@ -26,11 +26,14 @@ mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm && mount -t devpts devpts $R/dev/pt
 # Open MPI refuses the hostname "(none)" and wants a loopback interface.
 hostname numavm
 ip link set lo up || fail "loopback up"
+# What udev would make: bash's process substitution needs /dev/fd.
+ln -s /proc/self/fd $R/dev/fd && ln -s fd/0 $R/dev/stdin && ln -s fd/1 $R/dev/stdout && ln -s fd/2 $R/dev/stderr
 
-repo=$(arg repo); build=$(arg build); layout=$(arg layout)
+repo=$(arg repo); build=$(arg build); layout=$(arg layout); script=$(arg script)
+echo "vm-init: layout $layout up after $(cut -d' ' -f1 /proc/uptime)s"
 chroot $R /usr/bin/env -i HOME=/tmp TMPDIR=/tmp TERM=dumb LANG=C.UTF-8 \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  /bin/bash "$repo/tests/vm/guest_suite.sh" "$layout" "$repo" "$build" < /dev/console 2>&1
+  /bin/bash "${script:-$repo/tests/vm/guest_suite.sh}" "$layout" "$repo" "$build" < /dev/console 2>&1
 echo "vm-init: suite exited $? after $(cut -d' ' -f1 /proc/uptime)s"
 sync
 poweroff -f

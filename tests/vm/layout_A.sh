@@ -17,7 +17,7 @@ layout_topology() {
   topo_case packages "0 0 0 0 0 0 0 0 1 1 1 1 1 1 1 1" "$(sysfs_cpus topology/physical_package_id)"
   topo_case devices "2 1 -1" "$(cat /sys/bus/pci/devices/{$D2,$D1,0000:00:04.0}/numa_node | tr '\n' ' ' | sed 's/ $//')"
   topo_case hwloc "2 4 4 8 16" \
-    "$(hwloc_count package) $(hwloc_count numa) $(hwloc_count l3) $(hwloc_count core) $(hwloc_count pu)"
+    "$(hwloc_counts)"
 }
 
 layout_plans() {

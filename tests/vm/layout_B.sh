@@ -13,7 +13,7 @@ layout_topology() {
   topo_case packages "0 0 0 0 1 1 1 1" "$(sysfs_cpus topology/physical_package_id)"
   topo_case devices "1" "$(cat /sys/bus/pci/devices/$D/numa_node)"
   topo_case hwloc "2 2 4 8 8" \
-    "$(hwloc_count package) $(hwloc_count numa) $(hwloc_count l3) $(hwloc_count core) $(hwloc_count pu)"
+    "$(hwloc_counts)"
 }
 
 layout_plans() {

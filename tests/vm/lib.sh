@@ -7,39 +7,60 @@
 # numabind itself.
 
 PASSED=0 FAILED=0
-pass() { PASSED=$((PASSED + 1)); echo "PASS $1"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $1: $2"; }
+# Each result line ends with the seconds since the previous one, to show where the time goes.
+T_LAST=${EPOCHREALTIME/[.,]/}
+took() { local now=${EPOCHREALTIME/[.,]/}; TOOK="$(((now - T_LAST) / 1000000)).$(((now - T_LAST) / 100000 % 10))s"; T_LAST=$now; }
+pass() { PASSED=$((PASSED + 1)); took; echo "PASS $1 [$TOOK]"; }
+fail() { FAILED=$((FAILED + 1)); took; echo "FAIL $1: $2 [$TOOK]"; }
 verdict() { if [ -z "$2" ]; then pass "$1"; else fail "$1" "$2"; fi; }  # NAME WHY ("" = pass)
 
-# Linux list ("0-3,8,9") in canonical form ("0-3,8-9"), so that equal sets compare equal as strings.
+# The helpers below return through REPLY and never fork: a fork costs tens of milliseconds in the emulated
+# guest, and the checks call them thousands of times.
+
+# Linux list ("0-3,8,9") in canonical form ("0-3,8-9") in REPLY, so that equal sets compare equal.
 canon() {
   local IFS=, part a b i out="" start=-1 prev=-2
   local -a bits=()
   for part in $1; do
-    [[ $part =~ ^([0-9]+)(-([0-9]+))?$ ]] || { echo "bad:$1"; return; }
+    [[ $part =~ ^([0-9]+)(-([0-9]+))?$ ]] || { REPLY="bad:$1"; return; }
     a=${BASH_REMATCH[1]}; b=${BASH_REMATCH[3]:-$a}
     for ((i = a; i <= b; i++)); do bits[i]=1; done
   done
   for i in "${!bits[@]}" -1; do
     if [ "$i" -eq $((prev + 1)) ]; then prev=$i; continue; fi
     if [ "$start" -ge 0 ]; then
-      [ "$start" -eq "$prev" ] && out+=",$start" || out+=",$start-$prev"
+      if [ "$start" -eq "$prev" ]; then out+=",$start"; else out+=",$start-$prev"; fi
     fi
     start=$i; prev=$i
   done
-  echo "${out#,}"
+  REPLY=${out#,}
 }
 
-# The value of "KEY" in a one-line JSON object (string or number), or "" when absent.
+# The members of a Linux list, space separated, in REPLY.
+expand_list() {
+  local IFS=, part a b i out=""
+  for part in $1; do
+    [[ $part =~ ^([0-9]+)(-([0-9]+))?$ ]] || continue
+    a=${BASH_REMATCH[1]}; b=${BASH_REMATCH[3]:-$a}
+    for ((i = a; i <= b; i++)); do out+=" $i"; done
+  done
+  REPLY=${out# }
+}
+in_list() { expand_list "$2"; [[ " $REPLY " == *" $1 "* ]]; }  # in_list N LIST
+
+# The value of "KEY" in a one-line JSON object (string or number) in REPLY, "" when absent.
 jfield() {
-  if [[ $1 =~ \"$2\":\"([^\"]*)\" ]] || [[ $1 =~ \"$2\":([^\",}]*) ]]; then echo "${BASH_REMATCH[1]}"; fi
+  REPLY=""
+  if [[ $1 =~ \"$2\":\"([^\"]*)\" ]] || [[ $1 =~ \"$2\":([^\",}]*) ]]; then REPLY=${BASH_REMATCH[1]}; fi
 }
+jlist() { jfield "$1" "$2"; canon "$REPLY"; }  # a list-valued field, canonical
 
-# Splits an expected token "CPUS/NODES[@DEVICE]" into E_CPUS E_NODES E_DEV.
+# Splits an expected token "CPUS/NODES[@DEVICE]" into E_CPUS E_NODES E_DEV (canonical lists).
 split_token() {
   local t=$1
   E_DEV=""; [[ $t == *@* ]] && { E_DEV=${t#*@}; t=${t%@*}; }
-  E_CPUS=$(canon "${t%/*}"); E_NODES=$(canon "${t#*/}")
+  canon "${t%/*}"; E_CPUS=$REPLY
+  canon "${t#*/}"; E_NODES=$REPLY
 }
 
 need() {  # need NAME FILE...: fails NAME and returns 1 when a file the check needs is missing
@@ -52,19 +73,19 @@ need() {  # need NAME FILE...: fails NAME and returns 1 when a file the check ne
 # plan_case NAME POLICY NRANKS DEVICES "TOKENS..." [PREFIX...]: `numabind plan --json` on the live guest,
 # run under PREFIX (e.g. taskset -c 2-13), gives every rank the expected CPUs, nodes and device.
 plan_case() {
-  local name=plan/$1 policy=$2 n=$3 dev=$4 out rc why="" r obj tok got
+  local name=plan/$1 policy=$2 n=$3 dev=$4 out rc why="" r o obj got line
   local -a want=($5) objs=()
   need "$name" "$NB" || return
   out=$(timeout -k 5 60 "${@:6}" "$NB" plan --policy "$policy" --ranks "$n" --devices "$dev" --json 2>&1); rc=$?
   [ $rc -eq 0 ] || { fail "$name" "exit $rc: $(head -c 300 <<<"$out" | tr '\n' ' ')"; return; }
-  mapfile -t objs < <(grep -o '{[^{}]*}' <<<"$out")
+  while IFS= read -r line; do [[ $line == *'"rank":'* ]] && objs+=("$line"); done <<<"$out"
   [ ${#objs[@]} -eq "$n" ] || { fail "$name" "${#objs[@]} ranks in the plan, want $n: $(head -c 300 <<<"$out")"; return; }
   for ((r = 0; r < n; r++)); do
     obj=""
-    for o in "${objs[@]}"; do [ "$(jfield "$o" rank)" = "$r" ] && obj=$o; done
-    tok=${want[r % ${#want[@]}]}; split_token "$tok"
-    got="$(canon "$(jfield "$obj" cpus)")/$(canon "$(jfield "$obj" nodes)")"
-    [ -n "$E_DEV" ] && got+="@$(jfield "$obj" device)"
+    for o in "${objs[@]}"; do jfield "$o" rank; [ "$REPLY" = "$r" ] && obj=$o; done
+    split_token "${want[r % ${#want[@]}]}"
+    jlist "$obj" cpus; got=$REPLY; jlist "$obj" nodes; got+="/$REPLY"
+    [ -n "$E_DEV" ] && { jfield "$obj" device; got+="@$REPLY"; }
     [ "$got" = "$E_CPUS/$E_NODES${E_DEV:+@$E_DEV}" ] || why+="rank $r: want $E_CPUS/$E_NODES${E_DEV:+@$E_DEV} got $got; "
   done
   verdict "$name" "$why"
@@ -106,46 +127,46 @@ launch() {
 # expected CPUs; with MEMORY (local|preferred|bind|interleave) also its memory policy and, when the reporter
 # touched memory (--touch), where the pages landed. Prints why not; nothing when they match.
 ranks_match() {
-  local n=$1 mem=${3:-} r line lines cpus pol pn pages total on k v kv want_pol why=""
-  local -a want=($2)
+  local n=$1 mem=${3:-} r line cpus pol pn pages total on k v kv want_pol nn why=""
+  local -a want=($2) lines=() byrank=() pg=()
   [ -s "$WORK/ranks" ] || { echo "no reports"; return; }
-  lines=$(wc -l < "$WORK/ranks")
-  [ "$lines" -eq "$n" ] || why+="$lines reports for $n ranks; "
+  mapfile -t lines < "$WORK/ranks"
+  [ ${#lines[@]} -eq "$n" ] || why+="${#lines[@]} reports for $n ranks; "
+  for line in "${lines[@]}"; do
+    jfield "$line" rank; [[ $REPLY =~ ^[0-9]+$ ]] && byrank[REPLY]=$line
+  done
   for ((r = 0; r < n; r++)); do
-    line=$(grep -m 1 "\"rank\":\"$r\"" "$WORK/ranks")
+    line=${byrank[r]:-}
     [ -n "$line" ] || { why+="no report from rank $r; "; continue; }
     split_token "${want[r % ${#want[@]}]}"
-    cpus=$(canon "$(jfield "$line" cpus)")
+    jlist "$line" cpus; cpus=$REPLY
     [ "$cpus" = "$E_CPUS" ] || why+="rank $r on CPUs $cpus, want $E_CPUS; "
     [ -n "$mem" ] || continue
-    pol=$(jfield "$line" policy); pn=$(canon "$(jfield "$line" policy_nodes)")
+    jfield "$line" policy; pol=$REPLY; jlist "$line" policy_nodes; pn=$REPLY
+    expand_list "$E_NODES"; set -- $REPLY; nn=$#
     case $mem in
       local) [ "$pol" = default ] || [ "$pol" = local ] || why+="rank $r memory policy $pol, want default; " ;;
       *) want_pol=$mem  # preferred over several nodes is MPOL_PREFERRED_MANY
-         [ "$mem" = preferred ] && [ "$(expand_list "$E_NODES" | wc -w)" -gt 1 ] && want_pol=preferred_many
+         [ "$mem" = preferred ] && [ "$nn" -gt 1 ] && want_pol=preferred_many
          [ "$pol" = "$want_pol" ] && [ "$pn" = "$E_NODES" ] || why+="rank $r memory policy $pol on $pn, want $want_pol on $E_NODES; " ;;
     esac
     [[ $line =~ \"pages\":\{([^}]*)\} ]] || continue
-    pages=${BASH_REMATCH[1]//\"/}; total=0; on=0
+    pages=${BASH_REMATCH[1]//\"/}; total=0; on=0; pg=()
     for kv in ${pages//,/ }; do
-      k=${kv%%:*}; v=${kv#*:}; total=$((total + v))
+      k=${kv%%:*}; v=${kv#*:}; total=$((total + v)); pg[k]=$v
       in_list "$k" "$E_NODES" && on=$((on + v))
     done
     [ "$total" -gt 0 ] || { why+="rank $r touched no pages ($pages); "; continue; }
     [ $((on * 10)) -ge $((total * 9)) ] || why+="rank $r pages on nodes {$pages}, want >= 90% on $E_NODES; "
-    if [ "$mem" = interleave ]; then
-      for k in $(expand_list "$E_NODES"); do
-        v=$(tr ' ' '\n' <<<"${pages//,/ }" | sed -n "s/^$k://p"); v=${v:-0}
-        # every node of the set holds at least half its fair share
-        [ $((v * 2 * $(expand_list "$E_NODES" | wc -w))) -ge "$total" ] || why+="rank $r interleave: node $k has $v of $total pages; "
-      done
-    fi
+    [ "$mem" = interleave ] || continue
+    for k in "$@"; do  # every node of the set holds at least half its fair share
+      v=${pg[k]:-0}
+      [ $((v * 2 * nn)) -ge "$total" ] || why+="rank $r interleave: node $k has $v of $total pages; "
+    done
   done
   echo "$why"
 }
 
-expand_list() { local c; c=$(canon "$1"); local IFS=, p; for p in $c; do [[ $p == *-* ]] && seq "${p%-*}" "${p#*-}" || echo "$p"; done | tr '\n' ' '; }
-in_list() { [[ " $(expand_list "$2") " == *" $1 "* ]]; }
 
 # launch_case NAME KIND NRANKS POLICY DEVICES MEMORY "TOKENS..." [LAUNCHER OPTIONS...]: ranks started by
 # KIND with the shim land where expected; checks the memory policy too when MEMORY is not "-", and that the
@@ -156,7 +177,8 @@ launch_case() {
   L_ENV=(NUMABIND_POLICY="$policy" NUMABIND_DEVICES="$dev")
   [ "$mem" != - ] && L_ENV+=(NUMABIND_MEMORY="$mem")
   out=$(launch "$kind" "$n" "${@:8}" 2>&1) || { fail "$name" "launcher failed: $(tail -c 300 <<<"$out" | tr '\n' ' ')"; return; }
-  why=$(ranks_match "$n" "$tokens" "$([ "$mem" != - ] && echo "$mem")")
+  [ "$mem" = - ] && mem=""
+  why=$(ranks_match "$n" "$tokens" "$mem")
   verdict "$name" "$why"
   local bound; bound=$(grep -c '^numabind: bound ' "$WORK/log" 2>/dev/null)
   [ "${bound:-0}" -eq "$n" ] && pass "$name/log" \
@@ -177,11 +199,11 @@ cgroup_enter_prefix() {
 # cpu_offline N / cpu_online N: takes a CPU offline (checked: it leaves /sys/devices/system/cpu/online) and
 # back; a failure is a failed check, not a skip.
 cpu_offline() {
-  echo 0 > "/sys/devices/system/cpu/cpu$1/online" 2>/dev/null && ! in_list "$1" "$(cat /sys/devices/system/cpu/online)" \
+  echo 0 > "/sys/devices/system/cpu/cpu$1/online" 2>/dev/null && ! in_list "$1" "$(< /sys/devices/system/cpu/online)" \
     && { pass "offline/cpu$1-down"; return 0; }
   fail "offline/cpu$1-down" "cannot take CPU $1 offline (online: $(cat /sys/devices/system/cpu/online))"; return 1
 }
 cpu_online() {
-  if echo 1 > "/sys/devices/system/cpu/cpu$1/online" 2>/dev/null && in_list "$1" "$(cat /sys/devices/system/cpu/online)"; then
+  if echo 1 > "/sys/devices/system/cpu/cpu$1/online" 2>/dev/null && in_list "$1" "$(< /sys/devices/system/cpu/online)"; then
     pass "offline/cpu$1-up"; else fail "offline/cpu$1-up" "CPU $1 did not come back (online: $(cat /sys/devices/system/cpu/online))"; fi
 }

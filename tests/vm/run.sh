@@ -11,8 +11,10 @@
 #      0000:41:01.0 on node 1.
 #   B  2 packages x 1 NUMA node, 2 dies (one L3 each) per package, 2 cores per die, no SMT: 8 CPUs, node n =
 #      CPUs 4n..4n+3, L3 = CPU pairs. One display device, 0000:21:01.0, on node 1.
+# The guest runs with mitigations=off: page-table isolation makes every system call flush the emulated TLB.
 # Environment: BUILD (default build), VM_LAYOUTS, VM_TIMEOUT (seconds per guest, default 420), VM_KERNEL
-# (a /boot/vmlinuz-* to boot; default the newest one with modules in /lib/modules).
+# (a /boot/vmlinuz-* to boot; default the newest one with modules in /lib/modules), VM_SCRIPT (run this
+# script in the guest instead of guest_suite.sh, for diagnosis), VM_APPEND (more kernel parameters).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -89,7 +91,7 @@ for layout in $layouts; do
     -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot,bus=pci.0 \
     -kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
-    -append "console=ttyS0 quiet loglevel=1 panic=-1 numabind.layout=$layout numabind.repo=$repo numabind.build=$build" \
+    -append "console=ttyS0 quiet loglevel=1 panic=-1 mitigations=off numabind.layout=$layout numabind.repo=$repo numabind.build=$build${VM_SCRIPT:+ numabind.script=$VM_SCRIPT} ${VM_APPEND:-}" \
     < /dev/null 2> "$out/$layout.qemu.err" | tr -d '\r' | tee "$log" \
     | sed -u -n -e "s#^\(PASS\|FAIL\) #\1 $layout/#p" -e 's#^\(vm-init\|vm-guest\|note\):#  \1:#p'
   rc=${PIPESTATUS[0]}
