@@ -29,7 +29,6 @@ obj = $(patsubst %.cc,$(BUILD)/obj/%.o,$(1))
 pureobj = $(patsubst %.cc,$(BUILD)/pure/%.o,$(1))
 
 LIB := $(BUILD)/libnumabind.so
-CORELIB := $(BUILD)/libnumabind_core.so
 CLI := $(BUILD)/numabind
 EMPTYLIB := $(BUILD)/libempty.so
 HELPERS := $(patsubst tests/shim/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
@@ -38,7 +37,7 @@ TEST_LAYERS := $(notdir $(wildcard tests/core tests/config tests/cli tests/shim)
 TEST_BINS := $(foreach l,$(TEST_LAYERS),$(if $(wildcard tests/$(l)/*_test.cc),$(BUILD)/tests/$(l)_test))
 
 .PHONY: all test test-unit test-vm demo install check-abi deps clean bench readme-vars
-all: $(LIB) $(CORELIB) $(CLI) $(EMPTYLIB) $(HELPERS)
+all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS)
 
 $(BUILD)/pure/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -56,9 +55,6 @@ $(BUILD)/pure/shim/%.o: shim/%.S
 $(LIB): $(call pureobj,$(SHIM_SRCS) $(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) shim/exports.map
 	$(CC) -shared -Wl,-z,defs -Wl,--version-script=shim/exports.map -Wl,--gc-sections \
 	  -o $@ $(filter %.o,$^)
-
-$(CORELIB): $(call obj,$(CORE_SRCS)) $(call pureobj,$(PURE_SRCS)) core/exports.map
-	$(CXX) -shared -Wl,-z,defs -Wl,--version-script=core/exports.map -o $@ $(filter %.o,$^) $(HWLOC_LIBS)
 
 $(CLI): $(call obj,$(CLI_SRCS) $(CORE_SRCS)) $(call pureobj,$(PURE_SRCS))
 	$(CXX) -o $@ $^ $(HWLOC_LIBS)
@@ -109,7 +105,7 @@ check-abi: $(LIB)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/numabind
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/numabind
-	install -m 755 $(LIB) $(CORELIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 scripts/*.sh scripts/*.py $(DESTDIR)$(PREFIX)/share/numabind/
 
 clean:

@@ -33,6 +33,9 @@ int Main(int argc, char** argv, const char* const* env);
 int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
 int ShowCommand(const Args& args, FILE* out, FILE* err);
 int VarsCommand(const Args& args, FILE* out, FILE* err);
+/// Internal, run by the shim: `prepare-basis --policy P [--memory M] [--devices D] [--topology T]` writes
+/// the prepared plan basis to `out` as a framed binary block (shim/prepare.cc reads it).
+int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
 /// Execs the command on success, so it returns only on failure (or for --help).
 int RunCommand(const Args& args, const char* const* env, const std::string& self_exe, FILE* out, FILE* err);
 

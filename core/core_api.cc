@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// numabind_prepare: the C entry point the shim dlopens (exported by core/exports.map). Errors are values;
+// numabind_prepare: the C entry point of the planner, run by `numabind plan` and `numabind prepare-basis`. Errors are values;
 // nothing below throws (no throw statements; an allocation failure of the standard library would end the
 // process, as it would anywhere else in a launcher).
 

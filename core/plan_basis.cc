@@ -237,4 +237,42 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   return true;
 }
 
+void BasisToOffsets(PlanBasis* basis) {
+  uintptr_t base = reinterpret_cast<uintptr_t>(basis);
+  basis->slots = reinterpret_cast<const PlanSlot*>(reinterpret_cast<uintptr_t>(basis->slots) - base);
+  basis->slot_nodes = reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->slot_nodes) - base);
+  basis->unit_cpus = reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->unit_cpus) - base);
+}
+
+bool BasisFromOffsets(void* block, size_t size) {
+  if (block == nullptr || size < sizeof(PlanBasis)) return false;
+  PlanBasis* b = static_cast<PlanBasis*>(block);
+  if (b->total_bytes != size || b->cpu_words == 0 || b->node_words == 0) return false;
+  // Each array must lie inside the block: offset + length <= size, computed without overflow.
+  auto inside = [size](uintptr_t off, uint64_t count, uint64_t each) {
+    return off <= size && off % 8 == 0 && (each == 0 || count <= (size - off) / each);
+  };
+  uintptr_t slots = reinterpret_cast<uintptr_t>(b->slots);
+  uintptr_t nodes = reinterpret_cast<uintptr_t>(b->slot_nodes);
+  uintptr_t units = reinterpret_cast<uintptr_t>(b->unit_cpus);
+  if (!inside(slots, b->slot_count, sizeof(PlanSlot)) ||
+      !inside(nodes, static_cast<uint64_t>(b->slot_count) * b->node_words, sizeof(uint64_t)) ||
+      !inside(units, static_cast<uint64_t>(b->unit_count) * b->cpu_words, sizeof(uint64_t))) {
+    return false;
+  }
+  for (uint32_t i = 0; i < b->slot_count; ++i) {
+    PlanSlot& s = reinterpret_cast<PlanSlot*>(static_cast<char*>(block) + slots)[i];
+    if (s.first_unit > b->unit_count || s.unit_count > b->unit_count - s.first_unit) return false;
+    s.label[sizeof(s.label) - 1] = '\0';
+    s.device[sizeof(s.device) - 1] = '\0';
+  }
+  char* base = static_cast<char*>(block);
+  b->slots = reinterpret_cast<const PlanSlot*>(base + slots);
+  b->slot_nodes = reinterpret_cast<const uint64_t*>(base + nodes);
+  b->unit_cpus = reinterpret_cast<const uint64_t*>(base + units);
+  b->policy_text[sizeof(b->policy_text) - 1] = '\0';
+  b->memory_text[sizeof(b->memory_text) - 1] = '\0';
+  return true;
+}
+
 }  // namespace numabind::core

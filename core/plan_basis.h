@@ -75,6 +75,8 @@ struct PlanBasis {
   /// The policy and memory policy as the user wrote them, for messages ("exclusive", "cpus:1|0").
   char policy_text[64];
   char memory_text[16];
+  /// Bytes in the whole block (this struct and the arrays it points to), for copying it to another process.
+  uint64_t total_bytes;
 };
 
 /// Where one rank goes. The caller provides the storage: cpus must hold basis.cpu_words words and nodes
@@ -98,6 +100,14 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
 /// Writes `words` (nwords 64-bit words) as a Linux list ("0-3,8,10-11"; "" when empty) into buf, always
 /// NUL-terminated; returns the length it needed (like snprintf). Child-safe.
 size_t FormatBitList(const uint64_t* words, uint32_t nwords, char* buf, size_t cap);
+
+/// Turns the pointers of a basis block into offsets from its start, so the block can be sent to another
+/// process (the shim prepares in a helper process, keeping hwloc and libstdc++ out of launchers).
+void BasisToOffsets(PlanBasis* basis);
+
+/// The reverse, in the receiving process: checks that `size` bytes at `block` hold a whole basis whose
+/// arrays lie inside it and turns its offsets back into pointers. False when the block is malformed.
+bool BasisFromOffsets(void* block, size_t size);
 
 /// Number of set bits. Child-safe.
 uint32_t CountBits(const uint64_t* words, uint32_t nwords);

@@ -143,6 +143,7 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, c
   basis->slot_nodes = slot_nodes;
   basis->unit_count = static_cast<uint32_t>(units.size());
   basis->unit_cpus = unit_cpus;
+  basis->total_bytes = total;
   CopyText(basis->policy_text, sizeof basis->policy_text, policy.text);
   CopyText(basis->memory_text, sizeof basis->memory_text, memory_text);
   for (size_t i = 0; i < drafts.size(); ++i) {

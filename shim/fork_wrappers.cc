@@ -16,8 +16,6 @@
 
 extern char** environ;
 
-pid_t (*numabind_real_vfork)();
-
 namespace numabind::shim {
 namespace {
 

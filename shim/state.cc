@@ -1,24 +1,23 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The shim's start-up (constructor) and its parent-side preparation. Start-up is on the path of every
-// program a user starts, so it does as little as it can: resolve the real functions, and only when
-// NUMABIND_POLICY is set parse the configuration and note which rank variables the process started with.
+// The shim's start-up (constructor). Start-up is on the path of every program a user starts, so it does as
+// little as it can: only when NUMABIND_POLICY is set does it find the real functions, parse the
+// configuration and note which rank variables the process started with.
 
 #include "shim/state.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <linux/mempolicy.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "core/core_api.h"
 #include "shim/child.h"
-#include "shim/guard.h"
 #include "shim/syscalls.h"
 
 extern char** environ;
+
+pid_t (*numabind_real_vfork)();
 
 namespace numabind::shim {
 
@@ -119,60 +118,6 @@ __attribute__((constructor)) void Init(int argc, char** argv, char** envp) {
   g_state.active = true;
 }
 
-void LogOnce(const char* text) {
-  Line l;
-  l.Str("numabind: ").Str(text);
-  size_t len = l.Finish();
-  WriteLog(config::LogLevel::kWarn, l.data(), len);
-}
-
-void Prepare() {
-  Dl_info self;
-  char path[4096];
-  if (dladdr(reinterpret_cast<void*>(&Prepare), &self) == 0 || self.dli_fname == nullptr ||
-      strlen(self.dli_fname) + 32 > sizeof(path)) {
-    strcpy(g_state.prepare_error, "cannot find where libnumabind.so is (dladdr failed)");
-    return;
-  }
-  strcpy(path, self.dli_fname);
-  char* slash = strrchr(path, '/');
-  strcpy(slash != nullptr ? slash + 1 : path, "libnumabind_core.so");
-  void* core = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  auto prepare = core ? reinterpret_cast<numabind_prepare_fn>(dlsym(core, "numabind_prepare")) : nullptr;
-  if (prepare == nullptr) {
-    Line l;
-    l.Str("cannot load the planner: ").Str(core ? "no numabind_prepare in " : "").Str(dlerror());
-    memcpy(g_state.prepare_error, l.CStr(), l.size() + 1 < sizeof(g_state.prepare_error) ? l.size() + 1 : 0);
-    return;
-  }
-  const config::Config& c = g_state.config;
-  numabind_prepare_request request = {c.topology, c.policy, c.memory, c.devices,
-                                      const_cast<const char* const*>(environ)};
-  char err[256] = {0};
-  const core::PlanBasis* basis = prepare(&request, err, sizeof(err));
-  if (basis == nullptr) {
-    Line l;
-    l.Str("cannot plan NUMABIND_POLICY=").Str(c.policy).Str(": ").Str(err);
-    size_t n = l.size() + 1 < sizeof(g_state.prepare_error) ? l.size() + 1 : sizeof(g_state.prepare_error);
-    memcpy(g_state.prepare_error, l.CStr(), n);
-    g_state.prepare_error[sizeof(g_state.prepare_error) - 1] = '\0';
-    return;
-  }
-  long r = Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
-                reinterpret_cast<long>(g_state.launcher_cpus));
-  g_state.launcher_cpu_words = r > 0 ? static_cast<uint32_t>(r / 8) : 0;
-  // Containers often forbid set_mempolicy (EPERM): find out once, keep CPU binding, and say so once.
-  int mode = 0;
-  uint64_t nodes[kMaxNodeWords] = {0};
-  if (Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(nodes), kMaxNodeWords * 64,
-           0, 0) == 0 &&
-      Sys6(SYS_set_mempolicy, mode, reinterpret_cast<long>(nodes), kMaxNodeWords * 64) == -EPERM) {
-    g_state.memory_policy_denied = true;
-    LogOnce("set_mempolicy: Operation not permitted (EPERM): ranks get their CPUs, memory policy unchanged");
-  }
-  g_state.basis = basis;
-}
-
 }  // namespace
 
 void EnsureResolved() {
@@ -182,45 +127,6 @@ void EnsureResolved() {
   ResolveAll();
   errno = e;
   __atomic_store_n(&resolved, true, __ATOMIC_RELEASE);
-}
-
-const core::PlanBasis* EnsurePrepared() {
-  static int lock;  // plain int: a guarded static would pull in libstdc++
-  while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE) != 0) Sys6(SYS_sched_yield);
-  if (!g_state.prepared) {
-    int saved_errno = errno;
-    Guard guard;
-    Prepare();
-    errno = saved_errno;
-    __atomic_store_n(&g_state.prepared, true, __ATOMIC_RELEASE);
-  }
-  __atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
-  return g_state.basis;
-}
-
-void CaptureStack() {
-  using Backtrace = int (*)(void**, int);
-  static Backtrace backtrace_fn;
-  if (backtrace_fn == nullptr) {
-    void* lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-    backtrace_fn = lib ? reinterpret_cast<Backtrace>(dlsym(lib, "unw_backtrace")) : nullptr;
-    if (backtrace_fn == nullptr) {
-      strcpy(g_state.stack, "  (no call stack: libunwind.so.8 not found)");
-      return;
-    }
-  }
-  void* frames[24];
-  int n = backtrace_fn(frames, 24);
-  Line l;
-  for (int i = 1; i < n; ++i) {  // frame 0 is CaptureStack itself
-    Dl_info info;
-    bool named = dladdr(frames[i], &info) != 0;
-    l.Str(i > 1 ? "\n" : "").Str("  #").Num(i - 1).Str(" ");
-    l.Str(named && info.dli_sname ? info.dli_sname : "?").Str(" (").Str(named ? info.dli_fname : "?").Str(")");
-  }
-  size_t n2 = l.size() < sizeof(g_state.stack) - 1 ? l.size() : sizeof(g_state.stack) - 1;
-  memcpy(g_state.stack, l.CStr(), n2);
-  g_state.stack[n2] = '\0';
 }
 
 }  // namespace numabind::shim

@@ -36,7 +36,7 @@ Test(abi, shim_needs_libc_alone_and_exports_wrappers_only) {
 
 Test(abi, check_rejects_a_library_that_needs_more) {
   std::string out;
-  RunResult r = CheckAbi(BuildDir() + "/libnumabind_core.so", &out);  // needs libstdc++ and hwloc
+  RunResult r = CheckAbi(BuildDir() + "/numabind", &out);  // the command needs libstdc++ and hwloc
   cr_expect_neq(r.exit_code, 0, "%s", out.c_str());
   cr_expect(out.find("libstdc++") != std::string::npos, "%s", out.c_str());
   cr_expect(out.find("missing: execve") != std::string::npos, "%s", out.c_str());

@@ -7,10 +7,9 @@ kver=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 moddir=/lib/modules/$kver
 [ -f "$moddir/modules.dep" ] || { echo "initramfs: no $moddir/modules.dep (linux-image-$kver modules)"; exit 1; }
-bb=$(command -v busybox || true)
-[ -n "$bb" ] && file -L "$bb" 2>/dev/null | grep -q 'statically linked' || bb=/bin/busybox
-[ -x "$bb" ] || { echo "initramfs: no busybox (package busybox-static)"; exit 1; }
-ldd "$bb" >/dev/null 2>&1 && { echo "initramfs: $bb is not static (package busybox-static)"; exit 1; }
+bb=/bin/busybox  # busybox-static installs it there (and conflicts with the dynamic busybox package)
+[ -x "$bb" ] || { echo "initramfs: no $bb (package busybox-static)"; exit 1; }
+ldd "$bb" >/dev/null 2>&1 && { echo "initramfs: $bb is linked dynamically (install busybox-static)"; exit 1; }
 
 declare -A done_=()
 order=()

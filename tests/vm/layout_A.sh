@@ -71,6 +71,8 @@ layout_memory() {
   launch_case memory-bind-devices bash 2 node "$DEVS" bind "8-11/2 4-7/1"
   # preferred over a package's two nodes: MPOL_PREFERRED_MANY (Linux 5.15+)
   launch_case memory-preferred-many-ompi ompi 4 socket none preferred "0-7/0-1 0-7/0-1 8-15/2-3 8-15/2-3" --bind-to none
+  # `numabind run` preloads the shim and sets the variables itself.
+  launch_case cli-run-ompi cli-ompi 4 exclusive "$DEVS" bind "8-9/2 4-5/1 10-11/2 6-7/1" --bind-to none
   L_ARGS=()
 }
 

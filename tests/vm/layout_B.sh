@@ -45,6 +45,7 @@ layout_launches() {
   launch_case ompi-default-binding-4 ompi 4 core-complex none - "$CC4"
   launch_case ompi-bind-none-devices ompi 3 exclusive "$D" - "4-5/1 6/1 7/1" --bind-to none
   launch_case hydra-bind-core hydra 4 exclusive none - "$CC4" -bind-to core
+  launch_case cli-run-bash cli-bash 4 core-complex none - "$CC4"  # `numabind run` preloads the shim
 }
 
 layout_memory() {

@@ -102,17 +102,22 @@ plan_error_case() {
   else pass "$name"; fi
 }
 
-# launch KIND NRANKS [LAUNCHER OPTIONS...]: starts NRANKS reporters through a real launcher, with the shim
-# preloaded and NUMABIND_* taken from L_ENV (an array of NAME=value), under the command prefix L_PREFIX
-# (taskset, a cgroup), reporters run with L_ARGS. Results in $WORK/ranks, the shim's log in $WORK/log.
-L_ENV=() L_PREFIX=() L_ARGS=()
+# launch KIND NRANKS [LAUNCHER OPTIONS...]: starts NRANKS reporters through a real launcher (KIND bash,
+# ompi or hydra) with the shim preloaded and NUMABIND_* from L_ENV (NAME=value...), or, for KIND cli-bash,
+# cli-ompi or cli-hydra, under `numabind run L_CLI... --`. L_PREFIX (taskset, a cgroup) goes in front;
+# reporters run with L_ARGS. Results in $WORK/ranks, the shim's log in $WORK/log.
+L_ENV=() L_CLI=() L_PREFIX=() L_ARGS=()
 launch() {
   local kind=$1 n=$2
   rm -f "$WORK/ranks" "$WORK/log"
   local -a pre=(env LD_PRELOAD="$SHIM" NUMABIND_LOG=info NUMABIND_LOG_FILE="$WORK/log" "${L_ENV[@]}")
+  if [[ $kind == cli-* ]]; then
+    kind=${kind#cli-}
+    pre=("$NB" run --log info --log-file "$WORK/log" "${L_CLI[@]}" --)
+  fi
   case $kind in
     bash)  # the loop of issue 4, verbatim but for the count
-      "${L_PREFIX[@]}" "${pre[@]}" N="$n" R="$REPORT" F="$WORK/ranks" A="${L_ARGS[*]}" timeout -k 5 90 \
+      "${L_PREFIX[@]}" "${pre[@]}" env N="$n" R="$REPORT" F="$WORK/ranks" A="${L_ARGS[*]}" timeout -k 5 90 \
         bash -c 'for ((i = 0; i < N; i++)); do LOCAL_RANK=$i LOCAL_WORLD_SIZE=$N $R --out $F $A & done; wait' ;;
     ompi)
       "${L_PREFIX[@]}" "${pre[@]}" timeout -k 5 120 mpirun.openmpi -np "$n" "${@:3}" \
@@ -120,6 +125,7 @@ launch() {
     hydra)
       "${L_PREFIX[@]}" "${pre[@]}" timeout -k 5 120 mpiexec.hydra -n "$n" "${@:3}" \
         "$REPORT" --out "$WORK/ranks" "${L_ARGS[@]}" ;;
+    *) echo "unknown launcher $kind"; return 1 ;;
   esac
 }
 
@@ -169,20 +175,23 @@ ranks_match() {
 
 
 # launch_case NAME KIND NRANKS POLICY DEVICES MEMORY "TOKENS..." [LAUNCHER OPTIONS...]: ranks started by
-# KIND with the shim land where expected; checks the memory policy too when MEMORY is not "-", and that the
-# shim logged one bound rank per rank (NAME/log).
+# KIND (see launch) with the shim land where expected; checks the memory policy too when MEMORY is not
+# "-", and that the shim logged one bound rank per rank (NAME/log).
 launch_case() {
   local name=launch/$1 kind=$2 n=$3 policy=$4 dev=$5 mem=$6 tokens=$7 why out
   need "$name" "$SHIM" "$REPORT" || return
-  L_ENV=(NUMABIND_POLICY="$policy" NUMABIND_DEVICES="$dev")
-  [ "$mem" != - ] && L_ENV+=(NUMABIND_MEMORY="$mem")
+  L_ENV=(NUMABIND_POLICY="$policy" NUMABIND_DEVICES="$dev") L_CLI=(--policy "$policy" --devices "$dev")
+  [ "$mem" != - ] && L_ENV+=(NUMABIND_MEMORY="$mem") && L_CLI+=(--memory "$mem")
   out=$(launch "$kind" "$n" "${@:8}" 2>&1) || { fail "$name" "launcher failed: $(tail -c 300 <<<"$out" | tr '\n' ' ')"; return; }
   [ "$mem" = - ] && mem=""
   why=$(ranks_match "$n" "$tokens" "$mem")
   verdict "$name" "$why"
-  local bound; bound=$(grep -c '^numabind: bound ' "$WORK/log" 2>/dev/null)
-  [ "${bound:-0}" -eq "$n" ] && pass "$name/log" \
-    || fail "$name/log" "${bound:-0} 'bound' lines for $n ranks in the shim's log: $(head -c 200 "$WORK/log" 2>/dev/null | tr '\n' ' ')"
+  local bound=0 line first=""
+  if [ -f "$WORK/log" ]; then
+    while IFS= read -r line; do [[ $line == "numabind: bound "* ]] && bound=$((bound + 1)); first=${first:-$line}; done < "$WORK/log"
+  fi
+  if [ "$bound" -eq "$n" ]; then pass "$name/log"
+  else fail "$name/log" "$bound 'bound' lines for $n ranks in the shim's log${first:+, first: $first}"; fi
 }
 
 # cgroup_enter_prefix CPUS: makes a cpuset cgroup (v2) with those CPUs and sets CG_PREFIX to a command prefix

@@ -1,0 +1,60 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind prepare-basis`: the planner helper the shim runs once per launcher. Topology discovery needs
+// hwloc and libstdc++; loading them into a launcher would make each of its later forks copy their mappings
+// (about 10% on a fork+exec here) and could clash with a launcher's own hwloc, so the shim runs this command
+// instead and reads the basis back over a pipe.
+
+#include <string.h>
+
+#include <string>
+
+#include "cli/cli.h"
+#include "core/basis_frame.h"
+#include "core/core_api.h"
+
+namespace numabind::cli {
+namespace {
+
+int WriteFrame(FILE* out, const char (&tag)[8], const void* data, uint64_t length) {
+  core::BasisFrameHeader header;
+  memcpy(header.tag, tag, sizeof(header.tag));
+  header.length = length;
+  bool ok = fwrite(&header, sizeof(header), 1, out) == 1 && fwrite(data, 1, length, out) == length;
+  return fflush(out) == 0 && ok ? 0 : kExitFailure;
+}
+
+}  // namespace
+
+int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
+  std::string values[4];  // policy, memory, devices, topology
+  static const char* const kNames[] = {"--policy", "--memory", "--devices", "--topology"};
+  for (size_t i = 0; i < args.size(); i += 2) {
+    size_t k = 0;
+    while (k < 4 && args[i] != kNames[k]) ++k;
+    if (k == 4 || i + 1 >= args.size()) {
+      fprintf(err, "numabind prepare-basis: unexpected argument %s (this command is run by the library)\n",
+              args[i].c_str());
+      return kExitUsage;
+    }
+    values[k] = args[i + 1];
+  }
+  numabind_prepare_request request{};
+  request.policy = values[0].c_str();
+  request.memory = values[1].empty() ? nullptr : values[1].c_str();
+  request.devices = values[2].empty() ? nullptr : values[2].c_str();
+  request.topology = values[3].empty() ? nullptr : values[3].c_str();
+  request.env = env;
+  char why[512] = {0};
+  const core::PlanBasis* basis = numabind_prepare(&request, why, sizeof(why));
+  if (basis == nullptr) {
+    WriteFrame(out, core::kErrorTag, why, strlen(why));
+    return kExitFailure;
+  }
+  core::PlanBasis* block = const_cast<core::PlanBasis*>(basis);
+  uint64_t size = block->total_bytes;
+  core::BasisToOffsets(block);
+  return WriteFrame(out, core::kBasisTag, block, size);
+}
+
+}  // namespace numabind::cli
