@@ -1,7 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // spawn_bench: what the preloaded shim costs the programs a user starts (`make bench`, scripts/bench.sh).
-// One binary, three modes:
+// One binary, two modes:
 //   run      the driver. Never preloaded itself. Checks each variant does what it claims (children bound or
 //            not), then times the variants in alternating rounds, prints a table and writes JSON.
 //   spawn    a spawner: one process per variant and method, started by the driver with that variant's
@@ -9,7 +9,8 @@
 //            posix_spawn, its topology discovery) lands in its own variant and never in another's. Spawns
 //            the program once per byte the driver sends and answers with the spawn's times: the driver
 //            takes the variants in turn, one spawn each, so a busy machine's noise falls on all alike.
-//   prepare  dlopens libnumabind_core.so and times numabind_prepare, the discovery a launcher does once.
+// The driver also times `numabind plan` and `numabind prepare-basis` (the helper the shim runs once per
+// launcher to discover the topology) as whole commands.
 //
 // Written in C and built by scripts/bench.sh alone (not by the default `make`).
 
@@ -53,8 +54,6 @@ typedef struct {
 
 /// `spawn serve|verify:N METHOD RANKS CPUMAP PROG [ARG...]`; see spawner.c.
 int RunSpawner(int argc, char** argv);
-/// `prepare CORELIB POLICY TOPOLOGY|-`; see spawner.c.
-int RunPrepare(int argc, char** argv);
 /// `run [--build DIR] [--out FILE] [--topology FILE]`; see driver.c.
 int RunDriver(int argc, char** argv);
 

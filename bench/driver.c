@@ -3,7 +3,9 @@
 // The driver: checks the variants, times them, times planning, reports.
 // Knobs (environment): BENCH_SPAWNS (per variant and method, default 3000), BENCH_ROUNDS (default 10),
 // BENCH_WARMUP (spawns discarded per spawner, default 2), BENCH_PLAN_RUNS (default 5),
-// BENCH_PREPARE_RUNS (default 10), BENCH_VARIANTS (a comma-separated subset of the variants).
+// BENCH_PREPARE_RUNS (runs of `numabind prepare-basis`, default 10), BENCH_VARIANTS (a comma-separated
+// subset of the variants), BENCH_SHIM_B (a second build of libnumabind.so: adds inert-b, configured-b,
+// bound-b and bound-node-b, timed in the same rounds, to judge a change to the shim on a busy machine).
 
 #include "driver.h"
 
@@ -21,7 +23,11 @@ const char* const kMetricKey[kMetrics] = {"wall", "cpu"};
 static const RatioSpec kRatios[] = {
     {"empty-again", "empty", 0, 0},   {"empty", "none", 0, 0},         {"inert", "empty", 1.02, 0},
     {"configured", "inert", 1.03, 0}, {"bound", "inert", 1.10, 0},     {"bound-node", "inert", 1.10, 0},
-    {"numactl", "bound", 1.0, 1},     {"none-prepared", "none", 0, 0}, {"none-closed", "none", 0, 0},
+    {"numactl", "bound", 1.0, 1},
+    // BENCH_SHIM_B: the second build against the first, and against its own inert variant.
+    {"inert-b", "inert", 0, 0},       {"configured-b", "configured", 0, 0}, {"bound-b", "bound", 0, 0},
+    {"inert-b", "empty", 1.02, 0},    {"configured-b", "inert-b", 1.03, 0}, {"bound-b", "inert-b", 1.10, 0},
+    {"bound-node-b", "inert-b", 1.10, 0},
 };
 
 static long EnvLong(const char* name, long def) {
@@ -29,9 +35,9 @@ static long EnvLong(const char* name, long def) {
   return v && *v ? atol(v) : def;
 }
 
-// Runs argv `runs` times (stdout discarded) and records wall times; for `spawn_bench prepare` also parses
-// the three figures it prints.
-static void TimeCommand(const Paths* p, Timing* t, char* const argv[], int runs, int is_prepare) {
+// Runs argv `runs` times (stdout captured) and records wall times. For `numabind prepare-basis` (is_basis)
+// the output must be a basis frame (core/basis_frame.h: tag "NBBASIS1"); an error frame's text is the note.
+static void TimeCommand(const Paths* p, Timing* t, char* const argv[], int runs, int is_basis) {
   char** env = BaseEnv();
   if (truncate(p->errlog, 0) != 0 && errno != ENOENT) perror("bench: truncate");
   for (int i = 0; i < runs; i++) {
@@ -40,18 +46,17 @@ static void TimeCommand(const Paths* p, Timing* t, char* const argv[], int runs,
     uint64_t t0 = NowNs();
     t->rc = RunCaptured(p, argv, env, &out, &len);
     SamplesAdd(&t->wall, NowNs() - t0);
-    const char* error = strstr(out, "error:");
-    if (t->rc != 0 && !t->note[0] && error)
-      snprintf(t->note, sizeof(t->note), "%.*s", (int)strcspn(error, "\n"), error);
-    if (is_prepare) {
-      unsigned long long dl = 0, first = 0, second = 0;
-      char status[16] = "", msg[200] = "";
-      if (sscanf(out, "%llu %llu %llu %15s %199[^\n]", &dl, &first, &second, status, msg) >= 4) {
-        t->wall.v[t->wall.n - 1] = first;  // the figure: discovery and basis, not process start
-        SamplesAdd(&t->dlopen_ns, dl);
-        SamplesAdd(&t->second_ns, second);
-      }
-      if (strcmp(status, "ok") != 0) snprintf(t->note, sizeof(t->note), "%s", msg[0] ? msg : out);
+    if (is_basis && !t->note[0]) {
+      if (len >= 16 && memcmp(out, "NBERROR1", 8) == 0)
+        snprintf(t->note, sizeof(t->note), "error: %.*s", (int)(len - 16), out + 16);
+      else if (len < 16 || memcmp(out, "NBBASIS1", 8) != 0)
+        snprintf(t->note, sizeof(t->note), "no basis frame in %zu bytes of output", len);
+      else if (i == 0)
+        snprintf(t->note, sizeof(t->note), "basis %zu bytes", len - 16);
+    } else if (!is_basis) {
+      const char* error = strstr(out, "error:");
+      if (t->rc != 0 && !t->note[0] && error)
+        snprintf(t->note, sizeof(t->note), "%.*s", (int)strcspn(error, "\n"), error);
     }
     free(out);
   }
@@ -65,9 +70,8 @@ static void TimePlanning(const Paths* p, Results* res) {
   static const char* const kPlans[kPlanCount][2] = {
       {"node", "1024"}, {"exclusive", "1024"}, {"exclusive", "192"}};
   int runs = (int)EnvLong("BENCH_PLAN_RUNS", 5);
-  char cli[600], corelib[600];
+  char cli[600];
   snprintf(cli, sizeof(cli), "%s/numabind", p->build);
-  snprintf(corelib, sizeof(corelib), "%s/libnumabind_core.so", p->build);
   for (int i = 0; i < kPlanCount; i++) {
     Timing* t = &res->plans[i];
     snprintf(t->what, sizeof(t->what), "numabind plan --ranks %s --policy %s", kPlans[i][1], kPlans[i][0]);
@@ -76,12 +80,16 @@ static void TimePlanning(const Paths* p, Results* res) {
                     NULL};
     TimeCommand(p, t, argv, runs, 0);
   }
+  // What a launcher spends preparing once: the shim runs this command and reads the basis from a pipe.
   runs = (int)EnvLong("BENCH_PREPARE_RUNS", 10);
-  for (int i = 0; i < 2; i++) {
+  static const char* const kPrepares[kPrepareCount][2] = {
+      {"--devices", "auto"}, {"--devices", "none"}, {"--topology", NULL}};
+  for (int i = 0; i < kPrepareCount; i++) {
     Timing* t = &res->prepares[i];
-    snprintf(t->what, sizeof(t->what), "numabind_prepare, policy node, %s",
-             i ? "topology file" : "live machine");
-    char* argv[] = {(char*)p->self, "prepare", corelib, "node", i ? res->topology : "-", NULL};
+    const char* value = kPrepares[i][1] ? kPrepares[i][1] : res->topology;
+    snprintf(t->what, sizeof(t->what), "numabind prepare-basis --policy node %s %s%s", kPrepares[i][0],
+             kPrepares[i][1] ? value : "FILE", kPrepares[i][1] ? " (live)" : "");
+    char* argv[] = {cli, "prepare-basis", "--policy", "node", (char*)kPrepares[i][0], (char*)value, NULL};
     TimeCommand(p, t, argv, runs, 1);
   }
 }
@@ -125,20 +133,28 @@ int RunDriver(int argc, char** argv) {
        .policy = "node",
        .ranks = 2,
        .expect = kExpectUnchecked},
-      {.name = "none-prepared",
-       .what = "no preload; the spawner has dlopened the core and prepared a plan (a launcher's state)",
-       .preload = kPreloadNone,
-       .load_core = 1},
-      {.name = "none-closed",
-       .what = "as none-prepared, then dlclose of the core (only libstdc++ and the plan stay)",
-       .preload = kPreloadNone,
-       .load_core = 2},
       {.name = "numactl",
        .what = "no preload, numactl --physcpubind=CPU /bin/true",
        .preload = kPreloadNone,
        .ranks = 2,
        .numactl = 1,
        .expect = kExpectRankCpu},
+      {.name = "inert-b", .what = "as inert, with BENCH_SHIM_B", .preload = kPreloadShimB},
+      {.name = "configured-b",
+       .what = "as configured, with BENCH_SHIM_B",
+       .preload = kPreloadShimB,
+       .policy = "node"},
+      {.name = "bound-b",
+       .what = "as bound, with BENCH_SHIM_B",
+       .preload = kPreloadShimB,
+       .ranks = 2,
+       .expect = kExpectRankCpu},
+      {.name = "bound-node-b",
+       .what = "as bound-node, with BENCH_SHIM_B",
+       .preload = kPreloadShimB,
+       .policy = "node",
+       .ranks = 2,
+       .expect = kExpectUnchecked},
   };
   static Results res;
   Paths p;
@@ -168,6 +184,19 @@ int RunDriver(int argc, char** argv) {
     return 1;
   }
 
+  p.shim_b[0] = '\0';
+  const char* shim_b = getenv("BENCH_SHIM_B");
+  if (shim_b && *shim_b) {
+    char* b = realpath(shim_b, NULL);
+    if (!b) {
+      fprintf(stderr, "bench: BENCH_SHIM_B=%s: %s\n", shim_b, strerror(errno));
+      return 1;
+    }
+    snprintf(p.shim_b, sizeof(p.shim_b), "%s", b);
+    snprintf(res.shim_b, sizeof(res.shim_b), "%s", b);
+    free(b);
+  }
+
   ReadMachine(&res.machine);
   // The two CPUs the bound variants use: the first two this process may run on.
   cpu_set_t set;
@@ -189,10 +218,14 @@ int RunDriver(int argc, char** argv) {
     char list[512];
     snprintf(list, sizeof(list), ",%s,", only ? only : "");
     if (only && *only && !strstr(list, key)) continue;
+    if (variants[i].preload == kPreloadShimB && !p.shim_b[0]) continue;
     variants[res.nvariants++] = variants[i];
   }
-  Variant* bound = (Variant*)FindVariant(&res, "bound");
-  if (bound) snprintf(bound->policy, sizeof(bound->policy), "cpus:%d|%d", cpus[0], cpus[1]);
+  static const char* const kCpuMapped[] = {"bound", "bound-b"};
+  for (int i = 0; i < 2; i++) {
+    Variant* bound = (Variant*)FindVariant(&res, kCpuMapped[i]);
+    if (bound) snprintf(bound->policy, sizeof(bound->policy), "cpus:%d|%d", cpus[0], cpus[1]);
+  }
   res.ratios = kRatios;
   res.nratios = (int)(sizeof(kRatios) / sizeof(kRatios[0]));
   res.spawns = EnvLong("BENCH_SPAWNS", 3000);

@@ -12,12 +12,14 @@ enum { kPosixSpawn, kForkExec, kMethods };
 /// spawn plus the child's, from wait4): the second is what the spawn costs and is far less noisy on a busy
 /// machine.
 enum { kWall, kCpu, kMetrics };
-enum { kPlanCount = 3 };
+enum { kPlanCount = 3, kPrepareCount = 3 };
 extern const char* const kMetricKey[kMetrics];   ///< "wall", "cpu"
 extern const char* const kMethodName[kMethods];  ///< "posix_spawn", "fork+exec"
 extern const char* const kMethodKey[kMethods];   ///< JSON keys: "posix_spawn", "fork_exec"
 
-typedef enum { kPreloadNone, kPreloadEmpty, kPreloadShim } Preload;
+/// kPreloadShimB: a second build of the shim (BENCH_SHIM_B), timed in the same rounds as the first so that
+/// a change to the shim can be judged on a busy machine.
+typedef enum { kPreloadNone, kPreloadEmpty, kPreloadShim, kPreloadShimB } Preload;
 
 /// Where the check before timing expects the children to run.
 typedef enum {
@@ -34,8 +36,6 @@ typedef struct {
   char policy[64];   ///< NUMABIND_POLICY for the spawner and its children; "" = unset
   int ranks;         ///< > 0: child i gets LOCAL_RANK=i mod ranks, LOCAL_WORLD_SIZE=ranks
   int numactl;       ///< the child is `numactl --physcpubind=CPU /bin/true`
-  int load_core;     ///< the spawner dlopens libnumabind_core.so and prepares a plan first (no shim);
-                     ///< 2: and dlcloses it again
   Expect expect;
 
   Samples samples[kMethods][kMetrics];
@@ -58,8 +58,6 @@ typedef struct {
 typedef struct {
   char what[160];
   Samples wall;
-  Samples dlopen_ns;  ///< prepare only
-  Samples second_ns;  ///< prepare only: a second numabind_prepare in the same process
   int rc;             ///< exit status of the last run
   char note[256];     ///< first line of stderr or the error, when there was one
 } Timing;
@@ -72,6 +70,7 @@ typedef struct {
   int cpu[2];       ///< the CPUs of ranks 0 and 1 in the bound variants
   char cpumap[32];  ///< the same, "A,B", for the spawner
   char topology[512];
+  char shim_b[512];  ///< BENCH_SHIM_B's library, "" when not set
   double seconds;    ///< total wall time of the run
   double load1_end;  ///< 1-minute load average when the run ended
 
@@ -80,7 +79,9 @@ typedef struct {
   const RatioSpec* ratios;
   int nratios;
   Timing plans[kPlanCount];  ///< `numabind plan` on the topology file, large rank counts
-  Timing prepares[2];        ///< numabind_prepare: live machine, and the topology file
+  /// `numabind prepare-basis --policy node`, what the shim runs once per launcher: live machine with
+  /// devices auto and none, and the topology file.
+  Timing prepares[kPrepareCount];
 } Results;
 
 const Variant* FindVariant(const Results* r, const char* name);
@@ -88,9 +89,10 @@ const Variant* FindVariant(const Results* r, const char* name);
 /// Where things are.
 typedef struct {
   char build[512];   ///< absolute $BUILD
-  char self[512];    ///< this binary, re-run as spawner and preparer
+  char self[512];    ///< this binary, re-run as spawner
   char errlog[600];  ///< stderr of everything the driver starts
   char numactl[64];
+  char shim_b[512];  ///< absolute BENCH_SHIM_B; "" leaves the -b variants out
 } Paths;
 
 // procs.c: starting the processes the driver measures.

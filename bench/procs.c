@@ -39,17 +39,15 @@ char** VariantEnv(const Paths* p, const Variant* v) {
   while (env[k]) k++;
   char buf[700];
   if (v->preload != kPreloadNone) {
-    snprintf(buf, sizeof(buf), "LD_PRELOAD=%s/%s", p->build,
-             v->preload == kPreloadShim ? "libnumabind.so" : "libempty.so");
+    if (v->preload == kPreloadShimB)
+      snprintf(buf, sizeof(buf), "LD_PRELOAD=%s", p->shim_b);
+    else
+      snprintf(buf, sizeof(buf), "LD_PRELOAD=%s/%s", p->build,
+               v->preload == kPreloadShim ? "libnumabind.so" : "libempty.so");
     env[k++] = strdup(buf);
   }
   if (v->policy[0]) {
     snprintf(buf, sizeof(buf), "NUMABIND_POLICY=%s", v->policy);
-    env[k++] = strdup(buf);
-  }
-  if (v->load_core) {
-    snprintf(buf, sizeof(buf), "SPAWN_BENCH_PREPARE=%s/libnumabind_core.so%s", p->build,
-             v->load_core == 2 ? ",close" : "");
     env[k++] = strdup(buf);
   }
   return env;
@@ -58,7 +56,7 @@ char** VariantEnv(const Paths* p, const Variant* v) {
 static void FreeVariantEnv(char** env, const Variant* v) {
   size_t k = 0;
   while (env[k]) k++;
-  int added = (v->preload != kPreloadNone) + (v->policy[0] != '\0') + (v->load_core != 0);
+  int added = (v->preload != kPreloadNone) + (v->policy[0] != '\0');
   for (int i = 0; i < added; i++) free(env[k - 1 - i]);
   free(env);
 }

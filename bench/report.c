@@ -73,6 +73,7 @@ void PrintReport(const Results* r) {
       "in %d rounds "
       "of fresh spawners (+%d warm-up spawns each); %.0f s in all\n\n",
       r->spawns, r->rounds, r->warmup, r->seconds);
+  if (r->shim_b[0]) printf("the -b variants preload %s\n\n", r->shim_b);
   printf(
       "per spawn, microseconds: wall = spawn until waitpid returns; cpu = launcher thread + child CPU "
       "time\n");
@@ -95,7 +96,7 @@ void PrintReport(const Results* r) {
     printf("  %-13s %s\n  %-13s   %s\n", r->variants[i].name, r->variants[i].what, "", r->variants[i].note);
 
   printf("\nratios: of medians (rounds: median of each round's ratio [p10, p90 over rounds]) and of p10s\n");
-  printf("  %-24s %-12s %11s %-25s %8s %8s %8s  %-8s %s\n", "", "method", "wall median", "  rounds",
+  printf("  %-28s %-12s %11s %-25s %8s %8s %8s  %-8s %s\n", "", "method", "wall median", "  rounds",
          "wall p10", "cpu med", "cpu p10", "target", "wall median / wall p10");
   for (int i = 0; i < r->nratios; i++) {
     const RatioSpec* s = &r->ratios[i];
@@ -105,27 +106,26 @@ void PrintReport(const Results* r) {
     PrintTarget(s, target, sizeof(target));
     for (int m = 0; m < kMethods; m++) {
       RatioResult w = ComputeRatio(r, s, m, kWall), c = ComputeRatio(r, s, m, kCpu);
-      printf("  %-24s %-12s %11.3f   %5.3f [%5.3f, %5.3f]    %8.3f %8.3f %8.3f  %-8s %s / %s\n", name,
+      printf("  %-28s %-12s %11.3f   %5.3f [%5.3f, %5.3f]    %8.3f %8.3f %8.3f  %-8s %s / %s\n", name,
              kMethodName[m], w.ratio, w.round_median, w.round_p10, w.round_p90, w.ratio_p10, c.ratio,
              c.ratio_p10, target, w.verdict, w.verdict_p10);
     }
   }
 
-  printf("\nplanning and discovery, milliseconds             median      min      max  status\n");
+  printf("\nplanning and discovery, milliseconds                       median      min      max  status\n");
   for (int i = 0; i < kPlanCount; i++) {
     Timing* t = (Timing*)&r->plans[i];
     Summary s = Summarize(&t->wall);
-    printf("  %-46s %8.1f %8.1f %8.1f  exit %d%s%s\n", t->what, s.median / 1e6, s.min / 1e6, s.max / 1e6,
+    printf("  %-56s %8.1f %8.1f %8.1f  exit %d%s%s\n", t->what, s.median / 1e6, s.min / 1e6, s.max / 1e6,
            t->rc, t->note[0] ? ": " : "", t->note);
   }
   printf("  (topology %s; wall time of the whole command)\n", r->topology);
-  for (int i = 0; i < 2; i++) {
+  printf("  what a launcher spends preparing once (the shim runs this helper), wall time of the command:\n");
+  for (int i = 0; i < kPrepareCount; i++) {
     Timing* t = (Timing*)&r->prepares[i];
-    Summary s = Summarize(&t->wall), d = Summarize(&t->dlopen_ns), again = Summarize(&t->second_ns);
-    printf("  %-46s %8.1f %8.1f %8.1f  exit %d%s%s\n", t->what, s.median / 1e6, s.min / 1e6, s.max / 1e6,
+    Summary s = Summarize(&t->wall);
+    printf("  %-56s %8.1f %8.1f %8.1f  exit %d%s%s\n", t->what, s.median / 1e6, s.min / 1e6, s.max / 1e6,
            t->rc, t->note[0] ? ": " : "", t->note);
-    printf("  %-46s %8.1f   (dlopen of libnumabind_core.so, before it)\n", "", d.median / 1e6);
-    printf("  %-46s %8.1f   (a second call in the same process)\n", "", again.median / 1e6);
   }
 }
 
@@ -138,19 +138,13 @@ static void JsonSummary(FILE* f, Samples* s, double scale) {
           x.min / scale, x.max / scale);
 }
 
-static void JsonTiming(FILE* f, Timing* t, int is_prepare) {
+static void JsonTiming(FILE* f, Timing* t) {
   fprintf(f, "{\"what\":");
   JsonString(f, t->what);
   fprintf(f, ",\"exit\":%d,\"note\":", t->rc);
   JsonString(f, t->note);
   fprintf(f, ",\"ms\":");
   JsonSummary(f, &t->wall, 1e6);
-  if (is_prepare) {
-    fprintf(f, ",\"dlopen_ms\":");
-    JsonSummary(f, &t->dlopen_ns, 1e6);
-    fprintf(f, ",\"second_call_ms\":");
-    JsonSummary(f, &t->second_ns, 1e6);
-  }
   fprintf(f, "}");
 }
 
@@ -170,6 +164,8 @@ int WriteJson(const Results* r, const char* path) {
   fprintf(f, "\"params\":{\"spawns\":%ld,\"rounds\":%d,\"warmup\":%d,\"program\":\"/bin/true\",\"cpus\":",
           r->spawns, r->rounds, r->warmup);
   JsonString(f, r->cpumap);
+  fprintf(f, ",\"shim_b\":");
+  JsonString(f, r->shim_b);
   fprintf(f,
           ",\"seconds\":%.1f},\n\"unit\":\"microseconds per spawn; wall: spawn until waitpid returns; cpu: "
           "launcher thread plus child CPU time\",\n",
@@ -219,13 +215,13 @@ int WriteJson(const Results* r, const char* path) {
   JsonString(f, r->topology);
   fprintf(f, ",\"plan\":[");
   for (int i = 0; i < kPlanCount; i++) {
-    JsonTiming(f, (Timing*)&r->plans[i], 0);
+    JsonTiming(f, (Timing*)&r->plans[i]);
     fprintf(f, "%s", i + 1 < kPlanCount ? "," : "");
   }
   fprintf(f, "],\n\"prepare\":[");
-  for (int i = 0; i < 2; i++) {
-    JsonTiming(f, (Timing*)&r->prepares[i], 1);
-    fprintf(f, "%s", i ? "" : ",");
+  for (int i = 0; i < kPrepareCount; i++) {
+    JsonTiming(f, (Timing*)&r->prepares[i]);
+    fprintf(f, "%s", i + 1 < kPrepareCount ? "," : "");
   }
   fprintf(f, "]}\n}\n");
   return fclose(f) == 0;

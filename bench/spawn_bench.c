@@ -11,10 +11,8 @@
 int main(int argc, char** argv) {
   if (argc >= 2 && strcmp(argv[1], "run") == 0) return RunDriver(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "spawn") == 0) return RunSpawner(argc - 1, argv + 1);
-  if (argc >= 2 && strcmp(argv[1], "prepare") == 0) return RunPrepare(argc - 1, argv + 1);
   fprintf(stderr,
           "usage: spawn_bench run [--build DIR] [--out FILE] [--topology FILE]\n"
-          "       spawn_bench spawn METHOD COUNT WARMUP RANKS CPUMAP VERIFY PROG [ARG...]\n"
-          "       spawn_bench prepare CORELIB POLICY TOPOLOGY|-\n");
+          "       spawn_bench spawn serve|verify:N METHOD RANKS CPUMAP PROG ARG0 [ARG...]\n");
   return 2;
 }

@@ -1,9 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The two modes the driver runs as separate processes: the spawner (the launcher being measured) and the
-// one-time topology preparation.
+// The spawner: the launcher being measured, run by the driver as a separate process per variant and method.
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -108,16 +106,6 @@ static uint64_t ThreadCpuNs(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-// A C mirror of numabind_prepare_request in core/core_api.h (a C++ header): five pointers, same order.
-struct PrepareRequest {
-  const char* topology;
-  const char* policy;
-  const char* memory;
-  const char* devices;
-  const char* const* env;
-};
-typedef const void* (*PrepareFn)(const struct PrepareRequest*, char*, size_t);
-
 // Starts one child with l's argv and environment, reaps it and fills rec.
 static void SpawnOne(int use_fork, const char* prog, const Launch* l, SpawnRecord* rec) {
   uint64_t t0 = NowNs(), c0 = ThreadCpuNs(), child = 0;
@@ -146,25 +134,6 @@ int RunSpawner(int argc, char** argv) {
   const char* cpumap = argv[4];
   const char* prog = argv[5];
   if (ranks < 0 || ranks > kMaxRanks) return 2;
-  // SPAWN_BENCH_PREPARE=CORELIB: be a launcher that has prepared a plan (libstdc++, hwloc and the topology
-  // in its address space, which every fork copies) without any shim: what that state alone costs a spawn.
-  // A trailing ",close" dlcloses the core library after preparing (what stays mapped then is libstdc++'s).
-  const char* core = getenv("SPAWN_BENCH_PREPARE");
-  if (core && *core) {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s", core);
-    char* close_it = strstr(path, ",close");
-    if (close_it) *close_it = '\0';
-    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    PrepareFn prepare = h ? (PrepareFn)dlsym(h, "numabind_prepare") : NULL;
-    struct PrepareRequest req = {NULL, "node", NULL, NULL, (const char* const*)environ};
-    char err[256];
-    if (!prepare || !prepare(&req, err, sizeof(err))) {
-      fprintf(stderr, "spawn_bench: cannot prepare with %s\n", path);
-      return 1;
-    }
-    if (close_it) dlclose(h);
-  }
 
   static Launch launches[kMaxRanks];
   int nlaunch = ranks ? ranks : 1;
@@ -199,38 +168,4 @@ int RunSpawner(int argc, char** argv) {
     SpawnOne(use_fork, prog, &launches[ranks ? i % ranks : 0], &rec);
     if (!WriteAll(&rec, sizeof(rec))) return 1;
   }
-}
-
-// prepare CORELIB POLICY TOPOLOGY|-
-//   Prints "DLOPEN_NS PREPARE_NS SECOND_NS ok" or "... error REASON": the dlopen of the core library (which
-//   loads libstdc++ and hwloc), the first numabind_prepare (topology discovery and planning basis: what a
-//   launcher pays once), and a second one in the same process (discovery alone, libraries warm).
-int RunPrepare(int argc, char** argv) {
-  if (argc < 4) {
-    fprintf(stderr, "usage: spawn_bench prepare CORELIB POLICY TOPOLOGY|-\n");
-    return 2;
-  }
-  struct PrepareRequest req = {strcmp(argv[3], "-") ? argv[3] : NULL, argv[2], NULL, NULL,
-                               (const char* const*)environ};
-  char err[512] = "";
-  uint64_t t0 = NowNs();
-  void* h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  uint64_t t1 = NowNs();
-  if (!h) {
-    printf("%llu 0 0 error dlopen: %s\n", (unsigned long long)(t1 - t0), dlerror());
-    return 1;
-  }
-  PrepareFn prepare = (PrepareFn)dlsym(h, "numabind_prepare");
-  if (!prepare) {
-    printf("%llu 0 0 error dlsym numabind_prepare: %s\n", (unsigned long long)(t1 - t0), dlerror());
-    return 1;
-  }
-  uint64_t t2 = NowNs();
-  const void* basis = prepare(&req, err, sizeof(err));
-  uint64_t t3 = NowNs();
-  const void* again = prepare(&req, err, sizeof(err));
-  uint64_t t4 = NowNs();
-  printf("%llu %llu %llu %s %s\n", (unsigned long long)(t1 - t0), (unsigned long long)(t3 - t2),
-         (unsigned long long)(t4 - t3), basis && again ? "ok" : "error", basis && again ? "" : err);
-  return basis && again ? 0 : 1;
 }

@@ -2,20 +2,22 @@
 # `make bench`: what the preloaded shim costs the programs a user starts, measured side by side.
 # Builds bench/*.c into $BUILD/bench/spawn_bench (not part of the default `make`), runs it, prints a table
 # and writes $BUILD/bench/results.json. Needs `make all` first (the Makefile's bench target does that).
-# About 2 minutes on a 2-CPU machine. Knobs: BENCH_SPAWNS (spawns per variant and method, default 3000),
-# BENCH_ROUNDS (10), BENCH_WARMUP (2), BENCH_PLAN_RUNS (5), BENCH_PREPARE_RUNS (10), BENCH_VARIANTS (a
-# comma-separated subset), BENCH_TOPOLOGY (default: the largest file in ../shared/topologies).
+# About 1 minute on an idle 2-CPU machine, 2 or more on a busy one. Knobs: BENCH_SPAWNS (spawns per variant
+# and method, default 3000), BENCH_ROUNDS (10), BENCH_WARMUP (2), BENCH_PLAN_RUNS (5), BENCH_PREPARE_RUNS
+# (runs of `numabind prepare-basis`, 10), BENCH_VARIANTS (a comma-separated subset), BENCH_TOPOLOGY (default:
+# the largest file in ../shared/topologies), BENCH_SHIM_B (another build of libnumabind.so, timed in the same
+# rounds as variants inert-b, configured-b, bound-b and bound-node-b: judges a change to the shim).
 # BENCH_PROFILE=1 adds callgrind's count of the user-space instructions one preloaded /bin/true executes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
 mkdir -p "$BUILD/bench"
-for f in libnumabind.so libnumabind_core.so libempty.so numabind; do
+for f in libnumabind.so libempty.so numabind; do
   [ -e "$BUILD/$f" ] || { echo "bench: $BUILD/$f is missing: run make BUILD=$BUILD all" >&2; exit 1; }
 done
 command -v numactl >/dev/null || { echo "bench: numactl is missing: scripts/install-deps.sh" >&2; exit 1; }
-$CC -std=gnu11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -o "$BUILD/bench/spawn_bench" bench/*.c -ldl
+$CC -std=gnu11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -o "$BUILD/bench/spawn_bench" bench/*.c
 
 unset LD_PRELOAD  # the driver itself runs unpreloaded; it gives each spawner its variant's preload
 topology=${BENCH_TOPOLOGY:-../shared/topologies/192em64t-12gr2n8c2t.xml}

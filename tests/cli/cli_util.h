@@ -41,9 +41,15 @@ struct Result {
   std::string out, err;
 };
 
+/// $BUILD, else the build directory this test binary lives in ($BUILD/tests/cli_test).
 inline std::string BuildDir() {
   const char* b = getenv("BUILD");
-  return (b != nullptr && *b != '\0') ? b : "build";
+  if (b != nullptr && *b != '\0') return b;
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "build";
+  std::string path(self, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/', path.rfind('/') - 1));
 }
 
 inline std::string Numabind() { return BuildDir() + "/numabind"; }

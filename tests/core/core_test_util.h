@@ -31,10 +31,10 @@
 
 namespace numabind::core::testing {
 
-/// The directory of real machines' hwloc XML files: $NUMABIND_SHARED, else ../shared/topologies from the
+/// The directory of real machines' hwloc XML files: $SHARED_TOPOLOGIES, else ../shared/topologies from the
 /// repository root (found from this file's path; tests run from the root, where __FILE__ is relative).
 inline std::string SharedDir() {
-  const char* env = getenv("NUMABIND_SHARED");
+  const char* env = getenv("SHARED_TOPOLOGIES");
   if (env && *env) return env;
   std::string file = __FILE__;
   std::string root = ".";

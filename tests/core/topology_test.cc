@@ -20,7 +20,7 @@ using numabind::core::testing::TopologyFile;
 
 static std::string XmlOrSkip(const char* name) {
   std::string path = TopologyFile(name);
-  if (!FileExists(path)) cr_skip_test("topology file %s is missing (set NUMABIND_SHARED)", path.c_str());
+  if (!FileExists(path)) cr_assert_fail("topology file %s is missing (set SHARED_TOPOLOGIES)", path.c_str());
   return path;
 }
 

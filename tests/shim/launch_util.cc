@@ -29,7 +29,7 @@ bool Scrubbed(const std::string& entry) {
       "LD_PRELOAD", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
       "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "PMI_LOCAL_RANK", "PMI_LOCAL_SIZE", "PALS_LOCAL_RANKID",
       "MV2_COMM_WORLD_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_RANK", "FLUX_TASK_LOCAL_ID", "MPT_LRANK",
-      "SLURM_LOCALID", "NUMABIND_TEST_RANK"};
+      "SLURM_LOCALID", "NB_TEST_RANK"};
   std::string name = entry.substr(0, entry.find('='));
   if (name.rfind("NUMABIND_", 0) == 0) return true;
   for (const char* n : kNames)

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034,SC2153  # sets the L_* and CG_PREFIX globals that lib.sh reads
 # Layout A (tests/vm/run.sh): 2 packages x 2 dies; one NUMA node and one L3 per die; 2 cores x 2 SMT
 # threads per die. 16 CPUs: node n = die n = CPUs 4n..4n+3, package p = CPUs 8p..8p+7, SMT pairs (2k, 2k+1).
 # Display devices behind PCI expander bridges: 0000:21:01.0 on node 2, 0000:41:01.0 on node 1 (virtio-gpu:
@@ -38,6 +39,9 @@ layout_plans() {
   plan_case socket-devices socket 2 "$DEVS" "8-15/2-3@$D2 0-7/0-1@$D1"
   plan_case exclusive-devices exclusive 4 "$DEVS" "8-9/2@$D2 4-5/1@$D1 10-11/2@$D2 6-7/1@$D1"
   plan_case core-complex-devices core-complex 4 "$DEVS" "8-11/2@$D2 4-7/1@$D1"
+  # Explicit maps place ranks themselves, devices or not.
+  plan_case cpus-map-devices 'cpus:0-3|8-11' 4 "$DEVS" "0-3/0 8-11/2"
+  plan_case nodes-map-devices 'nodes:1|3' 4 "$DEVS" "4-7/1 12-15/3"
   plan_case device-unknown-locality node 2 0000:00:04.0 "0-15/0-3@0000:00:04.0"
   plan_error_case exclusive-too-many-ranks exclusive 16 none          # 4 ranks for 2 cores per node
   plan_error_case exclusive-devices-too-many-ranks exclusive 6 "$DEVS"  # ranks 0, 2, 4 on node 2's 2 cores
@@ -56,11 +60,14 @@ layout_launches() {
     launch_case "bash-${1//[:|]/_}-$2$([ "$3" = none ] || echo -devices)" bash "$2" "$1" "$3" - "${*:4}"
   done
   launch_case ompi-bind-none ompi 4 node none - "$NODE4" --bind-to none
-  # Open MPI's default binding (to a core for 2 ranks, to a package for more) must be replaced by the plan.
+  launch_case hydra hydra 4 node none - "$NODE4"
+  # Open MPI's default binding (to a core for 2 ranks, to a package for more) and hydra's -bind-to (rank r
+  # on core r) must be replaced by the plan, and the log must say so (issue 3).
+  L_LOG_SAYS="replaced the launcher's binding"
   launch_case ompi-default-binding-2 ompi 2 node none - "0-3/0 8-11/2"
   launch_case ompi-default-binding-4 ompi 4 exclusive "$DEVS" - "8-9/2 4-5/1 10-11/2 6-7/1"
-  launch_case hydra hydra 4 node none - "$NODE4"
-  launch_case hydra-bind-core hydra 4 node none - "$NODE4" -bind-to core  # hydra: rank r on core r
+  launch_case hydra-bind-core hydra 4 node none - "$NODE4" -bind-to core
+  L_LOG_SAYS=""
 }
 
 layout_memory() {

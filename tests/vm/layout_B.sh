@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034,SC2153  # sets the L_* and CG_PREFIX globals that lib.sh reads
 # Layout B (tests/vm/run.sh): 2 packages, one NUMA node each; 2 dies (one L3 each) per package; 2 cores per
 # die, no SMT. 8 CPUs: node n = package n = CPUs 4n..4n+3; L3 domains {0,1} {2,3} {4,5} {6,7}.
 # One display device, 0000:21:01.0, behind a PCI expander bridge on node 1.
@@ -31,6 +32,7 @@ layout_plans() {
   plan_case socket-devices socket 2 "$D" "4-7/1@$D 4-7/1@$D"
   plan_case exclusive-devices exclusive 3 "$D" "4-5/1@$D 6/1@$D 7/1@$D"
   plan_case core-complex-devices core-complex 3 "$D" "4-5/1@$D 6-7/1@$D 4-5/1@$D"
+  plan_case nodes-map-devices 'nodes:0' 2 "$D" "0-3/0"  # the map wins over the device's node
   plan_error_case exclusive-too-many-ranks exclusive 10 none  # 5 ranks for 4 cores on node 0
   # CPU 0 not allowed: L3 {2,3} has more allowed CPUs than {1}, so node 0's first rank takes it.
   plan_case confined-core-complex core-complex 4 none "2-3/0 1/0 4-5/1 6-7/1" taskset -c 1-7
@@ -41,10 +43,13 @@ layout_launches() {
   launch_case bash-core-complex-4 bash 4 core-complex none - "$CC4"
   launch_case bash-socket-devices bash 2 socket "$D" - "4-7/1"
   launch_case bash-core-complex-devices bash 3 core-complex "$D" - "4-5/1 6-7/1 4-5/1"
-  # Open MPI binds 4 ranks to packages round robin, hydra -bind-to core rank r to CPU r: both replaced.
-  launch_case ompi-default-binding-4 ompi 4 core-complex none - "$CC4"
   launch_case ompi-bind-none-devices ompi 3 exclusive "$D" - "4-5/1 6/1 7/1" --bind-to none
+  # Open MPI binds 4 ranks to packages round robin, hydra -bind-to core rank r to CPU r: both replaced,
+  # and the log says so.
+  L_LOG_SAYS="replaced the launcher's binding"
+  launch_case ompi-default-binding-4 ompi 4 core-complex none - "$CC4"
   launch_case hydra-bind-core hydra 4 exclusive none - "$CC4" -bind-to core
+  L_LOG_SAYS=""
   launch_case cli-run-bash cli-bash 4 core-complex none - "$CC4"  # `numabind run` preloads the shim
 }
 
@@ -68,6 +73,21 @@ layout_confined() {
   fi
 }
 
+# A rank that cannot be bound (its map entry lies outside the launcher's CPUs) still runs, unbound; with
+# NUMABIND_STRICT=1 it is not started at all (issue 3).
+layout_unplaceable() {
+  local n=0
+  need launch/unplaceable "$SHIM" "$REPORT" || return
+  L_PREFIX=(taskset -c 0-3) L_ENV=(NUMABIND_POLICY='cpus:4-7' NUMABIND_DEVICES=none)
+  launch bash 2 > /dev/null 2>&1
+  verdict launch/unplaceable-runs-unbound "$(ranks_match 2 "0-3/0" "")"
+  L_ENV+=(NUMABIND_STRICT=1)
+  launch bash 2 > /dev/null 2>&1
+  [ -f "$WORK/ranks" ] && n=$(wc -l < "$WORK/ranks")
+  verdict launch/unplaceable-strict-starts-none "$([ "$n" -eq 0 ] || echo "$n ranks started")"
+  L_PREFIX=() L_ENV=()
+}
+
 layout_offline() {
   cpu_offline 5 || return
   # L3 {4,5} keeps CPU 4 alone, so {6,7} comes first on node 1; its cores 4, 6, 7 split 2 + 1.
@@ -83,5 +103,6 @@ layout_checks() {
   layout_launches
   layout_memory
   layout_confined
+  layout_unplaceable
   layout_offline
 }

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2206,SC2034  # token lists split on purpose; globals for the layouts
 # What the guest suite's checks share; sourced by tests/vm/guest_suite.sh, which sets NB (the numabind
 # command), SHIM (libnumabind.so), REPORT (the rank reporter, tests/shim/helpers/report.c) and WORK (a
 # scratch folder in the guest's /tmp). Every check prints "PASS name" or "FAIL name: why".
@@ -106,7 +107,7 @@ plan_error_case() {
 # ompi or hydra) with the shim preloaded and NUMABIND_* from L_ENV (NAME=value...), or, for KIND cli-bash,
 # cli-ompi or cli-hydra, under `numabind run L_CLI... --`. L_PREFIX (taskset, a cgroup) goes in front;
 # reporters run with L_ARGS. Results in $WORK/ranks, the shim's log in $WORK/log.
-L_ENV=() L_CLI=() L_PREFIX=() L_ARGS=()
+L_ENV=() L_CLI=() L_PREFIX=() L_ARGS=() L_LOG_SAYS=""
 launch() {
   local kind=$1 n=$2
   rm -f "$WORK/ranks" "$WORK/log"
@@ -176,7 +177,8 @@ ranks_match() {
 
 # launch_case NAME KIND NRANKS POLICY DEVICES MEMORY "TOKENS..." [LAUNCHER OPTIONS...]: ranks started by
 # KIND (see launch) with the shim land where expected; checks the memory policy too when MEMORY is not
-# "-", and that the shim logged one bound rank per rank (NAME/log).
+# "-", and that the shim logged one bound rank per rank (NAME/log), each saying L_LOG_SAYS when that is set
+# (NAME/log-says).
 launch_case() {
   local name=launch/$1 kind=$2 n=$3 policy=$4 dev=$5 mem=$6 tokens=$7 why out
   need "$name" "$SHIM" "$REPORT" || return
@@ -186,12 +188,19 @@ launch_case() {
   [ "$mem" = - ] && mem=""
   why=$(ranks_match "$n" "$tokens" "$mem")
   verdict "$name" "$why"
-  local bound=0 line first=""
+  local bound=0 said=0 line first=""
   if [ -f "$WORK/log" ]; then
-    while IFS= read -r line; do [[ $line == "numabind: bound "* ]] && bound=$((bound + 1)); first=${first:-$line}; done < "$WORK/log"
+    while IFS= read -r line; do
+      [[ $line == "numabind: bound "* ]] && bound=$((bound + 1))
+      [ -n "$L_LOG_SAYS" ] && [[ $line == "numabind: bound "*"$L_LOG_SAYS"* ]] && said=$((said + 1))
+      first=${first:-$line}
+    done < "$WORK/log"
   fi
   if [ "$bound" -eq "$n" ]; then pass "$name/log"
   else fail "$name/log" "$bound 'bound' lines for $n ranks in the shim's log${first:+, first: $first}"; fi
+  [ -z "$L_LOG_SAYS" ] && return
+  if [ "$said" -eq "$n" ]; then pass "$name/log-says"
+  else fail "$name/log-says" "$said of $n 'bound' lines say '$L_LOG_SAYS'${first:+, first: $first}"; fi
 }
 
 # cgroup_enter_prefix CPUS: makes a cpuset cgroup (v2) with those CPUs and sets CG_PREFIX to a command prefix

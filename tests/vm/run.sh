@@ -85,6 +85,9 @@ for layout in $layouts; do
   args=$(layout_args "$layout") || { echo "FAIL $layout/guest: unknown layout"; failed=$((failed + 1)); continue; }
   log=$out/$layout.log
   t0=$(date +%s)
+  # -machine pc: the expander bridges hang off i440fx's pci.0. multidevs=remap works around 9p inode
+  # collisions: host mount points (/proc, /sys) share inode numbers, the guest merges their dentries, and the
+  # /proc it mounts then shows sysfs. Serial console = stdout; qemu's own messages go to $layout.qemu.err.
   # shellcheck disable=SC2086  # layout_args is a list of words
   timeout -k 10 "$timeout_s" qemu-system-x86_64 -nodefaults -no-user-config -no-reboot -display none \
     -monitor none -serial stdio -accel tcg,thread=multi -machine pc -cpu Skylake-Server $args \

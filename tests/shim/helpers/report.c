@@ -3,7 +3,7 @@
  *    "policy":"bind","policy_nodes":"0","page_node":0,"fds":3,"fd_list":"0-2","env_count":12,
  *    "env_hash":"a1b2...","env":{"NAME":"value"},"pages":{"0":256}}
  * rank: the first rank variable set (NUMABIND_RANK_VAR's, then the launchers' local-rank variables in the
- * shim's precedence, then NUMABIND_TEST_RANK), "" if none. cpus: sched_getaffinity; cpus_status and mems:
+ * shim's precedence, then NB_TEST_RANK), "" if none. cpus: sched_getaffinity; cpus_status and mems:
  * Cpus_allowed_list and Mems_allowed_list of /proc/self/status. policy/policy_nodes: get_mempolicy.
  * page_node: node of a freshly touched page (-1 if unknown). fds: open descriptors at start (not counting
  * the one reading /proc/self/fd). env_hash: FNV-1a over environ in order, skipping --env-skip names.
@@ -117,7 +117,7 @@ static const char *RankVar(void) {
   static const char *const kVars[] = {
       "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK", "PALS_LOCAL_RANKID",
       "MV2_COMM_WORLD_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_RANK", "FLUX_TASK_LOCAL_ID", "MPT_LRANK",
-      "SLURM_LOCALID", "NUMABIND_TEST_RANK"};
+      "SLURM_LOCALID", "NB_TEST_RANK"};
   const char *own = getenv("NUMABIND_RANK_VAR");
   if (own && *own && getenv(own)) return own;
   for (size_t i = 0; i < sizeof kVars / sizeof kVars[0]; i++)
