@@ -54,17 +54,41 @@ void ResolveAll() {
 
 /// Notes which rank variables the process started with; returns true when the process is itself a rank
 /// (any rank variable but SLURM_LOCALID, which launchers inside a Slurm step inherit, stale).
+/// Whether `entry` ("NAME=value") is the variable `name`.
+bool IsEntryFor(const char* entry, const char* name) {
+  while (*name != '\0' && *entry == *name) ++entry, ++name;
+  return *name == '\0' && *entry == '=';
+}
+
+/// One pass over the start-up environment: collects the NUMABIND_* entries into `ours` (NULL-terminated,
+/// for Parse) and notes which built-in rank variables are there.
+void ScanEnvironment(const char* const* env, const char** ours, int cap) {
+  int n = 0;
+  for (; *env != nullptr; ++env) {
+    const char* e = *env;
+    if (e[0] == 'N' && strncmp(e, "NUMABIND_", 9) == 0) {
+      if (n < cap - 1) ours[n++] = e;
+      continue;
+    }
+    for (int i = 0; i < config::kRankVarCount; ++i) {
+      if (IsEntryFor(e, config::kRankVars[i].rank)) g_state.startup_rank_vars |= 1u << i;
+    }
+  }
+  ours[n] = nullptr;
+}
+
+/// Whether the process is itself a rank: a start-up rank variable (not SLURM_LOCALID, which launchers
+/// inside a Slurm step inherit, stale), or a command line that NUMABIND_MATCH finds.
 bool NoteStartupRankVars(char** argv, char** envp) {
   const char* const* env = const_cast<const char* const*>(envp);
   const config::Config& c = g_state.config;
   if (c.rank_var != nullptr) {
-    if (config::Lookup(env, c.rank_var) != nullptr) g_state.startup_rank_vars |= 1u << 31;
+    g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
     return g_state.startup_rank_vars != 0;
   }
   bool rank = false;
   for (int i = 0; i < config::kRankVarCount; ++i) {
-    if (config::Lookup(env, config::kRankVars[i].rank) == nullptr) continue;
-    g_state.startup_rank_vars |= 1u << i;
+    if ((g_state.startup_rank_vars & (1u << i)) == 0) continue;
     rank |= strcmp(config::kRankVars[i].rank, "SLURM_LOCALID") != 0;
   }
   // A worker found by order (NUMABIND_MATCH) is a rank too: its own workers keep its binding.
@@ -92,14 +116,16 @@ __attribute__((constructor)) void Init(int argc, char** argv, char** envp) {
   if (policy == nullptr || *policy == '\0') return;
   // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
   if (getauxval(AT_SECURE) != 0) return;
+  const char* ours[40];
+  ScanEnvironment(env, ours, 40);
   config::Error err;
-  if (!config::Parse(env, &g_state.config, &err)) {
+  if (!config::Parse(ours, &g_state.config, &err)) {
     memcpy(g_state.config_error, err.text, sizeof(g_state.config_error));
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
     // Strictness and where to say so must hold even when another variable is bad: parse those alone.
     const char* sub[4] = {nullptr, nullptr, nullptr, nullptr};
     int n = 0;
-    for (const char* const* e = env; *e != nullptr; ++e) {
+    for (const char* const* e = ours; *e != nullptr; ++e) {
       if (strncmp(*e, "NUMABIND_STRICT=", 16) == 0 || strncmp(*e, "NUMABIND_LOG=", 13) == 0 ||
           strncmp(*e, "NUMABIND_LOG_FILE=", 18) == 0) {
         if (n < 3) sub[n++] = *e;

@@ -250,6 +250,27 @@ Test(launchers, unbound_without_policy_mpirun, .timeout = 60) {
   Expect("mpirun --bind-to none, no policy", Mpirun({"--bind-to", "none"}), Mode::kUnbound, kTimeout, kOmpiRoot);
 }
 
+// A launcher that restarts its workers: ranks found by order count the launcher's live matching children,
+// so the second pool's workers get ranks 0 and 1 again, on the same CPUs as the first pool's.
+Test(launchers, multiprocessing_spawn_pool_restarted, .timeout = 90) {
+  Plan plan = TwoRankPlan();
+  Outcome o = Launch(PyLaunch("pool-restart"), plan, true, 80);
+  std::vector<Report> first = ReadReports(Out() + ".first");
+  cr_assert_eq(o.run.exit_code, 0, "%s", Tail(o.output).c_str());
+  cr_assert_eq(first.size(), 2u, "first pool: %zu reports\nlog:\n%s", first.size(), o.log.c_str());
+  cr_assert_eq(o.reports.size(), 2u, "restarted pool: %zu reports\nlog:\n%s", o.reports.size(), o.log.c_str());
+  for (const std::vector<Report>* pool : {&first, &o.reports}) {
+    for (const Report& r : *pool) {
+      int k = atoi(r.Get("rank").c_str());
+      cr_expect_eq(r.Get("cpus"), plan.cpus[k], "%s pool, worker %d on %s, planned %s\nlog:\n%s",
+                   pool == &first ? "first" : "restarted", k, r.Get("cpus").c_str(), plan.cpus[k].c_str(),
+                   o.log.c_str());
+    }
+  }
+  cr_expect_eq(LinesWith(o.log, "bound rank 0 ").size(), 2u, "log:\n%s", o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "bound rank 1 ").size(), 2u, "log:\n%s", o.log.c_str());
+}
+
 Test(launchers, unbound_without_policy_spawn_pool, .timeout = 60) {
   Expect("multiprocessing spawn pool, no policy", PyLaunch("pool"), Mode::kUnbound);
 }

@@ -6,6 +6,8 @@ MODE: posix_spawn  subprocess.Popen(close_fds=False): CPython uses posix_spawn
       popen        os.popen, likewise (CPython's os.popen is subprocess.Popen(shell=True))
       pool         a multiprocessing spawn Pool of 2 workers, no rank variable: each worker reports itself with
                    rank = its spawn order (Process identity - 1)
+      pool-restart a first Pool of 2 runs and ends (its workers report to OUT.first), then a second Pool of 2
+                   starts: a launcher restarting its workers, which must get ranks 0 and 1 again
 REPORT is build/helpers/report (not used by pool); every rank appends its line to OUT.
 """
 import multiprocessing
@@ -21,7 +23,16 @@ NRANKS = 2
 
 
 def pool_init(out):
-    pyreport.report(out, rank=multiprocessing.current_process()._identity[0] - 1, rank_var="order")
+    # identity counts every worker this launcher ever made: the restarted pool's are 3 and 4
+    rank = (multiprocessing.current_process()._identity[0] - 1) % NRANKS
+    pyreport.report(out, rank=rank, rank_var="order")
+
+
+def run_pool(out):
+    with multiprocessing.get_context("spawn").Pool(NRANKS, initializer=pool_init, initargs=(out,)) as pool:
+        pool.map(pool_task, range(2 * NRANKS))
+        pool.close()  # leaving the block terminates workers that may not have reported yet: wait for them
+        pool.join()
 
 
 def pool_task(x):
@@ -48,10 +59,11 @@ def main():
                     f.read()
         return status
     if mode == "pool":
-        with multiprocessing.get_context("spawn").Pool(NRANKS, initializer=pool_init, initargs=(out,)) as pool:
-            pool.map(pool_task, range(2 * NRANKS))
-            pool.close()  # leaving the block terminates workers that may not have reported yet: wait for them
-            pool.join()
+        run_pool(out)
+        return 0
+    if mode == "pool-restart":
+        run_pool(out + ".first")
+        run_pool(out)
         return 0
     sys.exit(f"py_launch: unknown mode {mode}")
 
