@@ -55,19 +55,6 @@ void ProcPath(char* buf, long pid, const char* rest) {
   buf[63] = '\0';
 }
 
-/// Child-safe: whether argv, joined with single spaces, matches NUMABIND_MATCH.
-bool ArgvMatches(char* const* argv) {
-  if (argv == nullptr || g_state.config.match == nullptr || *g_state.config.match == '\0') return false;
-  char joined[4096];
-  size_t len = 0;
-  for (int i = 0; argv[i] != nullptr; ++i) {
-    for (const char* s = argv[i]; *s != '\0' && len < sizeof(joined) - 2; ++s) joined[len++] = *s;
-    if (argv[i + 1] != nullptr && len < sizeof(joined) - 2) joined[len++] = ' ';
-  }
-  joined[len] = '\0';
-  return GlobMatch(g_state.config.match, joined);
-}
-
 /// Child-safe: whether live process `pid` runs a command that matches NUMABIND_MATCH.
 bool PidMatches(long pid) {
   char path[64], cmd[4096];
@@ -84,7 +71,7 @@ bool PidMatches(long pid) {
   return ArgvMatches(argv);
 }
 
-/// Child-safe: how many live children of `parent` (of all its threads) match NUMABIND_MATCH. Ranks found
+/// Child-safe (raw reads of /proc): how many live children of `parent` (all its threads) match NUMABIND_MATCH. Ranks found
 /// by order are numbered by it, so a launcher that restarts its workers gives them the same ranks again.
 uint32_t CountMatchingChildren(pid_t parent) {
   char path[64], dirbuf[4096], children[4096];
@@ -171,6 +158,20 @@ BindResult Fail(const char* path, const RankMatch& m, const char* what, const ch
 
 }  // namespace
 
+// Child-safe: joins argv on the stack and globs it.
+bool ArgvMatches(char* const* argv) {
+  if (argv == nullptr || g_state.config.match == nullptr || *g_state.config.match == '\0') return false;
+  char joined[4096];
+  size_t len = 0;
+  for (int i = 0; argv[i] != nullptr; ++i) {
+    for (const char* s = argv[i]; *s != '\0' && len < sizeof(joined) - 2; ++s) joined[len++] = *s;
+    if (argv[i + 1] != nullptr && len < sizeof(joined) - 2) joined[len++] = ' ';
+  }
+  joined[len] = '\0';
+  return GlobMatch(g_state.config.match, joined);
+}
+
+// Child-safe: reads envp, the prepared config and /proc, with raw system calls.
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
   const config::Config& c = g_state.config;
   const char* const* env = const_cast<const char* const*>(envp);
@@ -201,6 +202,7 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
   return true;
 }
 
+// Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
 BindResult BindIfRank(Entry entry, const char* path, char* const* argv, char* const* envp, pid_t parent,
                       SavedBinding* saved, Line* line, int* err, RankMatch* found) {
   RankMatch local;
@@ -262,6 +264,7 @@ BindResult BindIfRank(Entry entry, const char* path, char* const* argv, char* co
   return BindResult::kBound;
 }
 
+// Child-safe: formats on the stack and writes with raw system calls.
 void FinishBoundLine(Line* line, pid_t pid) {
   if (pid > 0) line->Str(" pid ").Num(pid);
   else line->Str(" pid unknown");
@@ -270,6 +273,7 @@ void FinishBoundLine(Line* line, pid_t pid) {
   WriteLog(config::LogLevel::kInfo, line->data(), len);
 }
 
+// Child-safe: two raw system calls.
 void Restore(const SavedBinding& saved) {
   if (saved.cpus_saved) Sys6(SYS_sched_setaffinity, 0, sizeof(saved.cpus), reinterpret_cast<long>(saved.cpus));
   if (saved.memory_saved) {
@@ -277,6 +281,7 @@ void Restore(const SavedBinding& saved) {
   }
 }
 
+// Child-safe: raw open, write and close; one write per line, so lines from many ranks stay whole.
 void WriteLog(config::LogLevel level, const char* text, size_t len) {
   if (g_state.config.log < level) return;
   const char* file = g_state.config.log_file;
@@ -286,7 +291,7 @@ void WriteLog(config::LogLevel level, const char* text, size_t len) {
               O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) fd = 2;
   }
-  Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));  // one write: lines stay whole
+  Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));
   if (fd != 2) Sys6(SYS_close, fd);
 }
 

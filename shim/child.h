@@ -64,6 +64,9 @@ void FinishBoundLine(Line* line, pid_t pid);
 /// Child-safe: puts back the binding BindIfRank saved.
 void Restore(const SavedBinding& saved);
 
+/// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
+bool ArgvMatches(char* const* argv);
+
 /// Child-safe: the C name of an entry point ("execve").
 const char* EntryName(Entry entry);
 

@@ -92,18 +92,7 @@ bool NoteStartupRankVars(char** argv, char** envp) {
     rank |= strcmp(config::kRankVars[i].rank, "SLURM_LOCALID") != 0;
   }
   // A worker found by order (NUMABIND_MATCH) is a rank too: its own workers keep its binding.
-  char* const* args = argv;
-  if (!rank && args != nullptr && c.match != nullptr && *c.match != '\0') {
-    char joined[4096];
-    size_t len = 0;
-    for (int i = 0; args[i] != nullptr && len < sizeof(joined) - 2; ++i) {
-      for (const char* s = args[i]; *s != '\0' && len < sizeof(joined) - 2; ++s) joined[len++] = *s;
-      if (args[i + 1] != nullptr) joined[len++] = ' ';
-    }
-    joined[len] = '\0';
-    rank = GlobMatch(c.match, joined);
-  }
-  return rank;
+  return rank || ArgvMatches(argv);
 }
 
 __attribute__((constructor)) void Init(int argc, char** argv, char** envp) {
