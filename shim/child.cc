@@ -71,8 +71,8 @@ bool PidMatches(long pid) {
   return ArgvMatches(argv);
 }
 
-/// Child-safe (raw reads of /proc): how many live children of `parent` (all its threads) match NUMABIND_MATCH. Ranks found
-/// by order are numbered by it, so a launcher that restarts its workers gives them the same ranks again.
+/// Child-safe (raw reads of /proc): how many live children of `parent` (all its threads) match
+/// NUMABIND_MATCH. Ranks found by order are numbered by it, so restarted workers get the same ranks again.
 uint32_t CountMatchingChildren(pid_t parent) {
   char path[64], dirbuf[4096], children[4096];
   ProcPath(path, parent, "task");
