@@ -192,7 +192,8 @@ launch_case() {
   if [ -f "$WORK/log" ]; then
     while IFS= read -r line; do
       [[ $line == "numabind: bound "* ]] && bound=$((bound + 1))
-      [ -n "$L_LOG_SAYS" ] && [[ $line == "numabind: bound "*"$L_LOG_SAYS"* ]] && said=$((said + 1))
+      # the shim may bind a forked worker first and log the exec's "rebound" line with the replacement
+      [ -n "$L_LOG_SAYS" ] && [[ $line =~ ^numabind:\ (re)?bound\  ]] && [[ $line == *"$L_LOG_SAYS"* ]] && said=$((said + 1))
       first=${first:-$line}
     done < "$WORK/log"
   fi
