@@ -20,9 +20,6 @@ namespace {
 /// Binds if the program is a rank, runs `call` (the real exec) and restores the binding if it returns.
 template <typename Call>
 int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
-  // Resolved already by the fork, vfork or spawn that made this child; else this is a process exec'ing
-  // itself (or a child of a raw clone), where dlsym is as safe as the C library's own lazy binding.
-  EnsureResolved();
   if (!g_state.active) return call();
   pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
   pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
@@ -78,27 +75,33 @@ using numabind::shim::RunExec;
 #define NUMABIND_EXPORT extern "C" __attribute__((visibility("default")))
 
 NUMABIND_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  numabind::shim::Need(&g_real.execve, "execve");
   return RunExec(Entry::kExecve, path, argv, envp, [&] { return g_real.execve(path, argv, envp); });
 }
 
 NUMABIND_EXPORT int execv(const char* path, char* const argv[]) {
+  numabind::shim::Need(&g_real.execv, "execv");
   return RunExec(Entry::kExecv, path, argv, environ, [&] { return g_real.execv(path, argv); });
 }
 
 NUMABIND_EXPORT int execvp(const char* file, char* const argv[]) {
+  numabind::shim::Need(&g_real.execvp, "execvp");
   return RunExec(Entry::kExecvp, file, argv, environ, [&] { return g_real.execvp(file, argv); });
 }
 
 NUMABIND_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  numabind::shim::Need(&g_real.execvpe, "execvpe");
   return RunExec(Entry::kExecvpe, file, argv, envp, [&] { return g_real.execvpe(file, argv, envp); });
 }
 
 NUMABIND_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+  numabind::shim::Need(&g_real.fexecve, "fexecve");
   const char* path = argv != nullptr && argv[0] != nullptr ? argv[0] : "(fexecve)";
   return RunExec(Entry::kFexecve, path, argv, envp, [&] { return g_real.fexecve(fd, argv, envp); });
 }
 
 NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
+  numabind::shim::Need(&g_real.execveat, "execveat");
   if (g_real.execveat == nullptr) {
     errno = ENOSYS;
     return -1;
@@ -107,19 +110,26 @@ NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], ch
                  [&] { return g_real.execveat(dirfd, path, argv, envp, flags); });
 }
 
+// Each wrapper finds its real function first: already there in a child of our fork, vfork or spawn (their
+// parent side resolves every one); in a process exec'ing itself, one dlsym, as the C library's own lazy
+// binding would do.
+
 // The execl family becomes execve / execvp with an argv built on the stack (no allocation: this may be a
 // vfork child).
 NUMABIND_EXPORT int execl(const char* path, const char* arg, ...) {
+  numabind::shim::Need(&g_real.execve, "execve");
   NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
   return RunExec(Entry::kExecl, path, argv, envp, [&] { return g_real.execve(path, argv, envp); });
 }
 
 NUMABIND_EXPORT int execle(const char* path, const char* arg, ...) {
+  numabind::shim::Need(&g_real.execve, "execve");
   NUMABIND_COLLECT_ARGS(arg, argv, envp, true);
   return RunExec(Entry::kExecle, path, argv, envp, [&] { return g_real.execve(path, argv, envp); });
 }
 
 NUMABIND_EXPORT int execlp(const char* file, const char* arg, ...) {
+  numabind::shim::Need(&g_real.execvp, "execvp");
   NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
   return RunExec(Entry::kExeclp, file, argv, envp, [&] { return g_real.execvp(file, argv); });
 }

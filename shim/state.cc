@@ -135,6 +135,13 @@ __attribute__((constructor)) void Init(int argc, char** argv, char** envp) {
 
 }  // namespace
 
+void* ResolveOne(const char* name) {
+  int e = errno;
+  void* f = dlsym(RTLD_NEXT, name);
+  errno = e;
+  return f;
+}
+
 void EnsureResolved() {
   static bool resolved;  // plain bool: resolving twice at once writes the same values
   if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) return;

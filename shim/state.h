@@ -47,8 +47,16 @@ struct RealFunctions {
 
 extern RealFunctions g_real;
 
-/// Fills g_real once (17 dlsym calls: about 19k instructions, which an inert process never pays).
+/// Fills g_real once (17 dlsym calls: about 20k instructions, which an inert process never pays).
 void EnsureResolved();
+
+/// Resolves one real function if it is not yet: for a process that execs itself (env, nice, a shell's
+/// `exec`), which needs only the one it calls. A child of our fork, vfork or spawn finds them resolved.
+void* ResolveOne(const char* name);
+template <typename T>
+void Need(T* slot, const char* name) {
+  if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == nullptr) *slot = reinterpret_cast<T>(ResolveOne(name));
+}
 
 /// Parent side, before every vfork (called by the trampoline in vfork_x86_64.S).
 extern "C" void numabind_before_vfork();
