@@ -327,12 +327,15 @@ bool Fail(Error* err, const char* name, const char* value, const char* expected)
 const char* Lookup(const char* const* env, const char* name) {
   if (env == nullptr || name == nullptr) return nullptr;
   for (; *env != nullptr; ++env) {
-    const char* e = *env;
-    const char* n = name;
-    while (*n != '\0' && *e == *n) ++e, ++n;
-    if (*n == '\0' && *e == '=') return e + 1;
+    const char* v = ValueOf(*env, name);
+    if (v != nullptr) return v;
   }
   return nullptr;
+}
+
+const char* ValueOf(const char* entry, const char* name) {
+  while (*name != '\0' && *entry == *name) ++entry, ++name;
+  return *name == '\0' && *entry == '=' ? entry + 1 : nullptr;
 }
 
 bool Parse(const char* const* env, Config* out, Error* err) {
@@ -350,43 +353,63 @@ bool Parse(const char* const* env, Config* out, Error* err) {
     if (out->disabled) return true;
   }
 
+  // Every variable is read even after a bad one, so that `out` keeps every good value (the shim honours
+  // NUMABIND_STRICT and NUMABIND_LOG_FILE whatever else is wrong); `err` names the first bad one.
+  bool ok = true;
+  Error ignored;
+  Error* sink = err;
+  auto bad = [&] {
+    ok = false;
+    sink = &ignored;
+  };
+
   v = Lookup(env, "NUMABIND_POLICY");
   if (v != nullptr && *v != '\0') {
-    if (!CheckPolicy(v, err)) return false;
-    out->policy = v;
+    if (CheckPolicy(v, sink))
+      out->policy = v;
+    else
+      bad();
   }
 
   v = Lookup(env, "NUMABIND_MEMORY");
   if (v != nullptr && *v != '\0') {
-    if (!Eq(v, "local") && !Eq(v, "preferred") && !Eq(v, "bind") && !Eq(v, "interleave")) {
-      return Fail(err, "NUMABIND_MEMORY", v, "expected local, preferred, bind or interleave");
+    if (Eq(v, "local") || Eq(v, "preferred") || Eq(v, "bind") || Eq(v, "interleave")) {
+      out->memory = v;
+    } else {
+      Fail(sink, "NUMABIND_MEMORY", v, "expected local, preferred, bind or interleave");
+      bad();
     }
-    out->memory = v;
   }
 
   v = Lookup(env, "NUMABIND_DEVICES");
   if (v != nullptr && *v != '\0') {
-    if (!CheckDevices(v, err)) return false;
-    out->devices = v;
+    if (CheckDevices(v, sink))
+      out->devices = v;
+    else
+      bad();
   }
 
   v = Lookup(env, "NUMABIND_NRANKS");
   if (v != nullptr && *v != '\0') {
     uint32_t n = 0;
-    if (!ParseNum(v, Len(v), kMaxRanks, &n) || n == 0) {
-      Msg m = Begin(err, "NUMABIND_NRANKS", 15, v);
+    if (ParseNum(v, Len(v), kMaxRanks, &n) && n != 0) {
+      out->nranks = n;
+    } else {
+      Msg m = Begin(sink, "NUMABIND_NRANKS", 15, v);
       m.Put("expected a positive integer up to ");
       m.PutNum(kMaxRanks);
-      return false;
+      bad();
     }
-    out->nranks = n;
   }
 
   v = Lookup(env, "NUMABIND_RANK_VAR");
   if (v != nullptr && *v != '\0') {
-    if (!IsVarName(v))
-      return Fail(err, "NUMABIND_RANK_VAR", v, "expected a variable name such as LOCAL_RANK");
-    out->rank_var = v;
+    if (IsVarName(v)) {
+      out->rank_var = v;
+    } else {
+      Fail(sink, "NUMABIND_RANK_VAR", v, "expected a variable name such as LOCAL_RANK");
+      bad();
+    }
   }
 
   v = Lookup(env, "NUMABIND_MATCH");
@@ -394,15 +417,15 @@ bool Parse(const char* const* env, Config* out, Error* err) {
 
   v = Lookup(env, "NUMABIND_TOPOLOGY");
   if (v != nullptr && *v != '\0') {
-    if (StartsWith(v, "synthetic:")) {
-      const char* d = v + 10;
-      while (*d == ' ') ++d;
-      if (*d == '\0') {
-        return Fail(err, "NUMABIND_TOPOLOGY", v,
-                    "expected an hwloc XML file or synthetic:DESC such as synthetic:pack:2 core:4 pu:2");
-      }
+    const char* d = StartsWith(v, "synthetic:") ? v + 10 : v;
+    while (d != v && *d == ' ') ++d;
+    if (*d != '\0') {
+      out->topology = v;
+    } else {
+      Fail(sink, "NUMABIND_TOPOLOGY", v,
+           "expected an hwloc XML file or synthetic:DESC such as synthetic:pack:2 core:4 pu:2");
+      bad();
     }
-    out->topology = v;
   }
 
   v = Lookup(env, "NUMABIND_LOG");
@@ -415,8 +438,8 @@ bool Parse(const char* const* env, Config* out, Error* err) {
       out->log = LogLevel::kInfo;
     else if (Eq(v, "debug"))
       out->log = LogLevel::kDebug;
-    else
-      return Fail(err, "NUMABIND_LOG", v, "expected off, warn, info or debug");
+    else if (!Fail(sink, "NUMABIND_LOG", v, "expected off, warn, info or debug"))
+      bad();
   }
 
   v = Lookup(env, "NUMABIND_LOG_FILE");
@@ -424,7 +447,7 @@ bool Parse(const char* const* env, Config* out, Error* err) {
 
   v = Lookup(env, "NUMABIND_STRICT");
   if (v != nullptr && *v != '\0') {
-    if (!ParseBool(v, &out->strict)) return Fail(err, "NUMABIND_STRICT", v, "expected 0 or 1");
+    if (!ParseBool(v, &out->strict) && !Fail(sink, "NUMABIND_STRICT", v, "expected 0 or 1")) bad();
   }
 
   // A misspelt name must not silently leave a job unbound.
@@ -448,7 +471,7 @@ bool Parse(const char* const* env, Config* out, Error* err) {
         best = kVars[i].name;
       }
     }
-    Msg m = Begin(err, s, n, s + n + 1);
+    Msg m = Begin(sink, s, n, s + n + 1);
     m.Put("unknown variable");
     if (best != nullptr) {
       m.Put(" (did you mean ");
@@ -457,11 +480,12 @@ bool Parse(const char* const* env, Config* out, Error* err) {
     } else {
       m.Put(" (numabind vars lists them)");
     }
-    return false;
+    bad();
+    break;
   }
 
   out->enabled = out->policy != nullptr;
-  return true;
+  return ok;
 }
 
 }  // namespace numabind::config

@@ -37,8 +37,12 @@ struct Error {
 
 /// Parses the NUMABIND_* entries of `env` (NULL-terminated "NAME=value" array, as environ). Unknown
 /// NUMABIND_* names are errors (a typo must not silently run unbound). Returns false with `err` set on the
-/// first bad variable; `out` then holds the defaults plus what parsed before it.
+/// first bad variable; `out` then holds every value that parsed (each variable is read even after a bad
+/// one, so that the shim still honours NUMABIND_STRICT and NUMABIND_LOG_FILE).
 bool Parse(const char* const* env, Config* out, Error* err);
+
+/// The value in `entry` ("NAME=value") when NAME is `name`, else nullptr. Allocation-free.
+const char* ValueOf(const char* entry, const char* name);
 
 /// The value of `name` in `env`, or nullptr. Allocation-free; safe between fork and exec.
 const char* Lookup(const char* const* env, const char* name);

@@ -203,11 +203,8 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
 }
 
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
-BindResult BindIfRank(Entry entry, const char* path, char* const* argv, char* const* envp, pid_t parent,
-                      SavedBinding* saved, Line* line, int* err, RankMatch* found) {
-  RankMatch local;
-  RankMatch& m = found != nullptr ? *found : local;
-  if (!FindRank(argv, envp, parent, &m)) return BindResult::kNotRank;
+BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, Line* line, int* err) {
+  RankMatch& m = *found;
   if (g_state.config_error[0] != '\0') return Fail(path, m, "", g_state.config_error, EINVAL, err);
   const core::PlanBasis* basis = g_state.basis;
   if (basis == nullptr) {

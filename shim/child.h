@@ -27,7 +27,7 @@ struct RankMatch {
   const char* var = nullptr;  ///< the rank variable, or nullptr when found by order (NUMABIND_MATCH)
   uint32_t rank = 0;
   uint32_t nranks = 0;        ///< 0 = unknown
-  bool replaced = false;      ///< set by BindIfRank: the launcher had bound the child itself
+  bool replaced = false;      ///< set by BindRank: the launcher had bound the child itself
 };
 
 /// The calling thread's binding before the shim changed it.
@@ -40,7 +40,6 @@ struct SavedBinding {
 };
 
 enum class BindResult : uint8_t {
-  kNotRank,  ///< nothing done
   kBound,    ///< the thread is bound; Restore(saved) undoes it
   kUnbound,  ///< a rank that could not be bound; warned, the spawn goes ahead unbound
   kRefused,  ///< NUMABIND_STRICT=1 and the rank could not be bound: fail the spawn with *err
@@ -50,18 +49,16 @@ enum class BindResult : uint8_t {
 /// `parent` is the launcher, whose live children count for ranks found by order.
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out);
 
-/// Child-safe: if the spawn is a rank, binds the calling thread to its plan. Failures are logged at once;
-/// a successful binding is described in `line` without its pid, which the caller appends and logs with
-/// FinishBoundLine (before the exec, or after posix_spawn returns the child's pid). `path` names the
-/// program. On kRefused, *err is the errno to fail with.
-/// `found` (optional) receives how the rank was found.
-BindResult BindIfRank(Entry entry, const char* path, char* const* argv, char* const* envp, pid_t parent,
-                      SavedBinding* saved, Line* line, int* err, RankMatch* found = nullptr);
+/// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank). Failures are logged at
+/// once; a successful binding is described in `line` without its pid, which the caller appends and logs
+/// with FinishBoundLine (before the exec, or after posix_spawn returns the child's pid). `path` names the
+/// program. Sets m->replaced. On kRefused, *err is the errno to fail with.
+BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, Line* line, int* err);
 
-/// Child-safe: appends " pid N" to a line BindIfRank filled and writes it at NUMABIND_LOG=info.
+/// Child-safe: appends " pid N" to a line BindRank filled and writes it at NUMABIND_LOG=info.
 void FinishBoundLine(Line* line, pid_t pid);
 
-/// Child-safe: puts back the binding BindIfRank saved.
+/// Child-safe: puts back the binding BindRank saved.
 void Restore(const SavedBinding& saved);
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.

@@ -21,19 +21,17 @@ namespace {
 template <typename Call>
 int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
   if (!g_state.active) return call();
-  pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
   pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
+  RankMatch found;
+  if (!FindRank(argv, envp, launcher, &found)) return call();
+  pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
   // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
   // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
-  if (self == g_state.pid && !g_state.fork_child && !g_state.prepared) {
-    RankMatch m;
-    if (FindRank(argv, envp, launcher, &m)) EnsurePrepared();
-  }
+  if (self == g_state.pid && !g_state.fork_child) EnsurePrepared();
   SavedBinding saved;
   Line line;
   int err = 0;
-  RankMatch found;
-  BindResult r = BindIfRank(entry, path, argv, envp, launcher, &saved, &line, &err, &found);
+  BindResult r = BindRank(entry, path, &found, &saved, &line, &err);
   if (r == BindResult::kRefused) {
     errno = err;
     return -1;

@@ -58,7 +58,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   SavedBinding saved;
   Line line;
   int err = 0;
-  BindResult r = BindIfRank(Entry::kSetenv, "(forked worker)", nullptr, environ, launcher, &saved, &line, &err);
+  BindResult r = BindRank(Entry::kSetenv, "(forked worker)", &m, &saved, &line, &err);
   // Strict mode cannot refuse a worker that is already running: it stops it, as a failed exec would.
   if (r == BindResult::kRefused) _exit(127);
   if (r != BindResult::kBound) return;

@@ -19,19 +19,19 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-/// Binds if the spawn is a rank, runs `call` and restores the thread. The bound line is logged with
-/// *child_pid when the call produced one, or with the pid unknown when child_pid is nullptr.
+/// Binds if the spawn is a rank (preparing first, once), runs `call` and restores the thread. The bound
+/// line is logged with *child_pid when the call produced one, or with the pid unknown when it is nullptr.
 template <typename Call>
 auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* envp, int* refused_errno,
               pid_t* child_pid, Call call) -> decltype(call()) {
-  pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
+  *refused_errno = 0;
   RankMatch m;
-  if (!g_state.prepared && FindRank(argv, envp, self, &m)) EnsurePrepared();
+  if (!FindRank(argv, envp, static_cast<pid_t>(Sys6(SYS_getpid)), &m)) return call();
+  EnsurePrepared();
   SavedBinding saved;
   Line line;
-  BindResult r = BindIfRank(entry, path, argv, envp, self, &saved, &line, refused_errno);
+  BindResult r = BindRank(entry, path, &m, &saved, &line, refused_errno);
   if (r == BindResult::kRefused) return decltype(call())();
-  *refused_errno = 0;
   auto ret = call();
   if (r == BindResult::kBound) {
     int e = errno;

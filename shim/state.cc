@@ -52,14 +52,6 @@ void ResolveAll() {
   Resolve(&numabind_real_vfork, "vfork");
 }
 
-/// Notes which rank variables the process started with; returns true when the process is itself a rank
-/// (any rank variable but SLURM_LOCALID, which launchers inside a Slurm step inherit, stale).
-/// Whether `entry` ("NAME=value") is the variable `name`.
-bool IsEntryFor(const char* entry, const char* name) {
-  while (*name != '\0' && *entry == *name) ++entry, ++name;
-  return *name == '\0' && *entry == '=';
-}
-
 /// One pass over the start-up environment: collects the NUMABIND_* entries into `ours` (NULL-terminated,
 /// for Parse) and notes which built-in rank variables are there.
 void ScanEnvironment(const char* const* env, const char** ours, int cap) {
@@ -71,7 +63,7 @@ void ScanEnvironment(const char* const* env, const char** ours, int cap) {
       continue;
     }
     for (int i = 0; i < config::kRankVarCount; ++i) {
-      if (IsEntryFor(e, config::kRankVars[i].rank)) g_state.startup_rank_vars |= 1u << i;
+      if (config::ValueOf(e, config::kRankVars[i].rank) != nullptr) g_state.startup_rank_vars |= 1u << i;
     }
   }
   ours[n] = nullptr;
@@ -111,21 +103,6 @@ __attribute__((constructor)) void Init(int argc, char** argv, char** envp) {
   if (!config::Parse(ours, &g_state.config, &err)) {
     memcpy(g_state.config_error, err.text, sizeof(g_state.config_error));
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
-    // Strictness and where to say so must hold even when another variable is bad: parse those alone.
-    const char* sub[4] = {nullptr, nullptr, nullptr, nullptr};
-    int n = 0;
-    for (const char* const* e = ours; *e != nullptr; ++e) {
-      if (strncmp(*e, "NUMABIND_STRICT=", 16) == 0 || strncmp(*e, "NUMABIND_LOG=", 13) == 0 ||
-          strncmp(*e, "NUMABIND_LOG_FILE=", 18) == 0) {
-        if (n < 3) sub[n++] = *e;
-      }
-    }
-    config::Config fallback;
-    if (config::Parse(sub, &fallback, nullptr)) {
-      g_state.config.strict = fallback.strict;
-      g_state.config.log = fallback.log;
-      g_state.config.log_file = fallback.log_file;
-    }
   }
   if (g_state.config.disabled) return;
   if (NoteStartupRankVars(argv, envp)) return;

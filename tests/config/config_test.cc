@@ -533,3 +533,15 @@ Test(table, defaults_agree_with_config) {
     cr_assert_null(numabind::config::FindVar(unset, strlen(unset))->dflt, "%s", unset);
   }
 }
+
+// The shim must honour strictness and the log file whatever else is wrong, and say which variable is bad.
+Test(all, reads_every_variable_after_an_error) {
+  Env env({"NUMABIND_POLICY=node", "NUMABIND_MEMORY=fast", "NUMABIND_STRICT=1", "NUMABIND_LOG_FILE=/tmp/x.log"});
+  Config c;
+  Error err;
+  cr_assert_not(Parse(env.get(), &c, &err));
+  cr_expect(c.strict);
+  cr_expect_str_eq(c.log_file, "/tmp/x.log");
+  cr_expect_str_eq(c.memory, "local");
+  cr_expect_str_eq(err.text, "NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave");
+}
