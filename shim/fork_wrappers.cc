@@ -42,14 +42,14 @@ pid_t RunFork(pid_t (*real)()) {
 
 /// After setenv/putenv of `name` in a forked child: bind if the child's environment now makes it a rank.
 void MaybeBindForkedWorker(const char* name, size_t name_len) {
-  bool relevant = false;
+  // Most variables a worker sets are not ours: skip the environment scan of FindRank for them.
+  auto is = [&](const char* var) {
+    return var != nullptr && strlen(var) == name_len && strncmp(var, name, name_len) == 0;
+  };
+  bool relevant = is(g_state.config.rank_var);
   for (int i = 0; i < config::kRankVarCount && !relevant; ++i) {
-    const config::RankVar& v = config::kRankVars[i];
-    relevant = (strlen(v.rank) == name_len && strncmp(v.rank, name, name_len) == 0) ||
-               (v.size != nullptr && strlen(v.size) == name_len && strncmp(v.size, name, name_len) == 0);
+    relevant = is(config::kRankVars[i].rank) || is(config::kRankVars[i].size);
   }
-  const char* custom = g_state.config.rank_var;
-  relevant |= custom != nullptr && strlen(custom) == name_len && strncmp(custom, name, name_len) == 0;
   if (!relevant) return;
   RankMatch m;
   pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));

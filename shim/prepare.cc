@@ -66,8 +66,9 @@ char* RunHelper(const char* path, size_t* size) {
   while (environ != nullptr && environ[n] != nullptr) ++n;
   char** envp = static_cast<char**>(malloc((n + 2) * sizeof(char*)));
   if (envp == nullptr) return nullptr;
-  for (size_t i = 0; i < n; ++i) envp[i] = environ[i];
-  envp[n] = const_cast<char*>("NUMABIND_DISABLE=1");
+  // First: a variable's first entry is the one that counts, and the launcher may carry NUMABIND_DISABLE=0.
+  envp[0] = const_cast<char*>("NUMABIND_DISABLE=1");
+  for (size_t i = 0; i < n; ++i) envp[i + 1] = environ[i];
   envp[n + 1] = nullptr;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
