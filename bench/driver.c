@@ -160,7 +160,7 @@ int RunDriver(int argc, char** argv) {
   Paths p;
   const char* out_path = NULL;
   snprintf(p.build, sizeof(p.build), "build");
-  snprintf(res.topology, sizeof(res.topology), "../shared/topologies/192em64t-12gr2n8c2t.xml");
+  snprintf(res.topology, sizeof(res.topology), "tests/data/topologies/192em64t-12gr2n8c2t.xml");
   for (int i = 1; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--build") == 0)
       snprintf(p.build, sizeof(p.build), "%s", argv[i + 1]);

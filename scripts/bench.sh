@@ -5,12 +5,13 @@
 # About 1 minute on an idle 2-CPU machine, 2 or more on a busy one. Knobs: BENCH_SPAWNS (spawns per variant
 # and method, default 3000), BENCH_ROUNDS (10), BENCH_WARMUP (2), BENCH_PLAN_RUNS (5), BENCH_PREPARE_RUNS
 # (runs of `numabind prepare-basis`, 10), BENCH_VARIANTS (a comma-separated subset), BENCH_TOPOLOGY (default:
-# the largest file in ../shared/topologies), BENCH_SHIM_B (another build of libnumabind.so, timed in the same
+# the largest file in tests/data/topologies), BENCH_SHIM_B (another build of libnumabind.so, timed in the same
 # rounds as variants inert-b, configured-b, bound-b and bound-node-b: judges a change to the shim).
 # BENCH_PROFILE=1 adds callgrind's count of the user-space instructions one preloaded /bin/true executes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
+abs_build=$(realpath -m "$BUILD")
 CC=${CC:-cc}
 mkdir -p "$BUILD/bench"
 for f in libnumabind.so libempty.so numabind; do
@@ -20,8 +21,8 @@ command -v numactl >/dev/null || { echo "bench: numactl is missing: scripts/inst
 $CC -std=gnu11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -o "$BUILD/bench/spawn_bench" bench/*.c
 
 unset LD_PRELOAD  # the driver itself runs unpreloaded; it gives each spawner its variant's preload
-topology=${BENCH_TOPOLOGY:-../shared/topologies/192em64t-12gr2n8c2t.xml}
-[ -e "$topology" ] || { echo "bench: $topology is missing (shared/ must sit beside the repo)" >&2; exit 1; }
+topology=${BENCH_TOPOLOGY:-tests/data/topologies/192em64t-12gr2n8c2t.xml}
+[ -e "$topology" ] || { echo "bench: $topology is missing" >&2; exit 1; }
 "$BUILD/bench/spawn_bench" run --build "$BUILD" --topology "$topology" --out "$BUILD/bench/results.json"
 
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
@@ -36,8 +37,8 @@ if [ "${BENCH_PROFILE:-0}" = 1 ]; then
     rm -f "$out"
   }
   printf '  %-40s %12s\n' "no preload" "$(ir)"
-  printf '  %-40s %12s\n' "libempty.so" "$(ir LD_PRELOAD="$PWD/$BUILD/libempty.so")"
-  printf '  %-40s %12s\n' "shim, inert" "$(ir LD_PRELOAD="$PWD/$BUILD/libnumabind.so")"
+  printf '  %-40s %12s\n' "libempty.so" "$(ir LD_PRELOAD="$abs_build/libempty.so")"
+  printf '  %-40s %12s\n' "shim, inert" "$(ir LD_PRELOAD="$abs_build/libnumabind.so")"
   printf '  %-40s %12s\n' "shim, NUMABIND_POLICY=node (not a rank)" \
-    "$(ir LD_PRELOAD="$PWD/$BUILD/libnumabind.so" NUMABIND_POLICY=node)"
+    "$(ir LD_PRELOAD="$abs_build/libnumabind.so" NUMABIND_POLICY=node)"
 fi

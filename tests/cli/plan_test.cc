@@ -14,8 +14,8 @@ namespace {
 const char kTwoPackages[] = "synthetic:pack:2 numa:1 core:2 pu:1";
 const char kFourNodes[] = "synthetic:pack:2 numa:2 core:2 pu:2";
 
-std::string SharedTopology(const char* name) {
-  std::string path = std::string("../shared/topologies/") + name;
+std::string RealTopology(const char* name) {
+  std::string path = std::string("tests/data/topologies/") + name;
   if (access(path.c_str(), R_OK) != 0) cr_assert_fail("%s is not here", path.c_str());
   return path;
 }
@@ -138,7 +138,7 @@ Test(plan, rank_that_cannot_be_placed) {
 }
 
 Test(plan, devices_from_a_real_machine) {
-  std::string xml = SharedTopology("24em64t-2n6c2t-pci.xml");
+  std::string xml = RealTopology("24em64t-2n6c2t-pci.xml");
   Result r = Run({"plan", "--topology", xml, "--devices", "0000:11:00.0", "--json"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   EXPECT_STREQ(r.out.c_str(),

@@ -31,19 +31,17 @@
 
 namespace numabind::core::testing {
 
-/// The directory of real machines' hwloc XML files: $SHARED_TOPOLOGIES, else ../shared/topologies from the
-/// repository root (found from this file's path; tests run from the root, where __FILE__ is relative).
-inline std::string SharedDir() {
-  const char* env = getenv("SHARED_TOPOLOGIES");
-  if (env && *env) return env;
+/// The directory of real machines' hwloc XML files that the repository carries: tests/data/topologies,
+/// found from this file's path (absolute or relative to the repository root, where the tests run).
+inline std::string TopologyDir() {
   std::string file = __FILE__;
   std::string root = ".";
   size_t at = file.rfind("tests/core/");
   if (at != std::string::npos && at > 0) root = file.substr(0, at - 1);
-  return root + "/../shared/topologies";
+  return root + "/tests/data/topologies";
 }
 
-inline std::string TopologyFile(const char* name) { return SharedDir() + "/" + name; }
+inline std::string TopologyFile(const char* name) { return TopologyDir() + "/" + name; }
 
 inline bool FileExists(const std::string& path) {
   struct stat st;

@@ -81,7 +81,7 @@ static void AddGpus(Topology* t, int per) {
 
 static std::string XmlOrSkip(const char* name) {
   std::string path = TopologyFile(name);
-  if (!FileExists(path)) cr_assert_fail("topology file %s is missing (set SHARED_TOPOLOGIES)", path.c_str());
+  if (!FileExists(path)) cr_assert_fail("topology file %s is missing from tests/data/topologies", path.c_str());
   return path;
 }
 

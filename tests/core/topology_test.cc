@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Loading topologies: hwloc synthetic descriptions and real machines' XML files (../shared/topologies).
+// Loading topologies: hwloc synthetic descriptions and real machines' XML files (tests/data/topologies).
 // Every expected value below was read off the description or the file (lstopo-no-graphics --input FILE -p),
 // not computed by the code under test.
 
@@ -20,7 +20,7 @@ using numabind::core::testing::TopologyFile;
 
 static std::string XmlOrSkip(const char* name) {
   std::string path = TopologyFile(name);
-  if (!FileExists(path)) cr_assert_fail("topology file %s is missing (set SHARED_TOPOLOGIES)", path.c_str());
+  if (!FileExists(path)) cr_assert_fail("topology file %s is missing from tests/data/topologies", path.c_str());
   return path;
 }
 
