@@ -36,7 +36,7 @@ HELPERS := $(patsubst tests/shim/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
 TEST_LAYERS := $(notdir $(wildcard tests/core tests/config tests/cli tests/shim))
 TEST_BINS := $(foreach l,$(TEST_LAYERS),$(if $(wildcard tests/$(l)/*_test.cc),$(BUILD)/tests/$(l)_test))
 
-.PHONY: all test test-unit test-vm demo install check-abi deps clean bench readme-vars
+.PHONY: all test test-unit test-vm stress demo install check-abi deps clean bench readme-vars
 all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS)
 
 $(BUILD)/pure/%.o: %.cc
@@ -92,6 +92,10 @@ test-unit: all $(TEST_BINS)
 
 test-vm: deps all
 	BUILD=$(BUILD) tests/vm/run.sh
+
+# The guest's stress and fault checks at full size (make test runs them with 100 spawns each).
+stress: deps all
+	BUILD=$(BUILD) VM_LAYOUTS=A VM_STRESS_SPAWNS=10000 VM_TIMEOUT=3600 tests/vm/run.sh
 
 demo: deps
 	$(MAKE) $(JOBS) all
