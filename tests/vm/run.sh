@@ -15,7 +15,7 @@
 # Environment: BUILD (default build), VM_LAYOUTS, VM_TIMEOUT (seconds per guest, default 600), VM_KERNEL
 # (a /boot/vmlinuz-* to boot; default the newest one with modules in /lib/modules), VM_SCRIPT (run this
 # script in the guest instead of guest_suite.sh, for diagnosis), VM_APPEND (more kernel parameters),
-# VM_STRESS_SPAWNS (spawns per stress check in layout A, default 100; `make stress` asks for 10000).
+# VM_STRESS_SPAWNS (spawns per stress check in layout A, default 100; `make stress` asks for 1000).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)

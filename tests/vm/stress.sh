@@ -3,7 +3,7 @@
 # ranks at once through every kind of entry point (helpers/stress.c; every child a rank that checks its own
 # binding, helpers/rank_check.c), then the same while a CPU goes offline and online again, and while the
 # launcher's cpuset cgroup shrinks under it. Each must end with 0 crashes, 0 hangs (a timeout fails it) and 0
-# wrong bindings. STRESS_SPAWNS sets the spawns per check (make test: 100; make stress: 10000).
+# wrong bindings. STRESS_SPAWNS sets the spawns per check (make test: 100; make stress: 1000).
 
 STRESS_SPAWNS=${STRESS_SPAWNS:-100}
 
