@@ -156,6 +156,28 @@ BindResult Fail(const char* path, const RankMatch& m, const char* what, const ch
   return BindResult::kRefused;
 }
 
+/// Child-safe: a rank variable whose value is not a rank: one line naming both, then as Fail.
+BindResult FailValue(const char* path, const RankMatch& m, int* err) {
+  Line l;
+  l.Str("numabind: ").Str(m.var).Str("='");
+  size_t shown = 0;
+  for (const char* s = m.bad_value; *s != '\0' && shown < 40; ++s, ++shown) {
+    char ch = *s >= ' ' && *s <= '~' ? *s : '?';  // one line, whatever the value holds
+    l.Str(&ch, 1);
+  }
+  l.Str(shown == 40 ? "...'" : "'");
+  uint32_t ignored = 0;
+  bool large = config::ParseRankValue(m.bad_value, &ignored) == config::RankValue::kTooLarge;
+  l.Str(large ? " is too large for a local rank (0 to " : " is not a local rank (a decimal number, 0 to ");
+  l.Num(config::kMaxRanks - 1).Str("): ").Str(path);
+  l.Str(g_state.config.strict ? " not started" : " runs unbound");
+  size_t len = l.Finish();
+  WriteLog(config::LogLevel::kWarn, l.data(), len);
+  if (!g_state.config.strict) return BindResult::kUnbound;
+  *err = EINVAL;
+  return BindResult::kRefused;
+}
+
 }  // namespace
 
 // Child-safe: joins argv on the stack and globs it.
@@ -176,11 +198,17 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
   const config::Config& c = g_state.config;
   const char* const* env = const_cast<const char* const*>(envp);
   uint32_t nranks = 0;
+  // The first rank variable the program's environment carries (non-empty) decides; a value that is not a
+  // rank makes it a rank that cannot be bound, which BindRank reports.
+  auto take = [&](const char* var, const char* v) {
+    out->var = var;
+    out->bad_value = config::ParseRankValue(v, &out->rank) == config::RankValue::kOk ? nullptr : v;
+  };
   if (c.rank_var != nullptr) {
     if ((g_state.startup_rank_vars & (1u << 31)) != 0) return false;
     const char* v = config::Lookup(env, c.rank_var);
-    if (v != nullptr && ParseUint(v, &out->rank)) {
-      out->var = c.rank_var;
+    if (v != nullptr && *v != '\0') {
+      take(c.rank_var, v);
       out->nranks = c.nranks;
       return true;
     }
@@ -188,8 +216,8 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
     for (int i = 0; i < config::kRankVarCount; ++i) {
       if ((g_state.startup_rank_vars & (1u << i)) != 0) continue;
       const char* v = config::Lookup(env, config::kRankVars[i].rank);
-      if (v == nullptr || !ParseUint(v, &out->rank)) continue;
-      out->var = config::kRankVars[i].rank;
+      if (v == nullptr || *v == '\0') continue;
+      take(config::kRankVars[i].rank, v);
       const char* size = config::kRankVars[i].size ? config::Lookup(env, config::kRankVars[i].size) : nullptr;
       out->nranks = c.nranks != 0 ? c.nranks : (ParseUint(size, &nranks) ? nranks : 0);
       return true;
@@ -205,6 +233,7 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
 BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, Line* line, int* err) {
   RankMatch& m = *found;
+  if (m.bad_value != nullptr) return FailValue(path, m, err);
   if (g_state.config_error[0] != '\0') return Fail(path, m, "", g_state.config_error, EINVAL, err);
   const core::PlanBasis* basis = g_state.basis;
   if (basis == nullptr) {

@@ -1,0 +1,67 @@
+// The child side must never break the program it starts: a rank value that is not a rank (" 1", "1x",
+// "4294967295") gives one line naming the variable and value, and the program runs unbound.
+
+#include <criterion/criterion.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/shim/launch_util.h"
+
+namespace numabind::shim::test {
+namespace {
+
+struct Outcome {
+  RunResult run;
+  std::vector<Report> reports;
+  std::string output;
+};
+
+/// bash -c 'LOCAL_RANK=VALUE report --out FILE' with the shim and `vars`: bash forks (or execs) the rank
+/// with the value in its environment, as a launch script would.
+Outcome RunWithRank(const std::string& value, const std::vector<std::string>& vars) {
+  std::string dir = MakeTempDir("numabind-child");
+  std::string build = BuildDir();
+  std::vector<std::string> env = {"LD_PRELOAD=" + build + "/libnumabind.so"};
+  env.insert(env.end(), vars.begin(), vars.end());
+  Outcome o;
+  o.run = Run({"/bin/bash", "-c", "LOCAL_RANK=\"$1\" \"$2\" --out \"$3\"; true", "bash", value,
+               build + "/helpers/report", dir + "/reports"},
+              env, dir + "/output", 60);
+  o.reports = ReadReports(dir + "/reports");
+  o.output = ReadFile(dir + "/output");
+  RemoveTree(dir);
+  return o;
+}
+
+}  // namespace
+
+Test(child, bad_rank_values_warn_once_and_run_unbound) {
+  std::string all = FormatCpuList(AllowedCpus());
+  for (const char* value : {"4294967295", "4294967296", "99999999999", "1048576", " 1", "1x", "-1", "+1", "0(x"}) {
+    Outcome o = RunWithRank(value, {"NUMABIND_POLICY=cpus:1|0"});
+    cr_expect_eq(o.run.exit_code, 0, "LOCAL_RANK='%s': exit %d\n%s", value, o.run.exit_code, Tail(o.output).c_str());
+    cr_assert_eq(o.reports.size(), 1u, "LOCAL_RANK='%s': the program did not run\n%s", value, Tail(o.output).c_str());
+    cr_expect_eq(o.reports[0].Get("cpus"), all, "LOCAL_RANK='%s' bound to %s", value,
+                 o.reports[0].Get("cpus").c_str());
+    std::string named = std::string("LOCAL_RANK='") + value + "'";
+    cr_expect_eq(LinesWith(o.output, named).size(), 1u, "no line naming %s:\n%s", named.c_str(), o.output.c_str());
+    cr_expect_eq(LinesWith(o.output, "numabind:").size(), 1u, "output:\n%s", o.output.c_str());
+  }
+}
+
+Test(child, bad_rank_value_refused_in_strict_mode) {
+  Outcome o = RunWithRank("1x", {"NUMABIND_POLICY=cpus:1|0", "NUMABIND_STRICT=1"});
+  cr_expect_eq(o.reports.size(), 0u, "a refused rank ran");
+  cr_expect_eq(LinesWith(o.output, "LOCAL_RANK='1x' is not a local rank").size(), 1u, "%s", o.output.c_str());
+}
+
+Test(child, good_rank_value_still_binds) {
+  if (AllowedCpus().size() < 2) cr_skip_test("needs 2 CPUs");
+  Outcome o = RunWithRank("1", {"NUMABIND_POLICY=cpus:1|0"});
+  cr_assert_eq(o.reports.size(), 1u, "%s", Tail(o.output).c_str());
+  cr_expect_eq(o.reports[0].Get("cpus"), "0");
+  cr_expect_eq(o.output, "");
+}
+
+}  // namespace numabind::shim::test
