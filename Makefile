@@ -32,12 +32,15 @@ LIB := $(BUILD)/libnumabind.so
 CLI := $(BUILD)/numabind
 EMPTYLIB := $(BUILD)/libempty.so
 HELPERS := $(patsubst tests/shim/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
+# The launcher again, linked with musl (musl-tools), when musl-gcc is there: the shim must run under musl.
+MUSL_CC ?= musl-gcc
+MUSL_HELPERS := $(if $(shell command -v $(MUSL_CC) 2>/dev/null),$(BUILD)/helpers/musl/entry_launcher)
 
 TEST_LAYERS := $(notdir $(wildcard tests/core tests/config tests/cli tests/shim))
 TEST_BINS := $(foreach l,$(TEST_LAYERS),$(if $(wildcard tests/$(l)/*_test.cc),$(BUILD)/tests/$(l)_test))
 
 .PHONY: all test test-unit test-vm demo install check-abi deps clean bench readme-vars
-all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS)
+all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(MUSL_HELPERS)
 
 $(BUILD)/pure/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -67,6 +70,10 @@ $(EMPTYLIB): tests/shim/empty.c
 $(BUILD)/helpers/%: tests/shim/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
+
+$(BUILD)/helpers/musl/%: tests/shim/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(MUSL_CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
 
 .SECONDEXPANSION:
 # One Criterion binary per test layer (its *_test.cc files and their helpers); it links what that layer tests (never the shim: shim tests run

@@ -58,17 +58,10 @@ void ProcPath(char* buf, long pid, const char* rest) {
 /// Child-safe: whether live process `pid` runs a command that matches NUMABIND_MATCH.
 bool PidMatches(long pid) {
   char path[64], cmd[4096];
-  ProcPath(path, pid, "cmdline");
-  long len = ReadSmallFile(path, cmd, sizeof(cmd));
-  if (len <= 0) return false;  // a zombie's cmdline is empty: a finished worker frees its rank
   char* argv[256];
-  int argc = 0;
-  for (long i = 0; i < len && argc < 255; ++i) {
-    argv[argc++] = cmd + i;
-    while (i < len && cmd[i] != '\0') ++i;
-  }
-  argv[argc] = nullptr;
-  return ArgvMatches(argv);
+  ProcPath(path, pid, "cmdline");
+  // A zombie's cmdline is empty: a finished worker frees its rank.
+  return ReadCmdline(path, cmd, sizeof(cmd), argv, 256) > 0 && ArgvMatches(argv);
 }
 
 /// Child-safe (raw reads of /proc): how many live children of `parent` (all its threads) match
@@ -179,6 +172,18 @@ BindResult FailValue(const char* path, const RankMatch& m, int* err) {
 }
 
 }  // namespace
+
+// Child-safe: raw reads into the caller's buffers.
+int ReadCmdline(const char* path, char* buf, long cap, char** argv, int max) {
+  long len = ReadSmallFile(path, buf, cap);
+  int argc = 0;
+  for (long i = 0; i < len && argc < max - 1; ++i) {
+    argv[argc++] = buf + i;
+    while (i < len && buf[i] != '\0') ++i;
+  }
+  argv[argc] = nullptr;
+  return argc;
+}
 
 // Child-safe: joins argv on the stack and globs it.
 bool ArgvMatches(char* const* argv) {
