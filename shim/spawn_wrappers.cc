@@ -52,17 +52,19 @@ int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_s
   if (real == nullptr) return ENOSYS;  // pidfd_spawn: glibc 2.39 and later only
   if (Passthrough()) return real(pid, path, actions, attr, argv, envp);
   Guard guard;
-  pid_t local = 0;
-  pid_t* out = pid != nullptr ? pid : &local;
-  *out = 0;
+  // *pid is written only on success, as glibc does: a caller that starts with pid = -1 and cleans up with
+  // kill(pid, ...) must not find 0 there (its own process group) after a failed spawn.
+  pid_t child = 0;
   int refused = 0;
-  bool pidfd = entry == Entry::kPidfdSpawn || entry == Entry::kPidfdSpawnp;  // *out is a descriptor
-  int ret = RunSpawn(entry, path, argv, envp, &refused, pidfd ? nullptr : out, [&] {
-    int r = real(out, path, actions, attr, argv, envp);
-    if (r != 0) *out = 0;
+  bool pidfd = entry == Entry::kPidfdSpawn || entry == Entry::kPidfdSpawnp;  // child is a descriptor
+  int ret = RunSpawn(entry, path, argv, envp, &refused, pidfd ? nullptr : &child, [&] {
+    int r = real(&child, path, actions, attr, argv, envp);
+    if (r != 0) child = 0;
     return r;
   });
-  return refused != 0 ? refused : ret;
+  if (refused != 0) return refused;
+  if (ret == 0 && pid != nullptr) *pid = child;
+  return ret;
 }
 
 }  // namespace

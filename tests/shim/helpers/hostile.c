@@ -1,0 +1,91 @@
+/* hostile: a launcher that uses the C library the way unusual but correct programs do, for the shim's
+ * "never break the host program" tests. Each mode prints one line "MODE: ..." with what it observed and
+ * exits 0 when the program saw what it would see without the shim.
+ *   hostile spawn-fail          posix_spawn of a missing program as rank 0, pid preset to -1: *pid unchanged
+ *   hostile helper-invisible    prepares (first fork), then checks that no SIGCHLD came but its own child's
+ *                               and that waitid(P_ALL) finds no other child (the planner helper)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* environ plus LOCAL_RANK=rank. */
+static char **RankEnv(int rank) {
+  int n = 0;
+  while (environ[n] != NULL) ++n;
+  char **env = calloc((size_t)n + 2, sizeof(char *));
+  memcpy(env, environ, (size_t)n * sizeof(char *));
+  if (asprintf(&env[n], "LOCAL_RANK=%d", rank) < 0) exit(2);
+  return env;
+}
+
+static int SpawnFail(void) {
+  pid_t pid = -1;
+  char *argv[] = {"/nonexistent/numabind-test", NULL};
+  int r = posix_spawn(&pid, argv[0], NULL, NULL, argv, RankEnv(0));
+  pid_t pid2 = -1;
+  int r2 = posix_spawn(&pid2, argv[0], NULL, NULL, argv, environ);  /* not a rank */
+  printf("spawn-fail: ret=%d pid=%d ret2=%d pid2=%d\n", r, (int)pid, r2, (int)pid2);
+  return r != 0 && pid == -1 && r2 != 0 && pid2 == -1 ? 0 : 1;
+}
+
+static volatile sig_atomic_t other_sigchld, own_sigchld;
+static volatile pid_t own_child;
+static void OnChld(int sig, siginfo_t *info, void *ctx) {
+  (void)sig, (void)ctx;
+  if (info->si_pid == own_child) own_sigchld = 1;
+  else other_sigchld = info->si_pid;
+}
+
+static int HelperInvisible(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = OnChld;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigaction(SIGCHLD, &sa, NULL);
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, NULL);  /* the handler runs once own_child is known */
+  pid_t pid = fork();                   /* the shim prepares here, before the fork */
+  if (pid == 0) _exit(0);
+  own_child = pid;
+  sigprocmask(SIG_UNBLOCK, &chld, NULL);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  usleep(200 * 1000);  /* a helper that exits late would be seen by now */
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  int w = waitid(P_ALL, 0, &info, WEXITED | WNOHANG);
+  int werr = errno;
+  int zombie = w == 0 && info.si_pid != 0;
+  printf("helper-invisible: other_sigchld=%d waitid=%d errno=%d si_pid=%d\n", (int)other_sigchld, w,
+         w < 0 ? werr : 0, (int)info.si_pid);
+  return other_sigchld == 0 && !zombie && w < 0 && werr == ECHILD ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: hostile MODE (see the source)\n");
+    return 2;
+  }
+  const char *mode = argv[1];
+  int r = 2;
+  if (strcmp(mode, "spawn-fail") == 0) r = SpawnFail();
+  else if (strcmp(mode, "helper-invisible") == 0) r = HelperInvisible();
+  else fprintf(stderr, "hostile: unknown mode %s\n", mode);
+  fflush(stdout);
+  return r;
+}
