@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <linux/mempolicy.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "shim/syscalls.h"
 
@@ -106,6 +107,11 @@ const char* ErrnoName(int e) {
     case ENOSYS: return "Function not implemented (ENOSYS)";
     case ENOMEM: return "Cannot allocate memory (ENOMEM)";
     case EXDEV: return "Cross-device link (EXDEV)";
+    case ENOENT: return "No such file or directory (ENOENT)";
+    case EACCES: return "Permission denied (EACCES)";
+    case ELOOP: return "Too many levels of symbolic links (ELOOP)";
+    case EISDIR: return "Is a directory (EISDIR)";
+    case EROFS: return "Read-only file system (EROFS)";
     default: return "error";
   }
 }
@@ -312,15 +318,48 @@ void Restore(const SavedBinding& saved) {
   }
 }
 
+namespace {
+
+/// Child-safe: opens NUMABIND_LOG_FILE for one line, or returns -1 with *why set. Never blocks: a FIFO
+/// without a reader would hang open() (O_NONBLOCK makes it ENXIO), and a FIFO, terminal or device at a
+/// shared log path is refused (O_NOCTTY: never our controlling terminal).
+long OpenLogFile(const char* file, const char** why) {
+  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(file),
+                 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+  if (fd < 0) {
+    *why = fd == -ENXIO ? "is not a regular file" : ErrnoName(static_cast<int>(-fd));
+    return -1;
+  }
+  struct stat st;
+  if (Sys6(SYS_fstat, fd, reinterpret_cast<long>(&st)) != 0 || !S_ISREG(st.st_mode)) {
+    Sys6(SYS_close, fd);
+    *why = "is not a regular file";
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
 // Child-safe: raw open, write and close; one write per line, so lines from many ranks stay whole.
 void WriteLog(config::LogLevel level, const char* text, size_t len) {
   if (g_state.config.log < level) return;
   const char* file = g_state.config.log_file;
   long fd = 2;
   if (file != nullptr && *file != '\0') {
-    fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(file),
-              O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) fd = 2;
+    const char* why = nullptr;
+    fd = OpenLogFile(file, &why);
+    if (fd < 0) {
+      fd = 2;
+      // Said on every line that falls back: this may be a vfork child, which must not remember it.
+      char note[256];
+      size_t n = 0;
+      const char* parts[] = {"numabind: NUMABIND_LOG_FILE=", file, " ", why, " (logging to standard error): "};
+      for (const char* part : parts) {
+        for (; *part != '\0' && n < sizeof(note); ++part) note[n++] = *part;
+      }
+      Sys6(SYS_write, 2, reinterpret_cast<long>(note), static_cast<long>(n));
+    }
   }
   Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));
   if (fd != 2) Sys6(SYS_close, fd);

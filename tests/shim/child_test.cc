@@ -2,6 +2,7 @@
 // "4294967295") gives one line naming the variable and value, and the program runs unbound.
 
 #include <criterion/criterion.h>
+#include <sys/stat.h>
 
 #include <string>
 #include <vector>
@@ -62,6 +63,32 @@ Test(child, good_rank_value_still_binds) {
   cr_assert_eq(o.reports.size(), 1u, "%s", Tail(o.output).c_str());
   cr_expect_eq(o.reports[0].Get("cpus"), "0");
   cr_expect_eq(o.output, "");
+}
+
+}  // namespace numabind::shim::test
+
+namespace numabind::shim::test {
+
+Test(child, log_file_fifo_neither_hangs_nor_is_written) {
+  // A FIFO with no reader at NUMABIND_LOG_FILE hung the launcher in open(); anyone who can create a file
+  // at a shared log path could hang a root launcher that way.
+  std::string dir = MakeTempDir("numabind-logfifo");
+  std::string build = BuildDir();
+  std::string fifo = dir + "/log";
+  cr_assert_eq(mkfifo(fifo.c_str(), 0600), 0);
+  RunResult r = Run({build + "/helpers/entry_launcher", "execve", "1", build + "/helpers/report", "--out",
+                     dir + "/reports"},
+                    {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=cpus:1|0", "NUMABIND_LOG=info",
+                     "NUMABIND_LOG_FILE=" + fifo},
+                    dir + "/output", 20);
+  std::string out = ReadFile(dir + "/output");
+  std::vector<Report> reports = ReadReports(dir + "/reports");
+  RemoveTree(dir);
+  cr_assert_not(r.timed_out, "the launcher hung on a FIFO log file");
+  cr_expect_eq(r.exit_code, 0, "%s", out.c_str());
+  cr_expect_eq(reports.size(), 1u);
+  cr_expect_eq(LinesWith(out, "is not a regular file (logging to standard error): numabind: bound rank 0").size(), 1u,
+               "%s", out.c_str());
 }
 
 }  // namespace numabind::shim::test
