@@ -268,13 +268,16 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   }
   r = Sys6(SYS_sched_setaffinity, 0, basis->cpu_words * 8, reinterpret_cast<long>(cpus));
   if (r < 0) return Fail(path, m, "sched_setaffinity: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
-  bool memory_denied = g_state.memory_policy_denied;
-  if (!memory_denied) {
+  const char* memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
+  if (memory_denied == nullptr) {
     saved->memory_saved = Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
                                reinterpret_cast<long>(saved->nodes), kMaxNodeWords * 64, 0, 0) == 0;
     r = ApplyMemory(plan, basis->node_words);
+    // A container that forbids memory policies, a kernel without them: keep the CPUs, say so in the line.
     if (r == -EPERM) {
-      memory_denied = true;  // a container that forbids memory policies: keep the CPUs, say so in the line
+      memory_denied = "EPERM";
+    } else if (r == -ENOSYS) {
+      memory_denied = "ENOSYS";
     } else if (r < 0) {
       Restore(*saved);
       return Fail(path, m, "set_mempolicy: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
@@ -287,7 +290,8 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   if (m.nranks != 0) line->Str(" of ").Num(m.nranks);
   line->Str(" (").Str(m.var ? m.var : "order, NUMABIND_MATCH").Str(") ").Str(path).Str(": cpus ");
   line->Bits(cpus, basis->cpu_words).Str(" nodes ").Bits(nodes, basis->node_words).Str(" memory ");
-  line->Str(memory_denied ? "unchanged (set_mempolicy: EPERM)" : core::MemoryName(plan.memory));
+  if (memory_denied != nullptr) line->Str("unchanged (set_mempolicy: ").Str(memory_denied).Str(")");
+  else line->Str(core::MemoryName(plan.memory));
   if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
   line->Str(" via ").Str(EntryName(entry));
   bool replaced = false;

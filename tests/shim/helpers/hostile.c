@@ -4,6 +4,7 @@
  *   hostile spawn-fail          posix_spawn of a missing program as rank 0, pid preset to -1: *pid unchanged
  *   hostile helper-invisible    prepares (first fork), then checks that no SIGCHLD came but its own child's
  *                               and that waitid(P_ALL) finds no other child (the planner helper)
+ *   hostile chdir-fork DIR      changes to DIR, then forks (the shim prepares there) and waits
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +77,19 @@ static int HelperInvisible(void) {
   return other_sigchld == 0 && !zombie && w < 0 && werr == ECHILD ? 0 : 1;
 }
 
+static int ChdirFork(const char *dir) {
+  if (chdir(dir) != 0) {
+    perror("chdir");
+    return 2;
+  }
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  int status;
+  waitpid(pid, &status, 0);
+  printf("chdir-fork: forked in %s\n", dir);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: hostile MODE (see the source)\n");
@@ -85,6 +99,7 @@ int main(int argc, char **argv) {
   int r = 2;
   if (strcmp(mode, "spawn-fail") == 0) r = SpawnFail();
   else if (strcmp(mode, "helper-invisible") == 0) r = HelperInvisible();
+  else if (strcmp(mode, "chdir-fork") == 0 && argc > 2) r = ChdirFork(argv[2]);
   else fprintf(stderr, "hostile: unknown mode %s\n", mode);
   fflush(stdout);
   return r;
