@@ -64,13 +64,6 @@ char** HelperEnvironment(size_t* bytes) {
   return envp;
 }
 
-void LogOnce(const char* a, const char* b) {
-  Line l;
-  l.Str("numabind: ").Str(a).Str(b);
-  size_t len = l.Finish();
-  WriteLog(config::LogLevel::kWarn, l.data(), len);
-}
-
 void Prepare() {
   const config::Config& c = g_state.config;
   const char* argv[12] = {kHelperPath, "prepare-basis", "--policy", c.policy, "--memory", c.memory, "--devices",
@@ -122,8 +115,11 @@ void Prepare() {
   if (run.mempolicy[0] != '\0') {
     memcpy(g_state.memory_policy_denied, run.mempolicy, sizeof(g_state.memory_policy_denied));
     g_state.memory_policy_denied[sizeof(g_state.memory_policy_denied) - 1] = '\0';
-    LogOnce(run.mempolicy[0] == 'k' ? "set_mempolicy: the process is " : "set_mempolicy: ", run.mempolicy);
-    LogOnce("ranks get their CPUs, memory policy unchanged", "");
+    Line l;
+    l.Str("numabind: set_mempolicy: ").Str(run.mempolicy[0] == 'k' ? "the calling process is " : "");
+    l.Str(run.mempolicy).Str(": ranks get their CPUs, memory policy unchanged");
+    size_t len = l.Finish();
+    WriteLog(config::LogLevel::kWarn, l.data(), len);
   }
   g_state.basis = reinterpret_cast<const core::PlanBasis*>(payload);  // mapped as long as the process lives
   if (c.log >= config::LogLevel::kDebug) {

@@ -89,3 +89,29 @@ Test(prepare, helper_is_the_compiled_in_one) {
 }
 
 }  // namespace numabind::shim::test
+
+namespace numabind::shim::test {
+
+Test(prepare, set_mempolicy_forbidden_keeps_the_cpus) {
+  // A seccomp profile that makes set_mempolicy fail with ENOSYS, or kills on it: the ranks still get their
+  // CPUs, and the launcher itself never calls it (it would be killed).
+  if (AllowedCpus().size() < 2) cr_assert_fail("needs 2 CPUs");
+  std::string build = BuildDir();
+  for (const char* how : {"enosys", "kill"}) {
+    std::string dir = MakeTempDir("numabind-prepare");
+    Outcome o = RunIn(dir, {build + "/helpers/hostile", "seccomp-mempolicy", how, build + "/helpers/report", "--out",
+                            dir + "/reports"},
+                      {Shim(), "NUMABIND_POLICY=cpus:1|0", "NUMABIND_LOG=info"});
+    RemoveTree(dir);
+    cr_expect_eq(o.run.exit_code, 0, "%s: %s", how, o.output.c_str());
+    cr_assert_eq(o.reports.size(), 2u, "%s: %s", how, o.output.c_str());
+    for (const Report& r : o.reports) cr_expect_eq(r.Get("cpus"), "1", "%s: %s", how, o.output.c_str());
+    std::string why = std::string(how) == "kill" ? "killed by SIGSYS" : "ENOSYS";
+    cr_expect_eq(LinesWith(o.output, "memory unchanged (set_mempolicy: " + why + ")").size(), 2u, "%s", o.output.c_str());
+    cr_expect_eq(LinesWith(o.output, "set_mempolicy: " + std::string(how == std::string("kill") ? "the calling process is " : "") + why +
+                                         ": ranks get their CPUs").size(),
+                 1u, "%s", o.output.c_str());
+  }
+}
+
+}  // namespace numabind::shim::test

@@ -5,8 +5,15 @@
  *   hostile helper-invisible    prepares (first fork), then checks that no SIGCHLD came but its own child's
  *                               and that waitid(P_ALL) finds no other child (the planner helper)
  *   hostile chdir-fork DIR      changes to DIR, then forks (the shim prepares there) and waits
+ *   hostile seccomp-mempolicy enosys|kill PROGRAM [ARGS]
+ *                               a seccomp filter makes set_mempolicy fail with ENOSYS or kill the process,
+ *                               then PROGRAM runs as rank 0 of 1 twice: posix_spawn, then fork + execve
  */
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -90,6 +97,33 @@ static int ChdirFork(const char *dir) {
   return 0;
 }
 
+static int SeccompMempolicy(const char *how, char **prog) {
+  struct sock_filter f[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_set_mempolicy, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, strcmp(how, "kill") == 0 ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | ENOSYS),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog fprog = {sizeof f / sizeof f[0], f};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) {
+    perror("seccomp");
+    return 2;
+  }
+  char **env = RankEnv(0);
+  int failures = 0, status;
+  pid_t pid;
+  int e = posix_spawn(&pid, prog[0], NULL, NULL, prog, env);
+  failures += e != 0 || waitpid(pid, &status, 0) != pid || status != 0;
+  pid = fork();
+  if (pid == 0) {
+    execve(prog[0], prog, env);
+    _exit(127);
+  }
+  failures += pid < 0 || waitpid(pid, &status, 0) != pid || status != 0;
+  printf("seccomp-mempolicy: %s failures=%d\n", how, failures);
+  return failures != 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: hostile MODE (see the source)\n");
@@ -100,6 +134,7 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "spawn-fail") == 0) r = SpawnFail();
   else if (strcmp(mode, "helper-invisible") == 0) r = HelperInvisible();
   else if (strcmp(mode, "chdir-fork") == 0 && argc > 2) r = ChdirFork(argv[2]);
+  else if (strcmp(mode, "seccomp-mempolicy") == 0 && argc > 3) r = SeccompMempolicy(argv[2], argv + 3);
   else fprintf(stderr, "hostile: unknown mode %s\n", mode);
   fflush(stdout);
   return r;
