@@ -46,7 +46,6 @@ void ResolveAll() {
   Resolve(&g_real.system, "system");
   Resolve(&g_real.popen, "popen");
   Resolve(&g_real.fork, "fork");
-  Resolve(&g_real.fork_, "_Fork");
   Resolve(&g_real.setenv, "setenv");
   Resolve(&g_real.putenv, "putenv");
   Resolve(&numabind_real_vfork, "vfork");
@@ -105,6 +104,8 @@ __attribute__((constructor)) void Init() {
   // Every program pays for what runs here: without NUMABIND_POLICY, one pass over the environment and
   // nothing else. The real functions are found later, by the first wrapper called (before the first fork,
   // vfork or spawn): a configured process that starts nothing (sed, grep) saves the 17 dlsym calls.
+  // _Fork must be callable from a signal handler, where dlsym is not: the one lookup every program pays.
+  Resolve(&g_real.fork_, "_Fork");
   const char* const* env = StartupEnvironment();
   if (env == nullptr) return;
   const char* policy = config::Lookup(env, "NUMABIND_POLICY");

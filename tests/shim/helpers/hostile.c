@@ -8,12 +8,19 @@
  *   hostile seccomp-mempolicy enosys|kill PROGRAM [ARGS]
  *                               a seccomp filter makes set_mempolicy fail with ENOSYS or kill the process,
  *                               then PROGRAM runs as rank 0 of 1 twice: posix_spawn, then fork + execve
+ *   hostile fork-in-handler     a timer signal's handler calls _Fork while the main loop allocates: counts
+ *                               the allocations made inside the handler (this program's malloc counts them)
+ *   hostile clone-while-preparing FIFO
+ *                               one thread forks (the shim prepares: NUMABIND_TOPOLOGY=FIFO holds the planner
+ *                               helper) while the main thread makes a child with clone(); that child forks
  */
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/time.h>
+#include <time.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -124,6 +131,100 @@ static int SeccompMempolicy(const char *how, char **prog) {
   return failures != 0;
 }
 
+/* Allocations made inside the signal handler: glibc's allocator, counted. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static volatile sig_atomic_t in_handler, handler_allocs, handler_forks;
+void *malloc(size_t n) {
+  if (in_handler) handler_allocs = handler_allocs + 1;
+  return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t m) {
+  if (in_handler) handler_allocs = handler_allocs + 1;
+  return __libc_calloc(n, m);
+}
+void *realloc(void *p, size_t n) {
+  if (in_handler) handler_allocs = handler_allocs + 1;
+  return __libc_realloc(p, n);
+}
+
+extern pid_t _Fork(void);
+static void OnAlarm(int sig) {
+  (void)sig;
+  int e = errno;
+  in_handler = 1;
+  pid_t pid = _Fork();
+  if (pid == 0) _exit(0);
+  if (pid > 0) {
+    handler_forks = handler_forks + 1;
+    waitpid(pid, NULL, 0);
+  }
+  in_handler = 0;
+  errno = e;
+}
+
+static int ForkInHandler(void) {
+  signal(SIGALRM, OnAlarm);
+  struct itimerval t = {{0, 2000}, {0, 2000}};
+  setitimer(ITIMER_REAL, &t, NULL);
+  void *keep[64] = {0};
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  unsigned x = 1;
+  do {
+    for (int i = 0; i < 1000; ++i) {
+      x = x * 1103515245u + 12345u;
+      int k = (int)(x >> 10) % 64;
+      free(keep[k]);
+      keep[k] = malloc(16 + (x >> 16) % 4096);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  } while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < 300 || handler_forks == 0);
+  struct itimerval off = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_REAL, &off, NULL);
+  printf("fork-in-handler: forks=%d allocations_in_handler=%d\n", (int)handler_forks, (int)handler_allocs);
+  return handler_forks > 0 && handler_allocs == 0 ? 0 : 1;
+}
+
+static void *ForkThread(void *arg) {
+  (void)arg;
+  pid_t pid = fork();  /* prepares first: the helper waits on the FIFO */
+  if (pid == 0) _exit(0);
+  if (pid > 0) waitpid(pid, NULL, 0);
+  return NULL;
+}
+
+static int ClonedChild(void *arg) {
+  (void)arg;
+  pid_t pid = fork();  /* the shim's lock, copied while held by a thread this process does not have */
+  if (pid == 0) _exit(0);
+  if (pid > 0) waitpid(pid, NULL, 0);
+  return pid > 0 ? 0 : 1;
+}
+
+static int CloneWhilePreparing(const char *fifo) {
+  pthread_t t;
+  pthread_create(&t, NULL, ForkThread, NULL);
+  usleep(300 * 1000);
+  static char stack[256 * 1024];
+  pid_t child = clone(ClonedChild, stack + sizeof stack, SIGCHLD, NULL);
+  int fd = open(fifo, O_WRONLY);  /* releases the helper: end of file, the preparation fails at once */
+  if (fd >= 0) close(fd);
+  pthread_join(t, NULL);
+  int status = -1, hung = 1;
+  for (int i = 0; i < 500 && hung; ++i) {
+    if (waitpid(child, &status, WNOHANG) == child) hung = 0;
+    else usleep(10 * 1000);
+  }
+  if (hung) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+  }
+  printf("clone-while-preparing: %s status=%d\n", hung ? "hung" : "done", status);
+  return hung || status != 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: hostile MODE (see the source)\n");
@@ -135,6 +236,8 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "helper-invisible") == 0) r = HelperInvisible();
   else if (strcmp(mode, "chdir-fork") == 0 && argc > 2) r = ChdirFork(argv[2]);
   else if (strcmp(mode, "seccomp-mempolicy") == 0 && argc > 3) r = SeccompMempolicy(argv[2], argv + 3);
+  else if (strcmp(mode, "fork-in-handler") == 0) r = ForkInHandler();
+  else if (strcmp(mode, "clone-while-preparing") == 0 && argc > 2) r = CloneWhilePreparing(argv[2]);
   else fprintf(stderr, "hostile: unknown mode %s\n", mode);
   fflush(stdout);
   return r;
