@@ -46,30 +46,65 @@ long ReadSmallFile(const char* path, char* buf, long cap) {
   return len;
 }
 
-/// Child-safe: writes "/proc/<pid>/<rest>" into buf (64 bytes).
-void ProcPath(char* buf, long pid, const char* rest) {
-  Line l;
-  l.Str("/proc/").Num(pid).Str("/").Str(rest);
-  const char* s = l.CStr();
-  for (int i = 0; i < 63 && (buf[i] = s[i]) != '\0'; ++i) {
+/// Child-safe: a path such as "/proc/12/task/13/children" from its parts (numbers where a part is
+/// nullptr, taken in order from nums), into buf (64 bytes).
+void ProcPath(char* buf, const char* const* parts, int nparts, const long* nums) {
+  size_t at = 0;
+  for (int i = 0; i < nparts; ++i) {
+    if (parts[i] != nullptr) {
+      for (const char* p = parts[i]; *p != '\0' && at < 63; ++p) buf[at++] = *p;
+      continue;
+    }
+    char d[20];
+    int n = 0;
+    unsigned long v = static_cast<unsigned long>(*nums++);
+    do d[n++] = static_cast<char>('0' + v % 10); while ((v /= 10) != 0);
+    while (n > 0 && at < 63) buf[at++] = d[--n];
   }
-  buf[63] = '\0';
+  buf[at] = '\0';
 }
 
-/// Child-safe: whether live process `pid` runs a command that matches NUMABIND_MATCH.
-bool PidMatches(long pid) {
-  char path[64], cmd[4096];
-  char* argv[256];
-  ProcPath(path, pid, "cmdline");
-  // A zombie's cmdline is empty: a finished worker frees its rank.
-  return ReadCmdline(path, cmd, sizeof(cmd), argv, 256) > 0 && ArgvMatches(argv);
+/// Child-safe: whether live process `pid` runs a command that matches NUMABIND_MATCH. Not inlined: its
+/// buffer must not add to its callers' frames (a 16 KiB thread stack must do).
+__attribute__((noinline)) bool PidMatches(long pid) {
+  char path[64];
+  const char* parts[] = {"/proc/", nullptr, "/cmdline"};
+  ProcPath(path, parts, 3, &pid);
+  return CmdlineMatches(path);  // a zombie's cmdline is empty: a finished worker frees its rank
+}
+
+/// Child-safe: how many of the children listed in `path` (a /proc/P/task/T/children file: pids separated
+/// by spaces) match NUMABIND_MATCH; read in small pieces.
+__attribute__((noinline)) uint32_t CountListed(const char* path) {
+  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  uint32_t count = 0;
+  long pid = 0;
+  char chunk[256];
+  long n;
+  while ((n = Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
+    for (long i = 0; i < n; ++i) {
+      if (chunk[i] >= '0' && chunk[i] <= '9') {
+        if (pid < (1L << 40)) pid = pid * 10 + (chunk[i] - '0');
+        continue;
+      }
+      if (pid > 0 && PidMatches(pid)) ++count;
+      pid = 0;
+    }
+  }
+  if (pid > 0 && PidMatches(pid)) ++count;
+  Sys6(SYS_close, fd);
+  return count;
 }
 
 /// Child-safe (raw reads of /proc): how many live children of `parent` (all its threads) match
 /// NUMABIND_MATCH. Ranks found by order are numbered by it, so restarted workers get the same ranks again.
-uint32_t CountMatchingChildren(pid_t parent) {
-  char path[64], dirbuf[4096], children[4096];
-  ProcPath(path, parent, "task");
+__attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
+  char path[64];
+  alignas(8) char dirbuf[1024];
+  long pid = parent;
+  const char* task[] = {"/proc/", nullptr, "/task"};
+  ProcPath(path, task, 3, &pid);
   long dir = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return 0;
   uint32_t count = 0;
@@ -81,16 +116,9 @@ uint32_t CountMatchingChildren(pid_t parent) {
                                                           static_cast<unsigned char>(dirbuf[off + 17]) << 8);
       off += reclen;
       if (name[0] < '0' || name[0] > '9') continue;
-      Line l;
-      l.Str("/proc/").Num(parent).Str("/task/").Str(name).Str("/children");
-      if (ReadSmallFile(l.CStr(), children, sizeof(children)) <= 0) continue;
-      for (char* s = children; *s != '\0';) {
-        long pid = 0;
-        while (*s >= '0' && *s <= '9') pid = pid * 10 + (*s++ - '0');
-        while (*s == ' ' || *s == '\n') ++s;
-        if (pid > 0 && PidMatches(pid)) ++count;
-        if (pid == 0 && *s != '\0') ++s;
-      }
+      const char* parts[] = {"/proc/", nullptr, "/task/", name, "/children"};
+      ProcPath(path, parts, 5, &pid);
+      count += CountListed(path);
     }
   }
   Sys6(SYS_close, dir);
@@ -143,21 +171,21 @@ long ApplyMemory(const core::RankPlan& plan, uint32_t node_words) {
   return -EINVAL;
 }
 
-/// Child-safe: logs why a rank is not bound and decides between running unbound and refusing (strict).
-BindResult Fail(const char* path, const RankMatch& m, const char* what, const char* why, int e, int* err) {
-  Line l;
-  l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
-  l.Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
-  size_t len = l.Finish();
-  WriteLog(config::LogLevel::kWarn, l.data(), len);
+/// Child-safe: logs why a rank is not bound (in `l`, the caller's line, unused on this path: one line
+/// buffer on the stack, not two) and decides between running unbound and refusing (strict).
+BindResult Fail(Line* l, const char* path, const RankMatch& m, const char* what, const char* why, int e, int* err) {
+  l->Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
+  l->Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
+  size_t len = l->Finish();
+  WriteLog(config::LogLevel::kWarn, l->data(), len);
   if (!g_state.config.strict) return BindResult::kUnbound;
   *err = e;
   return BindResult::kRefused;
 }
 
 /// Child-safe: a rank variable whose value is not a rank: one line naming both, then as Fail.
-BindResult FailValue(const char* path, const RankMatch& m, int* err) {
-  Line l;
+BindResult FailValue(Line* line, const char* path, const RankMatch& m, int* err) {
+  Line& l = *line;
   l.Str("numabind: ").Str(m.var).Str("='");
   size_t shown = 0;
   for (const char* s = m.bad_value; *s != '\0' && shown < 40; ++s, ++shown) {
@@ -179,20 +207,25 @@ BindResult FailValue(const char* path, const RankMatch& m, int* err) {
 
 }  // namespace
 
-// Child-safe: raw reads into the caller's buffers.
-int ReadCmdline(const char* path, char* buf, long cap, char** argv, int max) {
-  long len = ReadSmallFile(path, buf, cap);
-  int argc = 0;
-  for (long i = 0; i < len && argc < max - 1; ++i) {
-    argv[argc++] = buf + i;
-    while (i < len && buf[i] != '\0') ++i;
+// Child-safe: one raw read into a buffer on the stack, then the glob.
+bool CmdlineMatches(const char* path) {
+  const char* match = g_state.config.match;
+  if (match == nullptr || *match == '\0') return false;
+  char cmd[4096];
+  long len = ReadSmallFile(path, cmd, sizeof(cmd));
+  if (len <= 0) return false;
+  // The arguments end in NULs; joined with single spaces, as ArgvMatches joins an argv.
+  if (cmd[len - 1] == '\0') --len;
+  for (long i = 0; i < len; ++i) {
+    if (cmd[i] == '\0') cmd[i] = ' ';
   }
-  argv[argc] = nullptr;
-  return argc;
+  cmd[len] = '\0';
+  return GlobMatch(match, cmd);
 }
 
-// Child-safe: joins argv on the stack and globs it.
-bool ArgvMatches(char* const* argv) {
+// Child-safe: joins argv on the stack and globs it. Not inlined, so that its buffer is not in FindRank's
+// frame while CountMatchingChildren runs.
+__attribute__((noinline)) bool ArgvMatches(char* const* argv) {
   if (argv == nullptr || g_state.config.match == nullptr || *g_state.config.match == '\0') return false;
   char joined[4096];
   size_t len = 0;
@@ -244,22 +277,23 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
 BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, Line* line, int* err) {
   RankMatch& m = *found;
-  if (m.bad_value != nullptr) return FailValue(path, m, err);
-  if (g_state.config_error[0] != '\0') return Fail(path, m, "", g_state.config_error, EINVAL, err);
+  if (m.bad_value != nullptr) return FailValue(line, path, m, err);
+  if (g_state.config_error[0] != '\0') return Fail(line, path, m, "", g_state.config_error, EINVAL, err);
   const core::PlanBasis* basis = g_state.basis;
   if (basis == nullptr) {
     const char* why = g_state.prepared ? g_state.prepare_error
                                        : "no plan was prepared before the launcher forked (see README)";
-    return Fail(path, m, "", why, EINVAL, err);
+    return Fail(line, path, m, "", why, EINVAL, err);
   }
-  uint64_t cpus[kMaxCpuWords] = {0}, nodes[kMaxNodeWords] = {0};
+  if (basis->cpu_words > kMaxCpuWords || basis->node_words > kMaxNodeWords) {
+    return Fail(line, path, m, "", "the machine has more CPUs or nodes than numabind handles", EINVAL, err);
+  }
+  // Sized by the machine (at most kMaxCpuWords and kMaxNodeWords): a small thread stack must do.
+  uint64_t cpus[basis->cpu_words], nodes[basis->node_words];
   core::RankPlan plan;
   plan.cpus = cpus;
   plan.nodes = nodes;
-  if (basis->cpu_words > kMaxCpuWords || basis->node_words > kMaxNodeWords) {
-    return Fail(path, m, "", "the machine has more CPUs or nodes than numabind handles", EINVAL, err);
-  }
-  if (!core::ComputeRankPlan(*basis, m.rank, m.nranks, &plan)) return Fail(path, m, "", plan.error, EINVAL, err);
+  if (!core::ComputeRankPlan(*basis, m.rank, m.nranks, &plan)) return Fail(line, path, m, "", plan.error, EINVAL, err);
 
   long r = Sys6(SYS_sched_getaffinity, 0, sizeof(saved->cpus), reinterpret_cast<long>(saved->cpus));
   saved->cpus_saved = r > 0;
@@ -267,7 +301,7 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
     for (long b = r / 8; b < static_cast<long>(kMaxCpuWords); ++b) saved->cpus[b] = 0;
   }
   r = Sys6(SYS_sched_setaffinity, 0, basis->cpu_words * 8, reinterpret_cast<long>(cpus));
-  if (r < 0) return Fail(path, m, "sched_setaffinity: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
+  if (r < 0) return Fail(line, path, m, "sched_setaffinity: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
   const char* memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
   if (memory_denied == nullptr) {
     saved->memory_saved = Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
@@ -280,7 +314,7 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
       memory_denied = "ENOSYS";
     } else if (r < 0) {
       Restore(*saved);
-      return Fail(path, m, "set_mempolicy: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
+      return Fail(line, path, m, "set_mempolicy: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
     }
   }
   // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).

@@ -64,10 +64,9 @@ void FinishBoundLine(Line* line, pid_t pid);
 /// Child-safe: puts back the binding BindRank saved.
 void Restore(const SavedBinding& saved);
 
-/// Child-safe: reads a command line file (/proc/PID/cmdline) into buf and splits it into argv (at most
-/// max - 1 arguments, NULL-terminated). Returns the argument count; 0 when it cannot be read (no /proc, a
-/// zombie, whose cmdline is empty).
-int ReadCmdline(const char* path, char* buf, long cap, char** argv, int max);
+/// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs), joined
+/// with single spaces, matches NUMABIND_MATCH. False when it cannot be read (no /proc; a zombie's is empty).
+bool CmdlineMatches(const char* path);
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
 bool ArgvMatches(char* const* argv);

@@ -39,13 +39,25 @@ static_assert(kHelperPath[0] == '/', "HELPER_PATH must be an absolute path");
 constexpr int kHelperTimeoutMs = 10000;
 constexpr size_t kMaxBasisBytes = 16u << 20;
 
-void SetPrepareError(const char* a, const char* b = "", const char* c = "", const char* d = "") {
+/// Writes the parts into g_state.prepare_error (cut to fit); `n` limits the last part's length.
+void SetPrepareError(const char* a, const char* b = "", const char* c = "", const char* d = "",
+                     size_t n = ~size_t{0}) {
+  const char* parts[] = {a, b, c, d};
+  size_t at = 0, cap = sizeof(g_state.prepare_error) - 1;
+  for (int i = 0; i < 4; ++i) {
+    size_t limit = i == 3 ? n : ~size_t{0};
+    for (size_t j = 0; parts[i][j] != '\0' && j < limit && at < cap; ++j) g_state.prepare_error[at++] = parts[i][j];
+  }
+  g_state.prepare_error[at] = '\0';
+}
+
+/// NUMABIND_LOG=debug: how long preparing took. Not inlined: its line is on the stack only here.
+__attribute__((noinline)) void LogPrepared(long ms) {
   Line l;
-  l.Str(a).Str(b).Str(c).Str(d);
-  const char* text = l.CStr();
-  size_t n = l.size() < sizeof(g_state.prepare_error) - 1 ? l.size() : sizeof(g_state.prepare_error) - 1;
-  memcpy(g_state.prepare_error, text, n);
-  g_state.prepare_error[n] = '\0';
+  l.Str("numabind: prepared NUMABIND_POLICY=").Str(g_state.config.policy).Str(" in ").Num(ms).Str(" ms by ");
+  l.Str(kHelperPath).Str(" prepare-basis (pid ").Num(Sys6(SYS_getpid)).Str(")");
+  size_t len = l.Finish();
+  WriteLog(config::LogLevel::kDebug, l.data(), len);
 }
 
 /// The environment for the helper: the launcher's (CUDA_VISIBLE_DEVICES...), with the library switched
@@ -62,6 +74,15 @@ char** HelperEnvironment(size_t* bytes) {
   for (size_t i = 0; i < n; ++i) envp[i + 1] = environ[i];
   envp[n + 1] = nullptr;
   return envp;
+}
+
+/// Says once why ranks get no memory policy. Not inlined, as LogPrepared.
+__attribute__((noinline)) void LogMemoryPolicyDenied(const char* why) {
+  Line l;
+  l.Str("numabind: set_mempolicy: ").Str(why[0] == 'k' ? "the calling process is " : "").Str(why);
+  l.Str(": ranks get their CPUs, memory policy unchanged");
+  size_t len = l.Finish();
+  WriteLog(config::LogLevel::kWarn, l.data(), len);
 }
 
 void Prepare() {
@@ -94,9 +115,7 @@ void Prepare() {
   char* payload = run.out + sizeof(header);
   size_t length = run.size - sizeof(header);
   if (memcmp(header.tag, core::kErrorTag, sizeof(header.tag)) == 0 && header.length == length) {
-    Line why;
-    why.Str("cannot plan NUMABIND_POLICY=").Str(c.policy).Str(": ").Str(payload, length);
-    SetPrepareError(why.CStr());
+    SetPrepareError("cannot plan NUMABIND_POLICY=", c.policy, ": ", payload, length);
     FreeHelperOutput(&run);
     return;
   }
@@ -115,20 +134,10 @@ void Prepare() {
   if (run.mempolicy[0] != '\0') {
     memcpy(g_state.memory_policy_denied, run.mempolicy, sizeof(g_state.memory_policy_denied));
     g_state.memory_policy_denied[sizeof(g_state.memory_policy_denied) - 1] = '\0';
-    Line l;
-    l.Str("numabind: set_mempolicy: ").Str(run.mempolicy[0] == 'k' ? "the calling process is " : "");
-    l.Str(run.mempolicy).Str(": ranks get their CPUs, memory policy unchanged");
-    size_t len = l.Finish();
-    WriteLog(config::LogLevel::kWarn, l.data(), len);
+    LogMemoryPolicyDenied(run.mempolicy);
   }
   g_state.basis = reinterpret_cast<const core::PlanBasis*>(payload);  // mapped as long as the process lives
-  if (c.log >= config::LogLevel::kDebug) {
-    Line l;
-    l.Str("numabind: prepared NUMABIND_POLICY=").Str(c.policy).Str(" in ").Num(run.elapsed_ms).Str(" ms by ");
-    l.Str(kHelperPath).Str(" prepare-basis (pid ").Num(Sys6(SYS_getpid)).Str(")");
-    size_t len = l.Finish();
-    WriteLog(config::LogLevel::kDebug, l.data(), len);
-  }
+  if (c.log >= config::LogLevel::kDebug) LogPrepared(run.elapsed_ms);
 }
 
 }  // namespace

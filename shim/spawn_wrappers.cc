@@ -19,18 +19,14 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-/// Binds if the spawn is a rank (preparing first, once), runs `call` and restores the thread. The bound
-/// line is logged with *child_pid when the call produced one, or with the pid unknown when it is nullptr.
+/// Binds the calling thread to rank `m`'s plan, runs `call` and restores the thread. Not inlined: its
+/// line and saved binding are on the stack only now, not while FindRank reads /proc.
 template <typename Call>
-auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* envp, int* refused_errno,
-              pid_t* child_pid, Call call) -> decltype(call()) {
-  *refused_errno = 0;
-  RankMatch m;
-  if (!FindRank(argv, envp, static_cast<pid_t>(Sys6(SYS_getpid)), &m)) return call();
-  EnsurePrepared();
+__attribute__((noinline)) auto BindAndCall(Entry entry, const char* path, RankMatch* m, int* refused_errno,
+                                           pid_t* child_pid, Call call) -> decltype(call()) {
   SavedBinding saved;
   Line line;
-  BindResult r = BindRank(entry, path, &m, &saved, &line, refused_errno);
+  BindResult r = BindRank(entry, path, m, &saved, &line, refused_errno);
   if (r == BindResult::kRefused) return decltype(call())();
   auto ret = call();
   if (r == BindResult::kBound) {
@@ -40,6 +36,18 @@ auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* env
     errno = e;
   }
   return ret;
+}
+
+/// Binds if the spawn is a rank (preparing first, once), runs `call` and restores the thread. The bound
+/// line is logged with *child_pid when the call produced one, or with the pid unknown when it is nullptr.
+template <typename Call>
+auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* envp, int* refused_errno,
+              pid_t* child_pid, Call call) -> decltype(call()) {
+  *refused_errno = 0;
+  RankMatch m;
+  if (!FindRank(argv, envp, static_cast<pid_t>(Sys6(SYS_getpid)), &m)) return call();
+  if (m.bad_value == nullptr) EnsurePrepared();
+  return BindAndCall(entry, path, &m, refused_errno, child_pid, call);
 }
 
 bool Passthrough() { return !g_state.active || t_in_shim; }

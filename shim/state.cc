@@ -54,10 +54,9 @@ void ResolveAll() {
 /// The environment the program started with, from `environ` (set by glibc and musl before constructors).
 const char* const* StartupEnvironment() { return const_cast<const char* const*>(environ); }
 
-/// The program's arguments from /proc/self/cmdline into buf and argv (see ReadCmdline); 0 without /proc.
-int ReadStartupArgv(char* buf, long cap, char** argv, int max) {
-  return ReadCmdline("/proc/self/cmdline", buf, cap, argv, max);
-}
+/// Whether the program's arguments match NUMABIND_MATCH, read from /proc/self/cmdline (false without
+/// /proc): portable, where the constructor's (argc, argv) is glibc's alone.
+bool StartupArgvMatches() { return CmdlineMatches("/proc/self/cmdline"); }
 
 /// One pass over the start-up environment: collects the NUMABIND_* entries into `ours` (NULL-terminated,
 /// for Parse) and notes which built-in rank variables are there.
@@ -91,9 +90,7 @@ bool NoteStartupRankVars(const char* const* env) {
   }
   if (rank || c.match == nullptr || *c.match == '\0') return rank;
   // A worker found by order (NUMABIND_MATCH) is a rank too: its own workers keep its binding.
-  char cmdline[4096];
-  char* argv[256];
-  return ReadStartupArgv(cmdline, sizeof(cmdline), argv, 256) > 0 && ArgvMatches(argv);
+  return StartupArgvMatches();
 }
 
 // Portable start-up (musl, glibc): only glibc passes (argc, argv, envp) to constructors, and reading them

@@ -61,8 +61,9 @@ void Need(T* slot, const char* name) {
 /// Parent side, before every vfork (called by the trampoline in vfork_x86_64.S).
 extern "C" void numabind_before_vfork();
 
-/// Largest CPU and node sets the child side handles on its stack (16384 CPUs, 4096 nodes).
-constexpr uint32_t kMaxCpuWords = 256;
+/// Largest CPU and node sets the child side handles on its stack (8192 CPUs, Linux's largest NR_CPUS;
+/// 4096 nodes).
+constexpr uint32_t kMaxCpuWords = 128;
 constexpr uint32_t kMaxNodeWords = 64;
 
 struct State {

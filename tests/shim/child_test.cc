@@ -92,3 +92,30 @@ Test(child, log_file_fifo_neither_hangs_nor_is_written) {
 }
 
 }  // namespace numabind::shim::test
+
+namespace numabind::shim::test {
+
+Test(child, fits_a_16_kib_thread_stack) {
+  // A thread with glibc's smallest stack (16 KiB, a guard page below) starts ranks by variable through
+  // posix_spawn (preparing there), fork + execve and vfork + execve, then by order (reading /proc for the
+  // live matching children): the shim's frames once took 21 KiB there and the thread died.
+  std::string dir = MakeTempDir("numabind-stack");
+  std::string build = BuildDir();
+  RunResult r = Run({build + "/helpers/hostile", "small-stack", build + "/helpers/report", "--out", dir + "/reports"},
+                    {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=cpus:1|0", "NUMABIND_LOG=info",
+                     "NUMABIND_LOG_FILE=" + dir + "/log", "NUMABIND_MATCH=*numabind-by-order*"},
+                    dir + "/output", 60);
+  std::string out = ReadFile(dir + "/output"), log = ReadFile(dir + "/log");
+  std::vector<Report> reports = ReadReports(dir + "/reports");
+  RemoveTree(dir);
+  cr_assert_eq(r.exit_code, 0, "exit %d\n%s", r.exit_code, out.c_str());
+  cr_expect_eq(reports.size(), 5u);
+  cr_expect_eq(LinesWith(log, "bound rank 0 (LOCAL_RANK)").size(), 3u, "%s", log.c_str());
+  cr_expect_eq(LinesWith(log, "bound rank 1 (order, NUMABIND_MATCH)").size(), 1u, "%s", log.c_str());
+  size_t at = out.find("left=");
+  cr_assert(at != std::string::npos, "%s", out.c_str());
+  long left = std::stol(out.substr(at + 5));
+  cr_expect_geq(left, 1024, "only %ld bytes of the thread's stack left unused", left);
+}
+
+}  // namespace numabind::shim::test

@@ -13,6 +13,12 @@
  *   hostile clone-while-preparing FIFO
  *                               one thread forks (the shim prepares: NUMABIND_TOPOLOGY=FIFO holds the planner
  *                               helper) while the main thread makes a child with clone(); that child forks
+ *   hostile small-stack PROGRAM [ARGS]
+ *                               from a thread with a 16 KiB stack: PROGRAM as rank 0 by posix_spawn (the
+ *                               first spawn: the shim prepares there), by fork + execve, by vfork + execve,
+ *                               and twice by posix_spawn with "numabind-by-order" as its last argument (for
+ *                               NUMABIND_MATCH; the first sleeps 500 ms, so the second finds it alive);
+ *                               prints the most stack the thread used
  */
 #include <errno.h>
 #include <linux/filter.h>
@@ -225,6 +231,81 @@ static int CloneWhilePreparing(const char *fifo) {
   return hung || status != 0;
 }
 
+static char **small_prog;
+static int small_failures;
+static char *small_low;   /* the thread's stack: lowest address, and how much was painted */
+static size_t small_painted;
+
+/* Paints the thread's stack below the caller's frame, so that the most it uses can be read afterwards. */
+static __attribute__((noinline)) void PaintStack(void) {
+  pthread_attr_t attr;
+  void *addr;
+  size_t size;
+  pthread_getattr_np(pthread_self(), &attr);
+  pthread_attr_getstack(&attr, &addr, &size);
+  pthread_attr_destroy(&attr);
+  char here;
+  small_low = addr;
+  small_painted = (size_t)(&here - small_low) - 1024;  /* this frame and its callees stay clear */
+  for (volatile char *p = (volatile char *)small_low; p < (volatile char *)small_low + small_painted; ++p) *p = (char)0xa5;
+}
+
+static void *SmallStackThread(void *arg) {
+  (void)arg;
+  PaintStack();
+  char **env = RankEnv(0);
+  int status;
+  pid_t pid;
+  small_failures += posix_spawn(&pid, small_prog[0], NULL, NULL, small_prog, env) != 0 ||
+                    waitpid(pid, &status, 0) != pid || status != 0;
+  pid = fork();
+  if (pid == 0) {
+    execve(small_prog[0], small_prog, env);
+    _exit(127);
+  }
+  small_failures += pid < 0 || waitpid(pid, &status, 0) != pid || status != 0;
+  pid = vfork();
+  if (pid == 0) {
+    execve(small_prog[0], small_prog, env);
+    _exit(127);
+  }
+  small_failures += pid < 0 || waitpid(pid, &status, 0) != pid || status != 0;
+  /* By order: the first stays alive (500 ms), so that the second counts it, reading /proc. */
+  int n = 0;
+  while (small_prog[n] != NULL) ++n;
+  char **first = calloc((size_t)n + 5, sizeof(char *)), **second = calloc((size_t)n + 3, sizeof(char *));
+  memcpy(first, small_prog, (size_t)n * sizeof(char *));
+  memcpy(second, small_prog, (size_t)n * sizeof(char *));
+  first[n] = second[n] = "--env";
+  first[n + 1] = second[n + 1] = "numabind-by-order";
+  first[n + 2] = "--sleep";
+  first[n + 3] = "500";
+  pid_t alive;
+  small_failures += posix_spawn(&alive, first[0], NULL, NULL, first, environ) != 0;
+  small_failures += posix_spawn(&pid, second[0], NULL, NULL, second, environ) != 0 ||
+                    waitpid(pid, &status, 0) != pid || status != 0;
+  small_failures += waitpid(alive, &status, 0) != alive || status != 0;
+  return NULL;
+}
+
+/* A thread with the smallest stack glibc allows (PTHREAD_STACK_MIN, 16 KiB, its guard page below). */
+static int SmallStack(char **prog) {
+  small_prog = prog;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 16384);
+  pthread_t t;
+  if (pthread_create(&t, &attr, SmallStackThread, NULL) != 0) {
+    perror("pthread_create");
+    return 2;
+  }
+  pthread_join(t, NULL);
+  size_t untouched = 0;
+  while (untouched < small_painted && (unsigned char)small_low[untouched] == 0xa5) ++untouched;
+  printf("small-stack: failures=%d left=%zu bytes\n", small_failures, untouched);
+  return small_failures != 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: hostile MODE (see the source)\n");
@@ -237,6 +318,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "chdir-fork") == 0 && argc > 2) r = ChdirFork(argv[2]);
   else if (strcmp(mode, "seccomp-mempolicy") == 0 && argc > 3) r = SeccompMempolicy(argv[2], argv + 3);
   else if (strcmp(mode, "fork-in-handler") == 0) r = ForkInHandler();
+  else if (strcmp(mode, "small-stack") == 0 && argc > 2) r = SmallStack(argv + 2);
   else if (strcmp(mode, "clone-while-preparing") == 0 && argc > 2) r = CloneWhilePreparing(argv[2]);
   else fprintf(stderr, "hostile: unknown mode %s\n", mode);
   fflush(stdout);
