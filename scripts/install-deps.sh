@@ -14,6 +14,7 @@ PACKAGES=(
   numactl                        # the usual alternative, for benchmarks
   qemu-system-x86 linux-image-amd64 busybox-static  # multi-NUMA guest (tests/vm)
   procps util-linux              # ps, taskset
+  musl-tools                     # a musl-linked launcher (the shim must not crash musl programs)
 )
 
 missing=()
