@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "config/rank_count.h"
 #include "shim/syscalls.h"
 
 namespace numabind::shim {
@@ -19,16 +20,17 @@ namespace {
 
 constexpr int kMpolPreferredMany = 5;  // MPOL_PREFERRED_MANY, Linux 5.15; older headers lack it
 
-/// Child-safe: the decimal value of s, false unless s is all digits.
-bool ParseUint(const char* s, uint32_t* out) {
-  if (s == nullptr || *s == '\0') return false;
-  uint64_t v = 0;
-  for (; *s >= '0' && *s <= '9'; ++s) {
-    v = v * 10 + static_cast<uint64_t>(*s - '0');
-    if (v > 0xffffffffu) return false;
-  }
-  *out = static_cast<uint32_t>(v);
-  return *s == '\0' || *s == '(';  // SLURM_NTASKS_PER_NODE may read "4(x2)"
+/// Child-safe: strlen.
+size_t StrLen(const char* s) {
+  size_t n = 0;
+  while (s[n] != '\0') ++n;
+  return n;
+}
+
+/// Child-safe: strcmp(a, b) == 0.
+bool StrEq(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
 }
 
 /// Child-safe: reads a whole small file into buf (NUL-terminated); returns its length or -1.
@@ -237,41 +239,78 @@ __attribute__((noinline)) bool ArgvMatches(char* const* argv) {
   return GlobMatch(g_state.config.match, joined);
 }
 
-// Child-safe: reads envp, the prepared config and /proc, with raw system calls.
-bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
+// Child-safe: reads envp and the prepared config.
+bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
   const config::Config& c = g_state.config;
   const char* const* env = const_cast<const char* const*>(envp);
-  uint32_t nranks = 0;
-  // The first rank variable the program's environment carries (non-empty) decides; a value that is not a
-  // rank makes it a rank that cannot be bound, which BindRank reports.
-  auto take = [&](const char* var, const char* v) {
-    out->var = var;
-    out->bad_value = config::ParseRankValue(v, &out->rank) == config::RankValue::kOk ? nullptr : v;
-  };
-  if (c.rank_var != nullptr) {
-    if ((g_state.startup_rank_vars & (1u << 31)) != 0) return false;
-    const char* v = config::Lookup(env, c.rank_var);
-    if (v != nullptr && *v != '\0') {
-      take(c.rank_var, v);
-      out->nranks = c.nranks;
-      return true;
-    }
-  } else {
+  const char* name = c.rank_var;
+  const char* v = nullptr;
+  int index = -1;  // the variable's built-in entry, for its rank count
+  if (name != nullptr) {
+    if ((skip & (1u << 31)) != 0) return false;
     for (int i = 0; i < config::kRankVarCount; ++i) {
-      if ((g_state.startup_rank_vars & (1u << i)) != 0) continue;
-      const char* v = config::Lookup(env, config::kRankVars[i].rank);
-      if (v == nullptr || *v == '\0') continue;
-      take(config::kRankVars[i].rank, v);
-      const char* size = config::kRankVars[i].size ? config::Lookup(env, config::kRankVars[i].size) : nullptr;
-      out->nranks = c.nranks != 0 ? c.nranks : (ParseUint(size, &nranks) ? nranks : 0);
-      return true;
+      if (StrEq(name, config::kRankVars[i].rank)) index = i;
+    }
+    v = config::Lookup(env, name);
+  } else {
+    // The first rank variable the program's environment carries (non-empty) decides.
+    for (int i = 0; i < config::kRankVarCount && name == nullptr; ++i) {
+      if ((skip & (1u << i)) != 0) continue;
+      const char* value = config::Lookup(env, config::kRankVars[i].rank);
+      if (value == nullptr || *value == '\0') continue;
+      // A batch script has SLURM_LOCALID=0 but no SLURM_STEP_ID: only a step's tasks are Slurm's ranks.
+      if (i == config::kRankVarCount - 1 && config::Lookup(env, "SLURM_STEP_ID") == nullptr) continue;
+      name = config::kRankVars[i].rank;
+      index = i;
+      v = value;
     }
   }
+  if (v == nullptr || *v == '\0') return false;
+  out->var = name;
+  out->entry = v - StrLen(name) - 1;
+  // A value that is not a rank makes it a rank that cannot be bound, which BindRank reports.
+  out->bad_value = config::ParseRankValue(v, &out->rank) == config::RankValue::kOk ? nullptr : v;
+  out->nranks = c.nranks != 0 ? c.nranks : index >= 0 ? config::LocalRankCount(env, index) : 0;
+  return true;
+}
+
+// Child-safe: reads envp, the prepared config and /proc, with raw system calls.
+bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
+  if (FindRankVar(envp, g_state.startup_rank_vars, out)) return true;
+  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & (1u << 31)) != 0) return false;
   if (!ArgvMatches(argv)) return false;
   out->var = nullptr;
+  out->entry = nullptr;
   out->rank = CountMatchingChildren(parent);
-  out->nranks = c.nranks;
+  out->nranks = g_state.config.nranks;
   return true;
+}
+
+// Child-safe: a pointer count.
+size_t EnvCount(char* const* envp) {
+  size_t n = 0;
+  while (envp != nullptr && envp[n] != nullptr) ++n;
+  return n;
+}
+
+// Child-safe: a length check.
+bool NeedsMarker(const RankMatch& m) {
+  return m.entry != nullptr && StrLen(m.entry) + sizeof("NUMABIND_BOUND=") <= kMarkerMax;
+}
+
+// Child-safe: copies pointers into the caller's stack arrays.
+char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out) {
+  size_t len = 0;
+  for (const char* s = "NUMABIND_BOUND="; *s != '\0'; ++s) marker[len++] = *s;
+  for (const char* s = m.entry; *s != '\0' && len < kMarkerMax - 1; ++s) marker[len++] = *s;
+  marker[len] = '\0';
+  size_t n = 0;
+  out[n++] = marker;  // first: the first entry of a name is the one getenv finds
+  for (size_t i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
+    if (config::ValueOf(envp[i], "NUMABIND_BOUND") == nullptr) out[n++] = envp[i];
+  }
+  out[n] = nullptr;
+  return out;
 }
 
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
@@ -327,7 +366,8 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   if (memory_denied != nullptr) line->Str("unchanged (set_mempolicy: ").Str(memory_denied).Str(")");
   else line->Str(core::MemoryName(plan.memory));
   if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
-  line->Str(" via ").Str(EntryName(entry));
+  if (entry == Entry::kStartup) line->Str(" at start-up");
+  else line->Str(" via ").Str(EntryName(entry));
   bool replaced = false;
   for (uint32_t w = 0; saved->cpus_saved && w < g_state.launcher_cpu_words; ++w) {
     replaced |= saved->cpus[w] != g_state.launcher_cpus[w];
