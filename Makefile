@@ -36,7 +36,7 @@ HELPERS := $(patsubst tests/shim/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
 TEST_LAYERS := $(notdir $(wildcard tests/core tests/config tests/cli tests/shim))
 TEST_BINS := $(foreach l,$(TEST_LAYERS),$(if $(wildcard tests/$(l)/*_test.cc),$(BUILD)/tests/$(l)_test))
 
-.PHONY: all test test-unit test-vm demo install check-abi deps clean bench readme-vars
+.PHONY: all test test-unit test-vm test-cluster demo install check-abi deps clean bench readme-vars
 all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS)
 
 $(BUILD)/pure/%.o: %.cc
@@ -82,10 +82,14 @@ test: deps
 	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS)
 
 test-unit: all $(TEST_BINS)
-	BUILD=$(BUILD) SKIP_VM=1 scripts/run-tests.sh $(TEST_BINS)
+	BUILD=$(BUILD) SKIP_VM=1 SKIP_CLUSTER=1 scripts/run-tests.sh $(TEST_BINS)
 
 test-vm: deps all
 	BUILD=$(BUILD) tests/vm/run.sh
+
+# A two-host Slurm and ssh cluster in network namespaces (root); `make test` runs it too.
+test-cluster: deps all
+	BUILD=$(BUILD) tests/cluster/run.sh
 
 demo: deps
 	$(MAKE) all

@@ -14,6 +14,7 @@ PACKAGES=(
   numactl                        # the usual alternative, for benchmarks
   qemu-system-x86 linux-image-amd64 busybox-static  # multi-NUMA guest (tests/vm)
   procps util-linux              # ps, taskset
+  slurm-wlm munge openssh-server iproute2  # the namespace cluster (tests/cluster)
 )
 
 missing=()

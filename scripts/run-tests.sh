@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test suite given on the command line (Criterion binaries), then the multi-NUMA guest suite
-# (tests/vm/run.sh) unless SKIP_VM=1, and closes with one line that totals them all. A suite that crashes
-# or prints no result counts as a failure, never as a pass.
+# Runs every test suite given on the command line (Criterion binaries), then the namespace cluster suite
+# (tests/cluster/run.sh) unless SKIP_CLUSTER=1 and the multi-NUMA guest suite (tests/vm/run.sh) unless
+# SKIP_VM=1, and closes with one line that totals them all. A suite that crashes or prints no result counts
+# as a failure, never as a pass.
 set -uo pipefail
 BUILD=${BUILD:-build}
 passed=0 failed=0 status=0
@@ -37,6 +38,12 @@ for bin in "$@"; do
   "$bin" -j2 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
   tally "$name" "$rc"
 done
+
+if [ "${SKIP_CLUSTER:-0}" != 1 ]; then
+  echo "=== cluster (tests/cluster/run.sh)"
+  BUILD=$BUILD tests/cluster/run.sh 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
+  tally cluster "$rc"
+fi
 
 if [ "${SKIP_VM:-0}" != 1 ]; then
   echo "=== vm (tests/vm/run.sh)"
