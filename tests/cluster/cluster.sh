@@ -128,6 +128,12 @@ cl_slurm_start() {
   done
 }
 
+cl_nodes_idle() {
+  local out
+  out=$(on "${CL_HOSTS[0]}" sinfo -h -N -o '%T' 2>/dev/null) || return 1
+  [ "$(grep -c '^idle$' <<<"$out")" -eq ${#CL_HOSTS[@]} ]
+}
+
 # Stops every process in the hosts' namespaces: TERM, then KILL what is left after 3 s.
 cl_stop_hosts() {
   local host pids sig i
