@@ -28,6 +28,9 @@ struct Config {
   LogLevel log = LogLevel::kWarn;   ///< NUMABIND_LOG: off|warn|info|debug
   const char* log_file = nullptr;   ///< NUMABIND_LOG_FILE; nullptr = stderr
   bool strict = false;              ///< NUMABIND_STRICT=1
+  /// NUMABIND_BOUND: "VAR=value", the rank variable a numabind launcher (or this rank's own start-up)
+  /// bound by; nullptr when unset.
+  const char* bound = nullptr;
 };
 
 /// A parse error: one line naming the variable and the bad value.
@@ -55,7 +58,7 @@ struct RankVar {
 };
 
 /// The built-in precedence of local-rank variables, SLURM_LOCALID last (launchers inside a Slurm step
-/// inherit it, stale). kRankVarCount entries.
+/// inherit it, stale). kRankVarCount entries. The local rank count that goes with each: rank_count.h.
 extern const RankVar kRankVars[];
 extern const int kRankVarCount;
 

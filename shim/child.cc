@@ -11,6 +11,7 @@
 #include <linux/mempolicy.h>
 #include <string.h>
 
+#include "config/rank_count.h"
 #include "shim/syscalls.h"
 
 namespace numabind::shim {
@@ -27,7 +28,20 @@ bool ParseUint(const char* s, uint32_t* out) {
     if (v > 0xffffffffu) return false;
   }
   *out = static_cast<uint32_t>(v);
-  return *s == '\0' || *s == '(';  // SLURM_NTASKS_PER_NODE may read "4(x2)"
+  return *s == '\0';
+}
+
+/// Child-safe: strlen.
+size_t StrLen(const char* s) {
+  size_t n = 0;
+  while (s[n] != '\0') ++n;
+  return n;
+}
+
+/// Child-safe: strcmp(a, b) == 0.
+bool StrEq(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
 }
 
 /// Child-safe: reads a whole small file into buf (NUL-terminated); returns its length or -1.
@@ -171,35 +185,73 @@ bool ArgvMatches(char* const* argv) {
   return GlobMatch(g_state.config.match, joined);
 }
 
-// Child-safe: reads envp, the prepared config and /proc, with raw system calls.
-bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
+// Child-safe: reads envp and the prepared config.
+bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
   const config::Config& c = g_state.config;
   const char* const* env = const_cast<const char* const*>(envp);
-  uint32_t nranks = 0;
-  if (c.rank_var != nullptr) {
-    if ((g_state.startup_rank_vars & (1u << 31)) != 0) return false;
-    const char* v = config::Lookup(env, c.rank_var);
-    if (v != nullptr && ParseUint(v, &out->rank)) {
-      out->var = c.rank_var;
-      out->nranks = c.nranks;
-      return true;
+  const char* name = c.rank_var;
+  int index = -1;  // the variable's built-in entry, for its rank count
+  if (name != nullptr) {
+    if ((skip & (1u << 31)) != 0) return false;
+    for (int i = 0; i < config::kRankVarCount; ++i) {
+      if (StrEq(name, config::kRankVars[i].rank)) index = i;
     }
   } else {
-    for (int i = 0; i < config::kRankVarCount; ++i) {
-      if ((g_state.startup_rank_vars & (1u << i)) != 0) continue;
-      const char* v = config::Lookup(env, config::kRankVars[i].rank);
-      if (v == nullptr || !ParseUint(v, &out->rank)) continue;
-      out->var = config::kRankVars[i].rank;
-      const char* size = config::kRankVars[i].size ? config::Lookup(env, config::kRankVars[i].size) : nullptr;
-      out->nranks = c.nranks != 0 ? c.nranks : (ParseUint(size, &nranks) ? nranks : 0);
-      return true;
+    for (int i = 0; i < config::kRankVarCount && name == nullptr; ++i) {
+      uint32_t rank = 0;
+      if ((skip & (1u << i)) != 0 || !ParseUint(config::Lookup(env, config::kRankVars[i].rank), &rank)) continue;
+      // A batch script has SLURM_LOCALID=0 but no SLURM_STEP_ID: only a step's tasks are Slurm's ranks.
+      if (i == config::kRankVarCount - 1 && config::Lookup(env, "SLURM_STEP_ID") == nullptr) continue;
+      name = config::kRankVars[i].rank;
+      index = i;
     }
+    if (name == nullptr) return false;
   }
+  const char* v = config::Lookup(env, name);
+  if (!ParseUint(v, &out->rank)) return false;
+  out->var = name;
+  out->entry = v - StrLen(name) - 1;
+  out->nranks = c.nranks != 0 ? c.nranks : index >= 0 ? config::LocalRankCount(env, index) : 0;
+  return true;
+}
+
+// Child-safe: reads envp, the prepared config and /proc, with raw system calls.
+bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
+  if (FindRankVar(envp, g_state.startup_rank_vars, out)) return true;
+  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & (1u << 31)) != 0) return false;
   if (!ArgvMatches(argv)) return false;
   out->var = nullptr;
+  out->entry = nullptr;
   out->rank = CountMatchingChildren(parent);
-  out->nranks = c.nranks;
+  out->nranks = g_state.config.nranks;
   return true;
+}
+
+// Child-safe: a pointer count.
+size_t EnvCount(char* const* envp) {
+  size_t n = 0;
+  while (envp != nullptr && envp[n] != nullptr) ++n;
+  return n;
+}
+
+// Child-safe: a length check.
+bool NeedsMarker(const RankMatch& m) {
+  return m.entry != nullptr && StrLen(m.entry) + sizeof("NUMABIND_BOUND=") <= kMarkerMax;
+}
+
+// Child-safe: copies pointers into the caller's stack arrays.
+char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out) {
+  size_t len = 0;
+  for (const char* s = "NUMABIND_BOUND="; *s != '\0'; ++s) marker[len++] = *s;
+  for (const char* s = m.entry; *s != '\0' && len < kMarkerMax - 1; ++s) marker[len++] = *s;
+  marker[len] = '\0';
+  size_t n = 0;
+  out[n++] = marker;  // first: the first entry of a name is the one getenv finds
+  for (size_t i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
+    if (config::ValueOf(envp[i], "NUMABIND_BOUND") == nullptr) out[n++] = envp[i];
+  }
+  out[n] = nullptr;
+  return out;
 }
 
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
@@ -249,7 +301,8 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   line->Bits(cpus, basis->cpu_words).Str(" nodes ").Bits(nodes, basis->node_words).Str(" memory ");
   line->Str(memory_denied ? "unchanged (set_mempolicy: EPERM)" : core::MemoryName(plan.memory));
   if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
-  line->Str(" via ").Str(EntryName(entry));
+  if (entry == Entry::kStartup) line->Str(" at start-up");
+  else line->Str(" via ").Str(EntryName(entry));
   bool replaced = false;
   for (uint32_t w = 0; saved->cpus_saved && w < g_state.launcher_cpu_words; ++w) {
     replaced |= saved->cpus[w] != g_state.launcher_cpus[w];

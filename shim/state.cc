@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "shim/child.h"
+#include "shim/self_bind.h"
 #include "shim/syscalls.h"
 
 extern char** environ;
@@ -69,24 +70,6 @@ void ScanEnvironment(const char* const* env, const char** ours, int cap) {
   ours[n] = nullptr;
 }
 
-/// Whether the process is itself a rank: a start-up rank variable (not SLURM_LOCALID, which launchers
-/// inside a Slurm step inherit, stale), or a command line that NUMABIND_MATCH finds.
-bool NoteStartupRankVars(char** argv, char** envp) {
-  const char* const* env = const_cast<const char* const*>(envp);
-  const config::Config& c = g_state.config;
-  if (c.rank_var != nullptr) {
-    g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
-    return g_state.startup_rank_vars != 0;
-  }
-  bool rank = false;
-  for (int i = 0; i < config::kRankVarCount; ++i) {
-    if ((g_state.startup_rank_vars & (1u << i)) == 0) continue;
-    rank |= strcmp(config::kRankVars[i].rank, "SLURM_LOCALID") != 0;
-  }
-  // A worker found by order (NUMABIND_MATCH) is a rank too: its own workers keep its binding.
-  return rank || ArgvMatches(argv);
-}
-
 __attribute__((constructor)) void Init(int argc, char** argv, char** envp) {
   // Every program pays for what runs here: without NUMABIND_POLICY, one pass over the environment and
   // nothing else. The real functions are found later, by the first wrapper called (before the first fork,
@@ -105,7 +88,7 @@ __attribute__((constructor)) void Init(int argc, char** argv, char** envp) {
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
   }
   if (g_state.config.disabled) return;
-  if (NoteStartupRankVars(argv, envp)) return;
+  if (StartAsRank(argv, envp)) return;  // a rank (bound now if no launcher did): shim/self_bind.cc
   g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
   g_state.active = true;
 }

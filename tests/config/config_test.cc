@@ -464,7 +464,7 @@ Test(rank_vars, precedence) {
                          "JSM_NAMESPACE_LOCAL_SIZE",
                          nullptr,
                          nullptr,
-                         "SLURM_NTASKS_PER_NODE"};
+                         "SLURM_STEP_TASKS_PER_NODE"};
   cr_assert_eq(kRankVarCount, 10);
   for (int i = 0; i < kRankVarCount; ++i) {
     cr_assert_str_eq(kRankVars[i].rank, ranks[i]);
@@ -497,8 +497,8 @@ Test(table, every_variable_once_and_known_to_parse) {
   using numabind::config::kVars;
   const char* expected[] = {"NUMABIND_POLICY",   "NUMABIND_MEMORY", "NUMABIND_DEVICES",  "NUMABIND_NRANKS",
                             "NUMABIND_RANK_VAR", "NUMABIND_MATCH",  "NUMABIND_TOPOLOGY", "NUMABIND_LOG",
-                            "NUMABIND_LOG_FILE", "NUMABIND_STRICT", "NUMABIND_DISABLE"};
-  cr_assert_eq(kVarCount, 11);
+                            "NUMABIND_LOG_FILE", "NUMABIND_STRICT", "NUMABIND_DISABLE", "NUMABIND_BOUND"};
+  cr_assert_eq(kVarCount, 12);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
     cr_assert(strlen(kVars[i].values) > 0);
@@ -529,7 +529,7 @@ Test(table, defaults_agree_with_config) {
   cr_assert_str_eq(numabind::config::FindVar("NUMABIND_STRICT", 15)->dflt, "0");
   cr_assert_str_eq(numabind::config::FindVar("NUMABIND_DISABLE", 16)->dflt, "0");
   for (const char* unset : {"NUMABIND_POLICY", "NUMABIND_NRANKS", "NUMABIND_RANK_VAR", "NUMABIND_TOPOLOGY",
-                            "NUMABIND_LOG_FILE"}) {
+                            "NUMABIND_LOG_FILE", "NUMABIND_BOUND"}) {
     cr_assert_null(numabind::config::FindVar(unset, strlen(unset))->dflt, "%s", unset);
   }
 }
