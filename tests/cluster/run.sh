@@ -111,10 +111,26 @@ ranks_why() {
   echo "${why%; }"
 }
 
-# case_ranks NAME RC FILE "CPUS..." ["PARENT-CPUS..."]
+# log_why NAME N [SAYS]: NAME's log has one "bound" line per rank, N in all (a rank that a launcher bound does
+# not bind again, a rank's children do not either), each saying SAYS when given. Prints why not.
+log_why() {
+  local log=$W/${1//\//-}.log bound said
+  bound=$(grep -c '^numabind: bound ' "$log" 2>/dev/null)
+  [ "${bound:-0}" -eq "$2" ] || { echo "${bound:-0} 'bound' lines in the log for $2 ranks"; return; }
+  [ -n "${3:-}" ] || return 0
+  said=$(grep '^numabind: bound ' "$log" | grep -c -F "$3")
+  [ "$said" -eq "$2" ] || echo "$said of $2 'bound' lines say '$3': $(grep -m 1 '^numabind: bound ' "$log")"
+}
+
+# case_ranks NAME RC FILE "CPUS..." ["PARENT-CPUS..."]: the launch succeeded, FILE's ranks are where they
+# should be (ranks_why) and the log has one "bound" line per rank (LOG_SAYS: each says that).
+LOG_SAYS=""
 case_ranks() {
+  local why tokens=($4)
   if [ "$2" -ne 0 ]; then fail "$1" "$(launch_failed "$2" "$1")"; return; fi
-  verdict "$1" "$(ranks_why "$3" "$4" "${5:-}")"
+  why=$(ranks_why "$3" "$4" "${5:-}")
+  [ -n "$why" ] || why=$(log_why "$1" $(( ${#tokens[@]} * ${#CL_HOSTS[@]} )) "$LOG_SAYS")
+  verdict "$1" "$why"
 }
 
 # ---- scenarios ----
@@ -139,6 +155,7 @@ else
   line=$(head -n 1 "$W/sbatch.script" 2>/dev/null)
   jlist "$line" cpus; [ "$REPLY" = 0-1 ] || why+="a program of the batch script on CPUs '$REPLY', want 0-1; "
   jlist "$line" parent_cpus; [ "$REPLY" = 0-1 ] || why+="the batch script on CPUs '$REPLY', want 0-1; "
+  [ -n "$why" ] || why=$(log_why sbatch 4)
   verdict sbatch "$why"
 fi
 
@@ -171,18 +188,26 @@ launch torchrun 120 env T="$TORCHRUN" A="$IPA" srun -N2 --ntasks-per-node=1 sh -
      --rdzv_id nbc --rdzv_conf is_host=$h --no_python "$R" --out "$W/torchrun.ranks"'
 case_ranks torchrun $? "$W/torchrun.ranks" "1 0" "0-1 0-1"
 
-# A rank's children keep its binding (the rank is the shell: each report's parent); a taskset or numactl
-# inside a rank keeps the CPUs it asked for.
+# A rank's children keep its binding (the rank is the shell: each report's parent), and a taskset inside a
+# rank keeps the CPUs it asked for (rank 0 is on CPU 1 and asks for 0).
 launch children 60 srun -N2 -n4 sh -c \
-  '"$R" --out "$W/children.ranks"; taskset -c 0 "$R" --out "$W/children.taskset"
-   numactl --physcpubind=1 "$R" --out "$W/children.numactl"'
+  '"$R" --out "$W/children.ranks"; taskset -c 0 "$R" --out "$W/children.taskset"'
 rc=$?
-if [ $rc -ne 0 ]; then fail children "$(launch_failed $rc children)"
+if [ $rc -ne 0 ]; then
+  fail children "$(launch_failed $rc children)"; fail children/taskset "the launch failed"
 else
-  verdict children "$(ranks_why "$W/children.ranks" "1 0" "1 0")"
+  why=$(ranks_why "$W/children.ranks" "1 0" "1 0")
+  verdict children "${why:-$(log_why children 4)}"
   verdict children/taskset "$(ranks_why "$W/children.taskset" "0 0" "1 0")"
-  verdict children/numactl "$(ranks_why "$W/children.numactl" "1 1" "1 0")"
 fi
+
+# numactl inside a rank keeps its narrower set: rank 0 gets both CPUs and runs numactl on CPU 1 (numactl
+# only narrows: it refuses CPUs outside the caller's affinity).
+NB_POLICY='cpus:0-1|0'
+launch children/numactl 60 srun -N2 -n4 sh -c \
+  'numactl --physcpubind=$((1 - SLURM_LOCALID)) "$R" --out "$W/children-numactl.ranks"'
+case_ranks children/numactl $? "$W/children-numactl.ranks" "1 0" "0-1 0"
+NB_POLICY='cpus:1|0'
 
 # No policy: the library is preloaded everywhere and binds nothing.
 NB_POLICY=""
@@ -206,8 +231,10 @@ else
     </dev/null >"$W/affinity-control.out" 2>&1 &
   LAUNCH_PID=$!
   wait $LAUNCH_PID
-  case_ranks affinity/control $? "$W/affinity-control.ranks" "0 1"
+  rc=$?
+  if [ $rc -ne 0 ]; then fail affinity/control "$(launch_failed $rc affinity/control)"
+  else verdict affinity/control "$(ranks_why "$W/affinity-control.ranks" "0 1")"; fi
   launch affinity/srun 60 srun -N2 -n4 "$REPORT" --out "$W/affinity-srun.ranks"
-  case_ranks affinity/srun $? "$W/affinity-srun.ranks" "1 0"
+  LOG_SAYS="replaced Slurm's binding" case_ranks affinity/srun $? "$W/affinity-srun.ranks" "1 0"
 fi
 exit 0
