@@ -21,6 +21,9 @@ LIB=$build/libnumabind.so REPORT=$build/helpers/report TORCHRUN=$repo/scripts/to
 # shellcheck source=cluster.sh
 . "$here/cluster.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# The daemons must never be preloaded, and each launch sets its own variables: start from none of them.
+mapfile -t nb_vars < <(compgen -e | grep '^NUMABIND_')
+unset LD_PRELOAD "${nb_vars[@]}"
 T0=$SECONDS LAUNCH_PID=""
 
 SCENARIOS=(srun sbatch ompi-alloc hydra-slurm hydra-ssh ompi-ssh torchrun children children/taskset
@@ -59,7 +62,7 @@ finish() {
   [ "$FAILED" -eq 0 ]
 }
 trap 'finish; exit $?' EXIT
-trap 'fail interrupted "signal"; exit 130' INT TERM HUP
+trap 'fail interrupted "by a signal: the scenarios after this one did not run"; exit 130' INT TERM HUP
 
 if ! cluster_up task/none; then
   for s in "${SCENARIOS[@]}"; do fail "$s" "the cluster did not start: $CL_WHY"; done
