@@ -26,7 +26,7 @@ mapfile -t nb_vars < <(compgen -e | grep '^NUMABIND_')
 unset LD_PRELOAD "${nb_vars[@]}"
 T0=$SECONDS LAUNCH_PID=""
 
-SCENARIOS=(srun sbatch ompi-alloc hydra-slurm hydra-ssh ompi-ssh torchrun children children/taskset
+SCENARIOS=(srun sbatch salloc ompi-alloc hydra-slurm hydra-ssh ompi-ssh torchrun children children/taskset
            children/numactl no-policy affinity/control affinity/srun)
 
 summary() {
@@ -70,18 +70,19 @@ if ! cluster_up task/none; then
 fi
 echo "cluster: up in $((SECONDS - T0)) s (hosts ${CL_HOSTS[*]}, scratch $CL_DIR)"
 W=$CL_DIR/out
-mkdir -p "$W"
+# TMPDIR in the scratch folder: torchrun's and Open MPI's temporary files go with it.
+mkdir -p "$W" "$CL_DIR/tmp"
 HA=${CL_HOSTS[0]} IPA=${CL_IPS[0]} IPB=${CL_IPS[1]}
 
 # launch NAME SECONDS CMD...: runs CMD on the first host (the login node) with the library preloaded, the
 # policy and the log in NAME's files ($W/NAME.log), under a timeout; output in $W/NAME.out. Waits in the
-# background so that Ctrl-C is handled at once. NB_ENV: more NAME=value for the environment.
-NB_POLICY='cpus:1|0' NB_ENV=()
+# background so that Ctrl-C is handled at once.
+NB_POLICY='cpus:1|0'
 launch() {
   local name=${1//\//-} secs=$2; shift 2
   rm -f "$W/$name".*
   on "$HA" env LD_PRELOAD="$LIB" ${NB_POLICY:+NUMABIND_POLICY="$NB_POLICY"} NUMABIND_LOG=info \
-    NUMABIND_LOG_FILE="$W/$name.log" R="$REPORT" W="$W" "${NB_ENV[@]}" \
+    NUMABIND_LOG_FILE="$W/$name.log" R="$REPORT" W="$W" TMPDIR="$CL_DIR/tmp" \
     timeout -k 5 "$secs" "$@" </dev/null >"$W/$name.out" 2>&1 &
   LAUNCH_PID=$!
   wait $LAUNCH_PID
@@ -112,6 +113,16 @@ ranks_why() {
     done
   done
   echo "${why%; }"
+}
+
+# outer_why FILE WHAT: FILE holds the report of a program that a job's outer shell (WHAT) ran: both on 0-1.
+outer_why() {
+  local line why=""
+  line=$(head -n 1 "$1" 2>/dev/null)
+  [ -n "$line" ] || { echo "; no report from $2's program"; return; }
+  jlist "$line" cpus; [ "$REPLY" = 0-1 ] || why+="; a program of $2 on CPUs '$REPLY', want 0-1"
+  jlist "$line" parent_cpus; [ "$REPLY" = 0-1 ] || why+="; $2 on CPUs '$REPLY', want 0-1"
+  echo "$why"
 }
 
 # log_why NAME N [SAYS]: NAME's log has one "bound" line per rank, N in all (a rank that a launcher bound does
@@ -154,12 +165,20 @@ launch sbatch 90 sbatch --wait -N2 -n4 -o "$W/sbatch.job" "$W/batch.sh"
 rc=$?
 if [ $rc -ne 0 ]; then fail sbatch "$(launch_failed $rc sbatch) job: $(tail -c 300 "$W/sbatch.job" 2>/dev/null)"
 else
-  why=$(ranks_why "$W/sbatch.ranks" "1 0")
-  line=$(head -n 1 "$W/sbatch.script" 2>/dev/null)
-  jlist "$line" cpus; [ "$REPLY" = 0-1 ] || why+="a program of the batch script on CPUs '$REPLY', want 0-1; "
-  jlist "$line" parent_cpus; [ "$REPLY" = 0-1 ] || why+="the batch script on CPUs '$REPLY', want 0-1; "
-  [ -n "$why" ] || why=$(log_why sbatch 4)
-  verdict sbatch "$why"
+  why=$(ranks_why "$W/sbatch.ranks" "1 0")$(outer_why "$W/sbatch.script" "the batch script")
+  why=${why#; }
+  verdict sbatch "${why:-$(log_why sbatch 4)}"
+fi
+
+# salloc: the command it runs (a shell here) has no Slurm task variables and keeps the allocation's CPUs;
+# its srun step's tasks are bound.
+launch salloc 60 salloc -N2 -n4 sh -c '"$R" --out "$W/salloc.shell"; srun "$R" --out "$W/salloc.ranks"'
+rc=$?
+if [ $rc -ne 0 ]; then fail salloc "$(launch_failed $rc salloc)"
+else
+  why=$(ranks_why "$W/salloc.ranks" "1 0")$(outer_why "$W/salloc.shell" "the salloc shell")
+  why=${why#; }
+  verdict salloc "${why:-$(log_why salloc 4)}"
 fi
 
 # Open MPI's mpirun in an allocation: its daemons are started by srun (step tasks with SLURM_LOCALID=0),
