@@ -27,7 +27,7 @@ unset LD_PRELOAD "${nb_vars[@]}"
 T0=$SECONDS LAUNCH_PID=""
 
 SCENARIOS=(srun sbatch salloc ompi-alloc hydra-slurm hydra-ssh ompi-ssh torchrun children children/taskset
-           children/numactl no-policy affinity/control affinity/srun)
+           children/numactl no-policy unbound strict affinity/control affinity/srun)
 
 summary() {
   echo "cluster: took $((SECONDS - T0)) s"
@@ -76,13 +76,14 @@ HA=${CL_HOSTS[0]} IPA=${CL_IPS[0]} IPB=${CL_IPS[1]}
 
 # launch NAME SECONDS CMD...: runs CMD on the first host (the login node) with the library preloaded, the
 # policy and the log in NAME's files ($W/NAME.log), under a timeout; output in $W/NAME.out. Waits in the
-# background so that Ctrl-C is handled at once.
-NB_POLICY='cpus:1|0'
+# background so that Ctrl-C is handled at once. NB_POLICY, NB_LOG: the policy and log level ("" = unset);
+# NB_ENV: more NAME=value.
+NB_POLICY='cpus:1|0' NB_LOG=info NB_ENV=()
 launch() {
   local name=${1//\//-} secs=$2; shift 2
   rm -f "$W/$name".*
-  on "$HA" env LD_PRELOAD="$LIB" ${NB_POLICY:+NUMABIND_POLICY="$NB_POLICY"} NUMABIND_LOG=info \
-    NUMABIND_LOG_FILE="$W/$name.log" R="$REPORT" W="$W" TMPDIR="$CL_DIR/tmp" \
+  on "$HA" env LD_PRELOAD="$LIB" ${NB_POLICY:+NUMABIND_POLICY="$NB_POLICY"} ${NB_LOG:+NUMABIND_LOG="$NB_LOG"} \
+    NUMABIND_LOG_FILE="$W/$name.log" R="$REPORT" W="$W" TMPDIR="$CL_DIR/tmp" "${NB_ENV[@]}" \
     timeout -k 5 "$secs" "$@" </dev/null >"$W/$name.out" 2>&1 &
   LAUNCH_PID=$!
   wait $LAUNCH_PID
@@ -242,6 +243,30 @@ else
   verdict no-policy "$why"
 fi
 NB_POLICY='cpus:1|0'
+
+# A policy that cannot be applied (CPUs this machine does not have), at the default log level: every rank
+# runs, unbound, and says why in one line. In strict mode no rank runs: each stops before main with status
+# 127 (srun returns the tasks' highest status), again with one line each.
+NB_POLICY='cpus:7|6' NB_LOG=""
+launch unbound 60 srun -N2 -n4 "$REPORT" --out "$W/unbound.ranks"
+rc=$?
+if [ $rc -ne 0 ]; then fail unbound "$(launch_failed $rc unbound)"
+else
+  why=$(ranks_why "$W/unbound.ranks" "0-1 0-1")
+  n=$(grep -c 'runs unbound' "$W/unbound.log" 2>/dev/null)
+  [ "${n:-0}" -eq 4 ] || why+="${why:+; }${n:-0} 'runs unbound' lines in the log for 4 ranks"
+  verdict unbound "$why"
+fi
+NB_ENV=(NUMABIND_STRICT=1)
+launch strict 60 srun -N2 -n4 "$REPORT" --out "$W/strict.ranks"
+rc=$?
+why=""
+[ $rc -eq 127 ] || why="srun exited $rc, want 127: $(tail -c 300 "$W/strict.out" | tr '\n' ' ')"
+[ -e "$W/strict.ranks" ] && why+="${why:+; }$(wc -l < "$W/strict.ranks") ranks ran"
+n=$(grep -c 'not started' "$W/strict.log" 2>/dev/null)
+[ "${n:-0}" -eq 4 ] || why+="${why:+; }${n:-0} 'not started' lines in the log for 4 ranks: $(head -n 1 "$W/strict.log" 2>/dev/null)"
+verdict strict "$why"
+NB_POLICY='cpus:1|0' NB_LOG=info NB_ENV=()
 
 # Slurm's own task binding (task/affinity): the control shows that Slurm binds rank r to CPU r without the
 # library; with it, the policy replaces Slurm's binding.
