@@ -239,7 +239,7 @@ rc=$?
 if [ $rc -ne 0 ]; then fail no-policy "$(launch_failed $rc no-policy)"
 else
   why=$(ranks_why "$W/no-policy.ranks" "0-1 0-1")
-  grep -q 'bound' "$W/no-policy.log" 2>/dev/null && why+="the log says: $(head -n 1 "$W/no-policy.log")"
+  grep -q 'bound' "$W/no-policy.log" 2>/dev/null && why+="${why:+; }the log says: $(head -n 1 "$W/no-policy.log")"
   verdict no-policy "$why"
 fi
 NB_POLICY='cpus:1|0'
@@ -264,7 +264,8 @@ why=""
 [ $rc -eq 127 ] || why="srun exited $rc, want 127: $(tail -c 300 "$W/strict.out" | tr '\n' ' ')"
 [ -e "$W/strict.ranks" ] && why+="${why:+; }$(wc -l < "$W/strict.ranks") ranks ran"
 n=$(grep -c 'not started' "$W/strict.log" 2>/dev/null)
-[ "${n:-0}" -eq 4 ] || why+="${why:+; }${n:-0} 'not started' lines in the log for 4 ranks: $(head -n 1 "$W/strict.log" 2>/dev/null)"
+[ "${n:-0}" -eq 4 ] \
+  || why+="${why:+; }${n:-0} 'not started' lines in the log for 4 ranks: $(head -n 1 "$W/strict.log" 2>/dev/null)"
 verdict strict "$why"
 NB_POLICY='cpus:1|0' NB_LOG=info NB_ENV=()
 
