@@ -450,6 +450,18 @@ bool Parse(const char* const* env, Config* out, Error* err) {
     if (!ParseBool(v, &out->strict) && !Fail(sink, "NUMABIND_STRICT", v, "expected 0 or 1")) bad();
   }
 
+  v = Lookup(env, "NUMABIND_SHARED");
+  if (v != nullptr && *v != '\0') {
+    if (Eq(v, "off")) {
+      out->shared = nullptr;
+    } else if (*v == '/') {
+      out->shared = v;
+    } else {
+      Fail(sink, "NUMABIND_SHARED", v, "expected off or an absolute directory such as /dev/shm");
+      bad();
+    }
+  }
+
   v = Lookup(env, "NUMABIND_BOUND");
   if (v != nullptr && *v != '\0') out->bound = v;  // written by numabind itself: any value, compared whole
 

@@ -28,6 +28,7 @@ struct Config {
   LogLevel log = LogLevel::kWarn;   ///< NUMABIND_LOG: off|warn|info|debug
   const char* log_file = nullptr;   ///< NUMABIND_LOG_FILE; nullptr = stderr
   bool strict = false;              ///< NUMABIND_STRICT=1
+  const char* shared = "/dev/shm";  ///< NUMABIND_SHARED: directory of the shared plan basis; nullptr = off
   /// NUMABIND_BOUND: "VAR=value", the rank variable a numabind launcher (or this rank's own start-up)
   /// bound by; nullptr when unset.
   const char* bound = nullptr;

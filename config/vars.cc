@@ -54,6 +54,11 @@ const VarInfo kVars[] = {
      "itself at start-up exits with status 127 before main). 0: it runs unbound after a warning."},
     {"NUMABIND_DISABLE", "0|1", "0", nullptr,
      "1 turns numabind off whatever else is set; nothing else is read."},
+    {"NUMABIND_SHARED", "DIR|off", "/dev/shm", nullptr,
+     "Where processes of one user share the prepared plan basis, so that only the first process on a machine "
+     "discovers the topology: one file per configuration and allowed CPU and node set under DIR/numabind-UID "
+     "(owned by the user, mode 0600), replaced when the machine changes (CPU hotplug, reboot, a new numabind). "
+     "off: every process prepares its own."},
     {"NUMABIND_BOUND", "VAR=VALUE", nullptr, "set by numabind only",
      "Added by numabind to the environment of every rank it binds: the rank variable it bound by, such as "
      "LOCAL_RANK=1. A process whose own rank variable and value are the same does not bind itself again, so "

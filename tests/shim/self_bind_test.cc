@@ -248,3 +248,55 @@ Test(self_bind, no_policy_no_binding) {
   cr_expect_eq(o.log, "", "%s", o.log.c_str());
   cr_expect_eq(o.reports[0].Get("env").find("NUMABIND_BOUND"), std::string::npos);
 }
+
+namespace {
+
+/// `numabind plan --json` with env: one Report per rank ("cpus", or "error").
+std::vector<Report> Plan(const std::vector<std::string>& env) {
+  std::string dir = MakeTempDir("numabind-plan");
+  RunResult r = Run({BuildDir() + "/numabind", "plan", "--json"}, env, dir + "/out", 60);
+  std::string text = ReadFile(dir + "/out");
+  RemoveTree(dir);
+  cr_assert(r.exit_code == 0 || r.exit_code == 1, "numabind plan exited %d: %s", r.exit_code, text.c_str());
+  std::vector<Report> rows;
+  for (std::string line : LinesWith(text, "\"rank\"")) {
+    line = line.substr(line.find('{'));
+    line = line.substr(0, line.rfind('}') + 1);
+    Report row;
+    std::string err;
+    cr_assert(ParseReport(line, &row, &err), "%s: %s", line.c_str(), err.c_str());
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+// `numabind plan` shows what a launch does: every Slurm task binds itself where the plan says, with the
+// rank count read from the same compressed counts (the old library read SLURM_NTASKS_PER_NODE='4(x2)' as 4).
+Test(self_bind, agrees_with_numabind_plan) {
+  Cpus c = MachineCpus();
+  const std::vector<std::vector<std::string>> cases = {
+      {"SLURM_STEP_TASKS_PER_NODE=2(x2)", "SLURM_NODEID=1", "SLURM_NTASKS_PER_NODE=4(x2)"},
+      {"SLURM_STEP_TASKS_PER_NODE=1,2", "SLURM_NODEID=1"},
+      {"SLURM_TASKS_PER_NODE=2(x3),1", "SLURM_NODEID=2"},
+      {"SLURM_STEP_TASKS_PER_NODE=4(x2)", "SLURM_NODEID=0"},
+  };
+  for (const std::vector<std::string>& counts : cases) {
+    std::vector<std::string> env = With({"NUMABIND_POLICY=exclusive", "SLURM_STEP_ID=0"}, counts);
+    std::vector<Report> plan = Plan(env);
+    cr_assert(plan.size() >= 2, "%s: %zu rows", counts[0].c_str(), plan.size());
+    for (size_t k = 0; k < plan.size(); ++k) {
+      Outcome o = Report1(With(env, {"SLURM_LOCALID=" + std::to_string(k)}));
+      std::string want = plan[k].Get("error").empty() ? plan[k].Get("cpus") : c.all;
+      ExpectOneReport(o, want, counts[0].c_str());
+      if (!plan[k].Get("error").empty()) {
+        cr_expect(o.log.find(plan[k].Get("error")) != std::string::npos, "%s: plan says %s; log:\n%s",
+                  counts[0].c_str(), plan[k].Get("error").c_str(), o.log.c_str());
+      } else {
+        std::string of = " of " + std::to_string(plan.size()) + " (SLURM_LOCALID)";
+        cr_expect_eq(LinesWith(o.log, "bound rank " + std::to_string(k) + of).size(), 1u, "log:\n%s", o.log.c_str());
+      }
+    }
+  }
+}
