@@ -70,8 +70,9 @@ if ! cluster_up task/none; then
 fi
 echo "cluster: up in $((SECONDS - T0)) s (hosts ${CL_HOSTS[*]}, scratch $CL_DIR)"
 W=$CL_DIR/out
-# TMPDIR in the scratch folder: torchrun's and Open MPI's temporary files go with it.
-mkdir -p "$W" "$CL_DIR/tmp"
+# TMPDIR and the library's shared plan basis (NUMABIND_SHARED) in the scratch folder: torchrun's temporary
+# folders and the basis files go with it.
+mkdir -p "$W" "$CL_DIR/tmp" "$CL_DIR/shm"
 HA=${CL_HOSTS[0]} IPA=${CL_IPS[0]} IPB=${CL_IPS[1]}
 
 # launch NAME SECONDS CMD...: runs CMD on the first host (the login node) with the library preloaded, the
@@ -83,7 +84,8 @@ launch() {
   local name=${1//\//-} secs=$2; shift 2
   rm -f "$W/$name".*
   on "$HA" env LD_PRELOAD="$LIB" ${NB_POLICY:+NUMABIND_POLICY="$NB_POLICY"} ${NB_LOG:+NUMABIND_LOG="$NB_LOG"} \
-    NUMABIND_LOG_FILE="$W/$name.log" R="$REPORT" W="$W" TMPDIR="$CL_DIR/tmp" "${NB_ENV[@]}" \
+    NUMABIND_LOG_FILE="$W/$name.log" NUMABIND_SHARED="$CL_DIR/shm" R="$REPORT" W="$W" TMPDIR="$CL_DIR/tmp" \
+    "${NB_ENV[@]}" \
     timeout -k 5 "$secs" "$@" </dev/null >"$W/$name.out" 2>&1 &
   LAUNCH_PID=$!
   wait $LAUNCH_PID
@@ -199,7 +201,7 @@ case_ranks hydra-ssh $? "$W/hydra-ssh.ranks" "1 0" "0-1 0-1"
 
 # Open MPI over ssh: the remote orted is not preloaded; the ranks get the library through -x.
 launch ompi-ssh 60 mpirun.openmpi --host "$IPA:2,$IPB:2" -np 4 -x LD_PRELOAD -x NUMABIND_POLICY \
-  -x NUMABIND_LOG -x NUMABIND_LOG_FILE "$REPORT" --out "$W/ompi-ssh.ranks"
+  -x NUMABIND_LOG -x NUMABIND_LOG_FILE -x NUMABIND_SHARED "$REPORT" --out "$W/ompi-ssh.ranks"
 case_ranks ompi-ssh $? "$W/ompi-ssh.ranks" "1 0" "0-1 0-1"
 
 # torchrun on every node, started by srun --ntasks-per-node=1 (a step task that is a launcher): the workers
