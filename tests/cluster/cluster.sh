@@ -10,7 +10,8 @@
 #                        call at any point of cluster_up, and twice
 # on HOST CMD...         run CMD on HOST (its network and host name), with SLURM_CONF and the ssh wrapper
 #
-# Names: namespaces nbc<pid>-sw and nbc<pid>-<host>, so that runs at the same time never meet.
+# Names: namespaces nbc<pid>-sw and nbc<pid>-<host>, folder /tmp/numabind-cluster.<pid>.XXXXXX, so that runs
+# at the same time never meet, and a later run can remove what a killed one left (cl_reap_stale).
 CL_HOSTS=(nbc1 nbc2)
 CL_IPS=(10.250.0.1 10.250.0.2)
 CL_IFACE=nb0                    # every host's interface has this name (hydra's -iface)
@@ -219,8 +220,31 @@ EOF
   done
 }
 
+# What a run that could not tear down (SIGKILL) left: namespaces nbc<pid>-* and folders
+# /tmp/numabind-cluster.<pid>.* of a <pid> that is gone, the processes in those namespaces and the ones whose
+# command line names such a folder (munged). Removed before a run starts; a live run's are never touched.
+cl_reap_stale() {
+  local ns pid dir p
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^nbc[0-9]+-'); do
+    pid=${ns#nbc}; pid=${pid%%-*}
+    kill -0 "$pid" 2>/dev/null && continue
+    p=$(ip netns pids "$ns" 2>/dev/null); [ -n "$p" ] && kill -KILL $p 2>/dev/null
+    ip netns del "$ns" 2>/dev/null
+  done
+  for dir in /tmp/numabind-cluster.*.*; do
+    [ -d "$dir" ] || continue
+    pid=${dir#/tmp/numabind-cluster.}; pid=${pid%%.*}
+    if ! [[ $pid =~ ^[0-9]+$ ]] || kill -0 "$pid" 2>/dev/null; then continue; fi
+    for p in /proc/[0-9]*; do
+      grep -q -F -- "$dir/" "$p/cmdline" 2>/dev/null && kill -KILL "${p#/proc/}" 2>/dev/null
+    done
+    rm -rf "$dir"
+  done
+}
+
 cluster_up() {
-  CL_DIR=$(mktemp -d /tmp/numabind-cluster.XXXXXX) || cl_fail "mktemp failed" || return
+  cl_reap_stale
+  CL_DIR=$(mktemp -d "/tmp/numabind-cluster.$$.XXXXXX") || cl_fail "mktemp failed" || return
   chmod 700 "$CL_DIR"
   cl_network && cl_munge && cl_ssh && cl_slurm_start "$1"
 }
