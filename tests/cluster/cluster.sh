@@ -173,7 +173,7 @@ cl_only_sshd() {
 }
 
 # One sshd per host for MPI over ssh: root logs in with a key made here; clients use the `ssh` wrapper in
-# $CL_DIR/bin (first in PATH for `on`), which uses this folder's key and known-hosts file.
+# $CL_DIR/bin (first in PATH for `on`), which uses this folder's key and configuration (no known-hosts file).
 cl_ssh() {
   local d=$CL_DIR/ssh i
   mkdir -p "$d" "$CL_DIR/bin" && chmod 700 "$d" || cl_fail "ssh folder" || return
