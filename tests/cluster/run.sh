@@ -27,7 +27,8 @@ unset LD_PRELOAD "${nb_vars[@]}"
 T0=$SECONDS LAUNCH_PID=""
 
 SCENARIOS=(srun sbatch salloc ompi-alloc hydra-slurm hydra-ssh ompi-ssh torchrun children children/taskset
-           children/numactl no-policy unbound strict affinity/control affinity/srun)
+           children/numactl no-policy unbound strict affinity/control affinity/srun
+           affinity/cpu-bind)
 
 summary() {
   echo "cluster: took $((SECONDS - T0)) s"
@@ -276,6 +277,7 @@ NB_POLICY='cpus:1|0' NB_LOG=info NB_ENV=()
 if ! cluster_restart_slurm task/affinity; then
   fail affinity/control "Slurm did not restart with task/affinity: $CL_WHY"
   fail affinity/srun "Slurm did not restart with task/affinity: $CL_WHY"
+  fail affinity/cpu-bind "Slurm did not restart with task/affinity: $CL_WHY"
 else
   on "$HA" env R="$REPORT" W="$W" timeout -k 5 60 srun -N2 -n4 "$REPORT" --out "$W/affinity-control.ranks" \
     </dev/null >"$W/affinity-control.out" 2>&1 &
@@ -286,5 +288,8 @@ else
   else verdict affinity/control "$(ranks_why "$W/affinity-control.ranks" "0 1")"; fi
   launch affinity/srun 60 srun -N2 -n4 "$REPORT" --out "$W/affinity-srun.ranks"
   LOG_SAYS="replaced Slurm's binding" case_ranks affinity/srun $? "$W/affinity-srun.ranks" "1 0"
+  # A binding the user asked Slurm for (--cpu-bind) is replaced too, and named.
+  launch affinity/cpu-bind 60 srun -N2 -n4 --cpu-bind=map_cpu:0,1 "$REPORT" --out "$W/affinity-cpu-bind.ranks"
+  LOG_SAYS="replaced Slurm's binding" case_ranks affinity/cpu-bind $? "$W/affinity-cpu-bind.ranks" "1 0"
 fi
 exit 0
