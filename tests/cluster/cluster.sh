@@ -14,7 +14,7 @@
 # at the same time never meet, and a later run can remove what a killed one left (cl_reap_stale).
 CL_HOSTS=(nbc1 nbc2)
 CL_IPS=(10.250.0.1 10.250.0.2)
-CL_IFACE=nb0                    # every host's interface has this name (hydra's -iface)
+CL_IFACE=nb0                    # every host's interface
 CL_TAG=nbc$$
 CL_DIR=""                       # scratch folder, made by cluster_up
 CL_WHY=""
@@ -22,13 +22,14 @@ CL_PIDS=()                      # daemons started outside the namespaces (munged
 
 cl_ns() { echo "$CL_TAG-$1"; }
 
-# on HOST CMD...: CMD in HOST's network namespace and in a UTS namespace of its own named HOST. nsenter, not
-# `ip netns exec`: that remounts /sys, where slurmd then finds no cgroup mount and exits.
+# on HOST CMD...: CMD in HOST's network namespace, in a UTS namespace of its own named HOST, and in a mount
+# namespace of its own where /etc/hosts also names the cluster's hosts. nsenter, not `ip netns exec`: that
+# remounts /sys, where slurmd then finds no cgroup mount and exits.
 on() {
   local host=$1; shift
-  nsenter --net="/var/run/netns/$(cl_ns "$host")" unshare --uts \
+  nsenter --net="/var/run/netns/$(cl_ns "$host")" unshare --uts --mount \
     env SLURM_CONF="$CL_DIR/slurm.conf" PATH="$CL_DIR/bin:$PATH" \
-    sh -c 'hostname "$0" && exec "$@"' "$host" "$@"
+    sh -c 'hostname "$0" && mount --bind "$1" /etc/hosts && shift && exec "$@"' "$host" "$CL_DIR/hosts" "$@"
 }
 
 cl_fail() { CL_WHY=$*; return 1; }
@@ -211,7 +212,8 @@ EOF
     # mount namespace gets an empty /run of its own instead of a folder left on the machine.
     nsenter --net="/var/run/netns/$(cl_ns "${CL_HOSTS[i]}")" unshare --uts --mount \
       sh -c 'hostname "$0" && mount -t tmpfs -o mode=755 nbc-run /run && mkdir /run/sshd &&
-             exec /usr/sbin/sshd -D -e -f "$1"' "${CL_HOSTS[i]}" "$d/sshd_config.$i" \
+             mount --bind "$2" /etc/hosts && exec /usr/sbin/sshd -D -e -f "$1"' \
+      "${CL_HOSTS[i]}" "$d/sshd_config.$i" "$CL_DIR/hosts" \
       </dev/null >>"$d/sshd.$i.log" 2>&1 &
   done
   for i in "${!CL_HOSTS[@]}"; do
@@ -243,9 +245,11 @@ cl_reap_stale() {
 }
 
 cluster_up() {
+  local i
   cl_reap_stale
   CL_DIR=$(mktemp -d "/tmp/numabind-cluster.$$.XXXXXX") || cl_fail "mktemp failed" || return
   chmod 700 "$CL_DIR"
+  { cat /etc/hosts; for i in "${!CL_HOSTS[@]}"; do echo "${CL_IPS[i]} ${CL_HOSTS[i]}"; done; } > "$CL_DIR/hosts"
   cl_network && cl_munge && cl_ssh && cl_slurm_start "$1"
 }
 

@@ -74,7 +74,7 @@ W=$CL_DIR/out
 # TMPDIR and the library's shared plan basis (NUMABIND_SHARED) in the scratch folder: torchrun's temporary
 # folders and the basis files go with it.
 mkdir -p "$W" "$CL_DIR/tmp" "$CL_DIR/shm"
-HA=${CL_HOSTS[0]} IPA=${CL_IPS[0]} IPB=${CL_IPS[1]}
+HA=${CL_HOSTS[0]} HB=${CL_HOSTS[1]}
 
 # launch NAME SECONDS CMD...: runs CMD on the first host (the login node) with the library preloaded, the
 # policy and the log in NAME's files ($W/NAME.log), under a timeout; output in $W/NAME.out. Waits in the
@@ -191,27 +191,23 @@ launch ompi-alloc 90 salloc -N2 -n4 mpirun.openmpi -np 4 "$REPORT" --out "$W/omp
 case_ranks ompi-alloc $? "$W/ompi-alloc.ranks" "1 0" "0-1 0-1"
 
 # MPICH hydra in an allocation: proxies through srun.
-launch hydra-slurm 90 salloc -N2 -n4 mpiexec.hydra -launcher slurm -iface "$CL_IFACE" -n 4 \
-  "$REPORT" --out "$W/hydra-slurm.ranks"
+launch hydra-slurm 90 salloc -N2 -n4 mpiexec.hydra -launcher slurm -n 4 "$REPORT" --out "$W/hydra-slurm.ranks"
 case_ranks hydra-slurm $? "$W/hydra-slurm.ranks" "1 0" "0-1 0-1"
 
 # MPICH hydra over ssh: the remote proxy is not preloaded; hydra passes the environment to the ranks.
-launch hydra-ssh 60 mpiexec.hydra -launcher ssh -iface "$CL_IFACE" -hosts "$IPA:2,$IPB:2" -n 4 \
-  "$REPORT" --out "$W/hydra-ssh.ranks"
+launch hydra-ssh 60 mpiexec.hydra -launcher ssh -hosts "$HA:2,$HB:2" -n 4 "$REPORT" --out "$W/hydra-ssh.ranks"
 case_ranks hydra-ssh $? "$W/hydra-ssh.ranks" "1 0" "0-1 0-1"
 
 # Open MPI over ssh: the remote orted is not preloaded; the ranks get the library through -x.
-launch ompi-ssh 60 mpirun.openmpi --host "$IPA:2,$IPB:2" -np 4 -x LD_PRELOAD -x NUMABIND_POLICY \
+launch ompi-ssh 60 mpirun.openmpi --host "$HA:2,$HB:2" -np 4 -x LD_PRELOAD -x NUMABIND_POLICY \
   -x NUMABIND_LOG -x NUMABIND_LOG_FILE -x NUMABIND_SHARED "$REPORT" --out "$W/ompi-ssh.ranks"
 case_ranks ompi-ssh $? "$W/ompi-ssh.ranks" "1 0" "0-1 0-1"
 
 # torchrun on every node, started by srun --ntasks-per-node=1 (a step task that is a launcher): the workers
-# are bound, the agent (the workers' parent) keeps every CPU. The hosts share one host name resolution, so
-# the c10d store is told which host it is on. scripts/torchrun.py works around torch 1.13 on Python 3.11.
-launch torchrun 120 env T="$TORCHRUN" A="$IPA" srun -N2 --ntasks-per-node=1 sh -c \
-  'h=false; [ "$SLURM_NODEID" = 0 ] && h=true
-   exec /usr/bin/python3 "$T" --nnodes 2 --nproc_per_node 2 --rdzv_backend c10d --rdzv_endpoint "$A:29411" \
-     --rdzv_id nbc --rdzv_conf is_host=$h --no_python "$R" --out "$W/torchrun.ranks"'
+# are bound, the agent (the workers' parent) keeps every CPU. scripts/torchrun.py works around torch 1.13 on
+# Python 3.11.
+launch torchrun 120 srun -N2 --ntasks-per-node=1 /usr/bin/python3 "$TORCHRUN" --nnodes 2 --nproc_per_node 2 \
+  --rdzv_backend c10d --rdzv_endpoint "$HA:29411" --rdzv_id nbc --no_python "$REPORT" --out "$W/torchrun.ranks"
 case_ranks torchrun $? "$W/torchrun.ranks" "1 0" "0-1 0-1"
 
 # A rank's children keep its binding (the rank is the shell: each report's parent), and a taskset inside a
