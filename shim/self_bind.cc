@@ -92,8 +92,10 @@ bool StartAsRank(char** argv, char** envp) {
   const char* const* env = const_cast<const char* const*>(envp);
   if (c.rank_var != nullptr) g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
   RankMatch m;
+  // The built-in variables the start-up scan did not see are skipped rather than looked up again.
+  uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
-  if (!FindRankVar(envp, 0, &m)) return ArgvMatches(argv);
+  if (!FindRankVar(envp, absent, &m)) return ArgvMatches(argv);
   const char* program = argv != nullptr && argv[0] != nullptr ? argv[0] : "(program)";
   if (OnlyTaskOfStep(m, envp)) {
     LogLauncher(program, envp);

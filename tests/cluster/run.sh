@@ -14,7 +14,10 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-build=$(realpath -m "${BUILD:-build}")
+# shellcheck source=../../scripts/build-link.sh
+. "$repo/scripts/build-link.sh"
+preloadable_build "${BUILD:-build}"   # LD_PRELOAD cannot carry a path with a space: a link to it then
+build=$PRELOAD_BUILD
 LIB=$build/libnumabind.so REPORT=$build/helpers/report TORCHRUN=$repo/scripts/torchrun.py
 # shellcheck source=../vm/lib.sh
 . "$repo/tests/vm/lib.sh"       # pass, fail, verdict, canon, jfield, jlist
@@ -46,6 +49,7 @@ for f in "$LIB" "$REPORT" "$TORCHRUN"; do [ -e "$f" ] || missing+=("no $f (make 
 if [ ${#missing[@]} -gt 0 ]; then
   why=$(printf '%s; ' "${missing[@]}")
   for s in "${SCENARIOS[@]}"; do fail "$s" "${why%; }"; done
+  [ -z "$BUILD_LINK_DIR" ] || rm -rf "$BUILD_LINK_DIR"
   summary; exit 1
 fi
 
@@ -57,6 +61,7 @@ finish() {
     && rm -rf "$build/cluster" && cp -r "$CL_DIR" "$build/cluster" 2>/dev/null
   cluster_down
   [ -n "$LAUNCH_PID" ] && wait "$LAUNCH_PID" 2>/dev/null  # its processes were in the namespaces
+  [ -z "$BUILD_LINK_DIR" ] || rm -rf "$BUILD_LINK_DIR"
   left=$(cluster_leftovers)
   verdict teardown "${left:+left behind: $(tr '\n' ' ' <<<"$left")}"
   summary

@@ -51,6 +51,13 @@ layout_launches() {
   launch_case hydra-bind-core hydra 4 exclusive none - "$CC4" -bind-to core
   L_LOG_SAYS=""
   launch_case cli-run-bash cli-bash 4 core-complex none - "$CC4"  # `numabind run` preloads the shim
+  # Ranks that bind themselves (issue 9): a launcher that is not preloaded, and srun's tasks, which Slurm
+  # bound to one CPU each first.
+  launch_case self-exclusive-6 self 6 exclusive none - "0-1/0 2/0 3/0 4-5/1 6/1 7/1"
+  L_LOG_SAYS="replaced Slurm's binding"
+  launch_case srun-core-complex-4 srun 4 core-complex none - "$CC4"
+  launch_case srun-socket-devices srun 2 socket "$D" - "4-7/1"
+  L_LOG_SAYS=""
 }
 
 layout_memory() {
@@ -58,6 +65,7 @@ layout_memory() {
   launch_case memory-bind bash 2 node none bind "$NODE2"
   launch_case memory-local-hydra hydra 2 node none local "$NODE2"
   launch_case memory-preferred-devices bash 2 node "$D" preferred "4-7/1"
+  launch_case memory-bind-srun srun 2 node none bind "$NODE2"  # srun -n2, NUMABIND_MEMORY=bind: pages on the node
   launch_case memory-interleave-ompi ompi 2 'nodes:0-1' none interleave "0-7/0-1" --bind-to none
   L_ARGS=()
 }
@@ -69,6 +77,8 @@ layout_confined() {
   if cgroup_enter_prefix 1-7; then
     L_PREFIX=("${CG_PREFIX[@]}")
     launch_case confined-cgroup-ompi ompi 4 core-complex none - "2-3/0 1/0 4-5/1 6-7/1"
+    # A job's cgroup cpuset: the tasks replace Slurm's binding inside it, never outside.
+    launch_case confined-cgroup-srun srun 4 core-complex none - "2-3/0 1/0 4-5/1 6-7/1"
     L_PREFIX=()
   fi
 }
