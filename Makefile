@@ -42,7 +42,7 @@ MUSL_HELPERS := $(if $(shell command -v $(MUSL_CC) 2>/dev/null),$(BUILD)/helpers
 TEST_LAYERS := $(notdir $(wildcard tests/core tests/config tests/cli tests/shim))
 TEST_BINS := $(foreach l,$(TEST_LAYERS),$(if $(wildcard tests/$(l)/*_test.cc),$(BUILD)/tests/$(l)_test))
 
-.PHONY: FORCE all test test-unit test-vm stress demo install check-abi deps clean bench readme-vars
+.PHONY: FORCE all test test-unit test-vm test-cluster stress demo install check-abi deps clean bench readme-vars
 all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(MUSL_HELPERS)
 
 $(BUILD)/pure/%.o: %.cc
@@ -110,7 +110,7 @@ test: deps
 	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS)
 
 test-unit: all $(TEST_BINS)
-	BUILD=$(BUILD) SKIP_VM=1 scripts/run-tests.sh $(TEST_BINS)
+	BUILD=$(BUILD) SKIP_VM=1 SKIP_CLUSTER=1 scripts/run-tests.sh $(TEST_BINS)
 
 test-vm: deps all
 	BUILD=$(BUILD) tests/vm/run.sh
@@ -121,6 +121,10 @@ stress: deps all $(BUILD)/tests/shim_test
 	NUMABIND_STRESS_SPAWNS=10000 $(BUILD)/tests/shim_test --filter 'stress/*' --verbose=1
 	BUILD=$(BUILD) VM_LAYOUTS=A VM_SCRIPT='$(CURDIR)/tests/vm/stress_only.sh' VM_STRESS_SPAWNS=1000 VM_TIMEOUT=3600 \
 	  tests/vm/run.sh
+
+# A two-host Slurm and ssh cluster in network namespaces (root); `make test` runs it too.
+test-cluster: deps all
+	BUILD=$(BUILD) tests/cluster/run.sh
 
 demo: deps
 	$(MAKE) $(JOBS) all

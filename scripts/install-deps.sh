@@ -15,6 +15,7 @@ PACKAGES=(
   qemu-system-x86 linux-image-amd64 busybox-static  # multi-NUMA guest (tests/vm)
   procps util-linux              # ps, taskset
   musl-tools                     # a musl-linked launcher (the shim must not crash musl programs)
+  slurm-wlm munge openssh-server iproute2  # the namespace cluster (tests/cluster)
 )
 
 missing=()

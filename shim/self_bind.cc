@@ -37,8 +37,8 @@ void LogLauncher(const char* program, const char* const* env) {
   const char* source = config::LocalRankCountSource(env, config::kRankVarCount - 1);
   Line l;
   l.Str("numabind: ").Str(program).Str(" not bound: the only task of its Slurm step on this node (");
-  l.Str(source).Str("=").Str(config::Lookup(env, source)).Str("), a launcher, never narrowed; ");
-  l.Str("NUMABIND_RANK_VAR=SLURM_LOCALID binds it pid ").Num(Sys6(SYS_getpid));
+  l.Str(source).Str("=").Str(config::Lookup(env, source)).Str(") is a launcher, never narrowed ");
+  l.Str("(NUMABIND_RANK_VAR=SLURM_LOCALID binds it as a rank) pid ").Num(Sys6(SYS_getpid));
   size_t len = l.Finish();
   WriteLog(config::LogLevel::kInfo, l.data(), len);
 }
@@ -46,6 +46,7 @@ void LogLauncher(const char* program, const char* const* env) {
 /// Makes `environ` the start-up environment with NUMABIND_BOUND first, in pages of its own (this runs
 /// before main: no malloc). glibc passes environ, read after the constructors, to main.
 void MarkOwnEnvironment(const RankMatch& m) {
+  if (!NeedsMarker(m)) return;
   size_t n = EnvCount(environ);
   size_t bytes = (n + 2) * sizeof(char*) + kMarkerMax;
   long p = Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -52,6 +52,11 @@ RunResult Run(const std::vector<std::string>& argv, const std::vector<std::strin
   std::vector<std::string> envs;
   for (char** e = environ; *e; e++)
     if (!Scrubbed(*e)) envs.push_back(*e);
+  // The library's shared plan basis goes to the build directory, not /dev/shm: a test run leaves nothing
+  // behind. A test's own NUMABIND_SHARED replaces it.
+  std::string shared = BuildDir() + "/test-shared";
+  mkdir(shared.c_str(), 0755);
+  envs.push_back("NUMABIND_SHARED=" + shared);
   for (const std::string& add : env) {
     std::string prefix = add.substr(0, add.find('=') + 1);
     for (auto it = envs.begin(); it != envs.end();)

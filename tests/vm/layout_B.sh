@@ -98,13 +98,34 @@ layout_unplaceable() {
   L_PREFIX=() L_ENV=()
 }
 
+# shared_rank CASE WANT-CPUS WANT-SOURCE: rank 3 of 4 (core-complex) binds itself with the shared plan basis in
+# $WORK/shared; its CPUs and where its basis came from ("by" the helper, "from the shared basis") are checked.
+shared_rank() {
+  local line why=""
+  rm -f "$WORK/ranks" "$WORK/log"
+  mkdir -p "$WORK/shared"
+  env LD_PRELOAD="$SHIM" NUMABIND_POLICY=core-complex NUMABIND_DEVICES=none NUMABIND_SHARED="$WORK/shared" \
+    NUMABIND_LOG=debug NUMABIND_LOG_FILE="$WORK/log" LOCAL_RANK=3 LOCAL_WORLD_SIZE=4 "$REPORT" --out "$WORK/ranks"
+  read -r line < "$WORK/ranks" 2>/dev/null; jlist "$line" cpus
+  [ "$REPLY" = "$2" ] || why+="rank 3 on CPUs $REPLY, want $2; "
+  grep -q "ms $3" "$WORK/log" 2>/dev/null || why+="basis not '$3': $(head -c 300 "$WORK/log" 2>/dev/null); "
+  verdict "shared/$1" "$why"
+}
+
 layout_offline() {
+  need shared/hotplug "$SHIM" "$REPORT" || return
+  shared_rank before-hotplug 6-7 by
+  shared_rank reused 6-7 "from the shared basis"
   cpu_offline 5 || return
   # L3 {4,5} keeps CPU 4 alone, so {6,7} comes first on node 1; its cores 4, 6, 7 split 2 + 1.
   plan_case offline-core-complex core-complex 4 none "0-1/0 2-3/0 6-7/1 4/1"
   plan_case offline-exclusive exclusive 4 none "0-1/0 2-3/0 4,6/1 7/1"
   launch_case offline-hydra hydra 4 core-complex none - "0-1/0 2-3/0 6-7/1 4/1"
+  # The basis shared before CPU 5 went offline is stale: prepared again (issue 9).
+  shared_rank after-hotplug 4 by
+  shared_rank after-hotplug-reused 4 "from the shared basis"
   cpu_online 5
+  shared_rank back-online 6-7 "from the shared basis"
 }
 
 layout_checks() {
