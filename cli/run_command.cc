@@ -50,9 +50,11 @@ std::string Basename(const std::string& path) {
 
 std::string FindShim(const std::string& self_exe, std::string* tried) {
   std::string dir = Dirname(self_exe);
-  const std::string candidates[] = {dir + "/" + kShimName, dir + "/../lib/" + kShimName};
+  // Installed: the library's path, fixed at build time (Makefile's SHIM_PATH); a build tree: next to us.
+  const std::string candidates[] = {NUMABIND_SHIM_PATH, dir + "/" + kShimName, dir + "/../lib/" + kShimName};
   tried->clear();
   for (const std::string& c : candidates) {
+    if (c.empty()) continue;
     if (!tried->empty()) *tried += " or ";
     *tried += c;
     char resolved[PATH_MAX];

@@ -1,7 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Parent side: preparing the plan basis, once per launcher. Topology discovery (hwloc, libstdc++) runs in a
-// helper process, `numabind prepare-basis`, found next to this library; the basis comes back over a pipe
+// helper process, `numabind prepare-basis`, at the path the library was built with; the basis comes back over a pipe
 // as one block. The launcher's address space stays as it was (no hwloc or libstdc++ mapped into it, so its
 // later forks cost what they did), and a launcher's own hwloc can never clash with ours.
 
@@ -34,20 +34,13 @@ void SetPrepareError(const char* a, const char* b = "", const char* c = "") {
   g_state.prepare_error[n] = '\0';
 }
 
-/// The planner helper: `numabind` next to this library (build tree) or in ../bin (installed).
+/// The planner helper, at the path fixed when the library was built (the Makefile's HELPER_PATH): a library
+/// loaded from a directory others can write must not make a root process run a program from there.
 bool FindHelper(char* path, size_t cap) {
-  Dl_info self;
-  if (dladdr(reinterpret_cast<void*>(&FindHelper), &self) == 0 || self.dli_fname == nullptr) return false;
-  const char* slash = strrchr(self.dli_fname, '/');
-  size_t dir = slash != nullptr ? static_cast<size_t>(slash - self.dli_fname) + 1 : 0;
-  static const char* const kPlaces[] = {"numabind", "../bin/numabind"};
-  for (const char* rest : kPlaces) {
-    if (dir + strlen(rest) + 1 > cap) return false;
-    memcpy(path, self.dli_fname, dir);
-    strcpy(path + dir, rest);
-    if (access(path, X_OK) == 0) return true;
-  }
-  return false;
+  static const char kPath[] = NUMABIND_HELPER_PATH;
+  if (sizeof(kPath) > cap || kPath[0] != '/') return false;
+  memcpy(path, kPath, sizeof(kPath));
+  return access(path, X_OK) == 0;
 }
 
 /// Runs the helper with its stdout on a pipe and returns everything it wrote (malloc'd), or nullptr.
@@ -120,7 +113,7 @@ void LogOnce(const char* text) {
 void Prepare() {
   char path[4096];
   if (!FindHelper(path, sizeof(path))) {
-    SetPrepareError("cannot find the planner helper `numabind` next to libnumabind.so or in ../bin");
+    SetPrepareError("cannot run the planner helper " NUMABIND_HELPER_PATH " (the path this library was built with)");
     return;
   }
   timespec start, end;
