@@ -84,8 +84,9 @@ $(BUILD)/helpers/%: tests/shim/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
 
-# Test objects are intermediate files to make; keep them, or every test run compiles them again.
+# Keep the test objects (intermediate files of the pattern rules below) so that a rebuild is incremental.
 .SECONDARY:
+
 .SECONDEXPANSION:
 # One Criterion binary per test layer (its *_test.cc files and their helpers); it links what that layer tests (never the shim: shim tests run
 # helper programs with LD_PRELOAD and read what they report).
@@ -95,8 +96,11 @@ $(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*.cc)) $(call obj,$(COR
 deps:
 	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
 
+# Builds in parallel unless make was given -j itself.
+JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
+
 test: deps
-	$(MAKE) all $(TEST_BINS)
+	$(MAKE) $(JOBS) all $(TEST_BINS)
 	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
 test-unit: all $(TEST_BINS)
@@ -106,7 +110,7 @@ test-vm: deps all
 	BUILD=$(BUILD) tests/vm/run.sh
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) $(JOBS) all
 	BUILD=$(BUILD) scripts/demo.sh
 
 bench: deps

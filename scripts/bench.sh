@@ -10,8 +10,11 @@
 # BENCH_PROFILE=1 adds callgrind's count of the user-space instructions one preloaded /bin/true executes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-abs_build=$(realpath -m "$BUILD")
+# shellcheck source=build-link.sh
+. scripts/build-link.sh
+preloadable_build "${BUILD:-build}"
+BUILD=$PRELOAD_BUILD abs_build=$PRELOAD_BUILD
+trap '[ -z "$BUILD_LINK_DIR" ] || rm -rf "$BUILD_LINK_DIR"' EXIT
 CC=${CC:-cc}
 mkdir -p "$BUILD/bench"
 for f in libnumabind.so libempty.so numabind; do
