@@ -30,6 +30,7 @@ const OptionSpec kRunOptions[] = {
      "an hwloc XML file or synthetic:DESC instead of this machine"},
     {"--log", "NUMABIND_LOG", false, "L", "off, warn, info or debug"},
     {"--log-file", "NUMABIND_LOG_FILE", false, "FILE", "append log lines to FILE instead of standard error"},
+    {"--log-format", "NUMABIND_LOG_FORMAT", false, "F", "text or json (one JSON object per line)"},
     {"--strict", "NUMABIND_STRICT", true, "", "do not start a rank that cannot be bound"},
 };
 constexpr size_t kRunOptionCount = sizeof(kRunOptions) / sizeof(kRunOptions[0]);
