@@ -185,7 +185,7 @@ uninstall:
 	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR)
 
 # build/numabind_<version>_amd64.deb, from a PREFIX=/usr install (scripts/deb.sh).
-deb:
+deb: deps
 	rm -rf $(BUILD)/deb-root
 	$(MAKE) install PREFIX=/usr DESTDIR=$(abspath $(BUILD))/deb-root
 	BUILD=$(BUILD) scripts/deb.sh $(BUILD)/deb-root

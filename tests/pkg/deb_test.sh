@@ -21,7 +21,8 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! make --no-print-directory BUILD="$BUILD" deb >"$tmp/make.log" 2>&1; then
+if ! make --no-print-directory BUILD="$BUILD" deb "$BUILD/helpers/entry_launcher" "$BUILD/helpers/report" \
+     >"$tmp/make.log" 2>&1; then
   fail make_deb "$(tail -5 "$tmp/make.log")"
   echo "deb: $PASSED passed, $FAILED failed"
   exit 1
@@ -102,6 +103,39 @@ got32=$(env -i "$T/prog32" 2>&1; echo "status $?")
 check ld_so_preload "$([ "$got" = "$(printf 'mapped\nstatus 0')" ] && [ "$got32" = "status 3" ] || echo "$got / $got32")"
 got=$(env -i NUMABIND_POLICY=node NUMABIND_LOG=info /bin/sh -c 'LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 /bin/true' 2>&1)
 check ld_so_preload_binds "$([[ $got == *"bound rank 1 of 2 (LOCAL_RANK) /bin/true"* ]] || echo "$got")"
+
+# Secure execution: with the library in every process through /etc/ld.so.preload, a setuid-root or a
+# file-capability launcher run by an unprivileged user reads nothing and does nothing. The configuration is
+# bad and strict, so a library that acted would refuse to start the ranks and log why (the control, the same
+# launcher without the bit or capability, shows it does); the secure ones start both ranks and leave the
+# debug log file unwritten.
+sec=$(mktemp -d /tmp/numabind-secure.XXXXXX)
+chmod 755 "$sec"
+cp "$HELPERS/entry_launcher" "$sec/plain"
+cp "$HELPERS/entry_launcher" "$sec/setuid"
+cp "$HELPERS/entry_launcher" "$sec/caps"
+cp "$HELPERS/report" "$sec/report"
+chmod 755 "$sec/plain" "$sec/caps" "$sec/report"
+chmod 4755 "$sec/setuid"
+setcap cap_net_raw+ep "$sec/caps"
+secure_run() {  # LAUNCHER: runs it as nobody, configured; prints "reports N log N"
+  mkdir -p "$sec/out-$1" && chmod 777 "$sec/out-$1"
+  env -i PATH=/usr/bin:/bin NUMABIND_POLICY=node NUMABIND_MEMORY=fast NUMABIND_STRICT=1 NUMABIND_LOG=debug \
+    NUMABIND_LOG_FILE="$sec/out-$1/log" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    "$sec/$1" execve 2 "$sec/report" --out "$sec/out-$1/reports" >/dev/null 2>&1
+  echo "reports $(cat "$sec/out-$1/reports" 2>/dev/null | wc -l) log $(cat "$sec/out-$1/log" 2>/dev/null | wc -c)"
+}
+got=$(secure_run plain)
+check secure_control_acts "$([[ $got == "reports 0 log "[1-9]* ]] || echo "a plain launcher: $got")"
+got=$(secure_run setuid)
+check secure_setuid_inert "$([ "$got" = "reports 2 log 0" ] || echo "$got: $(cat "$sec/out-setuid/log" 2>/dev/null)")"
+if getcap "$sec/caps" | grep -q cap_net_raw; then
+  got=$(secure_run caps)
+  check secure_file_caps_inert "$([ "$got" = "reports 2 log 0" ] || echo "$got: $(cat "$sec/out-caps/log" 2>/dev/null)")"
+else
+  fail secure_file_caps_inert "setcap did not take on $sec"
+fi
+rm -rf "$sec"
 rm /etc/ld.so.preload
 
 # Upgrade over itself; an administrator's change to the conffile stays (the new one is the same).
@@ -138,7 +172,7 @@ EOF
 
 printf 'int main(void) { return 3; }\n' | ${CC:-gcc} -m32 -x c -o "$tmp/prog32" - 2>/dev/null ||
   fail prog32 "cannot build a 32-bit program (gcc-multilib: scripts/install-deps.sh)"
-T=$tmp DEB=$(realpath "$deb") DEB_UP=$tmp/up/numabind_${version}+1.deb VERSION=$version \
+T=$tmp HELPERS=$(realpath "$BUILD/helpers") DEB=$(realpath "$deb") DEB_UP=$tmp/up/numabind_${version}+1.deb VERSION=$version \
   unshare --mount --propagation private bash "$tmp/inside.sh" >"$tmp/inside.log" 2>&1
 grep -v "^END$" "$tmp/inside.log"
 PASSED=$((PASSED + $(grep -c '^PASS ' "$tmp/inside.log")))
