@@ -7,8 +7,8 @@ CXX ?= g++
 CC ?= gcc
 OPT ?= -O2
 PYTHON ?= /usr/bin/python3
-# The planner helper the library runs (shim/prepare.cc), compiled into the library: the library never looks
-# for a program relative to its own location. `make install` and `make deb` build with the installed path.
+# The planner helper the library runs, compiled into it: never looked up relative to the library or the
+# current directory. Installed builds set it to the installed command.
 HELPER_PATH ?= $(abspath $(BUILD))/numabind
 # The library `numabind run` preloads when it is not next to the command (installed: LIBDIR's copy).
 SHIM_PATH ?=
@@ -37,27 +37,36 @@ LIB := $(BUILD)/libnumabind.so
 CLI := $(BUILD)/numabind
 EMPTYLIB := $(BUILD)/libempty.so
 HELPERS := $(patsubst tests/shim/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
+# The launcher again, linked with musl (musl-tools), when musl-gcc is there: the shim must run under musl.
+MUSL_CC ?= musl-gcc
+MUSL_HELPERS := $(if $(shell command -v $(MUSL_CC) 2>/dev/null),$(BUILD)/helpers/musl/entry_launcher)
 
 TEST_LAYERS := $(notdir $(wildcard tests/core tests/config tests/cli tests/shim))
 TEST_BINS := $(foreach l,$(TEST_LAYERS),$(if $(wildcard tests/$(l)/*_test.cc),$(BUILD)/tests/$(l)_test))
 # Shell suites: installing and packaging (they build what they install themselves).
 TEST_SCRIPTS := $(wildcard tests/pkg/*_test.sh)
 
-.PHONY: all test test-unit test-vm demo install install-build uninstall deb man check-abi deps clean bench readme-vars FORCE
-all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS)
+.PHONY: FORCE all test test-unit test-vm demo install install-build uninstall deb man check-abi deps clean bench readme-vars
+all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(MUSL_HELPERS)
 
-# The compiled-in paths; the objects that embed them are rebuilt when they change.
-$(BUILD)/paths: FORCE
-	@mkdir -p $(dir $@)
-	@echo '$(HELPER_PATH) $(SHIM_PATH)' | cmp -s - $@ || echo '$(HELPER_PATH) $(SHIM_PATH)' >$@
-$(call pureobj,shim/prepare.cc): $(BUILD)/paths
-$(call pureobj,shim/prepare.cc): CXXFLAGS_BASE += -DNUMABIND_HELPER_PATH='"$(HELPER_PATH)"'
-$(call obj,cli/run_command.cc): $(BUILD)/paths
+# run_command.o is rebuilt whenever SHIM_PATH changes (the stamp holds the last value).
+$(call obj,cli/run_command.cc): $(BUILD)/shim-path.stamp
 $(call obj,cli/run_command.cc): CXXFLAGS_BASE += -DNUMABIND_SHIM_PATH='"$(SHIM_PATH)"'
+$(BUILD)/shim-path.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SHIM_PATH)' | cmp -s - $@ || echo '$(SHIM_PATH)' >$@
 
 $(BUILD)/pure/%.o: %.cc
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS_BASE) $(PURE_FLAGS) -MMD -MP -c $< -o $@
+	$(CXX) $(CXXFLAGS_BASE) $(PURE_FLAGS) $(EXTRA_FLAGS) -MMD -MP -c $< -o $@
+
+# prepare.o is rebuilt whenever HELPER_PATH changes (the stamp holds the last value).
+$(BUILD)/pure/shim/prepare.o: EXTRA_FLAGS = -DNUMABIND_HELPER_PATH='"$(HELPER_PATH)"'
+$(BUILD)/pure/shim/prepare.o: $(BUILD)/helper-path.stamp
+$(BUILD)/helper-path.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(HELPER_PATH)' | cmp -s - $@ || echo '$(HELPER_PATH)' > $@
+FORCE:
 
 $(BUILD)/obj/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -87,10 +96,18 @@ $(BUILD)/helpers/%: tests/shim/helpers/%.c
 # Keep the test objects (intermediate files of the pattern rules below) so that a rebuild is incremental.
 .SECONDARY:
 
+$(BUILD)/helpers/musl/%: tests/shim/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(MUSL_CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
+
+# The shim's tests run programs with the library preloaded; the helper launch alone is also linked into them,
+# to be tested against plain commands (it needs libc alone).
+TEST_UNITS_shim := shim/helper_launch.cc
+
 .SECONDEXPANSION:
 # One Criterion binary per test layer (its *_test.cc files and their helpers); it links what that layer tests (never the shim: shim tests run
 # helper programs with LD_PRELOAD and read what they report).
-$(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*.cc)) $(call obj,$(CORE_SRCS) $(filter-out cli/main.cc,$(CLI_SRCS))) $(call pureobj,$(PURE_SRCS))
+$(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*.cc) $$(TEST_UNITS_$$*)) $(call obj,$(CORE_SRCS) $(filter-out cli/main.cc,$(CLI_SRCS))) $(call pureobj,$(PURE_SRCS))
 	@mkdir -p $(dir $@)
 	$(CXX) -o $@ $^ $(HWLOC_LIBS) -lcriterion
 deps:

@@ -13,7 +13,6 @@ namespace {
 
 constexpr char kPrefix[] = "NUMABIND_";
 constexpr size_t kPrefixLen = sizeof(kPrefix) - 1;
-constexpr uint32_t kMaxRanks = 1u << 20;
 constexpr uint32_t kMaxCpu = 65535;
 constexpr uint32_t kMaxNode = 1023;
 constexpr uint32_t kMaxRepeat = 65536;
@@ -323,6 +322,20 @@ bool Fail(Error* err, const char* name, const char* value, const char* expected)
 }
 
 }  // namespace
+
+RankValue ParseRankValue(const char* s, uint32_t* out) {
+  if (s == nullptr || !IsDigit(*s)) return RankValue::kMalformed;
+  uint32_t v = 0;
+  bool large = false;
+  for (; IsDigit(*s); ++s) {
+    if (v >= kMaxRanks) large = true;  // keep scanning: "99999999999x" is malformed, not too large
+    else v = v * 10 + static_cast<uint32_t>(*s - '0');
+  }
+  if (*s != '\0') return RankValue::kMalformed;
+  if (large || v >= kMaxRanks) return RankValue::kTooLarge;
+  *out = v;
+  return RankValue::kOk;
+}
 
 const char* Lookup(const char* const* env, const char* name) {
   if (env == nullptr || name == nullptr) return nullptr;

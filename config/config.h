@@ -50,6 +50,20 @@ const char* ValueOf(const char* entry, const char* name);
 /// The value of `name` in `env`, or nullptr. Allocation-free; safe between fork and exec.
 const char* Lookup(const char* const* env, const char* name);
 
+/// Local ranks and rank counts numabind handles: NUMABIND_NRANKS goes up to kMaxRanks, a rank value below it.
+constexpr uint32_t kMaxRanks = 1u << 20;
+
+/// What a launcher's local-rank value ("3" in LOCAL_RANK=3) holds.
+enum class RankValue : uint8_t {
+  kOk,         ///< decimal digits, below kMaxRanks
+  kMalformed,  ///< anything else: a sign, spaces, a suffix, no digits
+  kTooLarge,   ///< digits, but kMaxRanks or more (4294967295, 99999999999)
+};
+
+/// Parses a local-rank value: decimal digits only, no sign, spaces or suffix, below kMaxRanks. *out is
+/// written only on kOk. Allocation-free; safe between fork and exec.
+RankValue ParseRankValue(const char* s, uint32_t* out);
+
 /// A launcher's local-rank variable and the local-size variable that goes with it (nullptr when the
 /// launcher has none).
 struct RankVar {

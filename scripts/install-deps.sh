@@ -16,6 +16,7 @@ PACKAGES=(
   procps util-linux              # ps, taskset, unshare
   gcc-multilib                   # the 32-bit stub library (make install, make deb)
   dpkg-dev lintian man-db file   # make deb (dpkg-shlibdeps) and its tests
+  musl-tools                     # a musl-linked launcher (the shim must not crash musl programs)
 )
 
 missing=()

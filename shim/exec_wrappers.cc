@@ -17,6 +17,32 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
+/// Binds the calling thread to rank `found`'s plan, runs `call` (the real exec) and restores the binding
+/// if it returns. Not inlined: its line and saved binding are on the stack only now, not while FindRank
+/// reads /proc.
+template <typename Call>
+__attribute__((noinline)) int BindAndExec(Entry entry, const char* path, RankMatch* found, pid_t self, Call call) {
+  SavedBinding saved;
+  Line line;
+  int err = 0;
+  BindResult r = BindRank(entry, path, found, &saved, &line, &err);
+  if (r == BindResult::kRefused) {
+    errno = err;
+    return -1;
+  }
+  // A successful exec does not come back: log now, unless setenv already bound and logged this rank.
+  // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
+  bool logged = g_state.fork_child && found->rank == g_state.worker_rank && found->nranks == g_state.worker_nranks;
+  if (r == BindResult::kBound && (!logged || found->replaced)) FinishBoundLine(&line, self);
+  int ret = call();
+  if (r == BindResult::kBound) {
+    int e = errno;
+    Restore(saved);
+    errno = e;
+  }
+  return ret;
+}
+
 /// Binds if the program is a rank, runs `call` (the real exec) and restores the binding if it returns.
 template <typename Call>
 int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
@@ -27,26 +53,8 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
   pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
   // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
   // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
-  if (self == g_state.pid && !g_state.fork_child) EnsurePrepared();
-  SavedBinding saved;
-  Line line;
-  int err = 0;
-  BindResult r = BindRank(entry, path, &found, &saved, &line, &err);
-  if (r == BindResult::kRefused) {
-    errno = err;
-    return -1;
-  }
-  // A successful exec does not come back: log now, unless setenv already bound and logged this rank.
-  // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
-  bool logged = g_state.fork_child && found.rank == g_state.worker_rank && found.nranks == g_state.worker_nranks;
-  if (r == BindResult::kBound && (!logged || found.replaced)) FinishBoundLine(&line, self);
-  int ret = call();
-  if (r == BindResult::kBound) {
-    int e = errno;
-    Restore(saved);
-    errno = e;
-  }
-  return ret;
+  if (self == g_state.pid && !g_state.fork_child && found.bad_value == nullptr) EnsurePrepared();
+  return BindAndExec(entry, path, &found, self, call);
 }
 
 /// Collects execl-style arguments (arg0, ..., NULL[, envp]) into argv on the caller's stack.

@@ -55,7 +55,7 @@ void Begin(Line* l, config::LogLevel level, long pid) {
   Digits(l, ts.tv_nsec / 1000000, 3);
   utsname u;
   bool named = Sys6(SYS_uname, reinterpret_cast<long>(&u)) == 0;
-  l->Str("Z\",\"host\":").JsonStr(named ? u.nodename : nullptr, 256).Str(",\"pid\":");
+  l->Str("Z\",\"host\":").JsonStr(named ? u.nodename : nullptr, sizeof(u.nodename), 256).Str(",\"pid\":");
   if (pid > 0) l->Num(pid);
   else l->Str("null");
   static const char* const kLevels[] = {"off", "warn", "info", "debug"};
@@ -72,7 +72,7 @@ void JsonBound(Line* line, const BoundInfo& b) {
   if (m.nranks != 0) line->Num(m.nranks);
   else line->Str("null");
   line->Str(",\"rank_var\":").JsonStr(m.var != nullptr ? m.var : "NUMABIND_MATCH");
-  line->Str(",\"command\":").JsonStr(b.command, kMaxCommand);
+  line->Str(",\"command\":").JsonStr(b.command, ~size_t{0}, kMaxCommand);
   line->Str(",\"cpus\":\"").Bits(b.cpus, b.cpu_words).Str("\",\"nodes\":\"").Bits(b.nodes, b.node_words);
   line->Str("\",\"memory\":\"").Str(b.memory).Str("\",\"device\":");
   line->JsonStr(b.device != nullptr && b.device[0] != '\0' ? b.device : nullptr);
@@ -85,30 +85,28 @@ void JsonBound(Line* line, const BoundInfo& b) {
 }
 
 // Child-safe: formats on the stack and writes with raw system calls.
-void JsonFinishBound(const Line& body, pid_t pid, const char* stack) {
+__attribute__((noinline)) void JsonFinishBound(const Line& body, pid_t pid, const char* stack) {
   Line l;
   Begin(&l, config::LogLevel::kInfo, pid);
   l.Str(",").Str(body.data(), body.size());
-  if (stack != nullptr) l.Str(",\"stack\":").JsonStr(stack, kMaxStack);
+  if (stack != nullptr) l.Str(",\"stack\":").JsonStr(stack, ~size_t{0}, kMaxStack);
   l.Str("}");
   size_t len = l.Finish();
   WriteLog(config::LogLevel::kInfo, l.data(), len);
 }
 
 // Child-safe: formats on the stack.
-size_t JsonWrap(Line* out, config::LogLevel level, const char* text, size_t len) {
-  char message[Line::kCapacity];
-  size_t n = 0;
-  size_t skip = 0;
+__attribute__((noinline)) void WriteJsonLog(config::LogLevel level, const char* text, size_t len) {
   const char kPrefix[] = "numabind: ";
+  size_t skip = 0;
   while (skip < sizeof(kPrefix) - 1 && skip < len && text[skip] == kPrefix[skip]) ++skip;
-  if (skip != sizeof(kPrefix) - 1) skip = 0;
-  for (size_t i = skip; i < len && n < sizeof(message) - 1; ++i) message[n++] = text[i];
-  while (n > 0 && message[n - 1] == '\n') --n;
-  message[n] = '\0';
-  Begin(out, level, Sys6(SYS_getpid));
-  out->Str(",\"message\":").JsonStr(message, kMaxMessage).Str("}");
-  return out->Finish();
+  if (skip == sizeof(kPrefix) - 1) text += skip, len -= skip;
+  while (len > 0 && text[len - 1] == '\n') --len;
+  Line l;
+  Begin(&l, level, Sys6(SYS_getpid));
+  l.Str(",\"message\":").JsonStr(text, len, kMaxMessage).Str("}");
+  size_t n = l.Finish();
+  WriteLog(level, l.data(), n);
 }
 
 }  // namespace numabind::shim

@@ -40,8 +40,9 @@ void JsonBound(Line* line, const BoundInfo& info);
 /// `stack` is not nullptr, the call stack.
 void JsonFinishBound(const Line& body, pid_t pid, const char* stack);
 
-/// Child-safe: `text` (one text log line at `level`) as a JSON object line in `out`; returns its length.
-size_t JsonWrap(Line* out, config::LogLevel level, const char* text, size_t len);
+/// Child-safe: writes `text` (one text log line at `level`) as a JSON object line through WriteLog. Not
+/// inlined: its line buffer is on the stack only in JSON mode.
+void WriteJsonLog(config::LogLevel level, const char* text, size_t len);
 
 }  // namespace numabind::shim
 

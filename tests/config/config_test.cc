@@ -560,3 +560,31 @@ Test(all, reads_every_variable_after_an_error) {
   cr_expect_str_eq(c.memory, "local");
   cr_expect_str_eq(err.text, "NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave");
 }
+
+Test(rank_value, digits_below_the_cap) {
+  using numabind::config::ParseRankValue;
+  using numabind::config::RankValue;
+  uint32_t v = 7;
+  cr_expect(ParseRankValue("0", &v) == RankValue::kOk);
+  cr_expect_eq(v, 0u);
+  cr_expect(ParseRankValue("1048575", &v) == RankValue::kOk);
+  cr_expect_eq(v, 1048575u);
+  cr_expect(ParseRankValue("007", &v) == RankValue::kOk);
+  cr_expect_eq(v, 7u);
+}
+
+Test(rank_value, malformed_and_too_large) {
+  using numabind::config::ParseRankValue;
+  using numabind::config::RankValue;
+  for (const char* s : {"", " 1", "1 ", "1x", "-1", "+1", "0(x", "0(x2)", "1.0", "0x1", "99999999999x"}) {
+    uint32_t v = 7;
+    cr_expect(ParseRankValue(s, &v) == RankValue::kMalformed, "'%s' accepted", s);
+    cr_expect_eq(v, 7u, "'%s' wrote the rank", s);
+  }
+  cr_expect(ParseRankValue(nullptr, nullptr) == RankValue::kMalformed);
+  for (const char* s : {"1048576", "4294967295", "4294967296", "99999999999", "184467440737095516160"}) {
+    uint32_t v = 7;
+    cr_expect(ParseRankValue(s, &v) == RankValue::kTooLarge, "'%s' not too large", s);
+    cr_expect_eq(v, 7u);
+  }
+}
