@@ -311,6 +311,16 @@ bool Parse(const char* const* env, Config* out, Error* err) {
       bad();
   }
 
+  v = Lookup(env, "NUMABIND_LOG_FORMAT");
+  if (v != nullptr && *v != '\0') {
+    if (Eq(v, "text"))
+      out->log_format = LogFormat::kText;
+    else if (Eq(v, "json"))
+      out->log_format = LogFormat::kJson;
+    else if (!Fail(sink, "NUMABIND_LOG_FORMAT", v, "expected text or json"))
+      bad();
+  }
+
   v = Lookup(env, "NUMABIND_LOG_FILE");
   if (v != nullptr && *v != '\0') out->log_file = v;
 

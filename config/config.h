@@ -13,6 +13,8 @@
 namespace numabind::config {
 
 enum class LogLevel : uint8_t { kOff, kWarn, kInfo, kDebug };
+/// NUMABIND_LOG_FORMAT: one line of text per event, or one JSON object per line.
+enum class LogFormat : uint8_t { kText, kJson };
 
 struct Config {
   /// NUMABIND_POLICY is set, non-empty and NUMABIND_DISABLE is not 1: the shim acts.
@@ -26,6 +28,7 @@ struct Config {
   const char* match = nullptr;      ///< NUMABIND_MATCH glob; never nullptr after Parse (default applies)
   const char* topology = nullptr;   ///< NUMABIND_TOPOLOGY: nullptr = live machine; file or synthetic:DESC
   LogLevel log = LogLevel::kWarn;   ///< NUMABIND_LOG: off|warn|info|debug
+  LogFormat log_format = LogFormat::kText;  ///< NUMABIND_LOG_FORMAT: text|json
   const char* log_file = nullptr;   ///< NUMABIND_LOG_FILE; nullptr = stderr
   bool strict = false;              ///< NUMABIND_STRICT=1
   const char* shared = "/dev/shm";  ///< NUMABIND_SHARED: directory of the shared plan basis; nullptr = off

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "config/rank_count.h"
+#include "shim/json_log.h"
 #include "shim/syscalls.h"
 
 namespace numabind::shim {
@@ -359,6 +360,17 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
   bool again = entry != Entry::kSetenv && g_state.fork_child && m.rank == g_state.worker_rank &&
                m.nranks == g_state.worker_nranks;
+  bool replaced = false;
+  for (uint32_t w = 0; saved->cpus_saved && w < g_state.launcher_cpu_words; ++w) {
+    replaced |= saved->cpus[w] != g_state.launcher_cpus[w];
+  }
+  m.replaced = replaced;
+  if (g_state.config.log_format == config::LogFormat::kJson) {
+    JsonBound(line, {again, &m, path, cpus, basis->cpu_words, nodes, basis->node_words,
+                     memory_denied ? "unchanged" : core::MemoryName(plan.memory), plan.device, entry,
+                     replaced ? saved->cpus : nullptr, g_state.launcher_cpu_words});
+    return BindResult::kBound;
+  }
   line->Str(again ? "numabind: rebound rank " : "numabind: bound rank ").Num(m.rank);
   if (m.nranks != 0) line->Str(" of ").Num(m.nranks);
   line->Str(" (").Str(m.var ? m.var : "order, NUMABIND_MATCH").Str(") ").Str(path).Str(": cpus ");
@@ -368,19 +380,18 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
   if (entry == Entry::kStartup) line->Str(" at start-up");
   else line->Str(" via ").Str(EntryName(entry));
-  bool replaced = false;
-  for (uint32_t w = 0; saved->cpus_saved && w < g_state.launcher_cpu_words; ++w) {
-    replaced |= saved->cpus[w] != g_state.launcher_cpus[w];
-  }
   if (replaced) {
     line->Str(" (replaced the launcher's binding to cpus ").Bits(saved->cpus, g_state.launcher_cpu_words).Str(")");
   }
-  m.replaced = replaced;
   return BindResult::kBound;
 }
 
 // Child-safe: formats on the stack and writes with raw system calls.
 void FinishBoundLine(Line* line, pid_t pid) {
+  if (g_state.config.log_format == config::LogFormat::kJson) {
+    bool debug = g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0';
+    return JsonFinishBound(*line, pid, debug ? g_state.stack : nullptr);
+  }
   if (pid > 0) line->Str(" pid ").Num(pid);
   else line->Str(" pid unknown");
   if (g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0') line->Str("\n").Str(g_state.stack);
@@ -422,6 +433,10 @@ long OpenLogFile(const char* file, const char** why) {
 // Child-safe: raw open, write and close; one write per line, so lines from many ranks stay whole.
 void WriteLog(config::LogLevel level, const char* text, size_t len) {
   if (g_state.config.log < level) return;
+  // NUMABIND_LOG_FORMAT=json: a text line comes back here as a JSON object (whose first byte is '{').
+  if (g_state.config.log_format == config::LogFormat::kJson && len > 0 && text[0] != '{') {
+    return WriteJsonLog(level, text, len);
+  }
   const char* file = g_state.config.log_file;
   long fd = 2;
   if (file != nullptr && *file != '\0') {

@@ -80,6 +80,7 @@ void ExpectDefaults(const Config& c) {
   cr_assert_str_eq(c.match, numabind::config::kDefaultMatch);
   cr_assert_null(c.topology);
   cr_assert_eq(c.log, LogLevel::kWarn);
+  cr_assert_eq(c.log_format, numabind::config::LogFormat::kText);
   cr_assert_null(c.log_file);
   cr_assert_not(c.strict);
 }
@@ -105,7 +106,7 @@ Test(defaults, other_variables_are_ignored) {
 Test(defaults, empty_values_count_as_unset) {
   ExpectDefaults(Good({"NUMABIND_POLICY=", "NUMABIND_MEMORY=", "NUMABIND_DEVICES=", "NUMABIND_NRANKS=",
                        "NUMABIND_RANK_VAR=", "NUMABIND_TOPOLOGY=", "NUMABIND_LOG=", "NUMABIND_LOG_FILE=",
-                       "NUMABIND_STRICT=", "NUMABIND_DISABLE="}));
+                       "NUMABIND_LOG_FORMAT=", "NUMABIND_STRICT=", "NUMABIND_DISABLE="}));
 }
 
 Test(defaults, null_error_pointer_is_allowed) {
@@ -339,6 +340,20 @@ Test(log, bad) {
   Bad({"NUMABIND_LOG=1"}, "NUMABIND_LOG=1: expected off, warn, info or debug");
 }
 
+Test(log, format) {
+  cr_assert_eq(Good({}).log_format, numabind::config::LogFormat::kText);
+  cr_assert_eq(Good({"NUMABIND_LOG_FORMAT=text"}).log_format, numabind::config::LogFormat::kText);
+  cr_assert_eq(Good({"NUMABIND_LOG_FORMAT=json"}).log_format, numabind::config::LogFormat::kJson);
+  Bad({"NUMABIND_LOG_FORMAT=JSON"}, "NUMABIND_LOG_FORMAT=JSON: expected text or json");
+  Bad({"NUMABIND_LOG_FORMAT=xml"}, "NUMABIND_LOG_FORMAT=xml: expected text or json");
+  // A bad variable elsewhere does not cost the format: the shim still writes its error line as JSON.
+  Env env({"NUMABIND_LOG_FORMAT=json", "NUMABIND_MEMORY=fast"});
+  numabind::config::Config c;
+  numabind::config::Error err;
+  cr_assert_not(numabind::config::Parse(env.get(), &c, &err));
+  cr_assert_eq(c.log_format, numabind::config::LogFormat::kJson);
+}
+
 Test(log, file) {
   cr_assert_str_eq(Good({"NUMABIND_LOG_FILE=/tmp/numabind.log"}).log_file, "/tmp/numabind.log");
 }
@@ -521,8 +536,9 @@ Test(table, every_variable_once_and_known_to_parse) {
   using numabind::config::kVars;
   const char* expected[] = {"NUMABIND_POLICY",   "NUMABIND_MEMORY", "NUMABIND_DEVICES",  "NUMABIND_NRANKS",
                             "NUMABIND_RANK_VAR", "NUMABIND_MATCH",  "NUMABIND_TOPOLOGY", "NUMABIND_LOG",
-                            "NUMABIND_LOG_FILE", "NUMABIND_STRICT", "NUMABIND_DISABLE", "NUMABIND_SHARED", "NUMABIND_BOUND"};
-  cr_assert_eq(kVarCount, 13);
+                            "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE", "NUMABIND_STRICT", "NUMABIND_DISABLE",
+                            "NUMABIND_SHARED", "NUMABIND_BOUND"};
+  cr_assert_eq(kVarCount, 14);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
     cr_assert(strlen(kVars[i].values) > 0);
