@@ -17,7 +17,7 @@
  *                               from a thread with a 16 KiB stack: PROGRAM as rank 0 by posix_spawn (the
  *                               first spawn: the shim prepares there), by fork + execve, by vfork + execve,
  *                               and twice by posix_spawn with "numabind-by-order" as its last argument (for
- *                               NUMABIND_MATCH; the first sleeps 500 ms, so the second finds it alive);
+ *                               NUMABIND_MATCH; the first sleeps 3 s, so the second finds it alive);
  *                               prints the most stack the thread used
  */
 #include <errno.h>
@@ -270,7 +270,7 @@ static void *SmallStackThread(void *arg) {
     _exit(127);
   }
   small_failures += pid < 0 || waitpid(pid, &status, 0) != pid || status != 0;
-  /* By order: the first stays alive (500 ms), so that the second counts it, reading /proc. */
+  /* By order: the first stays alive (3 s: ample on a loaded machine), so that the second counts it. */
   int n = 0;
   while (small_prog[n] != NULL) ++n;
   char **first = calloc((size_t)n + 5, sizeof(char *)), **second = calloc((size_t)n + 3, sizeof(char *));
@@ -279,7 +279,7 @@ static void *SmallStackThread(void *arg) {
   first[n] = second[n] = "--env";
   first[n + 1] = second[n + 1] = "numabind-by-order";
   first[n + 2] = "--sleep";
-  first[n + 3] = "500";
+  first[n + 3] = "3000";
   pid_t alive;
   small_failures += posix_spawn(&alive, first[0], NULL, NULL, first, environ) != 0;
   small_failures += posix_spawn(&pid, second[0], NULL, NULL, second, environ) != 0 ||
