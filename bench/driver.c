@@ -174,7 +174,9 @@ int RunDriver(int argc, char** argv) {
     fprintf(stderr, "bench: build directory %s: %s\n", p.build, strerror(errno));
     return 1;
   }
-  snprintf(p.build, sizeof(p.build), "%s", abs);
+  // An absolute path is kept as given: scripts/bench.sh passes a link when the real path has a space,
+  // which LD_PRELOAD cannot carry.
+  if (p.build[0] != '/') snprintf(p.build, sizeof(p.build), "%s", abs);
   free(abs);
   ssize_t n = readlink("/proc/self/exe", p.self, sizeof(p.self) - 1);
   p.self[n > 0 ? n : 0] = '\0';

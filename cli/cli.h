@@ -107,8 +107,16 @@ void PrintTable(FILE* out, const std::vector<std::vector<std::string>>& rows);
 
 // ------------------------------------------------------------------------------------------- run parts
 
-/// libnumabind.so next to `self_exe` (build tree) or in ../lib (installed), canonical; empty when neither.
+/// libnumabind.so next to `self_exe` (build tree) or in ../lib (installed), canonical (but through the link
+/// when only that path has no space or colon); empty when neither.
 std::string FindShim(const std::string& self_exe, std::string* tried);
+
+/// This program's path: /proc/self/exe, or `argv0` made absolute (links kept) when that has a slash and the
+/// real path has a space or a colon, so that a link reaches a library that LD_PRELOAD can name.
+std::string SelfExe(const char* argv0);
+
+/// Whether LD_PRELOAD can carry `path`: the dynamic loader splits it at spaces and colons.
+bool Preloadable(const std::string& path);
 
 /// LD_PRELOAD with `lib` added after the entries already there, unless a libnumabind.so is one of them.
 std::string ComposePreload(const char* existing, const std::string& lib);

@@ -20,13 +20,6 @@ std::string MarkdownCell(const std::string& text) {
   return out;
 }
 
-std::string SelfExe(const char* argv0) {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n > 0) return std::string(buf, static_cast<size_t>(n));
-  return argv0 != nullptr ? argv0 : "numabind";
-}
-
 }  // namespace
 
 std::string Wrap(const std::string& text, size_t indent, size_t width) {

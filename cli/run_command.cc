@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <vector>
+
 #include "cli/cli.h"
 #include "config/config.h"
 
@@ -46,7 +48,42 @@ std::string Basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+/// `path` made absolute against the current directory, with "." and ".." removed by hand (no symbolic link
+/// resolved).
+std::string Lexical(const std::string& path) {
+  std::string full = path;
+  char cwd[PATH_MAX];
+  if (path.empty() || path[0] != '/') full = std::string(getcwd(cwd, sizeof(cwd)) != nullptr ? cwd : "") + "/" + path;
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  while (pos <= full.size()) {
+    size_t end = full.find('/', pos);
+    if (end == std::string::npos) end = full.size();
+    std::string part = full.substr(pos, end - pos);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    pos = end + 1;
+  }
+  std::string out;
+  for (const std::string& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
 }  // namespace
+
+bool Preloadable(const std::string& path) { return path.find_first_of(" \t\n:") == std::string::npos; }
+
+std::string SelfExe(const char* argv0) {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  std::string exe = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+  // Run through a link from a path that LD_PRELOAD can carry: stay on that side of the link.
+  if (argv0 != nullptr && strchr(argv0, '/') != nullptr && (exe.empty() || !Preloadable(exe))) return Lexical(argv0);
+  return !exe.empty() ? exe : argv0 != nullptr ? argv0 : "numabind";
+}
 
 std::string FindShim(const std::string& self_exe, std::string* tried) {
   std::string dir = Dirname(self_exe);
@@ -56,7 +93,10 @@ std::string FindShim(const std::string& self_exe, std::string* tried) {
     if (!tried->empty()) *tried += " or ";
     *tried += c;
     char resolved[PATH_MAX];
-    if (access(c.c_str(), R_OK) == 0 && realpath(c.c_str(), resolved) != nullptr) return resolved;
+    if (access(c.c_str(), R_OK) != 0 || realpath(c.c_str(), resolved) == nullptr) continue;
+    // The real path has a space or a colon, which LD_PRELOAD cannot carry: keep the link's path if it can.
+    if (!Preloadable(resolved) && Preloadable(Lexical(c))) return Lexical(c);
+    return resolved;
   }
   return "";
 }
@@ -129,6 +169,13 @@ int RunCommand(const Args& args, const char* const* env, const std::string& self
   std::string shim = FindShim(self_exe, &tried);
   if (shim.empty()) {
     fprintf(err, "numabind run: cannot find %s (tried %s)\n", kShimName, tried.c_str());
+    return kExitFailure;
+  }
+  if (!Preloadable(shim)) {
+    fprintf(err,
+            "numabind run: cannot preload %s: the dynamic loader splits LD_PRELOAD at spaces and colons "
+            "(install numabind, or run it through a symbolic link whose path has neither)\n",
+            shim.c_str());
     return kExitFailure;
   }
   merged.Set("LD_PRELOAD", ComposePreload(merged.Get("LD_PRELOAD"), shim));

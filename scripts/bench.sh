@@ -10,8 +10,11 @@
 # BENCH_PROFILE=1 adds callgrind's count of the user-space instructions one preloaded /bin/true executes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-abs_build=$(realpath -m "$BUILD")
+# shellcheck source=build-link.sh
+. scripts/build-link.sh
+preloadable_build "${BUILD:-build}"
+BUILD=$PRELOAD_BUILD abs_build=$PRELOAD_BUILD
+trap '[ -z "$BUILD_LINK_DIR" ] || rm -rf "$BUILD_LINK_DIR"' EXIT
 CC=${CC:-cc}
 mkdir -p "$BUILD/bench"
 for f in libnumabind.so libempty.so numabind; do
@@ -23,7 +26,7 @@ $CC -std=gnu11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -o "$BUILD/bench/spawn_bench" 
 unset LD_PRELOAD  # the driver itself runs unpreloaded; it gives each spawner its variant's preload
 topology=${BENCH_TOPOLOGY:-tests/data/topologies/192em64t-12gr2n8c2t.xml}
 [ -e "$topology" ] || { echo "bench: $topology is missing" >&2; exit 1; }
-"$BUILD/bench/spawn_bench" run --build "$BUILD" --topology "$topology" --out "$BUILD/bench/results.json"
+"$BUILD/bench/spawn_bench" run --build "$BUILD" --topology "$topology" --out "$(realpath -m "$BUILD")/bench/results.json"
 
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
   # Instructions executed in user space by one start of /bin/true (callgrind's Ir): noise-free, unlike time.

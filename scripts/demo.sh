@@ -3,7 +3,10 @@
 # through the shim by a bash loop and by Open MPI's mpirun, each reporting where it landed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-B=${BUILD:-build}
+# shellcheck source=build-link.sh
+. scripts/build-link.sh
+preloadable_build "${BUILD:-build}"
+B=$PRELOAD_BUILD
 NB=$B/numabind
 ranks=$(nproc); [ "$ranks" -gt 4 ] && ranks=4
 
@@ -17,20 +20,20 @@ echo
 report() {  # prints the report lines of $1, sorted by rank
   sort -t'"' -k8,8n "$1" | sed -E 's/.*"pid":([0-9]+).*"rank":"([0-9]*)".*"cpus":"([^"]*)".*"mems":"([^"]*)".*"policy":"([^"]*)".*/  rank \2  pid \1  cpus \3  mems \4  memory policy \5/'
 }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d); trap 'rm -rf "$tmp" ${BUILD_LINK_DIR:+"$BUILD_LINK_DIR"}' EXIT
 
 echo "== a bash loop starts $ranks ranks with LD_PRELOAD=$B/libnumabind.so NUMABIND_POLICY=exclusive"
 export NUMABIND_LOG=info NUMABIND_LOG_FILE=$tmp/log
-LD_PRELOAD=$PWD/$B/libnumabind.so NUMABIND_POLICY=exclusive bash -c "
-  for i in \$(seq 0 $((ranks - 1))); do LOCAL_RANK=\$i LOCAL_WORLD_SIZE=$ranks $B/helpers/report --out $tmp/bash & done; wait"
+R=$B/helpers/report F=$tmp/bash LD_PRELOAD=$B/libnumabind.so NUMABIND_POLICY=exclusive bash -c "
+  for i in \$(seq 0 $((ranks - 1))); do LOCAL_RANK=\$i LOCAL_WORLD_SIZE=$ranks \"\$R\" --out \"\$F\" & done; wait"
 report "$tmp/bash"
 echo "  shim log:"; sed 's/^/    /' "$tmp/log"; : > "$tmp/log"
 echo
 
 if command -v mpirun.openmpi >/dev/null; then
   echo "== Open MPI: mpirun -np $ranks (its default binding), same variables"
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LD_PRELOAD=$PWD/$B/libnumabind.so \
-    NUMABIND_POLICY=exclusive mpirun.openmpi --oversubscribe -np "$ranks" $B/helpers/report --out "$tmp/mpi" \
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LD_PRELOAD=$B/libnumabind.so \
+    NUMABIND_POLICY=exclusive mpirun.openmpi --oversubscribe -np "$ranks" "$B/helpers/report" --out "$tmp/mpi" \
     >/dev/null
   report "$tmp/mpi"
   echo "  shim log:"; sed 's/^/    /' "$tmp/log"

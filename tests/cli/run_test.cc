@@ -137,6 +137,26 @@ Test(run, installed_layout) {
   EXPECT_STREQ(EnvValue(r.out, "LD_PRELOAD").c_str(), Real(root + "/lib/libnumabind.so").c_str());
 }
 
+// LD_PRELOAD splits at spaces and colons: a library whose only path has one cannot be preloaded (a clear
+// error), and one reached through a link whose path has neither is preloaded by the link's path.
+Test(run, library_path_with_a_space) {
+  std::string dir = numabind::test::TempDir() + "/with space";
+  cr_assert_eq(mkdir(dir.c_str(), 0755), 0);
+  Copy(numabind::test::Numabind(), dir + "/numabind");
+  Copy(EmptyLib(), dir + "/libnumabind.so");
+  Result r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "env"});
+  cr_assert_eq(r.status, 1, "%s", r.out.c_str());
+  EXPECT_STREQ(r.err.c_str(), ("numabind run: cannot preload " + Real(dir) +
+                               "/libnumabind.so: the dynamic loader splits LD_PRELOAD at spaces and colons "
+                               "(install numabind, or run it through a symbolic link whose path has neither)\n")
+                                  .c_str());
+  std::string link = numabind::test::TempDir() + "/link";
+  cr_assert_eq(symlink(dir.c_str(), link.c_str()), 0);
+  r = RunProgram({link + "/numabind", "run", "--policy", "node", "--", "env"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(EnvValue(r.out, "LD_PRELOAD").c_str(), (link + "/libnumabind.so").c_str());
+}
+
 Test(run, library_not_found) {
   std::string dir = numabind::test::TempDir();
   Copy(numabind::test::Numabind(), dir + "/numabind");

@@ -1,5 +1,6 @@
 #include "tests/shim/launch_util.h"
 
+#include <criterion/criterion.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -206,7 +207,15 @@ std::vector<Report> ReadReports(const std::string& path) {
   return reports;
 }
 
+std::string Absolute(const std::string& path) {
+  char cwd[PATH_MAX];
+  if (!path.empty() && path[0] == '/') return path;
+  return std::string(getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".") + "/" + path;
+}
+
 std::string BuildDir() {
+  const char* build = getenv("BUILD");
+  if (build != nullptr && *build != '\0') return Absolute(build);
   char exe[PATH_MAX];
   ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (len <= 0) return "build";
@@ -264,6 +273,19 @@ std::string FormatCpuList(const std::vector<int>& cpus) {
     i = j + 1;
   }
   return s;
+}
+
+CpuPair TwoAllowedCpus() {
+  std::vector<int> cpus = AllowedCpus();
+  cr_assert(cpus.size() >= 2, "the shim's tests need 2 CPUs to tell ranks apart; this process may use %s",
+            FormatCpuList(cpus).c_str());
+  CpuPair p;
+  p.first = std::to_string(cpus[0]);
+  p.second = std::to_string(cpus[1]);
+  p.all = FormatCpuList(cpus);
+  for (int c : cpus) p.commas += (p.commas.empty() ? "" : ",") + std::to_string(c);
+  p.policy = "cpus:" + p.second + "|" + p.first;
+  return p;
 }
 
 }  // namespace numabind::shim::test

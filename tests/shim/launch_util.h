@@ -49,8 +49,13 @@ bool ParseReport(const std::string& line, Report* out, std::string* err);
 /// Every non-empty line of path parsed; a line that does not parse gives a Report with no fields.
 std::vector<Report> ReadReports(const std::string& path);
 
-/// The build directory: the parent of the directory holding the running test binary ($BUILD/tests/x_test).
+/// The build directory: $BUILD made absolute when set (scripts/run-tests.sh sets it), else the parent of the
+/// directory holding the running test binary ($BUILD/tests/x_test).
 std::string BuildDir();
+
+/// `path` made absolute against the current directory, links kept (a link is how a build directory whose
+/// real path has a space gets into LD_PRELOAD).
+std::string Absolute(const std::string& path);
 
 /// The repository's root: the current directory when it holds tests/shim/scripts, else BuildDir()/.. .
 std::string RepoDir();
@@ -64,6 +69,19 @@ std::vector<int> AllowedCpus();
 
 /// Linux list syntax ("0-3,8") of ascending CPU numbers.
 std::string FormatCpuList(const std::vector<int>& cpus);
+
+/// The first two CPUs this process may use and all of them: the shim's tests plan two ranks with the map
+/// "cpus:SECOND|FIRST" (`policy`), the reverse of anything a default would give, so that an unbound rank
+/// cannot pass. Fails the calling test when fewer than 2 CPUs are allowed.
+struct CpuPair {
+  std::string first, second;  ///< rank 1's and rank 0's CPU under `policy`
+  std::string all;            ///< what an unbound rank gets (Linux list syntax)
+  std::string commas;         ///< every allowed CPU, comma separated ("0,1")
+  std::string policy;         ///< "cpus:SECOND|FIRST"
+  /// The CPU rank r is planned on under `policy`.
+  const std::string& ForRank(int r) const { return r % 2 == 0 ? second : first; }
+};
+CpuPair TwoAllowedCpus();
 
 }  // namespace numabind::shim::test
 

@@ -30,10 +30,7 @@ void Setup() {
 }
 void Teardown() { RemoveTree(g_dir); }  // failure messages carry the reports, the log and the output
 
-std::string Abs(const std::string& path) {
-  char buf[PATH_MAX];
-  return realpath(path.c_str(), buf) ? std::string(buf) : path;
-}
+std::string Abs(const std::string& path) { return numabind::shim::test::Absolute(path); }
 std::string ReportBin() { return Abs(BuildDir() + "/helpers/report"); }
 std::string Script(const std::string& name) { return Abs(RepoDir() + "/tests/shim/scripts/" + name); }
 std::string Torchrun() { return Abs(RepoDir() + "/scripts/torchrun.py"); }
@@ -50,11 +47,8 @@ struct Plan {
 };
 
 Plan TwoRankPlan() {
-  std::vector<int> cpus = AllowedCpus();
-  cr_assert(cpus.size() >= 2, "launcher tests need 2 CPUs to tell ranks apart; this process may use %s",
-            FormatCpuList(cpus).c_str());
-  std::string a = std::to_string(cpus[0]), b = std::to_string(cpus[1]);
-  return Plan{"cpus:" + b + "|" + a, {b, a}, FormatCpuList(cpus)};
+  numabind::shim::test::CpuPair p = numabind::shim::test::TwoAllowedCpus();
+  return Plan{p.policy, {p.second, p.first}, p.all};
 }
 
 struct Outcome {

@@ -4,12 +4,16 @@
 
 #include <criterion/criterion.h>
 
+#include <stdlib.h>
+
 #include <string>
 #include <vector>
 
 #include "tests/shim/launch_util.h"
 
 using numabind::shim::test::BuildDir;
+using numabind::shim::test::CpuPair;
+using numabind::shim::test::TwoAllowedCpus;
 using numabind::shim::test::LinesWith;
 using numabind::shim::test::MakeTempDir;
 using numabind::shim::test::ReadFile;
@@ -55,58 +59,72 @@ Outcome Launch(const std::string& entry, int nranks, std::vector<std::string> en
 
 std::string Shim() { return "LD_PRELOAD=" + BuildDir() + "/libnumabind.so"; }
 
+std::string Policy(const CpuPair& p) { return "NUMABIND_POLICY=" + p.policy; }
+
+/// A CPU number this machine does not have: one past the highest possible CPU.
+int MissingCpu() {
+  std::string possible = ReadFile("/sys/devices/system/cpu/possible");
+  size_t at = possible.find_last_of("-,");
+  return atoi(possible.c_str() + (at == std::string::npos ? 0 : at + 1)) + 1;
+}
+
 }  // namespace
 
 Test(safety, inert_without_policy) {
+  CpuPair p = TwoAllowedCpus();
   Outcome o = Launch("execve", 2, {Shim(), "NUMABIND_LOG=debug", "NUMABIND_LOG_FILE=@"});
   cr_assert_eq(o.run.exit_code, 0, "%s", Tail(o.output).c_str());
   cr_assert_eq(o.reports.size(), 2u);
-  for (const Report& r : o.reports) cr_expect_eq(r.Get("cpus"), "0-1", "inert shim bound rank %s", r.Get("rank").c_str());
+  for (const Report& r : o.reports) cr_expect_eq(r.Get("cpus"), p.all, "inert shim bound rank %s", r.Get("rank").c_str());
   cr_expect_eq(o.log, "", "inert shim wrote: %s", o.log.c_str());
 }
 
 Test(safety, disable_turns_it_off) {
-  Outcome o = Launch("execve", 2, {Shim(), "NUMABIND_POLICY=cpus:1|0", "NUMABIND_DISABLE=1", "NUMABIND_LOG=info",
-                                   "NUMABIND_LOG_FILE=@"});
+  CpuPair p = TwoAllowedCpus();
+  Outcome o = Launch("execve", 2, {Shim(), Policy(p), "NUMABIND_DISABLE=1", "NUMABIND_LOG=info", "NUMABIND_LOG_FILE=@"});
   cr_assert_eq(o.run.exit_code, 0, "%s", Tail(o.output).c_str());
-  for (const Report& r : o.reports) cr_expect_eq(r.Get("cpus"), "0-1");
+  cr_assert_eq(o.reports.size(), 2u, "%s", Tail(o.output).c_str());
+  for (const Report& r : o.reports) cr_expect_eq(r.Get("cpus"), p.all);
   cr_expect_eq(o.log, "", "disabled shim wrote: %s", o.log.c_str());
 }
 
 Test(safety, bad_config_one_line_and_runs_unbound) {
-  Outcome o = Launch("execve", 2, {Shim(), "NUMABIND_POLICY=cpus:1|0", "NUMABIND_MEMORY=fast"});
+  CpuPair p = TwoAllowedCpus();
+  Outcome o = Launch("execve", 2, {Shim(), Policy(p), "NUMABIND_MEMORY=fast"});
   cr_assert_eq(o.run.exit_code, 0, "bad config must not stop the ranks: %s", Tail(o.output).c_str());
   cr_assert_eq(o.reports.size(), 2u);
-  for (const Report& r : o.reports) cr_expect_eq(r.Get("cpus"), "0-1");
+  for (const Report& r : o.reports) cr_expect_eq(r.Get("cpus"), p.all);
   std::vector<std::string> lines = LinesWith(o.output, "NUMABIND_MEMORY=fast");
   cr_expect_eq(lines.size(), 2u, "one line per rank naming the variable; output:\n%s", o.output.c_str());
   cr_expect_eq(LinesWith(o.output, "numabind:").size(), 2u, "output:\n%s", o.output.c_str());
 }
 
 Test(safety, strict_refuses_the_spawn) {
-  Outcome o = Launch("execve", 2, {Shim(), "NUMABIND_POLICY=cpus:1|0", "NUMABIND_MEMORY=fast", "NUMABIND_STRICT=1"});
+  Outcome o = Launch("execve", 2, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_MEMORY=fast", "NUMABIND_STRICT=1"});
   cr_expect_neq(o.run.exit_code, 0, "strict mode ran an unbindable rank");
   cr_expect_eq(o.reports.size(), 0u, "a refused rank ran: %zu reports", o.reports.size());
   cr_expect_eq(LinesWith(o.output, "not started").size(), 2u, "output:\n%s", o.output.c_str());
 }
 
 Test(safety, strict_refuses_posix_spawn_with_errno) {
-  Outcome o = Launch("posix_spawn", 1, {Shim(), "NUMABIND_POLICY=cpus:1|0", "NUMABIND_MEMORY=fast",
-                                        "NUMABIND_STRICT=1"});
+  Outcome o = Launch("posix_spawn", 1, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_MEMORY=fast", "NUMABIND_STRICT=1"});
   cr_expect_neq(o.run.exit_code, 0);
   cr_expect_eq(o.reports.size(), 0u);
   cr_expect_eq(LinesWith(o.output, "posix_spawn: Invalid argument").size(), 1u, "output:\n%s", o.output.c_str());
 }
 
 Test(safety, plan_error_names_rank_and_policy) {
-  // Rank 1 of the map "cpus:1|7" asks for a CPU this machine does not have.
-  Outcome o = Launch("execve", 2, {Shim(), "NUMABIND_POLICY=cpus:1|7"});
+  // Rank 1 of the map "cpus:B|M" asks for a CPU M this machine does not have.
+  CpuPair p = TwoAllowedCpus();
+  std::string policy = "cpus:" + p.second + "|" + std::to_string(MissingCpu());
+  Outcome o = Launch("execve", 2, {Shim(), "NUMABIND_POLICY=" + policy});
   cr_assert_eq(o.run.exit_code, 0, "%s", Tail(o.output).c_str());
   std::vector<std::string> lines = LinesWith(o.output, "rank 1");
   cr_expect_eq(lines.size(), 1u, "output:\n%s", o.output.c_str());
-  cr_expect(o.output.find("cpus:1|7") != std::string::npos, "policy not named:\n%s", o.output.c_str());
+  cr_expect(o.output.find(policy) != std::string::npos, "policy not named:\n%s", o.output.c_str());
+  cr_assert_eq(o.reports.size(), 2u, "output:\n%s", o.output.c_str());
   for (const Report& r : o.reports) {
-    cr_expect_eq(r.Get("cpus"), r.Get("rank") == "0" ? "1" : "0-1", "rank %s on %s", r.Get("rank").c_str(),
+    cr_expect_eq(r.Get("cpus"), r.Get("rank") == "0" ? p.second : p.all, "rank %s on %s", r.Get("rank").c_str(),
                  r.Get("cpus").c_str());
   }
 }
@@ -115,8 +133,7 @@ Test(safety, descriptors_and_environment_unchanged) {
   std::vector<std::string> args = {"--env-skip", "LD_PRELOAD", "--env-skip", "NUMABIND_POLICY", "--env-skip",
                                    "NUMABIND_LOG", "--env-skip", "NUMABIND_LOG_FILE"};
   for (const char* entry : {"execve", "posix_spawn", "vfork-execve"}) {
-    Outcome with = Launch(entry, 2, {Shim(), "NUMABIND_POLICY=cpus:1|0", "NUMABIND_LOG=info", "NUMABIND_LOG_FILE=@"},
-                          args);
+    Outcome with = Launch(entry, 2, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_LOG=info", "NUMABIND_LOG_FILE=@"}, args);
     Outcome without = Launch(entry, 2, {}, args);
     cr_assert_eq(with.reports.size(), 2u, "%s: %s", entry, Tail(with.output).c_str());
     cr_assert_eq(without.reports.size(), 2u, "%s: %s", entry, Tail(without.output).c_str());
@@ -132,7 +149,7 @@ Test(safety, descriptors_and_environment_unchanged) {
 }
 
 Test(safety, debug_log_has_the_spawning_stack) {
-  Outcome o = Launch("execve", 1, {Shim(), "NUMABIND_POLICY=cpus:1|0", "NUMABIND_LOG=debug", "NUMABIND_LOG_FILE=@"});
+  Outcome o = Launch("execve", 1, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_LOG=debug", "NUMABIND_LOG_FILE=@"});
   cr_assert_eq(o.run.exit_code, 0);
   cr_expect_eq(LinesWith(o.log, "bound rank").size(), 1u, "log:\n%s", o.log.c_str());
   cr_expect(o.log.find("  #0 ") != std::string::npos, "no call stack in the debug log:\n%s", o.log.c_str());

@@ -12,15 +12,16 @@
 #   B  2 packages x 1 NUMA node, 2 dies (one L3 each) per package, 2 cores per die, no SMT: 8 CPUs, node n =
 #      CPUs 4n..4n+3, L3 = CPU pairs. One display device, 0000:21:01.0, on node 1.
 # The guest runs with mitigations=off: page-table isolation makes every system call flush the emulated TLB.
-# Environment: BUILD (default build), VM_LAYOUTS, VM_TIMEOUT (seconds per guest, default 420), VM_KERNEL
+# Environment: BUILD (default build), VM_LAYOUTS, VM_TIMEOUT (seconds per guest, default 600), VM_KERNEL
 # (a /boot/vmlinuz-* to boot; default the newest one with modules in /lib/modules), VM_SCRIPT (run this
-# script in the guest instead of guest_suite.sh, for diagnosis), VM_APPEND (more kernel parameters).
+# script in the guest instead of guest_suite.sh, for diagnosis), VM_APPEND (more kernel parameters),
+# VM_STRESS_SPAWNS (spawns per stress check in layout A, default 100; `make stress` asks for 1000).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 build=$(realpath -m "${BUILD:-build}")
 layouts=${VM_LAYOUTS:-A B}
-timeout_s=${VM_TIMEOUT:-420}
+timeout_s=${VM_TIMEOUT:-600}
 out=$build/vm
 passed=0 failed=0
 t_start=$(date +%s)
@@ -41,11 +42,12 @@ fi
 [ -n "$kernel" ] || die "no /boot/vmlinuz-* with modules in /lib/modules (scripts/install-deps.sh installs linux-image-amd64)"
 [ -r "$kernel" ] || die "$kernel is not readable"
 kver=${kernel#/boot/vmlinuz-}
-case $repo/ in /tmp/*) die "the checkout $repo is under /tmp, which the guest replaces with its own tmpfs" ;; esac
-case $build/ in /tmp/*) die "the build dir $build is under /tmp, which the guest replaces with its own tmpfs" ;; esac
 mkdir -p "$out" || die "cannot create $out"
-"$here/initramfs.sh" "$kver" "$out/initramfs.cpio.gz" > "$out/initramfs.log" 2>&1 \
+# The paths travel in the initramfs, not on the kernel command line, which splits at spaces.
+"$here/initramfs.sh" "$kver" "$out/initramfs.cpio.gz" "$repo" "$build" "${VM_SCRIPT:-}" "${VM_STRESS_SPAWNS:-100}" \
+  > "$out/initramfs.log" 2>&1 \
   || die "initramfs: $(tail -n 1 "$out/initramfs.log")"
+q() { REPLY=${1//,/,,}; }  # qemu's option syntax doubles a comma inside a value
 
 # qemu arguments for a layout: CPUs, NUMA nodes and distances, devices with NUMA locality.
 layout_args() {
@@ -81,11 +83,15 @@ layout_args() {
 
 echo "vm: kernel $kernel, qemu $(qemu-system-x86_64 --version | head -n 1 | grep -o '[0-9][0-9.]*' | head -n 1)," \
   "checkout $repo, build $build, layouts $layouts"
+q "$repo"; repo_q=$REPLY
+q "$build"; build_q=$REPLY
 for layout in $layouts; do
   args=$(layout_args "$layout") || { echo "FAIL $layout/guest: unknown layout"; failed=$((failed + 1)); continue; }
   log=$out/$layout.log
   t0=$(date +%s)
-  # -machine pc: the expander bridges hang off i440fx's pci.0. multidevs=remap works around 9p inode
+  # The checkout and the build directory are shared on their own and mounted at the same paths in the guest,
+# over its /tmp if need be, so they may sit anywhere on the host. -machine pc: the expander bridges hang
+# off i440fx's pci.0. multidevs=remap works around 9p inode
   # collisions: host mount points (/proc, /sys) share inode numbers, the guest merges their dentries, and the
   # /proc it mounts then shows sysfs. Serial console = stdout; qemu's own messages go to $layout.qemu.err.
   # shellcheck disable=SC2086  # layout_args is a list of words
@@ -93,8 +99,12 @@ for layout in $layouts; do
     -monitor none -serial stdio -accel tcg,thread=multi -machine pc -cpu Skylake-Server $args \
     -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot,bus=pci.0 \
+    -fsdev local,id=repo,path="$repo_q",security_model=none,readonly=on,multidevs=remap \
+    -device virtio-9p-pci,fsdev=repo,mount_tag=repo,bus=pci.0 \
+    -fsdev local,id=build,path="$build_q",security_model=none,readonly=on,multidevs=remap \
+    -device virtio-9p-pci,fsdev=build,mount_tag=build,bus=pci.0 \
     -kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
-    -append "console=ttyS0 quiet loglevel=1 panic=-1 mitigations=off numabind.layout=$layout numabind.repo=$repo numabind.build=$build${VM_SCRIPT:+ numabind.script=$VM_SCRIPT} ${VM_APPEND:-}" \
+    -append "console=ttyS0 quiet loglevel=1 panic=-1 mitigations=off numabind.layout=$layout ${VM_APPEND:-}" \
     < /dev/null 2> "$out/$layout.qemu.err" | tr -d '\r' | tee "$log" \
     | sed -u -n -e "s#^\(PASS\|FAIL\) #\1 $layout/#p" -e 's#^\(vm-init\|vm-guest\|note\):#  \1:#p'
   rc=${PIPESTATUS[0]}
