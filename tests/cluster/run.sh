@@ -48,7 +48,7 @@ done
 for f in "$LIB" "$REPORT" "$TORCHRUN"; do [ -e "$f" ] || missing+=("no $f (make all builds it)"); done
 # Every host sees the CPUs this script may use; the maps need CPUs 0 and 1.
 ALL=$(taskset -pc $$ 2>/dev/null) && canon "${ALL##*: }" && ALL=$REPLY
-in_list 0 "$ALL" && in_list 1 "$ALL" || missing+=("CPUs 0 and 1 (this process may use '$ALL')")
+in_list 0 "$ALL" && in_list 1 "$ALL" || missing+=("the maps need CPUs 0 and 1, this process may use '$ALL'")
 if [ ${#missing[@]} -gt 0 ]; then
   why=$(printf '%s; ' "${missing[@]}")
   for s in "${SCENARIOS[@]}"; do fail "$s" "${why%; }"; done
