@@ -129,7 +129,13 @@ void Prepare() {
   size_t size = 0;
   char* out = LoadSharedBasis(path, &size);  // shim/basis_cache.cc: another process prepared it
   bool shared = out != nullptr;
-  if (!shared) out = RunHelper(path, &size);
+  if (shared) {  // in malloc'd memory, as RunHelper's answer: the paths below free() it
+    char* copy = static_cast<char*>(malloc(size));
+    if (copy != nullptr) memcpy(copy, out, size);
+    ReleaseSharedBasis(out, size);
+    out = copy;
+  }
+  if (out == nullptr) out = RunHelper(path, &size), shared = false;
   clock_gettime(CLOCK_MONOTONIC, &end);
   core::BasisFrameHeader header;
   if (out == nullptr || size < sizeof(header)) {
