@@ -48,6 +48,10 @@ const VarInfo kVars[] = {
     {"NUMABIND_LOG", "off|warn|info|debug", "warn", nullptr,
      "warn: problems only; info: also one line per bound rank (pid, rank and where it came from, command, "
      "CPUs, nodes, memory policy, entry point); debug: also the spawning call stack."},
+    {"NUMABIND_LOG_FORMAT", "text|json", "text", nullptr,
+     "json: every log line is one JSON object with time, host, pid and level; a bound rank's also has "
+     "event, rank, nranks, rank_var, command, cpus, nodes, memory, device, entry and replaced (with "
+     "launcher_cpus when true); a problem's has message."},
     {"NUMABIND_LOG_FILE", "PATH", nullptr, "standard error", "Append log lines to this file instead."},
     {"NUMABIND_STRICT", "0|1", "0", nullptr,
      "1: a rank that cannot be bound is not started (its exec or spawn fails with errno set; a rank binding "

@@ -166,7 +166,7 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   // than falling off the end of the slots.
   uint32_t n = nranks;
   if (n == 0 && basis.slot_count > n) n = basis.slot_count;
-  if (rank >= n) n = rank + 1;
+  if (rank >= n) n = rank + 1 != 0 ? rank + 1 : rank;  // rank 4294967295: n = rank, slot clamped below
 
   uint32_t s = SlotOf(basis, rank, n);
   const PlanSlot& slot = basis.slots[s];

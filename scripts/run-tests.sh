@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Runs every test suite given on the command line (Criterion binaries), then the namespace cluster suite
-# (tests/cluster/run.sh) unless SKIP_CLUSTER=1 and the multi-NUMA guest suite (tests/vm/run.sh) unless
-# SKIP_VM=1, and closes with one line that totals them all ("tests: N passed, N failed, N skipped"). A suite that crashes or prints no result counts as a failure,
-# never as a pass. A skipped test (Criterion's cr_skip_test, a suite's "N skipped") is counted as skipped;
-# under CI (CI=true), which runs as root with every package installed, a skip fails the run.
+# Runs every test suite given on the command line (Criterion binaries, or shell suites *.sh that end with an
+# "N passed, N failed[, N skipped]" line), then the namespace cluster suite (tests/cluster/run.sh) unless
+# SKIP_CLUSTER=1 and the multi-NUMA guest suite (tests/vm/run.sh) unless SKIP_VM=1, and closes with one line
+# that totals them all ("tests: N passed, N failed, N skipped"). A suite that crashes or prints no result
+# counts as a failure, never as a pass. A skipped test (Criterion's cr_skip_test, a suite's "N skipped") is
+# counted as skipped; under CI (CI=true), which runs as root with every package installed, a skip fails the
+# run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=build-link.sh
@@ -43,9 +45,13 @@ tally() {  # $1 = suite name, $2 = exit status; reads $log
 for bin in "$@"; do
   name=$(basename "$bin")
   echo "=== $name"
-  # --verbose=1 so that skipped tests are named; the RUN and PASS lines are kept out of the output.
-  "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
-  rc=${PIPESTATUS[0]}
+  if [[ $bin == *.sh ]]; then
+    "$bin" 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
+  else
+    # --verbose=1 so that skipped tests are named; the RUN and PASS lines are kept out of the output.
+    "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
+    rc=${PIPESTATUS[0]}
+  fi
   tally "$name" "$rc"
 done
 

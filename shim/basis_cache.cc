@@ -1,19 +1,22 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The shared plan basis (see basis_cache.h). Raw system calls and mmap only (no malloc, no errno): this may
-// run wherever the shim prepares, a _Fork or a constructor before libc is ready included.
+// The shared plan basis (see basis_cache.h). Parent side: libc calls, errno left as the caller saved it.
 
 #include "shim/basis_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/mempolicy.h>
+#include <sched.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "shim/helper_launch.h"
 #include "shim/line.h"
 #include "shim/state.h"
 #include "shim/syscalls.h"
@@ -46,19 +49,16 @@ struct Hash {
   /// A small file's contents ("" when unreadable).
   void File(const char* path) {
     char buf[512];
-    long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
-    long n = fd >= 0 ? Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf)) : -1;
-    if (fd >= 0) Sys6(SYS_close, fd);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+    if (fd >= 0) close(fd);
     Bytes(buf, n > 0 ? static_cast<size_t>(n) : 0);
     Value(n);
   }
   /// A file's identity: device, inode, size and modification time.
   void Stat(const char* path) {
     struct stat st;
-    if (path == nullptr || Sys6(SYS_newfstatat, AT_FDCWD, reinterpret_cast<long>(path), reinterpret_cast<long>(&st),
-                                0) != 0) {
-      return Value(-1);
-    }
+    if (path == nullptr || stat(path, &st) != 0) return Value(-1);
     Value(st.st_dev), Value(st.st_ino), Value(st.st_size), Value(st.st_mtim.tv_sec), Value(st.st_mtim.tv_nsec);
   }
 };
@@ -103,20 +103,18 @@ uint64_t Identity(const char* helper) {
 
 /// Opens (creating it when missing) DIR/numabind-UID, or returns -1 when it is not the user's own,
 /// private directory.
-long OpenDirectory() {
+int OpenDirectory() {
   const char* base = g_state.config.shared;
   if (base == nullptr) return -1;
-  long uid = Sys6(SYS_geteuid);
+  uid_t uid = geteuid();
   Line path;
   path.Str(base).Str("/numabind-").Num(uid);
-  Sys6(SYS_mkdirat, AT_FDCWD, reinterpret_cast<long>(path.CStr()), 0700);
-  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path.CStr()),
-                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  mkdir(path.CStr(), 0700);
+  int fd = open(path.CStr(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return -1;
   struct stat st;
-  if (Sys6(SYS_fstat, fd, reinterpret_cast<long>(&st)) != 0 || st.st_uid != static_cast<uid_t>(uid) ||
-      (st.st_mode & 077) != 0) {
-    Sys6(SYS_close, fd);
+  if (fstat(fd, &st) != 0 || st.st_uid != uid || (st.st_mode & 077) != 0) {
+    close(fd);
     return -1;
   }
   return fd;
@@ -129,10 +127,10 @@ void FileName(uint64_t name, char* out) {
   out[22] = '\0';
 }
 
-bool ReadAll(long fd, char* buf, size_t n) {
+bool ReadAll(int fd, char* buf, size_t n) {
   while (n > 0) {
-    long got = Sys6(SYS_read, fd, reinterpret_cast<long>(buf), static_cast<long>(n));
-    if (got == -EINTR) continue;
+    ssize_t got = read(fd, buf, n);
+    if (got < 0 && errno == EINTR) continue;
     if (got <= 0) return false;
     buf += got;
     n -= static_cast<size_t>(got);
@@ -140,10 +138,10 @@ bool ReadAll(long fd, char* buf, size_t n) {
   return true;
 }
 
-bool WriteAll(long fd, const char* buf, size_t n) {
+bool WriteAll(int fd, const char* buf, size_t n) {
   while (n > 0) {
-    long put = Sys6(SYS_write, fd, reinterpret_cast<long>(buf), static_cast<long>(n));
-    if (put == -EINTR) continue;
+    ssize_t put = write(fd, buf, n);
+    if (put < 0 && errno == EINTR) continue;
     if (put <= 0) return false;
     buf += put;
     n -= static_cast<size_t>(put);
@@ -153,49 +151,47 @@ bool WriteAll(long fd, const char* buf, size_t n) {
 
 }  // namespace
 
-char* LoadSharedBasis(const char* helper, size_t* size) {
-  long dir = OpenDirectory();
-  if (dir < 0) return nullptr;
+bool LoadSharedBasis(const char* helper, HelperRun* run) {
+  int dir = OpenDirectory();
+  if (dir < 0) return false;
   uint64_t name = NameHash(helper);
   char file[32];
   FileName(name, file);
-  long fd = Sys6(SYS_openat, dir, reinterpret_cast<long>(file), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  Sys6(SYS_close, dir);
-  if (fd < 0) return nullptr;
+  int fd = openat(dir, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  close(dir);
+  if (fd < 0) return false;
   struct stat st;
   FileHeader header;
+  char* frame = nullptr;
   // Another user's file, or one that someone else could have written, is never read.
-  bool ok = Sys6(SYS_fstat, fd, reinterpret_cast<long>(&st)) == 0 && S_ISREG(st.st_mode) &&
-            st.st_uid == static_cast<uid_t>(Sys6(SYS_geteuid)) && (st.st_mode & 022) == 0 &&
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 022) == 0 &&
             ReadAll(fd, reinterpret_cast<char*>(&header), sizeof(header)) &&
-            memcmp(header.magic, kMagic, sizeof(kMagic)) == 0 && header.name == name && header.size > 0 &&
-            header.size <= kMaxFrame && static_cast<uint64_t>(st.st_size) == sizeof(header) + header.size &&
-            header.identity == Identity(helper);
-  long map = ok ? Sys6(SYS_mmap, 0, static_cast<long>(header.size), PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                : -1;
-  char* frame = map < 0 && map > -4096 ? nullptr : reinterpret_cast<char*>(map);
+            memcmp(header.magic, kMagic, sizeof(kMagic)) == 0 && header.name == name && header.size <= kMaxFrame &&
+            static_cast<uint64_t>(st.st_size) == sizeof(header) + header.size && header.identity == Identity(helper);
+  size_t mapped = (header.size + 4095) & ~static_cast<size_t>(4095);
+  if (ok && header.size > 0) {
+    long m = Sys6(SYS_mmap, 0, static_cast<long>(mapped), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    frame = m < 0 && m > -4096 ? nullptr : reinterpret_cast<char*>(m);
+  }
   ok = frame != nullptr && ReadAll(fd, frame, header.size);
-  Sys6(SYS_close, fd);
+  close(fd);
   if (ok) {
     Hash sum;
     sum.Bytes(frame, header.size);
     ok = sum.h == header.checksum;
   }
   if (!ok) {
-    if (frame != nullptr) ReleaseSharedBasis(frame, header.size);
-    return nullptr;
+    if (frame != nullptr) Sys6(SYS_munmap, reinterpret_cast<long>(frame), static_cast<long>(mapped));
+    return false;
   }
-  *size = header.size;
-  return frame;
-}
-
-void ReleaseSharedBasis(char* frame, size_t size) {
-  Sys6(SYS_munmap, reinterpret_cast<long>(frame), static_cast<long>(size));
+  run->out = frame;
+  run->size = header.size;
+  run->mapped = mapped;
+  return true;
 }
 
 void StoreSharedBasis(const char* helper, const char* frame, size_t size) {
-  long dir = OpenDirectory();
+  int dir = OpenDirectory();
   if (dir < 0) return;
   FileHeader header;
   memcpy(header.magic, kMagic, sizeof(kMagic));
@@ -207,21 +203,18 @@ void StoreSharedBasis(const char* helper, const char* frame, size_t size) {
   header.checksum = sum.h;
   char file[32];
   FileName(header.name, file);
-  timespec now = {0, 0};
-  Sys6(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&now));
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
   Line tmp;
   tmp.Str(".").Str(file).Str(".").Num(Sys6(SYS_getpid)).Str(".").Num(now.tv_nsec);
-  long fd = Sys6(SYS_openat, dir, reinterpret_cast<long>(tmp.CStr()),
-                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int fd = openat(dir, tmp.CStr(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd >= 0) {
     bool ok = WriteAll(fd, reinterpret_cast<const char*>(&header), sizeof(header)) && WriteAll(fd, frame, size);
-    ok = Sys6(SYS_close, fd) == 0 && ok;
+    ok = close(fd) == 0 && ok;
     // rename replaces a stale file in one step: a reader sees the old file or the new one, never a part.
-    if (!ok || Sys6(SYS_renameat, dir, reinterpret_cast<long>(tmp.CStr()), dir, reinterpret_cast<long>(file)) != 0) {
-      Sys6(SYS_unlinkat, dir, reinterpret_cast<long>(tmp.CStr()), 0);
-    }
+    if (!ok || renameat(dir, tmp.CStr(), dir, file) != 0) unlinkat(dir, tmp.CStr(), 0);
   }
-  Sys6(SYS_close, dir);
+  close(dir);
 }
 
 }  // namespace numabind::shim

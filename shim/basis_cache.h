@@ -2,8 +2,7 @@
 //
 // The shared plan basis: what `numabind prepare-basis` answered, kept in a file so that the other
 // processes of the same user on the same machine, with the same configuration and allowed CPUs and nodes,
-// read it (well under a millisecond) instead of discovering the topology again (5 to 19 ms). Parent side only
-// (it writes files), but async-signal-safe, so that it may serve wherever the shim prepares.
+// read it (well under a millisecond) instead of discovering the topology again (5 to 19 ms). Parent side only.
 //
 // The file lives in DIR/numabind-UID (NUMABIND_SHARED, default /dev/shm), a directory of mode 0700 that
 // must belong to the user; a file is used only when it is a regular file of the user's, writable by no one
@@ -20,17 +19,15 @@
 
 namespace numabind::shim {
 
-/// The helper's answer (a core::BasisFrameHeader and its payload) shared for this process's configuration
-/// and machine state, in pages of its own (ReleaseSharedBasis frees them), with its size; nullptr when there
-/// is none to trust. `helper` is the planner that would otherwise run (its file is part of the identity).
-/// Raw system calls only: async-signal-safe, errno untouched.
-char* LoadSharedBasis(const char* helper, size_t* size);
+struct HelperRun;
 
-/// Unmaps a frame LoadSharedBasis returned.
-void ReleaseSharedBasis(char* frame, size_t size);
+/// The helper's answer (a core::BasisFrameHeader and its payload) shared for this process's configuration
+/// and machine state, into run->out (mmap'd: release with FreeHelperOutput) and run->size; false when there
+/// is none to trust. `helper` is the planner that would otherwise run (its file is part of the identity).
+/// Async-signal-safe (no malloc), like the helper launch it saves.
+bool LoadSharedBasis(const char* helper, HelperRun* run);
 
 /// Shares a basis frame the helper just produced; failures only mean the next process prepares again.
-/// Raw system calls only.
 void StoreSharedBasis(const char* helper, const char* frame, size_t size);
 
 }  // namespace numabind::shim

@@ -30,6 +30,9 @@ struct RankMatch {
   uint32_t rank = 0;
   uint32_t nranks = 0;        ///< 0 = unknown
   bool replaced = false;      ///< set by BindRank: the launcher had bound the child itself
+  /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
+  /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
+  const char* bad_value = nullptr;
 };
 
 /// The calling thread's binding before the shim changed it.
@@ -81,6 +84,10 @@ void FinishBoundLine(Line* line, pid_t pid);
 
 /// Child-safe: puts back the binding BindRank saved.
 void Restore(const SavedBinding& saved);
+
+/// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs), joined
+/// with single spaces, matches NUMABIND_MATCH. False when it cannot be read (no /proc; a zombie's is empty).
+bool CmdlineMatches(const char* path);
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
 bool ArgvMatches(char* const* argv);

@@ -17,9 +17,38 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
+/// Binds the calling thread to rank `found`'s plan, runs `call(env)` (the real exec) and restores the
+/// binding if it returns. A rank's environment gets NUMABIND_BOUND first (built on this stack), so that it
+/// does not bind itself again at start-up, nor do its children. Not inlined: its line, saved binding and
+/// marked environment are on the stack only now, not while FindRank reads /proc.
+template <typename Call>
+__attribute__((noinline)) int BindAndExec(Entry entry, const char* path, char* const* envp, RankMatch* found,
+                                          pid_t self, Call call) {
+  SavedBinding saved;
+  Line line;
+  int err = 0;
+  BindResult r = BindRank(entry, path, found, &saved, &line, &err);
+  if (r == BindResult::kRefused) {
+    errno = err;
+    return -1;
+  }
+  // A successful exec does not come back: log now, unless setenv already bound and logged this rank.
+  // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
+  bool logged = g_state.fork_child && found->rank == g_state.worker_rank && found->nranks == g_state.worker_nranks;
+  if (r == BindResult::kBound && (!logged || found->replaced)) FinishBoundLine(&line, self);
+  bool mark = NeedsMarker(*found);
+  char marker[kMarkerMax];
+  char* marked[mark ? EnvCount(envp) + 2 : 1];
+  int ret = call(mark ? MarkEnvironment(envp, *found, marker, marked) : envp);
+  if (r == BindResult::kBound) {
+    int e = errno;
+    Restore(saved);
+    errno = e;
+  }
+  return ret;
+}
+
 /// Binds if the program is a rank, runs `call(env)` (the real exec) and restores the binding if it returns.
-/// A rank's environment gets NUMABIND_BOUND first (built on this stack), so that it does not bind itself
-/// again at start-up, nor do its children.
 template <typename Call>
 int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
   if (!g_state.active) return call(envp);
@@ -29,29 +58,8 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
   pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
   // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
   // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
-  if (self == g_state.pid && !g_state.fork_child) EnsurePrepared();
-  SavedBinding saved;
-  Line line;
-  int err = 0;
-  BindResult r = BindRank(entry, path, &found, &saved, &line, &err);
-  if (r == BindResult::kRefused) {
-    errno = err;
-    return -1;
-  }
-  // A successful exec does not come back: log now, unless setenv already bound and logged this rank.
-  // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
-  bool logged = g_state.fork_child && found.rank == g_state.worker_rank && found.nranks == g_state.worker_nranks;
-  if (r == BindResult::kBound && (!logged || found.replaced)) FinishBoundLine(&line, self);
-  bool mark = NeedsMarker(found);
-  char marker[kMarkerMax];
-  char* marked[mark ? EnvCount(envp) + 2 : 1];
-  int ret = call(mark ? MarkEnvironment(envp, found, marker, marked) : envp);
-  if (r == BindResult::kBound) {
-    int e = errno;
-    Restore(saved);
-    errno = e;
-  }
-  return ret;
+  if (self == g_state.pid && !g_state.fork_child && found.bad_value == nullptr) EnsurePrepared();
+  return BindAndExec(entry, path, envp, &found, self, call);
 }
 
 /// Collects execl-style arguments (arg0, ..., NULL[, envp]) into argv on the caller's stack.

@@ -92,9 +92,22 @@ NUMABIND_EXPORT pid_t fork() {
   return numabind::shim::RunFork(g_real.fork);
 }
 
+// _Fork is async-signal-safe (glibc, musl) and may be called from a signal handler: its wrapper resolves
+// nothing (the constructor found the real one), captures no call stack, and prepares with mmap and raw
+// system calls only (shim/prepare.cc). Its child resolves an exec lazily, as a process exec'ing itself.
 NUMABIND_EXPORT pid_t _Fork() {
-  numabind::shim::EnsureResolved();
-  return numabind::shim::RunFork(g_real.fork_);
+  pid_t (*real)() = __atomic_load_n(&g_real.fork_, __ATOMIC_ACQUIRE);
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  if (!g_state.active || numabind::shim::t_in_shim) return real();
+  int e = errno;
+  numabind::shim::EnsurePrepared();
+  errno = e;
+  pid_t pid = real();
+  if (pid == 0) g_state.fork_child = true;
+  return pid;
 }
 
 extern "C" void numabind_before_vfork() {

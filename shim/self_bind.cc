@@ -6,6 +6,7 @@
 
 #include "shim/self_bind.h"
 
+#include <errno.h>
 #include <sys/mman.h>
 
 #include "config/rank_count.h"
@@ -25,16 +26,14 @@ bool Same(const char* a, const char* b) {
 
 /// The Slurm step task that is the only task of its step on this node: torchrun, Open MPI's orted or
 /// hydra's proxy under `srun --ntasks-per-node=1`, which starts ranks rather than being one.
-bool OnlyTaskOfStep(const RankMatch& m, char** envp) {
-  const char* const* env = const_cast<const char* const*>(envp);
+bool OnlyTaskOfStep(const RankMatch& m, const char* const* env) {
   int slurm = config::kRankVarCount - 1;
   return g_state.config.rank_var == nullptr && Same(m.var, config::kRankVars[slurm].rank) &&
          config::LocalRankCount(env, slurm) == 1;
 }
 
-void LogLauncher(const char* program, char** envp) {
+void LogLauncher(const char* program, const char* const* env) {
   if (g_state.config.log < config::LogLevel::kInfo) return;
-  const char* const* env = const_cast<const char* const*>(envp);
   const char* source = config::LocalRankCountSource(env, config::kRankVarCount - 1);
   Line l;
   l.Str("numabind: ").Str(program).Str(" not bound: the only task of its Slurm step on this node (");
@@ -88,18 +87,20 @@ void BindSelf(const char* program, RankMatch* m) {
 
 }  // namespace
 
-bool StartAsRank(char** argv, char** envp) {
+bool StartAsRank(const char* const* env) {
   const config::Config& c = g_state.config;
-  const char* const* env = const_cast<const char* const*>(envp);
+  char** envp = const_cast<char**>(env);
   if (c.rank_var != nullptr) g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
   RankMatch m;
   // The built-in variables the start-up scan did not see are skipped rather than looked up again.
   uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
-  if (!FindRankVar(envp, absent, &m)) return ArgvMatches(argv);
-  const char* program = argv != nullptr && argv[0] != nullptr ? argv[0] : "(program)";
-  if (OnlyTaskOfStep(m, envp)) {
-    LogLauncher(program, envp);
+  // The command line is read from /proc only then (start-up has no argv under musl).
+  if (!FindRankVar(envp, absent, &m)) return CmdlineMatches("/proc/self/cmdline");
+  // Set by glibc and musl before constructors run.
+  const char* program = program_invocation_name != nullptr ? program_invocation_name : "(program)";
+  if (OnlyTaskOfStep(m, env)) {
+    LogLauncher(program, env);
     return false;
   }
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.

@@ -18,7 +18,7 @@ constexpr int kStrictExitStatus = 127;
 /// a rank (bound now, bound before, or found by NUMABIND_MATCH), false for a launcher. Records the rank
 /// variables of the start-up environment (g_state.startup_rank_vars). In strict mode a rank that cannot be
 /// bound exits here with kStrictExitStatus.
-bool StartAsRank(char** argv, char** envp);
+bool StartAsRank(const char* const* env);
 
 }  // namespace numabind::shim
 

@@ -80,6 +80,7 @@ void ExpectDefaults(const Config& c) {
   cr_assert_str_eq(c.match, numabind::config::kDefaultMatch);
   cr_assert_null(c.topology);
   cr_assert_eq(c.log, LogLevel::kWarn);
+  cr_assert_eq(c.log_format, numabind::config::LogFormat::kText);
   cr_assert_null(c.log_file);
   cr_assert_not(c.strict);
 }
@@ -105,7 +106,7 @@ Test(defaults, other_variables_are_ignored) {
 Test(defaults, empty_values_count_as_unset) {
   ExpectDefaults(Good({"NUMABIND_POLICY=", "NUMABIND_MEMORY=", "NUMABIND_DEVICES=", "NUMABIND_NRANKS=",
                        "NUMABIND_RANK_VAR=", "NUMABIND_TOPOLOGY=", "NUMABIND_LOG=", "NUMABIND_LOG_FILE=",
-                       "NUMABIND_STRICT=", "NUMABIND_DISABLE="}));
+                       "NUMABIND_LOG_FORMAT=", "NUMABIND_STRICT=", "NUMABIND_DISABLE="}));
 }
 
 Test(defaults, null_error_pointer_is_allowed) {
@@ -146,7 +147,7 @@ Test(policy, points_into_the_environment) {
 Test(policy, maps) {
   for (const char* p :
        {"cpus:0-15|16-31", "cpus:1|0", "cpus:0", "cpus:0-3*2|4-7*2", "cpus:0-3,8,10-11|4", "nodes:0|0|1|1",
-        "nodes:0-1", "nodes:1*4|0*4", "cpus:65535", "nodes:1023", "cpus:0-3*65536"}) {
+        "nodes:0-1", "nodes:1*4|0*4", "cpus:65535", "nodes:1023", "cpus:0-3*4096", "cpus:0-65535*4095|1"}) {
     Config c = Good({std::string("NUMABIND_POLICY=") + p});
     cr_assert_str_eq(c.policy, p);
   }
@@ -178,11 +179,11 @@ Test(policy, bad_maps) {
   Bad({"NUMABIND_POLICY=nodes:0|1024"},
       "NUMABIND_POLICY=nodes:0|1024: entry 2 (1024): node numbers go up to 1023");
   Bad({"NUMABIND_POLICY=cpus:0-3*0"},
-      "NUMABIND_POLICY=cpus:0-3*0: entry 1 (0-3*0): *N takes a count from 1 to 65536");
+      "NUMABIND_POLICY=cpus:0-3*0: entry 1 (0-3*0): *N takes a count from 1 to 4096");
   Bad({"NUMABIND_POLICY=cpus:0-3*"},
-      "NUMABIND_POLICY=cpus:0-3*: entry 1 (0-3*): *N takes a count from 1 to 65536");
+      "NUMABIND_POLICY=cpus:0-3*: entry 1 (0-3*): *N takes a count from 1 to 4096");
   Bad({"NUMABIND_POLICY=cpus:0-3*2*2"},
-      "NUMABIND_POLICY=cpus:0-3*2*2: entry 1 (0-3*2*2): *N takes a count from 1 to 65536");
+      "NUMABIND_POLICY=cpus:0-3*2*2: entry 1 (0-3*2*2): *N takes a count from 1 to 4096");
   BadPrefix({"NUMABIND_POLICY=cpus:*2"}, "NUMABIND_POLICY=cpus:*2: entry 1 (*2): expected a list of CPU");
   BadPrefix({"NUMABIND_POLICY=cpus:0,,1"}, "NUMABIND_POLICY=cpus:0,,1: entry 1 (0,,1): expected a list");
   BadPrefix({"NUMABIND_POLICY=cpus:0-"}, "NUMABIND_POLICY=cpus:0-: entry 1 (0-): expected a list");
@@ -191,6 +192,17 @@ Test(policy, bad_maps) {
   BadPrefix({"NUMABIND_POLICY=cpus: 1"}, "NUMABIND_POLICY=cpus: 1: entry 1 ( 1): expected a list");
   BadPrefix({"NUMABIND_POLICY=cpus:99999999999999999999"},
             "NUMABIND_POLICY=cpus:99999999999999999999: entry 1");
+}
+
+Test(policy, map_size_is_capped) {
+  // cpus:0-65535*65536 cost the planner 5.5 s and 1.6 GB: a map expands to 4096 entries at most.
+  Bad({"NUMABIND_POLICY=cpus:0-65535*65536"},
+      "NUMABIND_POLICY=cpus:0-65535*65536: entry 1 (0-65535*65536): *N takes a count from 1 to 4096");
+  Bad({"NUMABIND_POLICY=cpus:0-65535*4096|1"},
+      "NUMABIND_POLICY=cpus:0-65535*4096|1: more than 4096 entries (after *N repeats)");
+  std::string many = "nodes:0";
+  for (int i = 0; i < 4096; ++i) many += "|0";
+  BadPrefix({"NUMABIND_POLICY=" + many}, "NUMABIND_POLICY=nodes:0|0");
 }
 
 Test(policy, long_values_are_shortened) {
@@ -235,7 +247,8 @@ Test(devices, bad) {
       "0000:34:00.0,0000:4e:00.0 (not a bus id: gpu1)");
   for (const char* d :
        {"0000:34:00.8", "0000:34:00", "0000:34:000.0", "0000:340:00.0", "x:34:00.0", "0:0:34:00.0",
-        "0000:34:00.0,", ",0000:34:00.0", "0000:34:00.0 ", "AUTO", "0", "000000000:00:00.0"}) {
+        "0000:34:00.0,", ",0000:34:00.0", "0000:34:00.0 ", "AUTO", "0", "000000000:00:00.0",
+        "0000:34:20.0", " 34:00.0", "34:00.0, 4e:00.0"}) {
     BadPrefix({std::string("NUMABIND_DEVICES=") + d}, "NUMABIND_DEVICES=");
   }
 }
@@ -325,6 +338,20 @@ Test(log, levels) {
 Test(log, bad) {
   Bad({"NUMABIND_LOG=verbose"}, "NUMABIND_LOG=verbose: expected off, warn, info or debug");
   Bad({"NUMABIND_LOG=1"}, "NUMABIND_LOG=1: expected off, warn, info or debug");
+}
+
+Test(log, format) {
+  cr_assert_eq(Good({}).log_format, numabind::config::LogFormat::kText);
+  cr_assert_eq(Good({"NUMABIND_LOG_FORMAT=text"}).log_format, numabind::config::LogFormat::kText);
+  cr_assert_eq(Good({"NUMABIND_LOG_FORMAT=json"}).log_format, numabind::config::LogFormat::kJson);
+  Bad({"NUMABIND_LOG_FORMAT=JSON"}, "NUMABIND_LOG_FORMAT=JSON: expected text or json");
+  Bad({"NUMABIND_LOG_FORMAT=xml"}, "NUMABIND_LOG_FORMAT=xml: expected text or json");
+  // A bad variable elsewhere does not cost the format: the shim still writes its error line as JSON.
+  Env env({"NUMABIND_LOG_FORMAT=json", "NUMABIND_MEMORY=fast"});
+  numabind::config::Config c;
+  numabind::config::Error err;
+  cr_assert_not(numabind::config::Parse(env.get(), &c, &err));
+  cr_assert_eq(c.log_format, numabind::config::LogFormat::kJson);
 }
 
 Test(log, file) {
@@ -509,8 +536,9 @@ Test(table, every_variable_once_and_known_to_parse) {
   using numabind::config::kVars;
   const char* expected[] = {"NUMABIND_POLICY",   "NUMABIND_MEMORY", "NUMABIND_DEVICES",  "NUMABIND_NRANKS",
                             "NUMABIND_RANK_VAR", "NUMABIND_MATCH",  "NUMABIND_TOPOLOGY", "NUMABIND_LOG",
-                            "NUMABIND_LOG_FILE", "NUMABIND_STRICT", "NUMABIND_DISABLE", "NUMABIND_SHARED", "NUMABIND_BOUND"};
-  cr_assert_eq(kVarCount, 13);
+                            "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE", "NUMABIND_STRICT", "NUMABIND_DISABLE",
+                            "NUMABIND_SHARED", "NUMABIND_BOUND"};
+  cr_assert_eq(kVarCount, 14);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
     cr_assert(strlen(kVars[i].values) > 0);
@@ -557,4 +585,32 @@ Test(all, reads_every_variable_after_an_error) {
   cr_expect_str_eq(c.log_file, "/tmp/x.log");
   cr_expect_str_eq(c.memory, "local");
   cr_expect_str_eq(err.text, "NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave");
+}
+
+Test(rank_value, digits_below_the_cap) {
+  using numabind::config::ParseRankValue;
+  using numabind::config::RankValue;
+  uint32_t v = 7;
+  cr_expect(ParseRankValue("0", &v) == RankValue::kOk);
+  cr_expect_eq(v, 0u);
+  cr_expect(ParseRankValue("1048575", &v) == RankValue::kOk);
+  cr_expect_eq(v, 1048575u);
+  cr_expect(ParseRankValue("007", &v) == RankValue::kOk);
+  cr_expect_eq(v, 7u);
+}
+
+Test(rank_value, malformed_and_too_large) {
+  using numabind::config::ParseRankValue;
+  using numabind::config::RankValue;
+  for (const char* s : {"", " 1", "1 ", "1x", "-1", "+1", "0(x", "0(x2)", "1.0", "0x1", "99999999999x"}) {
+    uint32_t v = 7;
+    cr_expect(ParseRankValue(s, &v) == RankValue::kMalformed, "'%s' accepted", s);
+    cr_expect_eq(v, 7u, "'%s' wrote the rank", s);
+  }
+  cr_expect(ParseRankValue(nullptr, nullptr) == RankValue::kMalformed);
+  for (const char* s : {"1048576", "4294967295", "4294967296", "99999999999", "184467440737095516160"}) {
+    uint32_t v = 7;
+    cr_expect(ParseRankValue(s, &v) == RankValue::kTooLarge, "'%s' not too large", s);
+    cr_expect_eq(v, 7u);
+  }
 }
