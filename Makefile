@@ -46,7 +46,7 @@ TEST_BINS := $(foreach l,$(TEST_LAYERS),$(if $(wildcard tests/$(l)/*_test.cc),$(
 # Shell suites: installing and packaging (they build what they install themselves).
 TEST_SCRIPTS := $(wildcard tests/pkg/*_test.sh)
 
-.PHONY: FORCE all test test-unit test-vm stress demo install install-build uninstall deb man check-abi deps clean bench readme-vars
+.PHONY: FORCE all test test-unit test-vm test-cluster stress demo install install-build uninstall deb man check-abi deps clean bench readme-vars
 all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(MUSL_HELPERS)
 
 # run_command.o is rebuilt whenever SHIM_PATH changes (the stamp holds the last value).
@@ -121,7 +121,7 @@ test: deps
 	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
 test-unit: all $(TEST_BINS)
-	BUILD=$(BUILD) SKIP_VM=1 scripts/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
+	BUILD=$(BUILD) SKIP_VM=1 SKIP_CLUSTER=1 scripts/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
 test-vm: deps all deb
 	BUILD=$(BUILD) tests/vm/run.sh
@@ -132,6 +132,10 @@ stress: deps all $(BUILD)/tests/shim_test
 	NUMABIND_STRESS_SPAWNS=10000 $(BUILD)/tests/shim_test --filter 'stress/*' --verbose=1
 	BUILD=$(BUILD) VM_LAYOUTS=A VM_SCRIPT='$(CURDIR)/tests/vm/stress_only.sh' VM_STRESS_SPAWNS=1000 VM_TIMEOUT=3600 \
 	  tests/vm/run.sh
+
+# A two-host Slurm and ssh cluster in network namespaces (root); `make test` runs it too.
+test-cluster: deps all
+	BUILD=$(BUILD) tests/cluster/run.sh
 
 demo: deps
 	$(MAKE) $(JOBS) all

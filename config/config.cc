@@ -329,6 +329,21 @@ bool Parse(const char* const* env, Config* out, Error* err) {
     if (!ParseBool(v, &out->strict) && !Fail(sink, "NUMABIND_STRICT", v, "expected 0 or 1")) bad();
   }
 
+  v = Lookup(env, "NUMABIND_SHARED");
+  if (v != nullptr && *v != '\0') {
+    if (Eq(v, "off")) {
+      out->shared = nullptr;
+    } else if (*v == '/') {
+      out->shared = v;
+    } else {
+      Fail(sink, "NUMABIND_SHARED", v, "expected off or an absolute directory such as /dev/shm");
+      bad();
+    }
+  }
+
+  v = Lookup(env, "NUMABIND_BOUND");
+  if (v != nullptr && *v != '\0') out->bound = v;  // written by numabind itself: any value, compared whole
+
   // A misspelt name must not silently leave a job unbound.
   for (const char* const* e = env; *e != nullptr; ++e) {
     const char* s = *e;

@@ -31,6 +31,10 @@ struct Config {
   LogFormat log_format = LogFormat::kText;  ///< NUMABIND_LOG_FORMAT: text|json
   const char* log_file = nullptr;   ///< NUMABIND_LOG_FILE; nullptr = stderr
   bool strict = false;              ///< NUMABIND_STRICT=1
+  const char* shared = "/dev/shm";  ///< NUMABIND_SHARED: directory of the shared plan basis; nullptr = off
+  /// NUMABIND_BOUND: "VAR=value", the rank variable a numabind launcher (or this rank's own start-up)
+  /// bound by; nullptr when unset.
+  const char* bound = nullptr;
 };
 
 /// A parse error: one line naming the variable and the bad value.
@@ -72,7 +76,7 @@ struct RankVar {
 };
 
 /// The built-in precedence of local-rank variables, SLURM_LOCALID last (launchers inside a Slurm step
-/// inherit it, stale). kRankVarCount entries.
+/// inherit it, stale). kRankVarCount entries. The local rank count that goes with each: rank_count.h.
 extern const RankVar kRankVars[];
 extern const int kRankVarCount;
 

@@ -16,7 +16,8 @@ const VarInfo kVars[] = {
      "physical cores shared out among its ranks, SMT siblings kept together; core-complex: one last-level "
      "cache of that node per rank. Without devices, ranks are spread over the NUMA nodes in contiguous "
      "blocks. cpus: and nodes: are explicit per-rank maps: entries separated by |, each a list such as "
-     "0-3,8, *N repeats an entry, ranks wrap around."},
+     "0-3,8 (CPUs up to 65535, nodes up to 1023), *N repeats an entry (4096 entries in all), ranks wrap "
+     "around."},
     {"NUMABIND_MEMORY", "local|preferred|bind|interleave", "local", nullptr,
      "Memory policy over the rank's NUMA nodes: local keeps the kernel's first touch, preferred prefers "
      "them, bind allows only them, interleave spreads pages across them."},
@@ -28,13 +29,15 @@ const VarInfo kVars[] = {
     {"NUMABIND_NRANKS", "N", nullptr, "the launcher's local size",
      "How many local ranks run on this machine; by default the launcher's local-size variable that goes "
      "with the rank's variable (LOCAL_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS, "
-     "PMI_LOCAL_SIZE, PALS_LOCAL_SIZE, MV2_COMM_WORLD_LOCAL_SIZE, JSM_NAMESPACE_LOCAL_SIZE, "
-     "SLURM_NTASKS_PER_NODE)."},
+     "PMI_LOCAL_SIZE, PALS_LOCAL_SIZE, MV2_COMM_WORLD_LOCAL_SIZE, JSM_NAMESPACE_LOCAL_SIZE; for "
+     "SLURM_LOCALID this node's entry, by SLURM_NODEID, of SLURM_STEP_TASKS_PER_NODE or else "
+     "SLURM_TASKS_PER_NODE in Slurm's compressed form such as 2(x3),1)."},
     {"NUMABIND_RANK_VAR", "NAME", nullptr, "the built-in list",
      "The variable that carries a spawned program's local rank; by default the first of LOCAL_RANK, "
      "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, PMI_LOCAL_RANK, PALS_LOCAL_RANKID, "
      "MV2_COMM_WORLD_LOCAL_RANK, JSM_NAMESPACE_LOCAL_RANK, FLUX_TASK_LOCAL_ID, MPT_LRANK and SLURM_LOCALID "
-     "that the new program's environment carries and the launcher's own did not."},
+     "(only in a Slurm step task, with SLURM_STEP_ID) that the new program's environment carries and the "
+     "launcher's own did not. Set, it also makes a step's only task on a node bind itself (see README)."},
     {"NUMABIND_MATCH", "GLOB", kDefaultMatch, nullptr,
      "Spawns whose command line (arguments joined with spaces) matches this fnmatch(3) glob, made by a "
      "process that is not itself a rank, take local ranks 0, 1, 2... in spawn order: for launchers whose "
@@ -52,10 +55,19 @@ const VarInfo kVars[] = {
      "launcher_cpus when true); a problem's has message."},
     {"NUMABIND_LOG_FILE", "PATH", nullptr, "standard error", "Append log lines to this file instead."},
     {"NUMABIND_STRICT", "0|1", "0", nullptr,
-     "1: a rank that cannot be bound is not started (its exec or spawn fails with errno set). 0: it runs "
-     "unbound after a warning."},
+     "1: a rank that cannot be bound is not started (its exec or spawn fails with errno set; a rank binding "
+     "itself at start-up exits with status 127 before main). 0: it runs unbound after a warning."},
     {"NUMABIND_DISABLE", "0|1", "0", nullptr,
      "1 turns numabind off whatever else is set; nothing else is read."},
+    {"NUMABIND_SHARED", "DIR|off", "/dev/shm", nullptr,
+     "Where processes of one user share the prepared plan basis, so that only the first process on a machine "
+     "discovers the topology: one file per configuration and allowed CPU and node set under DIR/numabind-UID "
+     "(owned by the user, mode 0600), replaced when the machine changes (CPU hotplug, reboot, a new numabind). "
+     "off: every process prepares its own."},
+    {"NUMABIND_BOUND", "VAR=VALUE", nullptr, "set by numabind only",
+     "Added by numabind to the environment of every rank it binds: the rank variable it bound by, such as "
+     "LOCAL_RANK=1. A process whose own rank variable and value are the same does not bind itself again, so "
+     "a rank's children and a taskset or numactl inside a rank keep their binding."},
 };
 
 const int kVarCount = sizeof(kVars) / sizeof(kVars[0]);
@@ -70,7 +82,7 @@ const RankVar kRankVars[] = {
     {"JSM_NAMESPACE_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_SIZE"},      // IBM jsrun
     {"FLUX_TASK_LOCAL_ID", nullptr},                               // Flux
     {"MPT_LRANK", nullptr},                                        // HPE/SGI MPT
-    {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},                    // Slurm: last, inherited stale
+    {"SLURM_LOCALID", "SLURM_STEP_TASKS_PER_NODE"},                // Slurm: last, inherited stale
 };
 
 const int kRankVarCount = sizeof(kRankVars) / sizeof(kRankVars[0]);

@@ -17,6 +17,7 @@ PACKAGES=(
   gcc-multilib                   # the 32-bit stub library (make install, make deb)
   dpkg-dev lintian man-db file   # make deb (dpkg-shlibdeps) and its tests
   musl-tools                     # a musl-linked launcher (the shim must not crash musl programs)
+  slurm-wlm munge openssh-server iproute2  # the namespace cluster (tests/cluster)
 )
 
 missing=()

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test suite given on the command line (Criterion binaries, or shell suites *.sh that end with an
-# "N passed, N failed[, N skipped]" line), then the multi-NUMA guest suite (tests/vm/run.sh) unless
-# SKIP_VM=1, and closes with one line that totals them all ("tests: N passed, N failed, N skipped"). A suite
-# that crashes or prints no result counts as a failure, never as a pass. A skipped test (Criterion's
-# cr_skip_test, a suite's "N skipped") is counted as skipped; under CI (CI=true), which runs as root with
-# every package installed, a skip fails the run.
+# "N passed, N failed[, N skipped]" line), then the namespace cluster suite (tests/cluster/run.sh) unless
+# SKIP_CLUSTER=1 and the multi-NUMA guest suite (tests/vm/run.sh) unless SKIP_VM=1, and closes with one line
+# that totals them all ("tests: N passed, N failed, N skipped"). A suite that crashes or prints no result
+# counts as a failure, never as a pass. A skipped test (Criterion's cr_skip_test, a suite's "N skipped") is
+# counted as skipped; under CI (CI=true), which runs as root with every package installed, a skip fails the
+# run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=build-link.sh
@@ -53,6 +54,12 @@ for bin in "$@"; do
   fi
   tally "$name" "$rc"
 done
+
+if [ "${SKIP_CLUSTER:-0}" != 1 ]; then
+  echo "=== cluster (tests/cluster/run.sh)"
+  BUILD=$BUILD tests/cluster/run.sh 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
+  tally cluster "$rc"
+fi
 
 if [ "${SKIP_VM:-0}" != 1 ]; then
   echo "=== vm (tests/vm/run.sh)"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "config/rank_count.h"
 #include "shim/json_log.h"
 #include "shim/syscalls.h"
 
@@ -20,110 +21,17 @@ namespace {
 
 constexpr int kMpolPreferredMany = 5;  // MPOL_PREFERRED_MANY, Linux 5.15; older headers lack it
 
-/// Child-safe: the decimal value of s, false unless s is all digits.
-bool ParseUint(const char* s, uint32_t* out) {
-  if (s == nullptr || *s == '\0') return false;
-  uint64_t v = 0;
-  for (; *s >= '0' && *s <= '9'; ++s) {
-    v = v * 10 + static_cast<uint64_t>(*s - '0');
-    if (v > 0xffffffffu) return false;
-  }
-  *out = static_cast<uint32_t>(v);
-  return *s == '\0' || *s == '(';  // SLURM_NTASKS_PER_NODE may read "4(x2)"
+/// Child-safe: strlen.
+size_t StrLen(const char* s) {
+  size_t n = 0;
+  while (s[n] != '\0') ++n;
+  return n;
 }
 
-/// Child-safe: reads a whole small file into buf (NUL-terminated); returns its length or -1.
-long ReadSmallFile(const char* path, char* buf, long cap) {
-  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  long len = 0;
-  while (len < cap - 1) {
-    long n = Sys6(SYS_read, fd, reinterpret_cast<long>(buf + len), cap - 1 - len);
-    if (n <= 0) break;
-    len += n;
-  }
-  Sys6(SYS_close, fd);
-  buf[len] = '\0';
-  return len;
-}
-
-/// Child-safe: a path such as "/proc/12/task/13/children" from its parts (numbers where a part is
-/// nullptr, taken in order from nums), into buf (64 bytes).
-void ProcPath(char* buf, const char* const* parts, int nparts, const long* nums) {
-  size_t at = 0;
-  for (int i = 0; i < nparts; ++i) {
-    if (parts[i] != nullptr) {
-      for (const char* p = parts[i]; *p != '\0' && at < 63; ++p) buf[at++] = *p;
-      continue;
-    }
-    char d[20];
-    int n = 0;
-    unsigned long v = static_cast<unsigned long>(*nums++);
-    do d[n++] = static_cast<char>('0' + v % 10); while ((v /= 10) != 0);
-    while (n > 0 && at < 63) buf[at++] = d[--n];
-  }
-  buf[at] = '\0';
-}
-
-/// Child-safe: whether live process `pid` runs a command that matches NUMABIND_MATCH. Not inlined: its
-/// buffer must not add to its callers' frames (a 16 KiB thread stack must do).
-__attribute__((noinline)) bool PidMatches(long pid) {
-  char path[64];
-  const char* parts[] = {"/proc/", nullptr, "/cmdline"};
-  ProcPath(path, parts, 3, &pid);
-  return CmdlineMatches(path);  // a zombie's cmdline is empty: a finished worker frees its rank
-}
-
-/// Child-safe: how many of the children listed in `path` (a /proc/P/task/T/children file: pids separated
-/// by spaces) match NUMABIND_MATCH; read in small pieces.
-__attribute__((noinline)) uint32_t CountListed(const char* path) {
-  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  uint32_t count = 0;
-  long pid = 0;
-  char chunk[256];
-  long n;
-  while ((n = Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
-    for (long i = 0; i < n; ++i) {
-      if (chunk[i] >= '0' && chunk[i] <= '9') {
-        if (pid < (1L << 40)) pid = pid * 10 + (chunk[i] - '0');
-        continue;
-      }
-      if (pid > 0 && PidMatches(pid)) ++count;
-      pid = 0;
-    }
-  }
-  if (pid > 0 && PidMatches(pid)) ++count;
-  Sys6(SYS_close, fd);
-  return count;
-}
-
-/// Child-safe (raw reads of /proc): how many live children of `parent` (all its threads) match
-/// NUMABIND_MATCH. Ranks found by order are numbered by it, so restarted workers get the same ranks again.
-__attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
-  char path[64];
-  alignas(8) char dirbuf[1024];
-  long pid = parent;
-  const char* task[] = {"/proc/", nullptr, "/task"};
-  ProcPath(path, task, 3, &pid);
-  long dir = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return 0;
-  uint32_t count = 0;
-  long n;
-  while ((n = Sys6(SYS_getdents64, dir, reinterpret_cast<long>(dirbuf), sizeof(dirbuf))) > 0) {
-    for (long off = 0; off < n;) {
-      const char* name = dirbuf + off + 19;  // struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name
-      unsigned short reclen = static_cast<unsigned short>(static_cast<unsigned char>(dirbuf[off + 16]) |
-                                                          static_cast<unsigned char>(dirbuf[off + 17]) << 8);
-      off += reclen;
-      if (name[0] < '0' || name[0] > '9') continue;
-      const char* parts[] = {"/proc/", nullptr, "/task/", name, "/children"};
-      ProcPath(path, parts, 5, &pid);
-      count += CountListed(path);
-    }
-  }
-  Sys6(SYS_close, dir);
-  return count;
+/// Child-safe: strcmp(a, b) == 0.
+bool StrEq(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
 }
 
 /// Child-safe: the name of an errno value, for one-line messages (strerror may allocate).
@@ -208,71 +116,78 @@ BindResult FailValue(Line* line, const char* path, const RankMatch& m, int* err)
 
 }  // namespace
 
-// Child-safe: one raw read into a buffer on the stack, then the glob.
-bool CmdlineMatches(const char* path) {
-  const char* match = g_state.config.match;
-  if (match == nullptr || *match == '\0') return false;
-  char cmd[4096];
-  long len = ReadSmallFile(path, cmd, sizeof(cmd));
-  if (len <= 0) return false;
-  // The arguments end in NULs; joined with single spaces, as ArgvMatches joins an argv.
-  if (cmd[len - 1] == '\0') --len;
-  for (long i = 0; i < len; ++i) {
-    if (cmd[i] == '\0') cmd[i] = ' ';
+// Child-safe: reads envp and the prepared config.
+bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
+  const config::Config& c = g_state.config;
+  const char* const* env = const_cast<const char* const*>(envp);
+  const char* name = c.rank_var;
+  const char* v = nullptr;
+  int index = -1;  // the variable's built-in entry, for its rank count
+  if (name != nullptr) {
+    if ((skip & (1u << 31)) != 0) return false;
+    for (int i = 0; i < config::kRankVarCount; ++i) {
+      if (StrEq(name, config::kRankVars[i].rank)) index = i;
+    }
+    v = config::Lookup(env, name);
+  } else {
+    // The first rank variable the program's environment carries (non-empty) decides.
+    for (int i = 0; i < config::kRankVarCount && name == nullptr; ++i) {
+      if ((skip & (1u << i)) != 0) continue;
+      const char* value = config::Lookup(env, config::kRankVars[i].rank);
+      if (value == nullptr || *value == '\0') continue;
+      // A batch script has SLURM_LOCALID=0 but no SLURM_STEP_ID: only a step's tasks are Slurm's ranks.
+      if (i == config::kRankVarCount - 1 && config::Lookup(env, "SLURM_STEP_ID") == nullptr) continue;
+      name = config::kRankVars[i].rank;
+      index = i;
+      v = value;
+    }
   }
-  cmd[len] = '\0';
-  return GlobMatch(match, cmd);
-}
-
-// Child-safe: joins argv on the stack and globs it. Not inlined, so that its buffer is not in FindRank's
-// frame while CountMatchingChildren runs.
-__attribute__((noinline)) bool ArgvMatches(char* const* argv) {
-  if (argv == nullptr || g_state.config.match == nullptr || *g_state.config.match == '\0') return false;
-  char joined[4096];
-  size_t len = 0;
-  for (int i = 0; argv[i] != nullptr; ++i) {
-    for (const char* s = argv[i]; *s != '\0' && len < sizeof(joined) - 2; ++s) joined[len++] = *s;
-    if (argv[i + 1] != nullptr && len < sizeof(joined) - 2) joined[len++] = ' ';
-  }
-  joined[len] = '\0';
-  return GlobMatch(g_state.config.match, joined);
+  if (v == nullptr || *v == '\0') return false;
+  out->var = name;
+  out->entry = v - StrLen(name) - 1;
+  // A value that is not a rank makes it a rank that cannot be bound, which BindRank reports.
+  out->bad_value = config::ParseRankValue(v, &out->rank) == config::RankValue::kOk ? nullptr : v;
+  out->nranks = c.nranks != 0 ? c.nranks : index >= 0 ? config::LocalRankCount(env, index) : 0;
+  return true;
 }
 
 // Child-safe: reads envp, the prepared config and /proc, with raw system calls.
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
-  const config::Config& c = g_state.config;
-  const char* const* env = const_cast<const char* const*>(envp);
-  uint32_t nranks = 0;
-  // The first rank variable the program's environment carries (non-empty) decides; a value that is not a
-  // rank makes it a rank that cannot be bound, which BindRank reports.
-  auto take = [&](const char* var, const char* v) {
-    out->var = var;
-    out->bad_value = config::ParseRankValue(v, &out->rank) == config::RankValue::kOk ? nullptr : v;
-  };
-  if (c.rank_var != nullptr) {
-    if ((g_state.startup_rank_vars & (1u << 31)) != 0) return false;
-    const char* v = config::Lookup(env, c.rank_var);
-    if (v != nullptr && *v != '\0') {
-      take(c.rank_var, v);
-      out->nranks = c.nranks;
-      return true;
-    }
-  } else {
-    for (int i = 0; i < config::kRankVarCount; ++i) {
-      if ((g_state.startup_rank_vars & (1u << i)) != 0) continue;
-      const char* v = config::Lookup(env, config::kRankVars[i].rank);
-      if (v == nullptr || *v == '\0') continue;
-      take(config::kRankVars[i].rank, v);
-      const char* size = config::kRankVars[i].size ? config::Lookup(env, config::kRankVars[i].size) : nullptr;
-      out->nranks = c.nranks != 0 ? c.nranks : (ParseUint(size, &nranks) ? nranks : 0);
-      return true;
-    }
-  }
+  if (FindRankVar(envp, g_state.startup_rank_vars, out)) return true;
+  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & (1u << 31)) != 0) return false;
   if (!ArgvMatches(argv)) return false;
   out->var = nullptr;
+  out->entry = nullptr;
   out->rank = CountMatchingChildren(parent);
-  out->nranks = c.nranks;
+  out->nranks = g_state.config.nranks;
   return true;
+}
+
+// Child-safe: a pointer count.
+size_t EnvCount(char* const* envp) {
+  size_t n = 0;
+  while (envp != nullptr && envp[n] != nullptr) ++n;
+  return n;
+}
+
+// Child-safe: a length check.
+bool NeedsMarker(const RankMatch& m) {
+  return m.entry != nullptr && StrLen(m.entry) + sizeof("NUMABIND_BOUND=") <= kMarkerMax;
+}
+
+// Child-safe: copies pointers into the caller's stack arrays.
+char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out) {
+  size_t len = 0;
+  for (const char* s = "NUMABIND_BOUND="; *s != '\0'; ++s) marker[len++] = *s;
+  for (const char* s = m.entry; *s != '\0' && len < kMarkerMax - 1; ++s) marker[len++] = *s;
+  marker[len] = '\0';
+  size_t n = 0;
+  out[n++] = marker;  // first: the first entry of a name is the one getenv finds
+  for (size_t i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
+    if (config::ValueOf(envp[i], "NUMABIND_BOUND") == nullptr) out[n++] = envp[i];
+  }
+  out[n] = nullptr;
+  return out;
 }
 
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
@@ -339,7 +254,8 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   if (memory_denied != nullptr) line->Str("unchanged (set_mempolicy: ").Str(memory_denied).Str(")");
   else line->Str(core::MemoryName(plan.memory));
   if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
-  line->Str(" via ").Str(EntryName(entry));
+  if (entry == Entry::kStartup) line->Str(" at start-up");
+  else line->Str(" via ").Str(EntryName(entry));
   if (replaced) {
     line->Str(" (replaced the launcher's binding to cpus ").Bits(saved->cpus, g_state.launcher_cpu_words).Str(")");
   }

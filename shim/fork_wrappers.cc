@@ -61,6 +61,8 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   BindResult r = BindRank(Entry::kSetenv, "(forked worker)", &m, &saved, &line, &err);
   // Strict mode cannot refuse a worker that is already running: it stops it, as a failed exec would.
   if (r == BindResult::kRefused) _exit(127);
+  // The worker's own children (and an exec of it) must not bind themselves again.
+  if (NeedsMarker(m)) g_real.setenv("NUMABIND_BOUND", m.entry, 1);
   if (r != BindResult::kBound) return;
   // This fork child's memory is its own: remember the binding, so that a later exec of the same rank is
   // neither logged again nor mistaken for a launcher's own binding.

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "shim/child.h"
+#include "shim/self_bind.h"
 #include "shim/syscalls.h"
 
 extern char** environ;
@@ -54,9 +55,6 @@ void ResolveAll() {
 /// The environment the program started with, from `environ` (set by glibc and musl before constructors).
 const char* const* StartupEnvironment() { return const_cast<const char* const*>(environ); }
 
-/// Whether the program's arguments match NUMABIND_MATCH, read from /proc/self/cmdline (false without
-/// /proc): portable, where the constructor's (argc, argv) is glibc's alone.
-bool StartupArgvMatches() { return CmdlineMatches("/proc/self/cmdline"); }
 
 /// One pass over the start-up environment: collects the NUMABIND_* entries into `ours` (NULL-terminated,
 /// for Parse) and notes which built-in rank variables are there.
@@ -75,33 +73,15 @@ void ScanEnvironment(const char* const* env, const char** ours, int cap) {
   ours[n] = nullptr;
 }
 
-/// Whether the process is itself a rank: a start-up rank variable (not SLURM_LOCALID, which launchers
-/// inside a Slurm step inherit, stale), or a command line that NUMABIND_MATCH finds.
-bool NoteStartupRankVars(const char* const* env) {
-  const config::Config& c = g_state.config;
-  if (c.rank_var != nullptr) {
-    g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
-    return g_state.startup_rank_vars != 0;
-  }
-  bool rank = false;
-  for (int i = 0; i < config::kRankVarCount; ++i) {
-    if ((g_state.startup_rank_vars & (1u << i)) == 0) continue;
-    rank |= strcmp(config::kRankVars[i].rank, "SLURM_LOCALID") != 0;
-  }
-  if (rank || c.match == nullptr || *c.match == '\0') return rank;
-  // A worker found by order (NUMABIND_MATCH) is a rank too: its own workers keep its binding.
-  return StartupArgvMatches();
-}
-
 // Portable start-up (musl, glibc): only glibc passes (argc, argv, envp) to constructors, and reading them
 // where the C library does not crashes every program (issue 11). The environment is `environ`, which
 // both set before any constructor runs; the arguments are read from /proc, and only by configured
 // processes.
 __attribute__((constructor)) void Init() {
-  // Every program pays for what runs here: without NUMABIND_POLICY, one pass over the environment and
-  // nothing else. The real functions are found later, by the first wrapper called (before the first fork,
-  // vfork or spawn): a configured process that starts nothing (sed, grep) saves the 17 dlsym calls.
-  // _Fork must be callable from a signal handler, where dlsym is not: the one lookup every program pays.
+  // Every program pays for what runs here: without NUMABIND_POLICY, one dlsym and one pass over the
+  // environment. The dlsym is _Fork's, which may be called from a signal handler, where dlsym may not. The
+  // other real functions are found later, by the first wrapper called (before the first fork, vfork or
+  // spawn): a configured process that starts nothing (sed, grep) saves those 16 dlsym calls.
   Resolve(&g_real.fork_, "_Fork");
   const char* const* env = StartupEnvironment();
   if (env == nullptr) return;
@@ -117,7 +97,7 @@ __attribute__((constructor)) void Init() {
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
   }
   if (g_state.config.disabled) return;
-  if (NoteStartupRankVars(env)) return;
+  if (StartAsRank(env)) return;  // a rank (bound now if no launcher did): shim/self_bind.cc
   g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
   g_state.active = true;
 }

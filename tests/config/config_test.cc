@@ -370,6 +370,18 @@ Test(strict, bad) {
   Bad({"NUMABIND_STRICT=2"}, "NUMABIND_STRICT=2: expected 0 or 1");
 }
 
+Test(shared, values) {
+  cr_expect_str_eq(Good({}).shared, "/dev/shm");
+  cr_expect_str_eq(Good({"NUMABIND_SHARED=/run/user/1000"}).shared, "/run/user/1000");
+  cr_expect_null(Good({"NUMABIND_SHARED=off"}).shared);
+  cr_expect_str_eq(Good({"NUMABIND_SHARED="}).shared, "/dev/shm");
+}
+
+Test(shared, bad) {
+  Bad({"NUMABIND_SHARED=shm"}, "NUMABIND_SHARED=shm: expected off or an absolute directory such as /dev/shm");
+  Bad({"NUMABIND_SHARED=0"}, "NUMABIND_SHARED=0: expected off or an absolute directory such as /dev/shm");
+}
+
 Test(disable, turns_off_and_reads_nothing_else) {
   Config c = Good({"NUMABIND_POLICY=bogus", "NUMABIND_MEMORY=fast", "NUMABIND_DISABLE=1", "NUMABIND_TYPO=1"});
   cr_assert(c.disabled);
@@ -491,7 +503,7 @@ Test(rank_vars, precedence) {
                          "JSM_NAMESPACE_LOCAL_SIZE",
                          nullptr,
                          nullptr,
-                         "SLURM_NTASKS_PER_NODE"};
+                         "SLURM_STEP_TASKS_PER_NODE"};
   cr_assert_eq(kRankVarCount, 10);
   for (int i = 0; i < kRankVarCount; ++i) {
     cr_assert_str_eq(kRankVars[i].rank, ranks[i]);
@@ -524,8 +536,9 @@ Test(table, every_variable_once_and_known_to_parse) {
   using numabind::config::kVars;
   const char* expected[] = {"NUMABIND_POLICY",   "NUMABIND_MEMORY", "NUMABIND_DEVICES",  "NUMABIND_NRANKS",
                             "NUMABIND_RANK_VAR", "NUMABIND_MATCH",  "NUMABIND_TOPOLOGY", "NUMABIND_LOG",
-                            "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE", "NUMABIND_STRICT", "NUMABIND_DISABLE"};
-  cr_assert_eq(kVarCount, 12);
+                            "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE", "NUMABIND_STRICT", "NUMABIND_DISABLE",
+                            "NUMABIND_SHARED", "NUMABIND_BOUND"};
+  cr_assert_eq(kVarCount, 14);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
     cr_assert(strlen(kVars[i].values) > 0);
@@ -555,8 +568,9 @@ Test(table, defaults_agree_with_config) {
   cr_assert_str_eq(numabind::config::FindVar("NUMABIND_MATCH", 14)->dflt, numabind::config::kDefaultMatch);
   cr_assert_str_eq(numabind::config::FindVar("NUMABIND_STRICT", 15)->dflt, "0");
   cr_assert_str_eq(numabind::config::FindVar("NUMABIND_DISABLE", 16)->dflt, "0");
+  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_SHARED", 15)->dflt, c.shared);
   for (const char* unset : {"NUMABIND_POLICY", "NUMABIND_NRANKS", "NUMABIND_RANK_VAR", "NUMABIND_TOPOLOGY",
-                            "NUMABIND_LOG_FILE"}) {
+                            "NUMABIND_LOG_FILE", "NUMABIND_BOUND"}) {
     cr_assert_null(numabind::config::FindVar(unset, strlen(unset))->dflt, "%s", unset);
   }
 }
