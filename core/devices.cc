@@ -91,7 +91,8 @@ bool NormalizeBusId(const std::string& text, std::string* out) {
   uint32_t domain = 0, bus = 0, dev = 0, func = 0;
   std::string bdf;
   if (colon.size() == 3) {
-    if (!ParseHexField(colon[0], 4, &domain) || colon[0].size() < 1) return false;
+    // Domains past 16 bits exist (Intel VMD puts its devices in 10000 and up): up to 8 hex digits.
+    if (!ParseHexField(colon[0], 8, &domain)) return false;
     colon.erase(colon.begin());
   }
   if (colon.size() != 2) return false;

@@ -49,6 +49,10 @@ bool ParseMapEntries(const std::string& what, const std::string& body, std::vect
       *err = where + ": " + why;
       return false;
     }
+    if (set.Empty()) {  // blanks that Trim keeps and the list syntax skips ("cpus:\r")
+      *err = where + ": empty entry";
+      return false;
+    }
     if (entries->size() + repeat > kMaxMapEntries) {
       *err = "NUMABIND_POLICY: more than " + std::to_string(kMaxMapEntries) + " map entries";
       return false;

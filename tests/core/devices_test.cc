@@ -42,7 +42,13 @@ Test(devices, normalize_bus_ids) {
   STR_EQ(id, "000a:1b:1f.7");
   cr_assert(NormalizeBusId("2:1:0.1", &id));
   STR_EQ(id, "0002:01:00.1");
-  const char* bad[] = {"", "34", "34:00", "34:00.8", "34:20.0", "g4:00.0", "00000:34:00.0", "34:00.0.0", "1:2:3:4.0"};
+  // Found by fuzz/devices_fuzz.cc: config accepted VMD's 5-digit domains, the planner did not.
+  cr_assert(NormalizeBusId("10000:00:02.0", &id));
+  STR_EQ(id, "10000:00:02.0");
+  cr_assert(NormalizeBusId("ffffffff:ff:1f.7", &id));
+  STR_EQ(id, "ffffffff:ff:1f.7");
+  const char* bad[] = {"",          "34",        "34:00", "34:00.8", "34:20.0", "g4:00.0", "000000000:34:00.0",
+                       "34:00.0.0", "1:2:3:4.0", ":34:00.0"};
   for (const char* b : bad) cr_assert(!NormalizeBusId(b, &id), "\"%s\" is not a bus id", b);
 }
 

@@ -124,6 +124,8 @@ Test(parse, policy_errors_name_the_variable_and_the_part) {
       {"nodes:0||1", "entry 2 \"\": empty entry"},
       {"nodes:3-1", "decreasing range"},
       {"cpus:0*70000", "more than 65536"},
+      {"cpus:\r", "empty entry"},          // found by fuzz/policy_fuzz.cc: an entry with no CPUs
+      {"nodes:0|\r*2", "empty entry"},
   };
   for (auto& c : cases) {
     std::string err;
