@@ -7,6 +7,11 @@ CXX ?= g++
 CC ?= gcc
 OPT ?= -O2
 PYTHON ?= /usr/bin/python3
+# The planner helper the library runs, compiled into it: never looked up relative to the library or the
+# current directory. Installed builds set it to the installed command.
+HELPER_PATH ?= $(abspath $(BUILD))/numabind
+# The library `numabind run` preloads when it is not next to the command (installed: LIBDIR's copy).
+SHIM_PATH ?=
 
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CXXFLAGS_BASE := -std=c++17 $(OPT) -g -fPIC $(WARN) -I. -D_GNU_SOURCE $(SAN_FLAGS)
@@ -32,16 +37,36 @@ LIB := $(BUILD)/libnumabind.so
 CLI := $(BUILD)/numabind
 EMPTYLIB := $(BUILD)/libempty.so
 HELPERS := $(patsubst tests/shim/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
+# The launcher again, linked with musl (musl-tools), when musl-gcc is there: the shim must run under musl.
+MUSL_CC ?= musl-gcc
+MUSL_HELPERS := $(if $(shell command -v $(MUSL_CC) 2>/dev/null),$(BUILD)/helpers/musl/entry_launcher)
 
 TEST_LAYERS := $(notdir $(wildcard tests/core tests/config tests/cli tests/shim))
 TEST_BINS := $(foreach l,$(TEST_LAYERS),$(if $(wildcard tests/$(l)/*_test.cc),$(BUILD)/tests/$(l)_test))
+# Shell suites: installing and packaging (they build what they install themselves).
+TEST_SCRIPTS := $(wildcard tests/pkg/*_test.sh)
 
-.PHONY: all test test-unit test-vm demo install check-abi deps clean bench readme-vars
-all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS)
+.PHONY: FORCE all test test-unit test-vm test-cluster stress demo install install-build uninstall deb man check-abi deps clean bench readme-vars
+all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(MUSL_HELPERS)
+
+# run_command.o is rebuilt whenever SHIM_PATH changes (the stamp holds the last value).
+$(call obj,cli/run_command.cc): $(BUILD)/shim-path.stamp
+$(call obj,cli/run_command.cc): CXXFLAGS_BASE += -DNUMABIND_SHIM_PATH='"$(SHIM_PATH)"'
+$(BUILD)/shim-path.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SHIM_PATH)' | cmp -s - $@ || echo '$(SHIM_PATH)' >$@
 
 $(BUILD)/pure/%.o: %.cc
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS_BASE) $(PURE_FLAGS) -MMD -MP -c $< -o $@
+	$(CXX) $(CXXFLAGS_BASE) $(PURE_FLAGS) $(EXTRA_FLAGS) -MMD -MP -c $< -o $@
+
+# prepare.o is rebuilt whenever HELPER_PATH changes (the stamp holds the last value).
+$(BUILD)/pure/shim/prepare.o: EXTRA_FLAGS = -DNUMABIND_HELPER_PATH='"$(HELPER_PATH)"'
+$(BUILD)/pure/shim/prepare.o: $(BUILD)/helper-path.stamp
+$(BUILD)/helper-path.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(HELPER_PATH)' | cmp -s - $@ || echo '$(HELPER_PATH)' > $@
+FORCE:
 
 $(BUILD)/obj/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -54,7 +79,7 @@ $(BUILD)/pure/shim/%.o: shim/%.S
 # The shim: linked by the C driver so libstdc++ is never added; -z defs catches anything that needs more.
 $(LIB): $(call pureobj,$(SHIM_SRCS) $(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) shim/exports.map
 	$(CC) -shared -Wl,-z,defs -Wl,--version-script=shim/exports.map -Wl,--gc-sections \
-	  -o $@ $(filter %.o,$^)
+	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^)
 
 $(CLI): $(call obj,$(CLI_SRCS) $(CORE_SRCS)) $(call pureobj,$(PURE_SRCS))
 	$(CXX) $(SAN_FLAGS) -o $@ $^ $(HWLOC_LIBS)
@@ -68,6 +93,14 @@ $(BUILD)/helpers/%: tests/shim/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
 
+$(BUILD)/helpers/musl/%: tests/shim/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(MUSL_CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
+
+# The shim's tests run programs with the library preloaded; the helper launch alone is also linked into them,
+# to be tested against plain commands (it needs libc alone).
+TEST_UNITS_shim := shim/helper_launch.cc
+
 # Keep the test objects (intermediate files of the pattern rules below) so that a rebuild is incremental.
 .SECONDARY:
 
@@ -77,27 +110,20 @@ $(BUILD)/helpers/%: tests/shim/helpers/%.c
 $(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*.cc) $$(TEST_UNITS_$$*)) $(call obj,$(CORE_SRCS) $(filter-out cli/main.cc,$(CLI_SRCS))) $(call pureobj,$(PURE_SRCS))
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN_FLAGS) -o $@ $^ $(HWLOC_LIBS) -lcriterion
-# Fuzzing (fuzz/README.md): one libFuzzer binary per fuzz/*_fuzz.cc, built by clang with ASan and UBSan
-# into $(BUILD)/fuzz with the parsers it exercises (FUZZ_UNITS, the same sources the library and the command
-# build). `make fuzz` runs each for FUZZ_SECONDS; `make test` runs a short pass (scripts/fuzz.sh --short).
 # The shim's tests also link its child-safe glob matcher, to test it against fnmatch directly.
 TEST_UNITS_shim += shim/text.cc
 
+# Fuzzing (fuzz/README.md): one libFuzzer binary per fuzz/*_fuzz.cc, built by clang with ASan and UBSan
+# into $(BUILD)/fuzz with the parsers it exercises (FUZZ_UNITS, the same sources the library and the command
+# build). `make fuzz` runs each for FUZZ_SECONDS; `make test` runs a short pass (scripts/fuzz.sh --short).
 .PHONY: fuzz fuzz-build asan-build
 FUZZ_CXX ?= clang++-14
 FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -I. -D_GNU_SOURCE $(FUZZ_SAN)
-FUZZ_UNITS := config/config.cc config/vars.cc core/cpu_set.cc core/devices.cc core/plan_basis.cc \
-              core/policy_parse.cc core/topology.cc shim/text.cc
+FUZZ_UNITS := $(wildcard config/*.cc) core/cpu_set.cc core/devices.cc core/plan_basis.cc core/policy_parse.cc \
+              core/topology.cc shim/text.cc
 FUZZ_SRCS := $(wildcard fuzz/*_fuzz.cc)
-# fuzz/rank_count_fuzz.cc fuzzes Slurm's task counts, parsed by config/rank_count.cc (branch h9): built once
-# that parser is in the tree.
-ifeq ($(wildcard config/rank_count.cc),)
-FUZZ_SRCS := $(filter-out fuzz/rank_count_fuzz.cc,$(FUZZ_SRCS))
-else
-FUZZ_UNITS += config/rank_count.cc
-endif
 FUZZ_BINS := $(patsubst fuzz/%.cc,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS := $(patsubst %.cc,$(BUILD)/fuzz/obj/%.o,$(FUZZ_UNITS))
 
@@ -135,13 +161,25 @@ JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
 
 test: deps
 	$(MAKE) $(JOBS) all $(TEST_BINS) fuzz-build asan-build
-	BUILD=$(BUILD) ASAN_TESTS="$(ASAN_TEST_BINS)" FUZZ_TARGETS="$(FUZZ_BINS)" scripts/run-tests.sh $(TEST_BINS)
+	BUILD=$(BUILD) ASAN_TESTS="$(ASAN_TEST_BINS)" FUZZ_TARGETS="$(FUZZ_BINS)" scripts/run-tests.sh $(TEST_BINS) \
+	  $(TEST_SCRIPTS)
 
 test-unit: all $(TEST_BINS)
-	BUILD=$(BUILD) SKIP_VM=1 scripts/run-tests.sh $(TEST_BINS)
+	BUILD=$(BUILD) SKIP_VM=1 SKIP_CLUSTER=1 scripts/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
 test-vm: deps all
 	BUILD=$(BUILD) tests/vm/run.sh
+
+# Stress at full size: 10,000 spawns on this machine (make test: 1,000), and 1,000 per check in the 16-CPU
+# guest, with CPU hotplug and a shrinking cpuset (make test: 100; a spawn costs about 0.3 s under emulation).
+stress: deps all $(BUILD)/tests/shim_test
+	NUMABIND_STRESS_SPAWNS=10000 $(BUILD)/tests/shim_test --filter 'stress/*' --verbose=1
+	BUILD=$(BUILD) VM_LAYOUTS=A VM_SCRIPT='$(CURDIR)/tests/vm/stress_only.sh' VM_STRESS_SPAWNS=1000 VM_TIMEOUT=3600 \
+	  tests/vm/run.sh
+
+# A two-host Slurm and ssh cluster in network namespaces (root); `make test` runs it too.
+test-cluster: deps all
+	BUILD=$(BUILD) tests/cluster/run.sh
 
 demo: deps
 	$(MAKE) $(JOBS) all
@@ -158,13 +196,73 @@ readme-vars: $(CLI)
 check-abi: $(LIB)
 	BUILD=$(BUILD) scripts/check-abi.sh $(LIB)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/numabind
-	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/numabind
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 scripts/*.sh scripts/*.py $(DESTDIR)$(PREFIX)/share/numabind/
+# ------------------------------------------------------------------------------------ install and deb
+# `make install DESTDIR=... PREFIX=/usr` lays numabind out as a distribution package does. The library goes
+# where the dynamic loader's $LIB points for 64-bit programs (Debian: lib/x86_64-linux-gnu, from
+# `gcc -print-multiarch`), so that /etc/profile.d/numabind.sh can preload "$(PREFIX)/$$LIB/libnumabind.so"
+# and a 32-bit program finds the empty 32-bit stub where $LIB points for it (lib32 with libc6-i386,
+# lib/i386-linux-gnu with libc6:i386) instead of printing a loader error. The helper goes into libexec, at
+# the path compiled into the library. Everything is built in its own BUILD dir (PKG_BUILD) with the
+# installed paths, never mixed with the build tree's objects, whose helper path is the build tree's.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+BINDIR := $(PREFIX)/bin
+LIBDIR := $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
+LIB32DIRS := $(PREFIX)/lib32
+LIBEXECDIR := $(PREFIX)/libexec/numabind
+MANDIR := $(PREFIX)/share/man
+PROFILEDIR := /etc/profile.d
+PKG_BUILD ?= $(BUILD)/pkg$(subst /,_,$(PREFIX))
+PKG_PATHS = HELPER_PATH=$(LIBEXECDIR)/numabind SHIM_PATH=$(LIBDIR)/libnumabind.so
+STUB32 := $(BUILD)/lib32/libnumabind.so
+MANPAGES := $(BUILD)/man/numabind.1 $(BUILD)/man/numabind.7
+# What install puts in place (under DESTDIR).
+INSTALLED := $(BINDIR)/numabind $(LIBDIR)/libnumabind.so $(addsuffix /libnumabind.so,$(LIB32DIRS)) \
+             $(LIBEXECDIR)/numabind $(MANDIR)/man1/numabind.1 $(MANDIR)/man7/numabind.7 \
+             $(PROFILEDIR)/numabind.sh
+
+# An empty 32-bit library: a 32-bit program with the site-wide LD_PRELOAD loads it and nothing happens.
+$(STUB32): packaging/stub32.c
+	@mkdir -p $(dir $@)
+	$(CC) -m32 -shared -fPIC -O2 -Wl,-soname,libnumabind.so -o $@ $<
+
+# numabind(1) and numabind(7), printed by the command from the tables its --help prints.
+man: $(MANPAGES)
+$(BUILD)/man/numabind.%: $(CLI)
+	@mkdir -p $(dir $@)
+	$(CLI) man $* >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/numabind.sh: packaging/profile.sh.in
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' $< >$@
+
+# Builds what install copies, in PKG_BUILD with the installed paths compiled in.
+install-build:
+	$(MAKE) BUILD=$(PKG_BUILD) $(PKG_PATHS) PREFIX=$(PREFIX) $(PKG_BUILD)/libnumabind.so \
+	  $(PKG_BUILD)/numabind $(PKG_BUILD)/lib32/libnumabind.so $(PKG_BUILD)/numabind.sh \
+	  $(PKG_BUILD)/man/numabind.1 $(PKG_BUILD)/man/numabind.7
+
+install: install-build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(PROFILEDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(addprefix $(DESTDIR),$(LIB32DIRS))
+	install -m 755 $(PKG_BUILD)/numabind $(DESTDIR)$(BINDIR)/numabind
+	install -m 644 $(PKG_BUILD)/libnumabind.so $(DESTDIR)$(LIBDIR)/libnumabind.so
+	for d in $(LIB32DIRS); do install -m 644 $(PKG_BUILD)/lib32/libnumabind.so $(DESTDIR)$$d/; done
+	ln -sf $(shell realpath -m --relative-to=$(LIBEXECDIR) $(BINDIR))/numabind $(DESTDIR)$(LIBEXECDIR)/numabind
+	install -m 644 $(PKG_BUILD)/man/numabind.1 $(DESTDIR)$(MANDIR)/man1/numabind.1
+	install -m 644 $(PKG_BUILD)/man/numabind.7 $(DESTDIR)$(MANDIR)/man7/numabind.7
+	install -m 644 $(PKG_BUILD)/numabind.sh $(DESTDIR)$(PROFILEDIR)/numabind.sh
+
+# Removes the files install put there and numabind's own libexec directory, nothing else.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR)
+
+# build/numabind_<version>_amd64.deb, from a PREFIX=/usr install (scripts/deb.sh).
+deb: deps
+	rm -rf $(BUILD)/deb-root
+	$(MAKE) install PREFIX=/usr DESTDIR=$(abspath $(BUILD))/deb-root
+	BUILD=$(BUILD) scripts/deb.sh $(BUILD)/deb-root
 
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

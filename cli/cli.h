@@ -36,6 +36,8 @@ int VarsCommand(const Args& args, FILE* out, FILE* err);
 /// Internal, run by the shim: `prepare-basis --policy P [--memory M] [--devices D] [--topology T]` writes
 /// the prepared plan basis to `out` as a framed binary block (shim/prepare.cc reads it).
 int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
+/// Internal, run at build time: `man 1|7` prints numabind(1) or numabind(7) in roff.
+int ManCommand(const Args& args, FILE* out, FILE* err);
 /// Execs the command on success, so it returns only on failure (or for --help).
 int RunCommand(const Args& args, const char* const* env, const std::string& self_exe, FILE* out, FILE* err);
 
@@ -107,8 +109,9 @@ void PrintTable(FILE* out, const std::vector<std::vector<std::string>>& rows);
 
 // ------------------------------------------------------------------------------------------- run parts
 
-/// libnumabind.so next to `self_exe` (build tree) or in ../lib (installed), canonical (but through the link
-/// when only that path has no space or colon); empty when neither.
+/// libnumabind.so at the path the command was built with (installed), else next to `self_exe` (build tree)
+/// or in its ../lib, canonical (but through the link when only that path has no space or colon); empty when
+/// none is there.
 std::string FindShim(const std::string& self_exe, std::string* tried);
 
 /// This program's path: /proc/self/exe, or `argv0` made absolute (links kept) when that has a slash and the

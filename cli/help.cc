@@ -180,6 +180,7 @@ int Main(int argc, char** argv, const char* const* env) {
   if (command == "plan") return PlanCommand(args, env, stdout, stderr);
   if (command == "show") return ShowCommand(args, stdout, stderr);
   if (command == "vars") return VarsCommand(args, stdout, stderr);
+  if (command == "man") return ManCommand(args, stdout, stderr);
   if (command == "prepare-basis") return PrepareBasisCommand(args, env, stdout, stderr);
   if (command == "run") return RunCommand(args, env, SelfExe(argv[0]), stdout, stderr);
   if (command[0] == '-') {

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "config/config.h"
+#include "config/rank_count.h"
 #include "core/core_api.h"
 #include "core/plan_basis.h"
 
@@ -37,15 +38,6 @@ std::string FormatBits(const std::vector<uint64_t>& words) {
   }
   s.resize(need);
   return s;
-}
-
-/// A positive decimal integer, or 0.
-uint32_t PositiveInt(const char* s) {
-  if (s == nullptr || *s < '0' || *s > '9') return 0;
-  char* end = nullptr;
-  unsigned long v = strtoul(s, &end, 10);
-  if (*end != '\0' || v == 0 || v > (1u << 20)) return 0;
-  return static_cast<uint32_t>(v);
 }
 
 struct RankRow {
@@ -108,11 +100,10 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     return kExitFailure;
   }
 
-  // How many ranks: the option or NUMABIND_NRANKS, the launcher's local size, else one per slot.
+  // How many ranks: the option or NUMABIND_NRANKS, the launcher's local size (config::LocalRankCount, as
+  // the library reads it), else one per slot.
   uint32_t nranks = cfg.nranks;
-  for (int i = 0; nranks == 0 && i < config::kRankVarCount; ++i) {
-    if (config::kRankVars[i].size != nullptr) nranks = PositiveInt(merged.Get(config::kRankVars[i].size));
-  }
+  for (int i = 0; nranks == 0 && i < config::kRankVarCount; ++i) nranks = config::LocalRankCount(merged.get(), i);
   if (nranks == 0) nranks = basis->slot_count > 0 ? basis->slot_count : 1;
 
   std::vector<RankRow> rows;

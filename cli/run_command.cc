@@ -30,6 +30,7 @@ const OptionSpec kRunOptions[] = {
      "an hwloc XML file or synthetic:DESC instead of this machine"},
     {"--log", "NUMABIND_LOG", false, "L", "off, warn, info or debug"},
     {"--log-file", "NUMABIND_LOG_FILE", false, "FILE", "append log lines to FILE instead of standard error"},
+    {"--log-format", "NUMABIND_LOG_FORMAT", false, "F", "text or json (one JSON object per line)"},
     {"--strict", "NUMABIND_STRICT", true, "", "do not start a rank that cannot be bound"},
 };
 constexpr size_t kRunOptionCount = sizeof(kRunOptions) / sizeof(kRunOptions[0]);
@@ -87,9 +88,11 @@ std::string SelfExe(const char* argv0) {
 
 std::string FindShim(const std::string& self_exe, std::string* tried) {
   std::string dir = Dirname(self_exe);
-  const std::string candidates[] = {dir + "/" + kShimName, dir + "/../lib/" + kShimName};
+  // Installed: the library's path, fixed at build time (Makefile's SHIM_PATH); a build tree: next to us.
+  const std::string candidates[] = {NUMABIND_SHIM_PATH, dir + "/" + kShimName, dir + "/../lib/" + kShimName};
   tried->clear();
   for (const std::string& c : candidates) {
+    if (c.empty()) continue;
     if (!tried->empty()) *tried += " or ";
     *tried += c;
     char resolved[PATH_MAX];

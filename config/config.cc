@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "config/grammar.h"
 #include "config/vars.h"
 
 namespace numabind::config {
@@ -13,10 +14,6 @@ namespace {
 
 constexpr char kPrefix[] = "NUMABIND_";
 constexpr size_t kPrefixLen = sizeof(kPrefix) - 1;
-constexpr uint32_t kMaxRanks = 1u << 20;
-constexpr uint32_t kMaxCpu = 65535;
-constexpr uint32_t kMaxNode = 1023;
-constexpr uint32_t kMaxRepeat = 65536;
 constexpr size_t kMaxValueShown = 96;
 constexpr size_t kMaxEntryShown = 40;
 
@@ -39,7 +36,6 @@ bool StartsWith(const char* s, const char* prefix) {
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool IsNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
 char Upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 
@@ -103,157 +99,13 @@ bool ParseNum(const char* s, size_t n, uint32_t max, uint32_t* out) {
   return true;
 }
 
-/// Checks one map entry "LIST[*N]"; on failure writes why into m (the text after "entry K (...): ").
-bool CheckMapEntry(const char* s, size_t n, uint32_t max_id, const char* what, Msg* m) {
-  size_t list_end = n;
-  for (size_t i = 0; i < n; ++i) {
-    if (s[i] == '*') {
-      list_end = i;
-      break;
-    }
-  }
-  if (list_end < n) {
-    uint32_t repeat = 0;
-    if (!ParseNum(s + list_end + 1, n - list_end - 1, kMaxRepeat, &repeat) || repeat == 0) {
-      m->Put("*N takes a count from 1 to ");
-      m->PutNum(kMaxRepeat);
-      return false;
-    }
-  }
-  if (list_end == 0) {
-    m->Put("expected a list of ");
-    m->Put(what);
-    m->Put(" numbers such as 0-3,8, optionally followed by *N");
-    return false;
-  }
-  size_t i = 0;
-  while (i <= list_end) {
-    size_t j = i;
-    while (j < list_end && s[j] != ',') ++j;
-    // Item s[i..j): "A" or "A-B".
-    size_t dash = i;
-    while (dash < j && s[dash] != '-') ++dash;
-    uint32_t lo = 0, hi = 0;
-    bool ok = ParseNum(s + i, dash - i, 0xffffffffu, &lo);
-    if (ok && dash < j)
-      ok = ParseNum(s + dash + 1, j - dash - 1, 0xffffffffu, &hi);
-    else
-      hi = lo;
-    if (!ok) {
-      m->Put("expected a list of ");
-      m->Put(what);
-      m->Put(" numbers such as 0-3,8, optionally followed by *N");
-      return false;
-    }
-    if (hi < lo) {
-      m->Put("range ");
-      m->PutN(s + i, j - i);
-      m->Put(" goes down");
-      return false;
-    }
-    if (hi > max_id) {
-      m->Put(what);
-      m->Put(" numbers go up to ");
-      m->PutNum(max_id);
-      return false;
-    }
-    i = j + 1;
-  }
-  return true;
-}
-
 bool CheckPolicy(const char* value, Error* err) {
-  static constexpr const char* kKeywords[] = {"node", "socket", "exclusive", "core-complex"};
-  for (const char* k : kKeywords) {
-    if (Eq(value, k)) return true;
-  }
-  const char* map = nullptr;
-  const char* what = nullptr;
-  uint32_t max_id = 0;
-  if (StartsWith(value, "cpus:")) {
-    map = value + 5;
-    what = "CPU";
-    max_id = kMaxCpu;
-  } else if (StartsWith(value, "nodes:")) {
-    map = value + 6;
-    what = "node";
-    max_id = kMaxNode;
-  } else {
-    Msg m = Begin(err, "NUMABIND_POLICY", 15, value);
-    m.Put("expected node, socket, exclusive, core-complex, cpus:LIST|LIST... or nodes:LIST|LIST...");
-    return false;
-  }
-  uint32_t entry = 1;
-  const char* p = map;
-  for (;;) {
-    const char* e = p;
-    while (*e != '\0' && *e != '|') ++e;
-    char why[128];
-    Msg w{why, sizeof(why), 0};
-    why[0] = '\0';
-    if (!CheckMapEntry(p, static_cast<size_t>(e - p), max_id, what, &w)) {
-      Msg m = Begin(err, "NUMABIND_POLICY", 15, value);
-      m.Put("entry ");
-      m.PutNum(entry);
-      m.Put(" (");
-      m.PutShort(p, static_cast<size_t>(e - p), kMaxEntryShown);
-      m.Put("): ");
-      m.Put(why);
-      return false;
-    }
-    if (*e == '\0') break;
-    p = e + 1;
-    ++entry;
-  }
-  return true;
-}
-
-/// "[domain:]bus:device.function" in hex, as lspci -D and sysfs write them.
-bool IsBusId(const char* s, size_t n) {
-  size_t fields[3];
-  size_t lens[3];
-  int count = 0;
-  size_t start = 0;
-  size_t dot = n;
-  for (size_t i = 0; i <= n; ++i) {
-    if (i == n || s[i] == ':') {
-      if (count == 3) return false;
-      fields[count] = start;
-      lens[count] = i - start;
-      ++count;
-      start = i + 1;
-    }
-  }
-  if (count < 2) return false;
-  // The last field is "device.function".
-  size_t last = fields[count - 1];
-  for (size_t i = last; i < n; ++i) {
-    if (s[i] == '.') {
-      dot = i;
-      break;
-    }
-  }
-  if (dot == n) return false;
-  size_t dev_len = dot - last;
-  size_t fn_len = n - dot - 1;
-  if (dev_len < 1 || dev_len > 2 || fn_len != 1 || s[dot + 1] < '0' || s[dot + 1] > '7') return false;
-  for (size_t i = last; i < dot; ++i) {
-    if (!IsHex(s[i])) return false;
-  }
-  // A device number has 5 bits: 00 to 1f.
-  if (dev_len == 2 && !(s[last] == '0' || s[last] == '1')) return false;
-  size_t bus = fields[count - 2], bus_len = lens[count - 2];
-  if (bus_len < 1 || bus_len > 2) return false;
-  for (size_t i = 0; i < bus_len; ++i) {
-    if (!IsHex(s[bus + i])) return false;
-  }
-  if (count == 3) {
-    if (lens[0] < 1 || lens[0] > 8) return false;
-    for (size_t i = 0; i < lens[0]; ++i) {
-      if (!IsHex(s[fields[0] + i])) return false;
-    }
-  }
-  return true;
+  PolicyText policy;
+  char why[192];
+  if (ParsePolicyText(value, &policy, why, sizeof(why))) return true;
+  Msg m = Begin(err, "NUMABIND_POLICY", 15, value);
+  m.Put(why);
+  return false;
 }
 
 bool CheckDevices(const char* value, Error* err) {
@@ -262,7 +114,8 @@ bool CheckDevices(const char* value, Error* err) {
   for (;;) {
     const char* e = p;
     while (*e != '\0' && *e != ',') ++e;
-    if (!IsBusId(p, static_cast<size_t>(e - p))) {
+    BusId id;
+    if (!ParseBusId(p, static_cast<size_t>(e - p), &id)) {
       Msg m = Begin(err, "NUMABIND_DEVICES", 16, value);
       m.Put("expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0");
       if (e - p > 0 && (p != value || *e != '\0')) {
@@ -325,6 +178,20 @@ bool Fail(Error* err, const char* name, const char* value, const char* expected)
 }
 
 }  // namespace
+
+RankValue ParseRankValue(const char* s, uint32_t* out) {
+  if (s == nullptr || !IsDigit(*s)) return RankValue::kMalformed;
+  uint32_t v = 0;
+  bool large = false;
+  for (; IsDigit(*s); ++s) {
+    if (v >= kMaxRanks) large = true;  // keep scanning: "99999999999x" is malformed, not too large
+    else v = v * 10 + static_cast<uint32_t>(*s - '0');
+  }
+  if (*s != '\0') return RankValue::kMalformed;
+  if (large || v >= kMaxRanks) return RankValue::kTooLarge;
+  *out = v;
+  return RankValue::kOk;
+}
 
 const char* Lookup(const char* const* env, const char* name) {
   if (env == nullptr || name == nullptr) return nullptr;
@@ -449,6 +316,16 @@ bool Parse(const char* const* env, Config* out, Error* err) {
       bad();
   }
 
+  v = Lookup(env, "NUMABIND_LOG_FORMAT");
+  if (v != nullptr && *v != '\0') {
+    if (Eq(v, "text"))
+      out->log_format = LogFormat::kText;
+    else if (Eq(v, "json"))
+      out->log_format = LogFormat::kJson;
+    else if (!Fail(sink, "NUMABIND_LOG_FORMAT", v, "expected text or json"))
+      bad();
+  }
+
   v = Lookup(env, "NUMABIND_LOG_FILE");
   if (v != nullptr && *v != '\0') out->log_file = v;
 
@@ -456,6 +333,21 @@ bool Parse(const char* const* env, Config* out, Error* err) {
   if (v != nullptr && *v != '\0') {
     if (!ParseBool(v, &out->strict) && !Fail(sink, "NUMABIND_STRICT", v, "expected 0 or 1")) bad();
   }
+
+  v = Lookup(env, "NUMABIND_SHARED");
+  if (v != nullptr && *v != '\0') {
+    if (Eq(v, "off")) {
+      out->shared = nullptr;
+    } else if (*v == '/') {
+      out->shared = v;
+    } else {
+      Fail(sink, "NUMABIND_SHARED", v, "expected off or an absolute directory such as /dev/shm");
+      bad();
+    }
+  }
+
+  v = Lookup(env, "NUMABIND_BOUND");
+  if (v != nullptr && *v != '\0') out->bound = v;  // written by numabind itself: any value, compared whole
 
   // A misspelt name must not silently leave a job unbound.
   for (const char* const* e = env; *e != nullptr; ++e) {

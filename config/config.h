@@ -13,6 +13,8 @@
 namespace numabind::config {
 
 enum class LogLevel : uint8_t { kOff, kWarn, kInfo, kDebug };
+/// NUMABIND_LOG_FORMAT: one line of text per event, or one JSON object per line.
+enum class LogFormat : uint8_t { kText, kJson };
 
 struct Config {
   /// NUMABIND_POLICY is set, non-empty and NUMABIND_DISABLE is not 1: the shim acts.
@@ -26,8 +28,13 @@ struct Config {
   const char* match = nullptr;      ///< NUMABIND_MATCH glob; never nullptr after Parse (default applies)
   const char* topology = nullptr;   ///< NUMABIND_TOPOLOGY: nullptr = live machine; file or synthetic:DESC
   LogLevel log = LogLevel::kWarn;   ///< NUMABIND_LOG: off|warn|info|debug
+  LogFormat log_format = LogFormat::kText;  ///< NUMABIND_LOG_FORMAT: text|json
   const char* log_file = nullptr;   ///< NUMABIND_LOG_FILE; nullptr = stderr
   bool strict = false;              ///< NUMABIND_STRICT=1
+  const char* shared = "/dev/shm";  ///< NUMABIND_SHARED: directory of the shared plan basis; nullptr = off
+  /// NUMABIND_BOUND: "VAR=value", the rank variable a numabind launcher (or this rank's own start-up)
+  /// bound by; nullptr when unset.
+  const char* bound = nullptr;
 };
 
 /// A parse error: one line naming the variable and the bad value.
@@ -47,6 +54,20 @@ const char* ValueOf(const char* entry, const char* name);
 /// The value of `name` in `env`, or nullptr. Allocation-free; safe between fork and exec.
 const char* Lookup(const char* const* env, const char* name);
 
+/// Local ranks and rank counts numabind handles: NUMABIND_NRANKS goes up to kMaxRanks, a rank value below it.
+constexpr uint32_t kMaxRanks = 1u << 20;
+
+/// What a launcher's local-rank value ("3" in LOCAL_RANK=3) holds.
+enum class RankValue : uint8_t {
+  kOk,         ///< decimal digits, below kMaxRanks
+  kMalformed,  ///< anything else: a sign, spaces, a suffix, no digits
+  kTooLarge,   ///< digits, but kMaxRanks or more (4294967295, 99999999999)
+};
+
+/// Parses a local-rank value: decimal digits only, no sign, spaces or suffix, below kMaxRanks. *out is
+/// written only on kOk. Allocation-free; safe between fork and exec.
+RankValue ParseRankValue(const char* s, uint32_t* out);
+
 /// A launcher's local-rank variable and the local-size variable that goes with it (nullptr when the
 /// launcher has none).
 struct RankVar {
@@ -55,7 +76,7 @@ struct RankVar {
 };
 
 /// The built-in precedence of local-rank variables, SLURM_LOCALID last (launchers inside a Slurm step
-/// inherit it, stale). kRankVarCount entries.
+/// inherit it, stale). kRankVarCount entries. The local rank count that goes with each: rank_count.h.
 extern const RankVar kRankVars[];
 extern const int kRankVarCount;
 

@@ -28,13 +28,15 @@ const VarInfo kVars[] = {
     {"NUMABIND_NRANKS", "N", nullptr, "the launcher's local size",
      "How many local ranks run on this machine; by default the launcher's local-size variable that goes "
      "with the rank's variable (LOCAL_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS, "
-     "PMI_LOCAL_SIZE, PALS_LOCAL_SIZE, MV2_COMM_WORLD_LOCAL_SIZE, JSM_NAMESPACE_LOCAL_SIZE, "
-     "SLURM_NTASKS_PER_NODE)."},
+     "PMI_LOCAL_SIZE, PALS_LOCAL_SIZE, MV2_COMM_WORLD_LOCAL_SIZE, JSM_NAMESPACE_LOCAL_SIZE; for "
+     "SLURM_LOCALID this node's entry, by SLURM_NODEID, of SLURM_STEP_TASKS_PER_NODE or else "
+     "SLURM_TASKS_PER_NODE in Slurm's compressed form such as 2(x3),1)."},
     {"NUMABIND_RANK_VAR", "NAME", nullptr, "the built-in list",
      "The variable that carries a spawned program's local rank; by default the first of LOCAL_RANK, "
      "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, PMI_LOCAL_RANK, PALS_LOCAL_RANKID, "
      "MV2_COMM_WORLD_LOCAL_RANK, JSM_NAMESPACE_LOCAL_RANK, FLUX_TASK_LOCAL_ID, MPT_LRANK and SLURM_LOCALID "
-     "that the new program's environment carries and the launcher's own did not."},
+     "(only in a Slurm step task, with SLURM_STEP_ID) that the new program's environment carries and the "
+     "launcher's own did not. Set, it also makes a step's only task on a node bind itself (see README)."},
     {"NUMABIND_MATCH", "GLOB", kDefaultMatch, nullptr,
      "Spawns whose command line (arguments joined with spaces) matches this fnmatch(3) glob, made by a "
      "process that is not itself a rank, take local ranks 0, 1, 2... in spawn order: for launchers whose "
@@ -46,12 +48,25 @@ const VarInfo kVars[] = {
     {"NUMABIND_LOG", "off|warn|info|debug", "warn", nullptr,
      "warn: problems only; info: also one line per bound rank (pid, rank and where it came from, command, "
      "CPUs, nodes, memory policy, entry point); debug: also the spawning call stack."},
+    {"NUMABIND_LOG_FORMAT", "text|json", "text", nullptr,
+     "json: every log line is one JSON object with time, host, pid and level; a bound rank's also has "
+     "event, rank, nranks, rank_var, command, cpus, nodes, memory, device, entry and replaced (with "
+     "launcher_cpus when true); a problem's has message."},
     {"NUMABIND_LOG_FILE", "PATH", nullptr, "standard error", "Append log lines to this file instead."},
     {"NUMABIND_STRICT", "0|1", "0", nullptr,
-     "1: a rank that cannot be bound is not started (its exec or spawn fails with errno set). 0: it runs "
-     "unbound after a warning."},
+     "1: a rank that cannot be bound is not started (its exec or spawn fails with errno set; a rank binding "
+     "itself at start-up exits with status 127 before main). 0: it runs unbound after a warning."},
     {"NUMABIND_DISABLE", "0|1", "0", nullptr,
      "1 turns numabind off whatever else is set; nothing else is read."},
+    {"NUMABIND_SHARED", "DIR|off", "/dev/shm", nullptr,
+     "Where processes of one user share the prepared plan basis, so that only the first process on a machine "
+     "discovers the topology: one file per configuration and allowed CPU and node set under DIR/numabind-UID "
+     "(owned by the user, mode 0600), replaced when the machine changes (CPU hotplug, reboot, a new numabind). "
+     "off: every process prepares its own."},
+    {"NUMABIND_BOUND", "VAR=VALUE", nullptr, "set by numabind only",
+     "Added by numabind to the environment of every rank it binds: the rank variable it bound by, such as "
+     "LOCAL_RANK=1. A process whose own rank variable and value are the same does not bind itself again, so "
+     "a rank's children and a taskset or numactl inside a rank keep their binding."},
 };
 
 const int kVarCount = sizeof(kVars) / sizeof(kVars[0]);
@@ -66,7 +81,7 @@ const RankVar kRankVars[] = {
     {"JSM_NAMESPACE_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_SIZE"},      // IBM jsrun
     {"FLUX_TASK_LOCAL_ID", nullptr},                               // Flux
     {"MPT_LRANK", nullptr},                                        // HPE/SGI MPT
-    {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},                    // Slurm: last, inherited stale
+    {"SLURM_LOCALID", "SLURM_STEP_TASKS_PER_NODE"},                // Slurm: last, inherited stale
 };
 
 const int kRankVarCount = sizeof(kRankVars) / sizeof(kRankVars[0]);

@@ -2,11 +2,14 @@
 
 #include "core/devices.h"
 
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <algorithm>
+
+#include "config/grammar.h"
 
 namespace numabind::core {
 
@@ -34,18 +37,6 @@ std::vector<std::string> Split(const std::string& s, char sep) {
     start = at + 1;
   }
   return parts;
-}
-
-bool ParseHexField(const std::string& s, size_t max_digits, uint32_t* value) {
-  if (s.empty() || s.size() > max_digits) return false;
-  uint32_t v = 0;
-  for (char c : s) {
-    int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
-    if (d < 0) return false;
-    v = v * 16 + static_cast<uint32_t>(d);
-  }
-  *value = v;
-  return true;
 }
 
 const char* Lookup(const char* const* env, const char* name) {
@@ -86,44 +77,36 @@ std::vector<PciDevice> Pick(const std::vector<PciDevice>& from, const std::vecto
 }  // namespace
 
 bool NormalizeBusId(const std::string& text, std::string* out) {
-  std::string s = Trim(text);
-  std::vector<std::string> colon = Split(s, ':');
-  uint32_t domain = 0, bus = 0, dev = 0, func = 0;
-  std::string bdf;
-  if (colon.size() == 3) {
-    // Domains past 16 bits exist (Intel VMD puts its devices in 10000 and up): up to 8 hex digits.
-    if (!ParseHexField(colon[0], 8, &domain)) return false;
-    colon.erase(colon.begin());
-  }
-  if (colon.size() != 2) return false;
-  size_t dot = colon[1].find('.');
-  if (dot == std::string::npos) return false;
-  if (!ParseHexField(colon[0], 2, &bus) || !ParseHexField(colon[1].substr(0, dot), 2, &dev) ||
-      !ParseHexField(colon[1].substr(dot + 1), 1, &func) || dev > 0x1f || func > 7)
-    return false;
-  char buf[32];
-  snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, dev, func);
+  config::BusId id;
+  if (!config::ParseBusId(text.c_str(), text.size(), &id)) return false;
+  char buf[40];
+  snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", id.domain, id.bus, id.dev, id.func);
   *out = buf;
   return true;
 }
 
 bool ParseDevices(const char* text, DeviceSpec* out, std::string* err) {
   *out = DeviceSpec();
-  std::string s = Trim(text ? text : "");
+  std::string s = text ? text : "";
   if (s.empty() || s == "auto") return true;
   if (s == "none") {
     out->mode = DeviceMode::kNone;
     return true;
   }
   out->mode = DeviceMode::kList;
-  for (const std::string& part : Split(s, ',')) {
+  size_t start = 0;
+  while (true) {
+    size_t comma = s.find(',', start);
+    std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     std::string id;
     if (!NormalizeBusId(part, &id)) {
-      *err = "NUMABIND_DEVICES: \"" + part + "\" is not a PCI bus id (like 0000:34:00.0 or 34:00.0); use auto, "
-             "none or a comma-separated list of bus ids";
+      *err = "NUMABIND_DEVICES=" + s + ": expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0 "
+             "(not a bus id: " + part + ")";
       return false;
     }
     out->bus_ids.push_back(id);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
   return true;
 }

@@ -176,7 +176,7 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   // than falling off the end of the slots.
   uint32_t n = nranks;
   if (n == 0 && basis.slot_count > n) n = basis.slot_count;
-  if (rank >= n) n = rank + 1;
+  if (rank >= n) n = rank + 1 != 0 ? rank + 1 : rank;  // rank 4294967295: n = rank, slot clamped below
 
   uint32_t s = SlotOf(basis, rank, n);
   const PlanSlot& slot = basis.slots[s];
@@ -266,9 +266,12 @@ bool BasisFromOffsets(void* block, size_t size) {
       raw[offsetof(PlanBasis, spread_in_blocks)] > 1) {
     return false;
   }
-  // Each array must lie inside the block: offset + length <= size, computed without overflow.
+  // Each array must lie inside the block after the header: offset + length <= size, computed without
+  // overflow. After the header, because the loop below writes into the slots: a slot over the header could
+  // change the counts it checks against (found by fuzz/plan_basis_fuzz.cc).
   auto inside = [size](uintptr_t off, uint64_t count, uint64_t each) {
-    return off <= size && off % 8 == 0 && (each == 0 || count <= (size - off) / each);
+    return off >= sizeof(PlanBasis) && off <= size && off % 8 == 0 &&
+           (each == 0 || count <= (size - off) / each);
   };
   uintptr_t slots = reinterpret_cast<uintptr_t>(b->slots);
   uintptr_t nodes = reinterpret_cast<uintptr_t>(b->slot_nodes);

@@ -34,16 +34,15 @@ namespace numabind::core {
 /// A parsed NUMABIND_POLICY.
 struct Policy {
   PolicyKind kind = PolicyKind::kNode;
-  std::string text;  ///< as written, trimmed
+  std::string text;  ///< as written
   /// Maps only: one set per rank entry after `*N` expansion (CPU numbers for cpus:, node numbers for
   /// nodes:).
   std::vector<CpuSet> entries;
 };
 
-/// The most entries a map may expand to.
-constexpr size_t kMaxMapEntries = 65536;
 
-/// Parses NUMABIND_POLICY. Returns false with a one-line reason naming the variable and the bad part.
+/// Parses NUMABIND_POLICY with config/grammar.h (at most config::kMaxMapEntries map entries). Returns
+/// false with the line config::Parse gives: the variable, the value and the bad part.
 bool ParsePolicy(const char* text, Policy* out, std::string* err);
 
 /// Parses NUMABIND_MEMORY (nullptr or "" = local).

@@ -1,104 +1,55 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// NUMABIND_POLICY and NUMABIND_MEMORY texts, parsed for the planner (core/planner.h).
+// NUMABIND_POLICY and NUMABIND_MEMORY texts, parsed for the planner (core/planner.h) with the grammar the
+// library checks them with (config/grammar.h): `numabind plan` accepts exactly what a launch does.
 
 #include <string>
 #include <vector>
 
+#include "config/grammar.h"
 #include "core/planner.h"
 
 namespace numabind::core {
-namespace {
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\n");
-  return s.substr(b, e - b + 1);
-}
-
-// Parses the entries of a map after "cpus:" or "nodes:".
-bool ParseMapEntries(const std::string& what, const std::string& body, std::vector<CpuSet>* entries,
-                     std::string* err) {
-  size_t start = 0;
-  int index = 0;
-  while (true) {
-    size_t bar = body.find('|', start);
-    std::string entry = Trim(body.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
-    ++index;
-    std::string where = "NUMABIND_POLICY: " + what + " map entry " + std::to_string(index) + " \"" + entry + "\"";
-    uint32_t repeat = 1;
-    size_t star = entry.find('*');
-    std::string list = Trim(entry.substr(0, star));
-    if (star != std::string::npos) {
-      std::string count = Trim(entry.substr(star + 1));
-      if (count.empty() || count.size() > 6 || count.find_first_not_of("0123456789") != std::string::npos ||
-          atoi(count.c_str()) < 1) {
-        *err = where + ": the count after '*' must be a positive number";
-        return false;
-      }
-      repeat = static_cast<uint32_t>(atoi(count.c_str()));
-    }
-    if (list.empty()) {
-      *err = where + ": empty entry";
-      return false;
-    }
-    CpuSet set;
-    std::string why;
-    if (!CpuSet::ParseList(list.c_str(), &set, &why)) {
-      *err = where + ": " + why;
-      return false;
-    }
-    if (set.Empty()) {  // blanks that Trim keeps and the list syntax skips ("cpus:\r")
-      *err = where + ": empty entry";
-      return false;
-    }
-    if (entries->size() + repeat > kMaxMapEntries) {
-      *err = "NUMABIND_POLICY: more than " + std::to_string(kMaxMapEntries) + " map entries";
-      return false;
-    }
-    entries->insert(entries->end(), repeat, set);
-    if (bar == std::string::npos) break;
-    start = bar + 1;
-  }
-  return true;
-}
-
-}  // namespace
 
 bool ParsePolicy(const char* text, Policy* out, std::string* err) {
   *out = Policy();
-  std::string s = Trim(text ? text : "");
-  out->text = s;
-  if (s.empty()) {
+  const char* value = text != nullptr ? text : "";
+  if (*value == '\0') {
     *err = "NUMABIND_POLICY is empty: use node, socket, exclusive, core-complex, cpus:LIST|LIST... or "
            "nodes:LIST|LIST...";
     return false;
   }
-  if (s == "node") {
-    out->kind = PolicyKind::kNode;
-  } else if (s == "socket") {
-    out->kind = PolicyKind::kSocket;
-  } else if (s == "exclusive") {
-    out->kind = PolicyKind::kExclusive;
-  } else if (s == "core-complex") {
-    out->kind = PolicyKind::kCoreComplex;
-  } else if (s.compare(0, 5, "cpus:") == 0) {
-    out->kind = PolicyKind::kCpuMap;
-    return ParseMapEntries("cpus", s.substr(5), &out->entries, err);
-  } else if (s.compare(0, 6, "nodes:") == 0) {
-    out->kind = PolicyKind::kNodeMap;
-    return ParseMapEntries("nodes", s.substr(6), &out->entries, err);
-  } else {
-    *err = "NUMABIND_POLICY: unknown policy \"" + s +
-           "\": use node, socket, exclusive, core-complex, cpus:LIST|LIST... or nodes:LIST|LIST...";
+  config::PolicyText syntax;
+  char why[192];
+  if (!config::ParsePolicyText(value, &syntax, why, sizeof(why))) {
+    *err = "NUMABIND_POLICY=" + std::string(value) + ": " + why;
     return false;
+  }
+  out->text = value;
+  switch (syntax.form) {
+    case config::PolicyForm::kNode: out->kind = PolicyKind::kNode; return true;
+    case config::PolicyForm::kSocket: out->kind = PolicyKind::kSocket; return true;
+    case config::PolicyForm::kExclusive: out->kind = PolicyKind::kExclusive; return true;
+    case config::PolicyForm::kCoreComplex: out->kind = PolicyKind::kCoreComplex; return true;
+    case config::PolicyForm::kCpuMap: out->kind = PolicyKind::kCpuMap; break;
+    case config::PolicyForm::kNodeMap: out->kind = PolicyKind::kNodeMap; break;
+  }
+  out->entries.reserve(syntax.entries);
+  config::MapEntries entries(syntax);
+  const char *list, *end;
+  uint32_t repeat;
+  while (entries.Next(&list, &end, &repeat)) {
+    CpuSet set;
+    config::Ranges ranges(list, end);
+    uint32_t lo, hi;
+    while (ranges.Next(&lo, &hi)) set.SetRange(lo, hi);
+    out->entries.insert(out->entries.end(), repeat, set);
   }
   return true;
 }
 
 bool ParseMemory(const char* text, MemoryKind* out, std::string* err) {
-  std::string s = Trim(text ? text : "");
+  std::string s = text ? text : "";
   if (s.empty() || s == "local") {
     *out = MemoryKind::kLocal;
   } else if (s == "preferred") {
@@ -108,7 +59,7 @@ bool ParseMemory(const char* text, MemoryKind* out, std::string* err) {
   } else if (s == "interleave") {
     *out = MemoryKind::kInterleave;
   } else {
-    *err = "NUMABIND_MEMORY: unknown memory policy \"" + s + "\": use local, preferred, bind or interleave";
+    *err = "NUMABIND_MEMORY=" + s + ": expected local, preferred, bind or interleave";
     return false;
   }
   return true;

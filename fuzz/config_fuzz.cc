@@ -68,7 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   Config again;
   bool ok2 = numabind::config::Parse(env.data(), &again, nullptr);
-  FUZZ_CHECK(ok2 == ok && again.enabled == c.enabled && again.policy == c.policy && again.nranks == c.nranks &&
+  FUZZ_CHECK(ok2 == ok && again.enabled == c.enabled && again.policy == c.policy &&
+                 again.nranks == c.nranks &&
                  again.strict == c.strict && again.log == c.log && again.log_file == c.log_file,
              "a second parse differs");
   return 0;

@@ -4,8 +4,8 @@
 // between fork and exec). Input: the pattern on the first line, the text on the second. Beyond not crashing
 // (and finishing: libFuzzer's -timeout catches a matcher that backtracks without bound): the result is
 // fnmatch(3)'s in the C locale with no flags, the behaviour the README promises, for every pattern without
-// character classes ([:alpha:] and the like, which GlobMatch does not implement) and within POSIX (below); a pattern of plain
-// characters matches itself; "*" matches everything.
+// character classes ([:alpha:] and the like, which GlobMatch does not implement) and within POSIX (below);
+// a pattern of plain characters matches itself; "*" matches everything.
 
 #include <fnmatch.h>
 
@@ -26,9 +26,12 @@ bool OutsidePosix(const std::string& p) {
     if (p[i] == '\\') {
       if (++i == p.size()) return true;
     } else if (p[i] == '[') {
+      // Find the ']' that closes it: not the first character (after '!' or '^'), not escaped.
       size_t j = i + 1;
       if (j < p.size() && (p[j] == '!' || p[j] == '^')) ++j;
-      if (p.find(']', j + 1) == std::string::npos) return true;
+      if (j < p.size()) j += p[j] == '\\' ? 2 : 1;
+      while (j < p.size() && p[j] != ']') j += p[j] == '\\' ? 2 : 1;
+      if (j >= p.size()) return true;
     }
   }
   return false;

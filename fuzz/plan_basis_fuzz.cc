@@ -51,7 +51,8 @@ void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, ui
   const PlanSlot* slot = nullptr;
   for (uint32_t s = 0; s < b.slot_count && slot == nullptr; ++s)
     if (plan.label == b.slots[s].label) slot = &b.slots[s];
-  FUZZ_CHECK(slot != nullptr && plan.device == slot->device, "rank %u: label or device outside the slots", rank);
+  FUZZ_CHECK(slot != nullptr && plan.device == slot->device, "rank %u: label or device outside the slots",
+             rank);
   FUZZ_CHECK(Inside(plan.label, strlen(plan.label) + 1, slot->label, sizeof(slot->label)) &&
                  Inside(plan.device, strlen(plan.device) + 1, slot->device, sizeof(slot->device)),
              "rank %u: label or device not terminated in its slot", rank);
@@ -60,7 +61,8 @@ void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, ui
     FUZZ_CHECK(nodes[w] == b.slot_nodes[static_cast<uint64_t>(s) * b.node_words + w], "rank %u: nodes", rank);
   std::vector<uint64_t> units(b.cpu_words, 0);
   for (uint32_t u = slot->first_unit; u < slot->first_unit + slot->unit_count; ++u)
-    for (uint32_t w = 0; w < b.cpu_words; ++w) units[w] |= b.unit_cpus[static_cast<uint64_t>(u) * b.cpu_words + w];
+    for (uint32_t w = 0; w < b.cpu_words; ++w)
+      units[w] |= b.unit_cpus[static_cast<uint64_t>(u) * b.cpu_words + w];
   for (uint32_t w = 0; w < b.cpu_words; ++w)
     FUZZ_CHECK((cpus[w] & ~units[w]) == 0, "rank %u of %u: CPUs outside its slot's units", rank, nranks);
   (void)block, (void)size;

@@ -1,14 +1,16 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// NUMABIND_POLICY and NUMABIND_MEMORY as the planner parses them (core/policy_parse.cc). Beyond not
-// crashing: a map has 1 to kMaxMapEntries entries, none empty; a map formatted back ("cpus:" and each
-// entry's list, joined by '|') parses to the same entries; a rejected value gets a reason naming the
-// variable; and every policy the library's own check accepts (config::Parse, which the shim runs before it
-// asks the helper to plan) the planner accepts too, with the same kind.
+// NUMABIND_POLICY and NUMABIND_MEMORY as the planner parses them (core/policy_parse.cc, on the grammar of
+// config/grammar.cc). Beyond not crashing: a map has 1 to config::kMaxMapEntries entries, none empty, ids
+// within config::kMaxCpuId or kMaxNodeId; a map formatted back ("cpus:" and each entry's list, joined by
+// '|') parses to the same entries; a rejected value gets a reason naming the variable; and the library's
+// own check (config::Parse, which the shim runs before it asks the helper to plan) and the planner accept
+// exactly the same values, the grammar counting as many entries as the planner builds.
 
 #include <string>
 
 #include "config/config.h"
+#include "config/grammar.h"
 #include "core/planner.h"
 #include "fuzz/fuzz_util.h"
 
@@ -32,11 +34,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!ok) {
     FUZZ_CHECK(err.compare(0, 15, "NUMABIND_POLICY") == 0, "input \"%s\": reason \"%s\"", in, err.c_str());
   } else if (IsMap(policy.kind)) {
-    FUZZ_CHECK(!policy.entries.empty() && policy.entries.size() <= numabind::core::kMaxMapEntries,
+    FUZZ_CHECK(!policy.entries.empty() && policy.entries.size() <= numabind::config::kMaxMapEntries,
                "input \"%s\": %zu entries", in, policy.entries.size());
+    numabind::config::PolicyText syntax;
+    char why[160];
+    FUZZ_CHECK(numabind::config::ParsePolicyText(in, &syntax, why, sizeof(why)) &&
+                   syntax.entries == policy.entries.size(),
+               "input \"%s\": the grammar counts %u entries, the planner built %zu", in, syntax.entries,
+               policy.entries.size());
+    uint32_t max_id =
+        policy.kind == PolicyKind::kCpuMap ? numabind::config::kMaxCpuId : numabind::config::kMaxNodeId;
     std::string again_text = policy.kind == PolicyKind::kCpuMap ? "cpus:" : "nodes:";
     for (size_t i = 0; i < policy.entries.size(); ++i) {
-      FUZZ_CHECK(!policy.entries[i].Empty(), "input \"%s\": entry %zu is empty", in, i + 1);
+      FUZZ_CHECK(!policy.entries[i].Empty() && policy.entries[i].Last() <= max_id,
+                 "input \"%s\": entry %zu is empty or past %u", in, i + 1, max_id);
       again_text += (i ? "|" : "") + policy.entries[i].ToList();
     }
     Policy again;
@@ -55,9 +66,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* env[] = {var.c_str(), nullptr};
   numabind::config::Config config;
   numabind::config::Error config_err;
-  if (numabind::config::Parse(env, &config, &config_err)) {
-    FUZZ_CHECK(ok || text.empty(), "NUMABIND_POLICY=\"%s\": config accepts it, core says %s", in, err.c_str());
-  }
+  bool config_ok = numabind::config::Parse(env, &config, &config_err);
+  if (!text.empty())
+    FUZZ_CHECK(config_ok == ok, "NUMABIND_POLICY=\"%s\": config says %s, core says %s", in,
+               config_ok ? "ok" : config_err.text, ok ? "ok" : err.c_str());
 
   numabind::core::MemoryKind memory;
   err.clear();

@@ -7,6 +7,8 @@
 # (runs of `numabind prepare-basis`, 10), BENCH_VARIANTS (a comma-separated subset), BENCH_TOPOLOGY (default:
 # the largest file in tests/data/topologies), BENCH_SHIM_B (another build of libnumabind.so, timed in the same
 # rounds as variants inert-b, configured-b, bound-b and bound-node-b: judges a change to the shim).
+# scripts/bench_startup.py then times what self-binding costs a rank at start-up and what preparing costs
+# with and without the shared basis (BENCH_STARTUP_RUNS starts per variant, default 200).
 # BENCH_PROFILE=1 adds callgrind's count of the user-space instructions one preloaded /bin/true executes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +29,9 @@ unset LD_PRELOAD  # the driver itself runs unpreloaded; it gives each spawner it
 topology=${BENCH_TOPOLOGY:-tests/data/topologies/192em64t-12gr2n8c2t.xml}
 [ -e "$topology" ] || { echo "bench: $topology is missing" >&2; exit 1; }
 "$BUILD/bench/spawn_bench" run --build "$BUILD" --topology "$topology" --out "$(realpath -m "$BUILD")/bench/results.json"
+
+# Self-binding at start-up, and preparation with and without the shared basis (BENCH_STARTUP_RUNS, 200).
+${PYTHON:-/usr/bin/python3} scripts/bench_startup.py "$abs_build"
 
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
   # Instructions executed in user space by one start of /bin/true (callgrind's Ir): noise-free, unlike time.

@@ -14,7 +14,11 @@ PACKAGES=(
   python3 python3-torch          # torchrun and Python launcher tests
   numactl                        # the usual alternative, for benchmarks
   qemu-system-x86 linux-image-amd64 busybox-static  # multi-NUMA guest (tests/vm)
-  procps util-linux              # ps, taskset
+  procps util-linux              # ps, taskset, unshare
+  gcc-multilib                   # the 32-bit stub library (make install, make deb)
+  dpkg-dev lintian man-db file   # make deb (dpkg-shlibdeps) and its tests
+  musl-tools                     # a musl-linked launcher (the shim must not crash musl programs)
+  slurm-wlm munge openssh-server iproute2  # the namespace cluster (tests/cluster)
 )
 
 missing=()

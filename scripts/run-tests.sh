@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs every test suite given on the command line (Criterion binaries), the sanitized and fuzzing suites
-# named by ASAN_TESTS and FUZZ_TARGETS (below), then the multi-NUMA guest suite (tests/vm/run.sh) unless
-# SKIP_VM=1, and closes with one line that totals them all
-# ("tests: N passed, N failed, N skipped"). A suite that crashes or prints no result counts as a failure,
-# never as a pass. A skipped test (Criterion's cr_skip_test, a suite's "N skipped") is counted as skipped;
-# under CI (CI=true), which runs as root with every package installed, a skip fails the run.
+# Runs every test suite given on the command line (Criterion binaries, or shell suites *.sh that end with an
+# "N passed, N failed[, N skipped]" line), the sanitized and fuzzing suites named by ASAN_TESTS and
+# FUZZ_TARGETS (below), then the namespace cluster suite (tests/cluster/run.sh) unless
+# SKIP_CLUSTER=1 and the multi-NUMA guest suite (tests/vm/run.sh) unless SKIP_VM=1, and closes with one line
+# that totals them all ("tests: N passed, N failed, N skipped"). A suite that crashes or prints no result
+# counts as a failure, never as a pass. A skipped test (Criterion's cr_skip_test, a suite's "N skipped") is
+# counted as skipped; under CI (CI=true), which runs as root with every package installed, a skip fails the
+# run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=build-link.sh
@@ -44,21 +46,26 @@ tally() {  # $1 = suite name, $2 = exit status; reads $log
 for bin in "$@"; do
   name=$(basename "$bin")
   echo "=== $name"
-  # --verbose=1 so that skipped tests are named; the RUN and PASS lines are kept out of the output.
-  "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
-  rc=${PIPESTATUS[0]}
+  if [[ $bin == *.sh ]]; then
+    "$bin" 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
+  else
+    # --verbose=1 so that skipped tests are named; the RUN and PASS lines are kept out of the output.
+    "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
+    rc=${PIPESTATUS[0]}
+  fi
   tally "$name" "$rc"
 done
 
 # The unit tests and the command again under ASan and UBSan (ASAN_TESTS: Criterion binaries of $BUILD/asan,
 # whose cli tests run $BUILD/asan/numabind), then a short fuzzing pass (FUZZ_TARGETS: fuzz/README.md).
-# verify_asan_link_order=0: tests preload the plain libnumabind.so into the sanitized command.
+# verify_asan_link_order=0: tests preload the plain libnumabind.so into the sanitized command;
+# fast_unwind_on_malloc=0: whole allocation stacks, which the suppressions in tests/lsan.supp match.
 for bin in ${ASAN_TESTS:-}; do
   name="asan $(basename "$bin")"
   echo "=== $name"
-  BUILD=$BUILD/asan ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0:fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$bin" -j2 --verbose=1 2>&1 | tee "$log" |
-    grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
+  BUILD=$BUILD/asan ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0:fast_unwind_on_malloc=0 \
+    LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
   rc=${PIPESTATUS[0]}
   tally "$name" "$rc"
 done
@@ -67,6 +74,12 @@ if [ -n "${FUZZ_TARGETS:-}" ]; then
   # shellcheck disable=SC2086  # a list of paths without blanks, from the Makefile
   BUILD=$BUILD scripts/fuzz.sh --short $FUZZ_TARGETS 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
   tally fuzz "$rc"
+fi
+
+if [ "${SKIP_CLUSTER:-0}" != 1 ]; then
+  echo "=== cluster (tests/cluster/run.sh)"
+  BUILD=$BUILD tests/cluster/run.sh 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
+  tally cluster "$rc"
 fi
 
 if [ "${SKIP_VM:-0}" != 1 ]; then

@@ -10,7 +10,10 @@
 #include <fcntl.h>
 #include <linux/mempolicy.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "config/rank_count.h"
+#include "shim/json_log.h"
 #include "shim/syscalls.h"
 
 namespace numabind::shim {
@@ -18,16 +21,17 @@ namespace {
 
 constexpr int kMpolPreferredMany = 5;  // MPOL_PREFERRED_MANY, Linux 5.15; older headers lack it
 
-/// Child-safe: the decimal value of s, false unless s is all digits.
-bool ParseUint(const char* s, uint32_t* out) {
-  if (s == nullptr || *s == '\0') return false;
-  uint64_t v = 0;
-  for (; *s >= '0' && *s <= '9'; ++s) {
-    v = v * 10 + static_cast<uint64_t>(*s - '0');
-    if (v > 0xffffffffu) return false;
-  }
-  *out = static_cast<uint32_t>(v);
-  return *s == '\0' || *s == '(';  // SLURM_NTASKS_PER_NODE may read "4(x2)"
+/// Child-safe: strlen.
+size_t StrLen(const char* s) {
+  size_t n = 0;
+  while (s[n] != '\0') ++n;
+  return n;
+}
+
+/// Child-safe: strcmp(a, b) == 0.
+bool StrEq(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
 }
 
 /// Child-safe: reads a whole small file into buf (NUL-terminated); returns its length or -1.
@@ -45,37 +49,65 @@ long ReadSmallFile(const char* path, char* buf, long cap) {
   return len;
 }
 
-/// Child-safe: writes "/proc/<pid>/<rest>" into buf (64 bytes).
-void ProcPath(char* buf, long pid, const char* rest) {
-  Line l;
-  l.Str("/proc/").Num(pid).Str("/").Str(rest);
-  const char* s = l.CStr();
-  for (int i = 0; i < 63 && (buf[i] = s[i]) != '\0'; ++i) {
+/// Child-safe: a path such as "/proc/12/task/13/children" from its parts (numbers where a part is
+/// nullptr, taken in order from nums), into buf (64 bytes).
+void ProcPath(char* buf, const char* const* parts, int nparts, const long* nums) {
+  size_t at = 0;
+  for (int i = 0; i < nparts; ++i) {
+    if (parts[i] != nullptr) {
+      for (const char* p = parts[i]; *p != '\0' && at < 63; ++p) buf[at++] = *p;
+      continue;
+    }
+    char d[20];
+    int n = 0;
+    unsigned long v = static_cast<unsigned long>(*nums++);
+    do d[n++] = static_cast<char>('0' + v % 10); while ((v /= 10) != 0);
+    while (n > 0 && at < 63) buf[at++] = d[--n];
   }
-  buf[63] = '\0';
+  buf[at] = '\0';
 }
 
-/// Child-safe: whether live process `pid` runs a command that matches NUMABIND_MATCH.
-bool PidMatches(long pid) {
-  char path[64], cmd[4096];
-  ProcPath(path, pid, "cmdline");
-  long len = ReadSmallFile(path, cmd, sizeof(cmd));
-  if (len <= 0) return false;  // a zombie's cmdline is empty: a finished worker frees its rank
-  char* argv[256];
-  int argc = 0;
-  for (long i = 0; i < len && argc < 255; ++i) {
-    argv[argc++] = cmd + i;
-    while (i < len && cmd[i] != '\0') ++i;
+/// Child-safe: whether live process `pid` runs a command that matches NUMABIND_MATCH. Not inlined: its
+/// buffer must not add to its callers' frames (a 16 KiB thread stack must do).
+__attribute__((noinline)) bool PidMatches(long pid) {
+  char path[64];
+  const char* parts[] = {"/proc/", nullptr, "/cmdline"};
+  ProcPath(path, parts, 3, &pid);
+  return CmdlineMatches(path);  // a zombie's cmdline is empty: a finished worker frees its rank
+}
+
+/// Child-safe: how many of the children listed in `path` (a /proc/P/task/T/children file: pids separated
+/// by spaces) match NUMABIND_MATCH; read in small pieces.
+__attribute__((noinline)) uint32_t CountListed(const char* path) {
+  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  uint32_t count = 0;
+  long pid = 0;
+  char chunk[256];
+  long n;
+  while ((n = Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
+    for (long i = 0; i < n; ++i) {
+      if (chunk[i] >= '0' && chunk[i] <= '9') {
+        if (pid < (1L << 40)) pid = pid * 10 + (chunk[i] - '0');
+        continue;
+      }
+      if (pid > 0 && PidMatches(pid)) ++count;
+      pid = 0;
+    }
   }
-  argv[argc] = nullptr;
-  return ArgvMatches(argv);
+  if (pid > 0 && PidMatches(pid)) ++count;
+  Sys6(SYS_close, fd);
+  return count;
 }
 
 /// Child-safe (raw reads of /proc): how many live children of `parent` (all its threads) match
 /// NUMABIND_MATCH. Ranks found by order are numbered by it, so restarted workers get the same ranks again.
-uint32_t CountMatchingChildren(pid_t parent) {
-  char path[64], dirbuf[4096], children[4096];
-  ProcPath(path, parent, "task");
+__attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
+  char path[64];
+  alignas(8) char dirbuf[1024];
+  long pid = parent;
+  const char* task[] = {"/proc/", nullptr, "/task"};
+  ProcPath(path, task, 3, &pid);
   long dir = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return 0;
   uint32_t count = 0;
@@ -87,16 +119,9 @@ uint32_t CountMatchingChildren(pid_t parent) {
                                                           static_cast<unsigned char>(dirbuf[off + 17]) << 8);
       off += reclen;
       if (name[0] < '0' || name[0] > '9') continue;
-      Line l;
-      l.Str("/proc/").Num(parent).Str("/task/").Str(name).Str("/children");
-      if (ReadSmallFile(l.CStr(), children, sizeof(children)) <= 0) continue;
-      for (char* s = children; *s != '\0';) {
-        long pid = 0;
-        while (*s >= '0' && *s <= '9') pid = pid * 10 + (*s++ - '0');
-        while (*s == ' ' || *s == '\n') ++s;
-        if (pid > 0 && PidMatches(pid)) ++count;
-        if (pid == 0 && *s != '\0') ++s;
-      }
+      const char* parts[] = {"/proc/", nullptr, "/task/", name, "/children"};
+      ProcPath(path, parts, 5, &pid);
+      count += CountListed(path);
     }
   }
   Sys6(SYS_close, dir);
@@ -113,6 +138,11 @@ const char* ErrnoName(int e) {
     case ENOSYS: return "Function not implemented (ENOSYS)";
     case ENOMEM: return "Cannot allocate memory (ENOMEM)";
     case EXDEV: return "Cross-device link (EXDEV)";
+    case ENOENT: return "No such file or directory (ENOENT)";
+    case EACCES: return "Permission denied (EACCES)";
+    case ELOOP: return "Too many levels of symbolic links (ELOOP)";
+    case EISDIR: return "Is a directory (EISDIR)";
+    case EROFS: return "Read-only file system (EROFS)";
     default: return "error";
   }
 }
@@ -144,22 +174,61 @@ long ApplyMemory(const core::RankPlan& plan, uint32_t node_words) {
   return -EINVAL;
 }
 
-/// Child-safe: logs why a rank is not bound and decides between running unbound and refusing (strict).
-BindResult Fail(const char* path, const RankMatch& m, const char* what, const char* why, int e, int* err) {
-  Line l;
-  l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
-  l.Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
-  size_t len = l.Finish();
-  WriteLog(config::LogLevel::kWarn, l.data(), len);
+/// Child-safe: logs why a rank is not bound (in `l`, the caller's line, unused on this path: one line
+/// buffer on the stack, not two) and decides between running unbound and refusing (strict).
+BindResult Fail(Line* l, const char* path, const RankMatch& m, const char* what, const char* why, int e, int* err) {
+  l->Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
+  l->Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
+  size_t len = l->Finish();
+  WriteLog(config::LogLevel::kWarn, l->data(), len);
   if (!g_state.config.strict) return BindResult::kUnbound;
   *err = e;
   return BindResult::kRefused;
 }
 
+/// Child-safe: a rank variable whose value is not a rank: one line naming both, then as Fail.
+BindResult FailValue(Line* line, const char* path, const RankMatch& m, int* err) {
+  Line& l = *line;
+  l.Str("numabind: ").Str(m.var).Str("='");
+  size_t shown = 0;
+  for (const char* s = m.bad_value; *s != '\0' && shown < 40; ++s, ++shown) {
+    char ch = *s >= ' ' && *s <= '~' ? *s : '?';  // one line, whatever the value holds
+    l.Str(&ch, 1);
+  }
+  l.Str(shown == 40 ? "...'" : "'");
+  uint32_t ignored = 0;
+  bool large = config::ParseRankValue(m.bad_value, &ignored) == config::RankValue::kTooLarge;
+  l.Str(large ? " is too large for a local rank (0 to " : " is not a local rank (a decimal number, 0 to ");
+  l.Num(config::kMaxRanks - 1).Str("): ").Str(path);
+  l.Str(g_state.config.strict ? " not started" : " runs unbound");
+  size_t len = l.Finish();
+  WriteLog(config::LogLevel::kWarn, l.data(), len);
+  if (!g_state.config.strict) return BindResult::kUnbound;
+  *err = EINVAL;
+  return BindResult::kRefused;
+}
+
 }  // namespace
 
-// Child-safe: joins argv on the stack and globs it.
-bool ArgvMatches(char* const* argv) {
+// Child-safe: one raw read into a buffer on the stack, then the glob.
+bool CmdlineMatches(const char* path) {
+  const char* match = g_state.config.match;
+  if (match == nullptr || *match == '\0') return false;
+  char cmd[4096];
+  long len = ReadSmallFile(path, cmd, sizeof(cmd));
+  if (len <= 0) return false;
+  // The arguments end in NULs; joined with single spaces, as ArgvMatches joins an argv.
+  if (cmd[len - 1] == '\0') --len;
+  for (long i = 0; i < len; ++i) {
+    if (cmd[i] == '\0') cmd[i] = ' ';
+  }
+  cmd[len] = '\0';
+  return GlobMatch(match, cmd);
+}
+
+// Child-safe: joins argv on the stack and globs it. Not inlined, so that its buffer is not in FindRank's
+// frame while CountMatchingChildren runs.
+__attribute__((noinline)) bool ArgvMatches(char* const* argv) {
   if (argv == nullptr || g_state.config.match == nullptr || *g_state.config.match == '\0') return false;
   char joined[4096];
   size_t len = 0;
@@ -171,55 +240,100 @@ bool ArgvMatches(char* const* argv) {
   return GlobMatch(g_state.config.match, joined);
 }
 
-// Child-safe: reads envp, the prepared config and /proc, with raw system calls.
-bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
+// Child-safe: reads envp and the prepared config.
+bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
   const config::Config& c = g_state.config;
   const char* const* env = const_cast<const char* const*>(envp);
-  uint32_t nranks = 0;
-  if (c.rank_var != nullptr) {
-    if ((g_state.startup_rank_vars & (1u << 31)) != 0) return false;
-    const char* v = config::Lookup(env, c.rank_var);
-    if (v != nullptr && ParseUint(v, &out->rank)) {
-      out->var = c.rank_var;
-      out->nranks = c.nranks;
-      return true;
-    }
-  } else {
+  const char* name = c.rank_var;
+  const char* v = nullptr;
+  int index = -1;  // the variable's built-in entry, for its rank count
+  if (name != nullptr) {
+    if ((skip & (1u << 31)) != 0) return false;
     for (int i = 0; i < config::kRankVarCount; ++i) {
-      if ((g_state.startup_rank_vars & (1u << i)) != 0) continue;
-      const char* v = config::Lookup(env, config::kRankVars[i].rank);
-      if (v == nullptr || !ParseUint(v, &out->rank)) continue;
-      out->var = config::kRankVars[i].rank;
-      const char* size = config::kRankVars[i].size ? config::Lookup(env, config::kRankVars[i].size) : nullptr;
-      out->nranks = c.nranks != 0 ? c.nranks : (ParseUint(size, &nranks) ? nranks : 0);
-      return true;
+      if (StrEq(name, config::kRankVars[i].rank)) index = i;
+    }
+    v = config::Lookup(env, name);
+  } else {
+    // The first rank variable the program's environment carries (non-empty) decides.
+    for (int i = 0; i < config::kRankVarCount && name == nullptr; ++i) {
+      if ((skip & (1u << i)) != 0) continue;
+      const char* value = config::Lookup(env, config::kRankVars[i].rank);
+      if (value == nullptr || *value == '\0') continue;
+      // A batch script has SLURM_LOCALID=0 but no SLURM_STEP_ID: only a step's tasks are Slurm's ranks.
+      if (i == config::kRankVarCount - 1 && config::Lookup(env, "SLURM_STEP_ID") == nullptr) continue;
+      name = config::kRankVars[i].rank;
+      index = i;
+      v = value;
     }
   }
+  if (v == nullptr || *v == '\0') return false;
+  out->var = name;
+  out->entry = v - StrLen(name) - 1;
+  // A value that is not a rank makes it a rank that cannot be bound, which BindRank reports.
+  out->bad_value = config::ParseRankValue(v, &out->rank) == config::RankValue::kOk ? nullptr : v;
+  out->nranks = c.nranks != 0 ? c.nranks : index >= 0 ? config::LocalRankCount(env, index) : 0;
+  return true;
+}
+
+// Child-safe: reads envp, the prepared config and /proc, with raw system calls.
+bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
+  if (FindRankVar(envp, g_state.startup_rank_vars, out)) return true;
+  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & (1u << 31)) != 0) return false;
   if (!ArgvMatches(argv)) return false;
   out->var = nullptr;
+  out->entry = nullptr;
   out->rank = CountMatchingChildren(parent);
-  out->nranks = c.nranks;
+  out->nranks = g_state.config.nranks;
   return true;
+}
+
+// Child-safe: a pointer count.
+size_t EnvCount(char* const* envp) {
+  size_t n = 0;
+  while (envp != nullptr && envp[n] != nullptr) ++n;
+  return n;
+}
+
+// Child-safe: a length check.
+bool NeedsMarker(const RankMatch& m) {
+  return m.entry != nullptr && StrLen(m.entry) + sizeof("NUMABIND_BOUND=") <= kMarkerMax;
+}
+
+// Child-safe: copies pointers into the caller's stack arrays.
+char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out) {
+  size_t len = 0;
+  for (const char* s = "NUMABIND_BOUND="; *s != '\0'; ++s) marker[len++] = *s;
+  for (const char* s = m.entry; *s != '\0' && len < kMarkerMax - 1; ++s) marker[len++] = *s;
+  marker[len] = '\0';
+  size_t n = 0;
+  out[n++] = marker;  // first: the first entry of a name is the one getenv finds
+  for (size_t i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
+    if (config::ValueOf(envp[i], "NUMABIND_BOUND") == nullptr) out[n++] = envp[i];
+  }
+  out[n] = nullptr;
+  return out;
 }
 
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
 BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, Line* line, int* err) {
   RankMatch& m = *found;
-  if (g_state.config_error[0] != '\0') return Fail(path, m, "", g_state.config_error, EINVAL, err);
+  if (m.bad_value != nullptr) return FailValue(line, path, m, err);
+  if (g_state.config_error[0] != '\0') return Fail(line, path, m, "", g_state.config_error, EINVAL, err);
   const core::PlanBasis* basis = g_state.basis;
   if (basis == nullptr) {
     const char* why = g_state.prepared ? g_state.prepare_error
                                        : "no plan was prepared before the launcher forked (see README)";
-    return Fail(path, m, "", why, EINVAL, err);
+    return Fail(line, path, m, "", why, EINVAL, err);
   }
-  uint64_t cpus[kMaxCpuWords] = {0}, nodes[kMaxNodeWords] = {0};
+  if (basis->cpu_words > kMaxCpuWords || basis->node_words > kMaxNodeWords) {
+    return Fail(line, path, m, "", "the machine has more CPUs or nodes than numabind handles", EINVAL, err);
+  }
+  // Sized by the machine (at most kMaxCpuWords and kMaxNodeWords): a small thread stack must do.
+  uint64_t cpus[basis->cpu_words], nodes[basis->node_words];
   core::RankPlan plan;
   plan.cpus = cpus;
   plan.nodes = nodes;
-  if (basis->cpu_words > kMaxCpuWords || basis->node_words > kMaxNodeWords) {
-    return Fail(path, m, "", "the machine has more CPUs or nodes than numabind handles", EINVAL, err);
-  }
-  if (!core::ComputeRankPlan(*basis, m.rank, m.nranks, &plan)) return Fail(path, m, "", plan.error, EINVAL, err);
+  if (!core::ComputeRankPlan(*basis, m.rank, m.nranks, &plan)) return Fail(line, path, m, "", plan.error, EINVAL, err);
 
   long r = Sys6(SYS_sched_getaffinity, 0, sizeof(saved->cpus), reinterpret_cast<long>(saved->cpus));
   saved->cpus_saved = r > 0;
@@ -227,42 +341,57 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
     for (long b = r / 8; b < static_cast<long>(kMaxCpuWords); ++b) saved->cpus[b] = 0;
   }
   r = Sys6(SYS_sched_setaffinity, 0, basis->cpu_words * 8, reinterpret_cast<long>(cpus));
-  if (r < 0) return Fail(path, m, "sched_setaffinity: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
-  bool memory_denied = g_state.memory_policy_denied;
-  if (!memory_denied) {
+  if (r < 0) return Fail(line, path, m, "sched_setaffinity: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
+  const char* memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
+  if (memory_denied == nullptr) {
     saved->memory_saved = Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
                                reinterpret_cast<long>(saved->nodes), kMaxNodeWords * 64, 0, 0) == 0;
     r = ApplyMemory(plan, basis->node_words);
+    // A container that forbids memory policies, a kernel without them: keep the CPUs, say so in the line.
     if (r == -EPERM) {
-      memory_denied = true;  // a container that forbids memory policies: keep the CPUs, say so in the line
+      memory_denied = "EPERM";
+    } else if (r == -ENOSYS) {
+      memory_denied = "ENOSYS";
     } else if (r < 0) {
       Restore(*saved);
-      return Fail(path, m, "set_mempolicy: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
+      return Fail(line, path, m, "set_mempolicy: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
     }
   }
   // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
   bool again = entry != Entry::kSetenv && g_state.fork_child && m.rank == g_state.worker_rank &&
                m.nranks == g_state.worker_nranks;
-  line->Str(again ? "numabind: rebound rank " : "numabind: bound rank ").Num(m.rank);
-  if (m.nranks != 0) line->Str(" of ").Num(m.nranks);
-  line->Str(" (").Str(m.var ? m.var : "order, NUMABIND_MATCH").Str(") ").Str(path).Str(": cpus ");
-  line->Bits(cpus, basis->cpu_words).Str(" nodes ").Bits(nodes, basis->node_words).Str(" memory ");
-  line->Str(memory_denied ? "unchanged (set_mempolicy: EPERM)" : core::MemoryName(plan.memory));
-  if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
-  line->Str(" via ").Str(EntryName(entry));
   bool replaced = false;
   for (uint32_t w = 0; saved->cpus_saved && w < g_state.launcher_cpu_words; ++w) {
     replaced |= saved->cpus[w] != g_state.launcher_cpus[w];
   }
+  m.replaced = replaced;
+  if (g_state.config.log_format == config::LogFormat::kJson) {
+    JsonBound(line, {again, &m, path, cpus, basis->cpu_words, nodes, basis->node_words,
+                     memory_denied ? "unchanged" : core::MemoryName(plan.memory), plan.device, entry,
+                     replaced ? saved->cpus : nullptr, g_state.launcher_cpu_words});
+    return BindResult::kBound;
+  }
+  line->Str(again ? "numabind: rebound rank " : "numabind: bound rank ").Num(m.rank);
+  if (m.nranks != 0) line->Str(" of ").Num(m.nranks);
+  line->Str(" (").Str(m.var ? m.var : "order, NUMABIND_MATCH").Str(") ").Str(path).Str(": cpus ");
+  line->Bits(cpus, basis->cpu_words).Str(" nodes ").Bits(nodes, basis->node_words).Str(" memory ");
+  if (memory_denied != nullptr) line->Str("unchanged (set_mempolicy: ").Str(memory_denied).Str(")");
+  else line->Str(core::MemoryName(plan.memory));
+  if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
+  if (entry == Entry::kStartup) line->Str(" at start-up");
+  else line->Str(" via ").Str(EntryName(entry));
   if (replaced) {
     line->Str(" (replaced the launcher's binding to cpus ").Bits(saved->cpus, g_state.launcher_cpu_words).Str(")");
   }
-  m.replaced = replaced;
   return BindResult::kBound;
 }
 
 // Child-safe: formats on the stack and writes with raw system calls.
 void FinishBoundLine(Line* line, pid_t pid) {
+  if (g_state.config.log_format == config::LogFormat::kJson) {
+    bool debug = g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0';
+    return JsonFinishBound(*line, pid, debug ? g_state.stack : nullptr);
+  }
   if (pid > 0) line->Str(" pid ").Num(pid);
   else line->Str(" pid unknown");
   if (g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0') line->Str("\n").Str(g_state.stack);
@@ -278,15 +407,52 @@ void Restore(const SavedBinding& saved) {
   }
 }
 
+namespace {
+
+/// Child-safe: opens NUMABIND_LOG_FILE for one line, or returns -1 with *why set. Never blocks: a FIFO
+/// without a reader would hang open() (O_NONBLOCK makes it ENXIO), and a FIFO, terminal or device at a
+/// shared log path is refused (O_NOCTTY: never our controlling terminal).
+long OpenLogFile(const char* file, const char** why) {
+  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(file),
+                 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+  if (fd < 0) {
+    *why = fd == -ENXIO ? "is not a regular file" : ErrnoName(static_cast<int>(-fd));
+    return -1;
+  }
+  struct stat st;
+  if (Sys6(SYS_fstat, fd, reinterpret_cast<long>(&st)) != 0 || !S_ISREG(st.st_mode)) {
+    Sys6(SYS_close, fd);
+    *why = "is not a regular file";
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
 // Child-safe: raw open, write and close; one write per line, so lines from many ranks stay whole.
 void WriteLog(config::LogLevel level, const char* text, size_t len) {
   if (g_state.config.log < level) return;
+  // NUMABIND_LOG_FORMAT=json: a text line comes back here as a JSON object (whose first byte is '{').
+  if (g_state.config.log_format == config::LogFormat::kJson && len > 0 && text[0] != '{') {
+    return WriteJsonLog(level, text, len);
+  }
   const char* file = g_state.config.log_file;
   long fd = 2;
   if (file != nullptr && *file != '\0') {
-    fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(file),
-              O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) fd = 2;
+    const char* why = nullptr;
+    fd = OpenLogFile(file, &why);
+    if (fd < 0) {
+      fd = 2;
+      // Said on every line that falls back: this may be a vfork child, which must not remember it.
+      char note[256];
+      size_t n = 0;
+      const char* parts[] = {"numabind: NUMABIND_LOG_FILE=", file, " ", why, " (logging to standard error): "};
+      for (const char* part : parts) {
+        for (; *part != '\0' && n < sizeof(note); ++part) note[n++] = *part;
+      }
+      Sys6(SYS_write, 2, reinterpret_cast<long>(note), static_cast<long>(n));
+    }
   }
   Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));
   if (fd != 2) Sys6(SYS_close, fd);

@@ -20,14 +20,19 @@ namespace numabind::shim {
 enum class Entry : uint8_t {
   kExecve, kExecv, kExecvp, kExecvpe, kExecl, kExecle, kExeclp, kFexecve, kExecveat,
   kPosixSpawn, kPosixSpawnp, kPidfdSpawn, kPidfdSpawnp, kSystem, kPopen, kSetenv,
+  kStartup,  ///< a rank binding itself in the library's constructor
 };
 
 /// How a spawn was recognised as a rank.
 struct RankMatch {
   const char* var = nullptr;  ///< the rank variable, or nullptr when found by order (NUMABIND_MATCH)
+  const char* entry = nullptr;  ///< the rank variable's "NAME=value" in the environment, or nullptr
   uint32_t rank = 0;
   uint32_t nranks = 0;        ///< 0 = unknown
   bool replaced = false;      ///< set by BindRank: the launcher had bound the child itself
+  /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
+  /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
+  const char* bad_value = nullptr;
 };
 
 /// The calling thread's binding before the shim changed it.
@@ -49,6 +54,25 @@ enum class BindResult : uint8_t {
 /// `parent` is the launcher, whose live children count for ranks found by order.
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out);
 
+/// Child-safe: the local-rank variable of envp and its rank count, leaving out the built-in variables whose
+/// bit is set in `skip` (bit 31: NUMABIND_RANK_VAR). SLURM_LOCALID counts only in a Slurm step task
+/// (SLURM_STEP_ID set): a batch script has it too, and starts no ranks of its own.
+bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out);
+
+/// Longest NUMABIND_BOUND entry MarkEnvironment writes.
+constexpr size_t kMarkerMax = 160;
+
+/// Child-safe: whether `envp` must be given a NUMABIND_BOUND entry for rank `m` (it has a variable, and
+/// the entry fits).
+bool NeedsMarker(const RankMatch& m);
+
+/// Child-safe: the number of entries of envp (nullptr counts as empty).
+size_t EnvCount(char* const* envp);
+
+/// Child-safe: writes "NUMABIND_BOUND=<m.entry>" into marker (kMarkerMax bytes) and fills out (room for
+/// EnvCount(envp) + 2 pointers) with it followed by envp's entries other than NUMABIND_BOUND. Returns out.
+char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out);
+
 /// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank). Failures are logged at
 /// once; a successful binding is described in `line` without its pid, which the caller appends and logs
 /// with FinishBoundLine (before the exec, or after posix_spawn returns the child's pid). `path` names the
@@ -60,6 +84,10 @@ void FinishBoundLine(Line* line, pid_t pid);
 
 /// Child-safe: puts back the binding BindRank saved.
 void Restore(const SavedBinding& saved);
+
+/// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs), joined
+/// with single spaces, matches NUMABIND_MATCH. False when it cannot be read (no /proc; a zombie's is empty).
+bool CmdlineMatches(const char* path);
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
 bool ArgvMatches(char* const* argv);

@@ -17,36 +17,49 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-/// Binds if the program is a rank, runs `call` (the real exec) and restores the binding if it returns.
+/// Binds the calling thread to rank `found`'s plan, runs `call(env)` (the real exec) and restores the
+/// binding if it returns. A rank's environment gets NUMABIND_BOUND first (built on this stack), so that it
+/// does not bind itself again at start-up, nor do its children. Not inlined: its line, saved binding and
+/// marked environment are on the stack only now, not while FindRank reads /proc.
 template <typename Call>
-int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
-  if (!g_state.active) return call();
-  pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
-  RankMatch found;
-  if (!FindRank(argv, envp, launcher, &found)) return call();
-  pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
-  // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
-  // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
-  if (self == g_state.pid && !g_state.fork_child) EnsurePrepared();
+__attribute__((noinline)) int BindAndExec(Entry entry, const char* path, char* const* envp, RankMatch* found,
+                                          pid_t self, Call call) {
   SavedBinding saved;
   Line line;
   int err = 0;
-  BindResult r = BindRank(entry, path, &found, &saved, &line, &err);
+  BindResult r = BindRank(entry, path, found, &saved, &line, &err);
   if (r == BindResult::kRefused) {
     errno = err;
     return -1;
   }
   // A successful exec does not come back: log now, unless setenv already bound and logged this rank.
   // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
-  bool logged = g_state.fork_child && found.rank == g_state.worker_rank && found.nranks == g_state.worker_nranks;
-  if (r == BindResult::kBound && (!logged || found.replaced)) FinishBoundLine(&line, self);
-  int ret = call();
+  bool logged = g_state.fork_child && found->rank == g_state.worker_rank && found->nranks == g_state.worker_nranks;
+  if (r == BindResult::kBound && (!logged || found->replaced)) FinishBoundLine(&line, self);
+  bool mark = NeedsMarker(*found);
+  char marker[kMarkerMax];
+  char* marked[mark ? EnvCount(envp) + 2 : 1];
+  int ret = call(mark ? MarkEnvironment(envp, *found, marker, marked) : envp);
   if (r == BindResult::kBound) {
     int e = errno;
     Restore(saved);
     errno = e;
   }
   return ret;
+}
+
+/// Binds if the program is a rank, runs `call(env)` (the real exec) and restores the binding if it returns.
+template <typename Call>
+int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
+  if (!g_state.active) return call(envp);
+  pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
+  RankMatch found;
+  if (!FindRank(argv, envp, launcher, &found)) return call(envp);
+  pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
+  // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
+  // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
+  if (self == g_state.pid && !g_state.fork_child && found.bad_value == nullptr) EnsurePrepared();
+  return BindAndExec(entry, path, envp, &found, self, call);
 }
 
 /// Collects execl-style arguments (arg0, ..., NULL[, envp]) into argv on the caller's stack.
@@ -74,28 +87,34 @@ using numabind::shim::RunExec;
 
 NUMABIND_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   numabind::shim::Need(&g_real.execve, "execve");
-  return RunExec(Entry::kExecve, path, argv, envp, [&] { return g_real.execve(path, argv, envp); });
+  return RunExec(Entry::kExecve, path, argv, envp, [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
 NUMABIND_EXPORT int execv(const char* path, char* const argv[]) {
   numabind::shim::Need(&g_real.execv, "execv");
-  return RunExec(Entry::kExecv, path, argv, environ, [&] { return g_real.execv(path, argv); });
+  numabind::shim::Need(&g_real.execve, "execve");
+  return RunExec(Entry::kExecv, path, argv, environ, [&](char* const* e) {
+    return e == environ ? g_real.execv(path, argv) : g_real.execve(path, argv, e);
+  });
 }
 
 NUMABIND_EXPORT int execvp(const char* file, char* const argv[]) {
   numabind::shim::Need(&g_real.execvp, "execvp");
-  return RunExec(Entry::kExecvp, file, argv, environ, [&] { return g_real.execvp(file, argv); });
+  numabind::shim::Need(&g_real.execvpe, "execvpe");
+  return RunExec(Entry::kExecvp, file, argv, environ, [&](char* const* e) {
+    return e == environ ? g_real.execvp(file, argv) : g_real.execvpe(file, argv, e);
+  });
 }
 
 NUMABIND_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   numabind::shim::Need(&g_real.execvpe, "execvpe");
-  return RunExec(Entry::kExecvpe, file, argv, envp, [&] { return g_real.execvpe(file, argv, envp); });
+  return RunExec(Entry::kExecvpe, file, argv, envp, [&](char* const* e) { return g_real.execvpe(file, argv, e); });
 }
 
 NUMABIND_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
   numabind::shim::Need(&g_real.fexecve, "fexecve");
   const char* path = argv != nullptr && argv[0] != nullptr ? argv[0] : "(fexecve)";
-  return RunExec(Entry::kFexecve, path, argv, envp, [&] { return g_real.fexecve(fd, argv, envp); });
+  return RunExec(Entry::kFexecve, path, argv, envp, [&](char* const* e) { return g_real.fexecve(fd, argv, e); });
 }
 
 NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
@@ -105,7 +124,7 @@ NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], ch
     return -1;
   }
   return RunExec(Entry::kExecveat, path, argv, envp,
-                 [&] { return g_real.execveat(dirfd, path, argv, envp, flags); });
+                 [&](char* const* e) { return g_real.execveat(dirfd, path, argv, e, flags); });
 }
 
 // Each wrapper finds its real function first: already there in a child of our fork, vfork or spawn (their
@@ -117,17 +136,20 @@ NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], ch
 NUMABIND_EXPORT int execl(const char* path, const char* arg, ...) {
   numabind::shim::Need(&g_real.execve, "execve");
   NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
-  return RunExec(Entry::kExecl, path, argv, envp, [&] { return g_real.execve(path, argv, envp); });
+  return RunExec(Entry::kExecl, path, argv, envp, [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
 NUMABIND_EXPORT int execle(const char* path, const char* arg, ...) {
   numabind::shim::Need(&g_real.execve, "execve");
   NUMABIND_COLLECT_ARGS(arg, argv, envp, true);
-  return RunExec(Entry::kExecle, path, argv, envp, [&] { return g_real.execve(path, argv, envp); });
+  return RunExec(Entry::kExecle, path, argv, envp, [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
 NUMABIND_EXPORT int execlp(const char* file, const char* arg, ...) {
   numabind::shim::Need(&g_real.execvp, "execvp");
+  numabind::shim::Need(&g_real.execvpe, "execvpe");
   NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
-  return RunExec(Entry::kExeclp, file, argv, envp, [&] { return g_real.execvp(file, argv); });
+  return RunExec(Entry::kExeclp, file, argv, envp, [&](char* const* e) {
+    return e == environ ? g_real.execvp(file, argv) : g_real.execvpe(file, argv, e);
+  });
 }

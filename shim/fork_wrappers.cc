@@ -61,6 +61,8 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   BindResult r = BindRank(Entry::kSetenv, "(forked worker)", &m, &saved, &line, &err);
   // Strict mode cannot refuse a worker that is already running: it stops it, as a failed exec would.
   if (r == BindResult::kRefused) _exit(127);
+  // The worker's own children (and an exec of it) must not bind themselves again.
+  if (NeedsMarker(m)) g_real.setenv("NUMABIND_BOUND", m.entry, 1);
   if (r != BindResult::kBound) return;
   // This fork child's memory is its own: remember the binding, so that a later exec of the same rank is
   // neither logged again nor mistaken for a launcher's own binding.
@@ -90,9 +92,22 @@ NUMABIND_EXPORT pid_t fork() {
   return numabind::shim::RunFork(g_real.fork);
 }
 
+// _Fork is async-signal-safe (glibc, musl) and may be called from a signal handler: its wrapper resolves
+// nothing (the constructor found the real one), captures no call stack, and prepares with mmap and raw
+// system calls only (shim/prepare.cc). Its child resolves an exec lazily, as a process exec'ing itself.
 NUMABIND_EXPORT pid_t _Fork() {
-  numabind::shim::EnsureResolved();
-  return numabind::shim::RunFork(g_real.fork_);
+  pid_t (*real)() = __atomic_load_n(&g_real.fork_, __ATOMIC_ACQUIRE);
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  if (!g_state.active || numabind::shim::t_in_shim) return real();
+  int e = errno;
+  numabind::shim::EnsurePrepared();
+  errno = e;
+  pid_t pid = real();
+  if (pid == 0) g_state.fork_child = true;
+  return pid;
 }
 
 extern "C" void numabind_before_vfork() {

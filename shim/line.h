@@ -49,6 +49,37 @@ class Line {
     if (need == 0) Str("none");
     return *this;
   }
+  /// Child-safe: appends s (nullptr: null; at most n bytes, up to a NUL) as a JSON string, quotes
+  /// included, escaping quotes, backslashes and control characters; cut short after `max` bytes of output,
+  /// the closing quote always written.
+  Line& JsonStr(const char* s, size_t n = ~size_t{0}, size_t max = kCapacity) {
+    if (s == nullptr) return Str("null");
+    static const char kHex[] = "0123456789abcdef";
+    size_t limit = len_ + (max < kCapacity ? max : kCapacity);
+    if (limit > kCapacity - 3) limit = kCapacity - 3;  // room for the quote and Finish's newline
+    if (len_ >= limit) return *this;
+    buf_[len_++] = '"';
+    for (size_t k = 0; k < n && s[k] != '\0'; ++k) {
+      unsigned char c = static_cast<unsigned char>(s[k]);
+      char esc[6] = {'\\', static_cast<char>(c)};
+      size_t w = 2;
+      if (c == '\n') {
+        esc[1] = 'n';
+      } else if (c == '\t') {
+        esc[1] = 't';
+      } else if (c < 0x20) {
+        esc[1] = 'u', esc[2] = '0', esc[3] = '0', esc[4] = kHex[c >> 4], esc[5] = kHex[c & 15];
+        w = 6;
+      } else if (c != '"' && c != '\\') {
+        esc[0] = static_cast<char>(c);
+        w = 1;
+      }
+      if (len_ + w > limit) break;
+      for (size_t i = 0; i < w; ++i) buf_[len_++] = esc[i];
+    }
+    buf_[len_++] = '"';
+    return *this;
+  }
   /// Child-safe: terminates the line with '\n' and returns its length.
   size_t Finish() {
     if (len_ >= kCapacity - 1) len_ = kCapacity - 2;

@@ -1,183 +1,194 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Parent side: preparing the plan basis, once per launcher. Topology discovery (hwloc, libstdc++) runs in a
-// helper process, `numabind prepare-basis`, found next to this library; the basis comes back over a pipe
-// as one block. The launcher's address space stays as it was (no hwloc or libstdc++ mapped into it, so its
-// later forks cost what they did), and a launcher's own hwloc can never clash with ours.
+// helper process, `numabind prepare-basis`, at the path compiled in (NUMABIND_HELPER_PATH); the basis comes
+// back over a pipe as one block. The launcher's address space stays as it was (no hwloc or libstdc++ mapped
+// into it, so its later forks cost what they did), and a launcher's own hwloc can never clash with ours.
+// The helper is started and waited for as shim/helper_launch.h describes: the launcher never sees it.
+// Everything here is async-signal-safe (mmap, raw system calls, no malloc or locks), because _Fork, which
+// prepares, may be called from a signal handler.
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/mempolicy.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "core/basis_frame.h"
+#include "shim/basis_cache.h"
 #include "shim/child.h"
 #include "shim/guard.h"
+#include "shim/helper_launch.h"
 #include "shim/syscalls.h"
+
+#ifndef NUMABIND_HELPER_PATH
+#error "NUMABIND_HELPER_PATH (the planner helper's absolute path) is set by the Makefile's HELPER_PATH"
+#endif
 
 extern char** environ;
 
 namespace numabind::shim {
 namespace {
 
-void SetPrepareError(const char* a, const char* b = "", const char* c = "") {
+/// The helper, compiled in: never looked up relative to this library or the current directory, which a
+/// launcher that changes directory, or anyone who can write next to the library, would control.
+constexpr char kHelperPath[] = NUMABIND_HELPER_PATH;
+static_assert(kHelperPath[0] == '/', "HELPER_PATH must be an absolute path");
+
+/// How long the helper may take (hwloc on the largest machines takes well under a second), and the most
+/// it may write (a basis for 16384 CPUs and 4096 map entries is about 9 MB).
+constexpr int kHelperTimeoutMs = 10000;
+constexpr size_t kMaxBasisBytes = 16u << 20;
+
+/// Writes the parts into g_state.prepare_error (cut to fit); `n` limits the last part's length.
+void SetPrepareError(const char* a, const char* b = "", const char* c = "", const char* d = "",
+                     size_t n = ~size_t{0}) {
+  const char* parts[] = {a, b, c, d};
+  size_t at = 0, cap = sizeof(g_state.prepare_error) - 1;
+  for (int i = 0; i < 4; ++i) {
+    size_t limit = i == 3 ? n : ~size_t{0};
+    for (size_t j = 0; parts[i][j] != '\0' && j < limit && at < cap; ++j) g_state.prepare_error[at++] = parts[i][j];
+  }
+  g_state.prepare_error[at] = '\0';
+}
+
+/// NUMABIND_LOG=debug: how long preparing took. Not inlined: its line is on the stack only here.
+__attribute__((noinline)) void LogPrepared(long us, bool shared) {
   Line l;
-  l.Str(a).Str(b).Str(c);
-  const char* text = l.CStr();
-  size_t n = l.size() < sizeof(g_state.prepare_error) - 1 ? l.size() : sizeof(g_state.prepare_error) - 1;
-  memcpy(g_state.prepare_error, text, n);
-  g_state.prepare_error[n] = '\0';
+  l.Str("numabind: prepared NUMABIND_POLICY=").Str(g_state.config.policy).Str(" in ").Num(us / 1000).Str(".");
+  l.Num(us % 1000 / 100).Num(us % 100 / 10).Str(shared ? " ms from the shared basis, not " : " ms by ");
+  l.Str(kHelperPath).Str(" prepare-basis (pid ").Num(Sys6(SYS_getpid)).Str(")");
+  size_t len = l.Finish();
+  WriteLog(config::LogLevel::kDebug, l.data(), len);
 }
 
-/// The planner helper: `numabind` next to this library (build tree) or in ../bin (installed).
-bool FindHelper(char* path, size_t cap) {
-  Dl_info self;
-  if (dladdr(reinterpret_cast<void*>(&FindHelper), &self) == 0 || self.dli_fname == nullptr) return false;
-  const char* slash = strrchr(self.dli_fname, '/');
-  size_t dir = slash != nullptr ? static_cast<size_t>(slash - self.dli_fname) + 1 : 0;
-  static const char* const kPlaces[] = {"numabind", "../bin/numabind"};
-  for (const char* rest : kPlaces) {
-    if (dir + strlen(rest) + 1 > cap) return false;
-    memcpy(path, self.dli_fname, dir);
-    strcpy(path + dir, rest);
-    if (access(path, X_OK) == 0) return true;
-  }
-  return false;
-}
-
-/// Runs the helper with its stdout on a pipe and returns everything it wrote (malloc'd), or nullptr.
-char* RunHelper(const char* path, size_t* size) {
-  const config::Config& c = g_state.config;
-  const char* argv[12] = {path, "prepare-basis", "--policy", c.policy, "--memory", c.memory, "--devices",
-                          c.devices};
-  int argc = 8;
-  if (c.topology != nullptr) {
-    argv[argc++] = "--topology";
-    argv[argc++] = c.topology;
-  }
-  argv[argc] = nullptr;
-  // The helper sees the launcher's environment (CUDA_VISIBLE_DEVICES...), with the library switched off.
+/// The environment for the helper: the launcher's (CUDA_VISIBLE_DEVICES...), with the library switched
+/// off. mmap'd (no malloc: see the top of this file); the caller unmaps `*bytes`.
+char** HelperEnvironment(size_t* bytes) {
   size_t n = 0;
   while (environ != nullptr && environ[n] != nullptr) ++n;
-  char** envp = static_cast<char**>(malloc((n + 2) * sizeof(char*)));
-  if (envp == nullptr) return nullptr;
+  *bytes = (n + 2) * sizeof(char*);
+  long p = Sys6(SYS_mmap, 0, static_cast<long>(*bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p < 0 && p > -4096) return nullptr;
+  char** envp = reinterpret_cast<char**>(p);
   // First: a variable's first entry is the one that counts, and the launcher may carry NUMABIND_DISABLE=0.
   envp[0] = const_cast<char*>("NUMABIND_DISABLE=1");
   for (size_t i = 0; i < n; ++i) envp[i + 1] = environ[i];
   envp[n + 1] = nullptr;
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    free(envp);
-    return nullptr;
-  }
-  // A raw clone with no exit signal: the launcher gets no SIGCHLD and its wait(-1) never reaps the helper
-  // (only __WCLONE waits see it). The child runs raw system calls only, then execs.
-  long pid = Sys6(SYS_clone, 0, 0, 0, 0, 0);
-  if (pid == 0) {
-    if (fds[1] == 1) Sys6(SYS_fcntl, 1, F_SETFD, 0);
-    else Sys6(SYS_dup3, fds[1], 1, 0);
-    Sys6(SYS_execve, reinterpret_cast<long>(path), reinterpret_cast<long>(argv), reinterpret_cast<long>(envp));
-    Sys6(SYS_exit_group, 127);
-  }
-  close(fds[1]);
-  free(envp);
-  size_t cap = 4096, len = 0;
-  char* buf = pid > 0 ? static_cast<char*>(malloc(cap)) : nullptr;
-  while (buf != nullptr) {
-    if (len == cap) {
-      char* bigger = static_cast<char*>(realloc(buf, cap * 2));
-      if (bigger == nullptr) break;
-      buf = bigger;
-      cap *= 2;
-    }
-    ssize_t got = read(fds[0], buf + len, cap - len);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    len += static_cast<size_t>(got);
-  }
-  close(fds[0]);
-  if (pid > 0) {
-    int status = 0;
-    while (Sys6(SYS_wait4, pid, reinterpret_cast<long>(&status), __WCLONE, 0) == -EINTR) {
-    }
-  }
-  *size = len;
-  return buf;
+  return envp;
 }
 
-void LogOnce(const char* text) {
+/// Says once why ranks get no memory policy. Not inlined, as LogPrepared.
+__attribute__((noinline)) void LogMemoryPolicyDenied(const char* why) {
   Line l;
-  l.Str("numabind: ").Str(text);
+  l.Str("numabind: set_mempolicy: ").Str(why[0] == 'k' ? "the calling process is " : "").Str(why);
+  l.Str(": ranks get their CPUs, memory policy unchanged");
   size_t len = l.Finish();
   WriteLog(config::LogLevel::kWarn, l.data(), len);
 }
 
-void Prepare() {
-  char path[4096];
-  if (!FindHelper(path, sizeof(path))) {
-    SetPrepareError("cannot find the planner helper `numabind` next to libnumabind.so or in ../bin");
-    return;
+/// Whether this process runs under a seccomp filter (/proc/self/status "Seccomp:" other than 0). Only then
+/// may set_mempolicy be refused or kill the caller, so only then must the helper's keeper try it first; a
+/// process without one may take the shared basis. Raw reads in small pieces (small thread stacks).
+bool SeccompFiltered() {
+  int fd = static_cast<int>(Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/status"),
+                                 O_RDONLY | O_CLOEXEC));
+  if (fd < 0) return true;  // cannot tell: let the keeper try
+  static const char kKey[] = "\nSeccomp:\t";
+  size_t matched = 0;
+  int verdict = -1;
+  char buf[256];
+  long n;
+  while (verdict < 0 && (n = Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
+    for (long i = 0; i < n && verdict < 0; ++i) {
+      if (matched == sizeof(kKey) - 1) verdict = buf[i] != '0';
+      else matched = buf[i] == kKey[matched] ? matched + 1 : buf[i] == '\n' ? 1 : 0;
+    }
   }
+  Sys6(SYS_close, fd);
+  return verdict != 0;
+}
+
+void Prepare() {
+  const config::Config& c = g_state.config;
   timespec start, end;
   clock_gettime(CLOCK_MONOTONIC, &start);
-  size_t size = 0;
-  char* out = RunHelper(path, &size);
+  HelperRun run;
+  // Another process of this user prepared the same configuration on this machine (shim/basis_cache.h).
+  bool shared = !SeccompFiltered() && LoadSharedBasis(kHelperPath, &run);
+  bool ran = shared;
+  if (!shared) {
+    const char* argv[12] = {kHelperPath, "prepare-basis", "--policy", c.policy, "--memory", c.memory, "--devices",
+                            c.devices};
+    int argc = 8;
+    if (c.topology != nullptr) {
+      argv[argc++] = "--topology";
+      argv[argc++] = c.topology;
+    }
+    argv[argc] = nullptr;
+    size_t env_bytes = 0;
+    char** envp = HelperEnvironment(&env_bytes);
+    if (envp == nullptr) {
+      SetPrepareError("cannot start the planner helper ", kHelperPath, ": out of memory");
+      return;
+    }
+    ran = RunHelper(kHelperPath, const_cast<char* const*>(argv), envp, kHelperTimeoutMs, kMaxBasisBytes, true, &run);
+    Sys6(SYS_munmap, reinterpret_cast<long>(envp), static_cast<long>(env_bytes));
+  }
   clock_gettime(CLOCK_MONOTONIC, &end);
   core::BasisFrameHeader header;
-  if (out == nullptr || size < sizeof(header)) {
-    SetPrepareError("the planner helper ", path, " failed to run");
-    free(out);
+  if (!ran || run.size < sizeof(header)) {
+    SetPrepareError("the planner helper ", kHelperPath, " failed: ", ran ? "no answer" : run.why);
+    FreeHelperOutput(&run);
     return;
   }
-  memcpy(&header, out, sizeof(header));
-  char* payload = out + sizeof(header);
-  size_t length = size - sizeof(header);
+  memcpy(&header, run.out, sizeof(header));
+  char* payload = run.out + sizeof(header);
+  size_t length = run.size - sizeof(header);
   if (memcmp(header.tag, core::kErrorTag, sizeof(header.tag)) == 0 && header.length == length) {
-    Line why;
-    why.Str("cannot plan NUMABIND_POLICY=").Str(g_state.config.policy).Str(": ").Str(payload, length);
-    SetPrepareError(why.CStr());
-    free(out);
+    SetPrepareError("cannot plan NUMABIND_POLICY=", c.policy, ": ", payload, length);
+    FreeHelperOutput(&run);
     return;
   }
-  if (memcmp(header.tag, core::kBasisTag, sizeof(header.tag)) != 0 || header.length != length ||
-      !core::BasisFromOffsets(payload, length)) {
-    SetPrepareError("the planner helper ", path, " answered with a malformed plan");
-    free(out);
+  bool basis = memcmp(header.tag, core::kBasisTag, sizeof(header.tag)) == 0 && header.length == length;
+  // Shared as it came: BasisFromOffsets turns the payload's offsets into this process's pointers.
+  if (basis && !shared) StoreSharedBasis(kHelperPath, run.out, run.size);
+  if (!basis || !core::BasisFromOffsets(payload, length)) {
+    SetPrepareError("the planner helper ", kHelperPath, " answered with a malformed plan");
+    FreeHelperOutput(&run);
     return;
   }
   long r = Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
                 reinterpret_cast<long>(g_state.launcher_cpus));
   g_state.launcher_cpu_words = r > 0 ? static_cast<uint32_t>(r / 8) : 0;
-  // Containers often forbid set_mempolicy (EPERM): find out once, keep CPU binding, and say so once.
-  int mode = 0;
-  uint64_t nodes[kMaxNodeWords] = {0};
-  if (Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(nodes), kMaxNodeWords * 64,
-           0, 0) == 0 &&
-      Sys6(SYS_set_mempolicy, mode, reinterpret_cast<long>(nodes), kMaxNodeWords * 64) == -EPERM) {
-    g_state.memory_policy_denied = true;
-    LogOnce("set_mempolicy: Operation not permitted (EPERM): ranks get their CPUs, memory policy unchanged");
+  // Containers often forbid set_mempolicy (EPERM), kernels without NUMA lack it (ENOSYS), and a seccomp
+  // profile may kill on it: the helper's keeper tried it in a process of its own. Ranks then get their
+  // CPUs only, and the launcher says so once.
+  if (run.mempolicy[0] != '\0') {
+    memcpy(g_state.memory_policy_denied, run.mempolicy, sizeof(g_state.memory_policy_denied));
+    g_state.memory_policy_denied[sizeof(g_state.memory_policy_denied) - 1] = '\0';
+    LogMemoryPolicyDenied(run.mempolicy);
   }
-  g_state.basis = reinterpret_cast<const core::PlanBasis*>(payload);  // lives as long as the process
-  if (g_state.config.log >= config::LogLevel::kDebug) {
-    long us = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
-    Line l;
-    l.Str("numabind: prepared NUMABIND_POLICY=").Str(g_state.config.policy).Str(" in ").Num(us / 1000).Str(".");
-    l.Num(us % 1000 / 100).Str(" ms by ").Str(path).Str(" prepare-basis (pid ").Num(Sys6(SYS_getpid)).Str(")");
-    size_t len = l.Finish();
-    WriteLog(config::LogLevel::kDebug, l.data(), len);
-  }
+  g_state.basis = reinterpret_cast<const core::PlanBasis*>(payload);  // mapped as long as the process lives
+  long us = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
+  if (c.log >= config::LogLevel::kDebug) LogPrepared(us, shared);
 }
 
 }  // namespace
 
 const core::PlanBasis* EnsurePrepared() {
-  static int lock;  // plain int: a guarded static would pull in libstdc++
-  while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE) != 0) Sys6(SYS_sched_yield);
+  // A lock that knows its owner: a signal handler's _Fork on the thread that is preparing, or a process
+  // copied by a raw clone() while another thread prepared (the owner is not one of its threads), must not
+  // wait for it forever. Both go on without a plan (their ranks run unbound, with a line).
+  static int owner;  // tid, 0 when free; plain int: a guarded static would pull in libstdc++
+  int self = static_cast<int>(Sys6(SYS_gettid));
+  for (;;) {
+    int held = 0;
+    if (__atomic_compare_exchange_n(&owner, &held, self, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
+    if (held == self || Sys6(SYS_tgkill, Sys6(SYS_getpid), held, 0) == -ESRCH) return g_state.basis;
+    Sys6(SYS_sched_yield);
+  }
   if (!g_state.prepared) {
     int saved_errno = errno;
     Guard guard;
@@ -186,7 +197,7 @@ const core::PlanBasis* EnsurePrepared() {
     errno = saved_errno;
     __atomic_store_n(&g_state.prepared, true, __ATOMIC_RELEASE);
   }
-  __atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&owner, 0, __ATOMIC_RELEASE);
   return g_state.basis;
 }
 

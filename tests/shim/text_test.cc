@@ -38,7 +38,8 @@ Test(text, glob_matches_like_fnmatch) {
   };
   for (const auto& c : cases) {
     cr_expect_eq(GlobMatch(c.pattern, c.text), c.match, "\"%s\" against \"%s\"", c.pattern, c.text);
-    cr_expect_eq(fnmatch(c.pattern, c.text, 0) == 0, c.match, "fnmatch \"%s\" against \"%s\"", c.pattern, c.text);
+    cr_expect_eq(fnmatch(c.pattern, c.text, 0) == 0, c.match, "fnmatch \"%s\" against \"%s\"", c.pattern,
+                 c.text);
   }
 }
 
@@ -53,13 +54,15 @@ Test(text, range_ending_in_a_backslash_stays_inside_the_pattern) {
   // Found by fuzz/glob_fuzz.cc: "[a-\\" at the end of a pattern made the matcher read past its NUL. The
   // pattern ends right before a page that cannot be read, so a read past it crashes this test.
   long page = sysconf(_SC_PAGESIZE);
-  char* mem = static_cast<char*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  char* mem =
+      static_cast<char*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   cr_assert_neq(mem, MAP_FAILED);
   cr_assert_eq(mprotect(mem + page, page, PROT_NONE), 0);
   for (const char* pattern : {"*[a-\\", "[!a-\\", "x[\\"}) {
     char* at = mem + page - (strlen(pattern) + 1);
     memcpy(at, pattern, strlen(pattern) + 1);
-    for (const char* text : {"x", "[a-\\", "b", ""}) cr_expect_eq(GlobMatch(at, text), GlobMatch(pattern, text));
+    for (const char* text : {"x", "[a-\\", "b", ""})
+      cr_expect_eq(GlobMatch(at, text), GlobMatch(pattern, text), "\"%s\" against \"%s\"", pattern, text);
   }
   munmap(mem, 2 * page);
 }

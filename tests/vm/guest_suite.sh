@@ -59,6 +59,12 @@ if [ -f "$here/layout_$layout.sh" ]; then
   . "$here/layout_$layout.sh"
   control_case
   layout_checks
+  # The stress and fault checks need many CPUs: the 16-CPU layout runs them.
+  if [ "$layout" = A ]; then
+    # shellcheck source=stress.sh
+    . "$here/stress.sh"
+    stress_checks
+  fi
 else
   fail "$layout/layout" "no $here/layout_$layout.sh"
 fi

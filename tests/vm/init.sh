@@ -26,7 +26,7 @@ mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm && mount -t devpts devpts $R/dev/pt
   && mount -t cgroup2 cgroup2 $R/sys/fs/cgroup || fail "mount shm, pts, cgroup2"
 # The checkout, then the build directory (often inside it), at their host paths: under the guest's own /tmp
 # the mount point is made in its tmpfs; elsewhere it exists in the read-only root already.
-{ read -r repo; read -r build; read -r script; } < /paths
+{ read -r repo; read -r build; read -r script; read -r stress; } < /paths
 opts=trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose
 mkdir -p "$R$repo" 2>/dev/null; mount -t 9p -o $opts repo "$R$repo" || fail "mount the checkout at $repo"
 mkdir -p "$R$build" 2>/dev/null; mount -t 9p -o $opts build "$R$build" || fail "mount the build dir at $build"
@@ -38,7 +38,7 @@ ln -s /proc/self/fd $R/dev/fd && ln -s fd/0 $R/dev/stdin && ln -s fd/1 $R/dev/st
 
 layout=$(arg layout)
 echo "vm-init: layout $layout up after $(cut -d' ' -f1 /proc/uptime)s"
-chroot $R /usr/bin/env -i HOME=/tmp TMPDIR=/tmp TERM=dumb LANG=C.UTF-8 \
+chroot $R /usr/bin/env -i HOME=/tmp TMPDIR=/tmp TERM=dumb LANG=C.UTF-8 STRESS_SPAWNS="$stress" \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   /bin/bash "${script:-$repo/tests/vm/guest_suite.sh}" "$layout" "$repo" "$build" < /dev/console 2>&1
 echo "vm-init: suite exited $? after $(cut -d' ' -f1 /proc/uptime)s"

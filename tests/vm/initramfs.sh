@@ -2,11 +2,11 @@
 # Builds the guest's initramfs: busybox-static, tests/vm/init.sh as /init, and the kernel modules that
 # mounting the host's root over virtio-9p needs (with their dependencies, in load order from modules.dep).
 # The host paths of the checkout, the build directory and the script to run go in /paths, one per line
-# (the kernel command line cannot carry a path with a space).
-# Usage: initramfs.sh KERNEL_RELEASE OUT.cpio.gz REPO BUILD [SCRIPT]   Prints why and exits 1 when something
-# is missing.
+# (the kernel command line cannot carry a path with a space), then the spawns per stress check.
+# Usage: initramfs.sh KERNEL_RELEASE OUT.cpio.gz REPO BUILD [SCRIPT [STRESS_SPAWNS]]   Prints why and exits 1
+# when something is missing.
 set -euo pipefail
-kver=$1 out=$2 repo=$3 build=$4 script=${5:-}
+kver=$1 out=$2 repo=$3 build=$4 script=${5:-} stress=${6:-100}
 here=$(cd "$(dirname "$0")" && pwd)
 moddir=/lib/modules/$kver
 [ -f "$moddir/modules.dep" ] || { echo "initramfs: no $moddir/modules.dep (linux-image-$kver modules)"; exit 1; }
@@ -35,7 +35,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp"/{bin,proc,sys,dev,modules,newroot}
 cp "$bb" "$tmp/bin/busybox"
 cp "$here/init.sh" "$tmp/init"; chmod 755 "$tmp/init"
-printf '%s\n' "$repo" "$build" "$script" > "$tmp/paths"
+printf '%s\n' "$repo" "$build" "$script" "$stress" > "$tmp/paths"
 for p in "${order[@]}"; do
   f=$(basename "$p"); base=${f%%.ko*}.ko
   case $f in

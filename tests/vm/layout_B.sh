@@ -51,6 +51,13 @@ layout_launches() {
   launch_case hydra-bind-core hydra 4 exclusive none - "$CC4" -bind-to core
   L_LOG_SAYS=""
   launch_case cli-run-bash cli-bash 4 core-complex none - "$CC4"  # `numabind run` preloads the shim
+  # Ranks that bind themselves (issue 9): a launcher that is not preloaded, and srun's tasks, which Slurm
+  # bound to one CPU each first.
+  launch_case self-exclusive-6 self 6 exclusive none - "0-1/0 2/0 3/0 4-5/1 6/1 7/1"
+  L_LOG_SAYS="replaced Slurm's binding"
+  launch_case srun-core-complex-4 srun 4 core-complex none - "$CC4"
+  launch_case srun-socket-devices srun 2 socket "$D" - "4-7/1"
+  L_LOG_SAYS=""
 }
 
 layout_memory() {
@@ -58,6 +65,7 @@ layout_memory() {
   launch_case memory-bind bash 2 node none bind "$NODE2"
   launch_case memory-local-hydra hydra 2 node none local "$NODE2"
   launch_case memory-preferred-devices bash 2 node "$D" preferred "4-7/1"
+  launch_case memory-bind-srun srun 2 node none bind "$NODE2"  # srun -n2, NUMABIND_MEMORY=bind: pages on the node
   launch_case memory-interleave-ompi ompi 2 'nodes:0-1' none interleave "0-7/0-1" --bind-to none
   L_ARGS=()
 }
@@ -69,6 +77,8 @@ layout_confined() {
   if cgroup_enter_prefix 1-7; then
     L_PREFIX=("${CG_PREFIX[@]}")
     launch_case confined-cgroup-ompi ompi 4 core-complex none - "2-3/0 1/0 4-5/1 6-7/1"
+    # A job's cgroup cpuset: the tasks replace Slurm's binding inside it, never outside.
+    launch_case confined-cgroup-srun srun 4 core-complex none - "2-3/0 1/0 4-5/1 6-7/1"
     L_PREFIX=()
   fi
 }
@@ -88,13 +98,34 @@ layout_unplaceable() {
   L_PREFIX=() L_ENV=()
 }
 
+# shared_rank CASE WANT-CPUS WANT-SOURCE: rank 3 of 4 (core-complex) binds itself with the shared plan basis in
+# $WORK/shared; its CPUs and where its basis came from ("by" the helper, "from the shared basis") are checked.
+shared_rank() {
+  local line why=""
+  rm -f "$WORK/ranks" "$WORK/log"
+  mkdir -p "$WORK/shared"
+  env LD_PRELOAD="$SHIM" NUMABIND_POLICY=core-complex NUMABIND_DEVICES=none NUMABIND_SHARED="$WORK/shared" \
+    NUMABIND_LOG=debug NUMABIND_LOG_FILE="$WORK/log" LOCAL_RANK=3 LOCAL_WORLD_SIZE=4 "$REPORT" --out "$WORK/ranks"
+  read -r line < "$WORK/ranks" 2>/dev/null; jlist "$line" cpus
+  [ "$REPLY" = "$2" ] || why+="rank 3 on CPUs $REPLY, want $2; "
+  grep -q "ms $3" "$WORK/log" 2>/dev/null || why+="basis not '$3': $(head -c 300 "$WORK/log" 2>/dev/null); "
+  verdict "shared/$1" "$why"
+}
+
 layout_offline() {
+  need shared/hotplug "$SHIM" "$REPORT" || return
+  shared_rank before-hotplug 6-7 by
+  shared_rank reused 6-7 "from the shared basis"
   cpu_offline 5 || return
   # L3 {4,5} keeps CPU 4 alone, so {6,7} comes first on node 1; its cores 4, 6, 7 split 2 + 1.
   plan_case offline-core-complex core-complex 4 none "0-1/0 2-3/0 6-7/1 4/1"
   plan_case offline-exclusive exclusive 4 none "0-1/0 2-3/0 4,6/1 7/1"
   launch_case offline-hydra hydra 4 core-complex none - "0-1/0 2-3/0 6-7/1 4/1"
+  # The basis shared before CPU 5 went offline is stale: prepared again (issue 9).
+  shared_rank after-hotplug 4 by
+  shared_rank after-hotplug-reused 4 "from the shared basis"
   cpu_online 5
+  shared_rank back-online 6-7 "from the shared basis"
 }
 
 layout_checks() {

@@ -126,6 +126,17 @@ launch() {
     hydra)
       "${L_PREFIX[@]}" "${pre[@]}" timeout -k 5 120 mpiexec.hydra -n "$n" "${@:3}" \
         "$REPORT" --out "$WORK/ranks" "${L_ARGS[@]}" ;;
+    self)  # ranks of a launcher that is not preloaded (mpirun's daemons over ssh): each binds itself
+      "${L_PREFIX[@]}" env N="$n" R="$REPORT" F="$WORK/ranks" A="${L_ARGS[*]}" P="${pre[*]}" timeout -k 5 90 \
+        bash -c 'for ((i = 0; i < N; i++)); do LOCAL_RANK=$i LOCAL_WORLD_SIZE=$N $P $R --out $F $A & done; wait' ;;
+    srun)  # tasks as slurmstepd starts them: Slurm's variables, task i first bound to one CPU from the top
+      # (task/affinity), the launcher not preloaded; each task binds itself, replacing that binding
+      "${L_PREFIX[@]}" env N="$n" R="$REPORT" F="$WORK/ranks" A="${L_ARGS[*]}" P="${pre[*]}" timeout -k 5 90 \
+        bash -c 'read -r on < /sys/devices/system/cpu/online; top=${on##*[-,]}
+          for ((i = 0; i < N; i++)); do
+            taskset -c $((top - i)) env SLURM_LOCALID=$i SLURM_STEP_ID=0 SLURM_STEP_TASKS_PER_NODE="$N(x2)" \
+              SLURM_NODEID=1 $P $R --out $F $A &
+          done; wait' ;;
     *) echo "unknown launcher $kind"; return 1 ;;
   esac
 }

@@ -12,15 +12,16 @@
 #   B  2 packages x 1 NUMA node, 2 dies (one L3 each) per package, 2 cores per die, no SMT: 8 CPUs, node n =
 #      CPUs 4n..4n+3, L3 = CPU pairs. One display device, 0000:21:01.0, on node 1.
 # The guest runs with mitigations=off: page-table isolation makes every system call flush the emulated TLB.
-# Environment: BUILD (default build), VM_LAYOUTS, VM_TIMEOUT (seconds per guest, default 420), VM_KERNEL
+# Environment: BUILD (default build), VM_LAYOUTS, VM_TIMEOUT (seconds per guest, default 600), VM_KERNEL
 # (a /boot/vmlinuz-* to boot; default the newest one with modules in /lib/modules), VM_SCRIPT (run this
-# script in the guest instead of guest_suite.sh, for diagnosis), VM_APPEND (more kernel parameters).
+# script in the guest instead of guest_suite.sh, for diagnosis), VM_APPEND (more kernel parameters),
+# VM_STRESS_SPAWNS (spawns per stress check in layout A, default 100; `make stress` asks for 1000).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 build=$(realpath -m "${BUILD:-build}")
 layouts=${VM_LAYOUTS:-A B}
-timeout_s=${VM_TIMEOUT:-420}
+timeout_s=${VM_TIMEOUT:-600}
 out=$build/vm
 passed=0 failed=0
 t_start=$(date +%s)
@@ -43,7 +44,8 @@ fi
 kver=${kernel#/boot/vmlinuz-}
 mkdir -p "$out" || die "cannot create $out"
 # The paths travel in the initramfs, not on the kernel command line, which splits at spaces.
-"$here/initramfs.sh" "$kver" "$out/initramfs.cpio.gz" "$repo" "$build" "${VM_SCRIPT:-}" > "$out/initramfs.log" 2>&1 \
+"$here/initramfs.sh" "$kver" "$out/initramfs.cpio.gz" "$repo" "$build" "${VM_SCRIPT:-}" "${VM_STRESS_SPAWNS:-100}" \
+  > "$out/initramfs.log" 2>&1 \
   || die "initramfs: $(tail -n 1 "$out/initramfs.log")"
 q() { REPLY=${1//,/,,}; }  # qemu's option syntax doubles a comma inside a value
 

@@ -9,6 +9,7 @@
  *   threads-vfork   NRANKS threads at once, each vfork + execve
  *   failed-execve   fork; the child execs a missing program as rank 0, then reports its own affinity
  *                   ("after-failed-exec cpus=LIST") and runs PROGRAM unbound with execv
+ * Also built with musl-gcc (BUILD/helpers/musl/entry_launcher) when musl-tools is installed.
  * Rank variables reach the child's environment without setenv (environ is replaced in the child), so only
  * the entry point under test sees them. Exit status: 0 when every child exited 0. */
 #include <errno.h>
@@ -74,7 +75,10 @@ static void ExecThrough(const char *how, char **env) {
   else if (strcmp(how, "fexecve") == 0) {
     int fd = open(a[0], O_RDONLY | O_CLOEXEC);
     fexecve(fd, a, env);
-  } else if (strcmp(how, "execveat") == 0) execveat(AT_FDCWD, a[0], a, env, 0);
+  }
+#if defined(__GLIBC__)  /* musl has no execveat wrapper; this file is also built with musl-gcc */
+  else if (strcmp(how, "execveat") == 0) execveat(AT_FDCWD, a[0], a, env, 0);
+#endif
   else {
     environ = env;  /* the environ-taking calls; no setenv, so only the exec sees the rank */
     if (strcmp(how, "execv") == 0) execv(a[0], a);

@@ -1,10 +1,12 @@
 /* report: a rank reporter for the shim's tests. Prints ONE JSON line describing where it landed:
- *   {"pid":1,"ppid":0,"rank":"1","rank_var":"LOCAL_RANK","cpus":"0-3","cpus_status":"0-3","mems":"0-1",
- *    "policy":"bind","policy_nodes":"0","page_node":0,"fds":3,"fd_list":"0-2","env_count":12,
- *    "env_hash":"a1b2...","env":{"NAME":"value"},"pages":{"0":256}}
+ *   {"pid":1,"ppid":0,"host":"n1","rank":"1","rank_var":"LOCAL_RANK","cpus":"0-3","cpus_status":"0-3",
+ *    "parent_cpus":"0-7","mems":"0-1","policy":"bind","policy_nodes":"0","page_node":0,"fds":3,
+ *    "fd_list":"0-2","env_count":12,"env_hash":"a1b2...","env":{"NAME":"value"},"pages":{"0":256}}
+ * host: the node name (uname), which tells the hosts of tests/cluster apart (each has its own UTS namespace).
  * rank: the first rank variable set (NUMABIND_RANK_VAR's, then the launchers' local-rank variables in the
  * shim's precedence, then NB_TEST_RANK), "" if none. cpus: sched_getaffinity; cpus_status and mems:
- * Cpus_allowed_list and Mems_allowed_list of /proc/self/status. policy/policy_nodes: get_mempolicy.
+ * Cpus_allowed_list and Mems_allowed_list of /proc/self/status; parent_cpus: the parent's Cpus_allowed_list
+ * (is the launcher that started this rank still on all its CPUs?). policy/policy_nodes: get_mempolicy.
  * page_node: node of a freshly touched page (-1 if unknown). fds: open descriptors at start (not counting
  * the one reading /proc/self/fd). env_hash: FNV-1a over environ in order, skipping --env-skip names.
  * Options: --out FILE  append the line to FILE (one O_APPEND write) instead of stdout
@@ -24,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -89,11 +92,11 @@ static int TestFd(const void *p, int i) {
   return m[i];
 }
 
-/* The value of "Key:\t..." in /proc/self/status, without the newline. */
-static void StatusField(const char *key, char *dst, size_t cap) {
+/* The value of "Key:\t..." in a /proc/PID/status file, without the newline. */
+static void StatusFieldOf(const char *path, const char *key, char *dst, size_t cap) {
   static char buf[16384];
   dst[0] = 0;
-  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   ssize_t n = read(fd, buf, sizeof buf - 1);
   close(fd);
@@ -111,6 +114,9 @@ static void StatusField(const char *key, char *dst, size_t cap) {
       return;
     }
   }
+}
+static void StatusField(const char *key, char *dst, size_t cap) {
+  StatusFieldOf("/proc/self/status", key, dst, cap);
 }
 
 static const char *RankVar(void) {
@@ -196,7 +202,11 @@ int main(int argc, char **argv) {
     closedir(dir);
   }
 
-  Put("{\"pid\":%d,\"ppid\":%d,\"rank\":", (int)getpid(), (int)getppid());
+  struct utsname uts;
+  if (uname(&uts) != 0) uts.nodename[0] = 0;
+  Put("{\"pid\":%d,\"ppid\":%d,\"host\":", (int)getpid(), (int)getppid());
+  PutString(uts.nodename);
+  Put(",\"rank\":");
   const char *rank_var = RankVar();
   PutString(rank_var ? getenv(rank_var) : "");
   Put(",\"rank_var\":");
@@ -219,6 +229,11 @@ int main(int argc, char **argv) {
   PutString(list);
   StatusField("Cpus_allowed_list", list, sizeof list);
   Put(",\"cpus_status\":");
+  PutString(list);
+  char parent_status[64];
+  snprintf(parent_status, sizeof parent_status, "/proc/%d/status", (int)getppid());
+  StatusFieldOf(parent_status, "Cpus_allowed_list", list, sizeof list);
+  Put(",\"parent_cpus\":");
   PutString(list);
   StatusField("Mems_allowed_list", list, sizeof list);
   Put(",\"mems\":");

@@ -1,0 +1,226 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind man 1|7`: the manual pages, in roff. numabind(1) is made from the text `--help` and
+// `help COMMAND` print, numabind(7) from the variable table (config/vars.cc) that `numabind vars` and the
+// README's table come from, and the rank variables from config::kRankVars: none of them can drift apart.
+// The Makefile writes them to $(BUILD)/man at build time; they are installed from there.
+
+#include <stdlib.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+#include "config/config.h"
+#include "config/vars.h"
+
+namespace numabind::cli {
+namespace {
+
+/// Text for roff: backslashes and minus signs escaped, a control character at the start of a line made
+/// literal.
+std::string Roff(const std::string& text) {
+  std::string out;
+  bool line_start = true;
+  for (char c : text) {
+    if (line_start && (c == '.' || c == '\'')) out += "\\&";
+    if (c == '\\')
+      out += "\\e";
+    else if (c == '-')
+      out += "\\-";
+    else
+      out += c;
+    line_start = c == '\n';
+  }
+  return out;
+}
+
+std::string Bold(const std::string& text) { return "\\fB" + Roff(text) + "\\fR"; }
+
+/// What a help function prints, as a string.
+template <typename F>
+std::string Capture(F print) {
+  char* buf = nullptr;
+  size_t size = 0;
+  FILE* f = open_memstream(&buf, &size);
+  if (f == nullptr) return "";
+  print(f);
+  fclose(f);
+  std::string text(buf, size);
+  free(buf);
+  return text;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return lines;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(' ');
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(' ') - b + 1);
+}
+
+/// One command's help ("Usage: numabind plan ...", paragraphs, an option block, more paragraphs) as a
+/// subsection: paragraphs joined into .PP blocks, each option line ("  --name ARG   text", continued on
+/// deeper-indented lines) a .TP entry.
+std::string CommandSection(const std::string& help) {
+  std::string out;
+  std::string paragraph;
+  bool in_option = false;
+  auto flush = [&] {
+    if (!paragraph.empty()) out += (in_option ? "" : ".PP\n") + Roff(paragraph) + "\n";
+    paragraph.clear();
+  };
+  for (const std::string& line : Lines(help)) {
+    if (line.rfind("Usage: ", 0) == 0) {
+      out += ".SS " + Roff(line.substr(7)) + "\n";
+      continue;
+    }
+    if (line.empty()) {
+      flush();
+      in_option = false;
+      continue;
+    }
+    if (line.rfind("  -", 0) == 0) {
+      flush();
+      size_t gap = line.find("  ", 2);
+      std::string head = line.substr(2, gap == std::string::npos ? std::string::npos : gap - 2);
+      out += ".TP\n" + Bold(head.substr(0, head.find(' ')));
+      if (head.find(' ') != std::string::npos) out += " \\fI" + Roff(head.substr(head.find(' ') + 1)) + "\\fR";
+      out += "\n";
+      paragraph = gap == std::string::npos ? "" : Trim(line.substr(gap));
+      in_option = true;
+      continue;
+    }
+    paragraph += (paragraph.empty() ? "" : " ") + Trim(line);
+  }
+  flush();
+  return out;
+}
+
+std::string Header(int section, const char* title) {
+  return std::string(".TH NUMABIND ") + std::to_string(section) + " \"\" \"numabind " + kVersion + "\" \"" +
+         title + "\"\n";
+}
+
+void PrintPage1(FILE* out) {
+  std::string page = Header(1, "User Commands");
+  page += ".SH NAME\nnumabind \\- start each rank of a parallel job on the CPUs and memory nearest its "
+          "accelerator\n.SH SYNOPSIS\n.nf\n";
+  // The usage lines of `numabind --help`, each a synopsis line.
+  std::vector<std::string> usage = Lines(Capture([](FILE* f) { PrintUsage(f); }));
+  bool in_usage = false;
+  for (const std::string& line : usage) {
+    if (line == "Usage:") {
+      in_usage = true;
+      continue;
+    }
+    if (!in_usage) continue;
+    if (line.empty()) break;
+    std::string synopsis = Trim(line);
+    size_t gap = synopsis.find("  ");
+    if (gap != std::string::npos) synopsis = synopsis.substr(0, gap);
+    page += Bold(synopsis.substr(0, synopsis.find(' '))) + Roff(synopsis.substr(synopsis.find(' '))) + "\n";
+  }
+  page +=
+      ".fi\n.SH DESCRIPTION\n"
+      "numabind places the ranks of parallel jobs (mpirun, torchrun, a shell loop) on the CPUs and memory "
+      "policy of the NUMA node nearest each rank's accelerator, or on a slice of a CPU machine. The work is "
+      "done by the preloaded library libnumabind.so, which does nothing unless NUMABIND_POLICY is set; this "
+      "command shows plans, shows where processes run, and runs a launcher with the library preloaded. The "
+      "variables, the rules of which spawns are ranks and site-wide use are in \\fBnumabind\\fR(7).\n"
+      ".SH COMMANDS\n";
+  for (const char* command : {"run", "plan", "show", "vars"}) {
+    page += CommandSection(Capture([command](FILE* f) { PrintCommandHelp(command, f); }));
+  }
+  page +=
+      ".SH ENVIRONMENT\n"
+      "The options of \\fBrun\\fR and \\fBplan\\fR default to the NUMABIND_* variables, listed in "
+      "\\fBnumabind\\fR(7) and by \\fBnumabind vars\\fR.\n"
+      ".SH SEE ALSO\n\\fBnumabind\\fR(7), \\fBnumactl\\fR(8), \\fBtaskset\\fR(1), \\fBld.so\\fR(8)\n";
+  fputs(page.c_str(), out);
+}
+
+void PrintPage7(FILE* out) {
+  std::string page = Header(7, "Miscellaneous Information Manual");
+  page +=
+      ".SH NAME\nnumabind \\- NUMA binding of the ranks of parallel jobs: variables and rules\n"
+      ".SH DESCRIPTION\n"
+      "libnumabind.so is preloaded into a launcher (LD_PRELOAD, \\fBnumabind run\\fR, or site-wide through "
+      "/etc/profile.d/numabind.sh or /etc/ld.so.preload). It intercepts the calls by which the launcher "
+      "starts programs, recognises which new processes are ranks, and starts each one already bound to the "
+      "CPUs and memory policy that its plan gives it. It does nothing in a process whose environment lacks "
+      "NUMABIND_POLICY, and nothing at all in a secure-execution process (setuid or file capabilities), "
+      "whatever its environment holds.\n"
+      ".SH VARIABLES\n.ad l\n";  // left-aligned: a value list broken at "|" leaves nothing to spread
+  for (int i = 0; i < config::kVarCount; ++i) {
+    const config::VarInfo& v = config::kVars[i];
+    std::string dflt = v.dflt != nullptr ? std::string("Default: ") + v.dflt : std::string("Unset: ") + v.unset;
+    // Long value lists may break after each "|" (\: is roff's invisible break point).
+    std::string values = Roff(v.values);
+    for (size_t p = values.find('|'); p != std::string::npos; p = values.find('|', p + 3)) values.insert(p + 1, "\\:");
+    page += ".TP\n" + Bold(v.name) + "=\\fI" + values + "\\fR\n" + Roff(v.meaning) + "\n" +
+            Roff(dflt) + ".\n";
+  }
+  page += ".ad\n.PP\nAn empty value counts as unset, except for NUMABIND_MATCH, where it matches nothing.\n";
+  page +=
+      ".SH WHICH SPAWNS ARE RANKS\n"
+      ".TP\nBy environment\n"
+      "A program is a rank when the environment it is started with carries a local-rank variable that the "
+      "launcher's own start-up environment did not: NUMABIND_RANK_VAR if set, else the first of these, with "
+      "the local size that goes with it (SLURM_LOCALID last: launchers inside a Slurm step inherit it, "
+      "stale):\n.RS\n";
+  for (int i = 0; i < config::kRankVarCount; ++i) {
+    const config::RankVar& r = config::kRankVars[i];
+    page += Bold(r.rank) + (r.size != nullptr ? " (" + Roff(r.size) + ")" : std::string()) + "\n.br\n";
+  }
+  page +=
+      ".RE\n"
+      "So a rank's own children keep its binding, and a taskset or numactl inside a rank keeps its "
+      "narrower one.\n"
+      ".TP\nBy order\n"
+      "Spawns whose command line matches NUMABIND_MATCH, made by a process that is not itself a rank, take "
+      "local ranks 0, 1, 2... numbered by how many matching children the launcher has alive.\n"
+      ".TP\nForked workers\n"
+      "A forked worker that never execs becomes a rank when it sets its rank variable (setenv, putenv), "
+      "and is bound then.\n"
+      ".SH SITE\\-WIDE USE\n"
+      "The package installs /etc/profile.d/numabind.sh, which adds libnumabind.so to LD_PRELOAD of login "
+      "shells once, keeping what is there, and does nothing when NUMABIND_DISABLE=1. Its path names the "
+      "dynamic loader's $LIB, so that a 32\\-bit program loads an empty library of its own class. For "
+      "processes that no login shell starts (daemons, remote commands), an administrator adds the one line "
+      "/usr/$LIB/libnumabind.so to /etc/ld.so.preload. NUMABIND_DISABLE=1 turns numabind off for one "
+      "job; removing the package turns it off for the machine.\n"
+      ".PP\nThe library finds the planner helper it runs only at the path fixed when it was built "
+      "(/usr/libexec/numabind/numabind in the package), never relative to its own location, and runs it "
+      "only in a configured process that is not secure\\-execution.\n"
+      ".SH SEE ALSO\n\\fBnumabind\\fR(1), \\fBld.so\\fR(8), \\fBset_mempolicy\\fR(2), "
+      "\\fBsched_setaffinity\\fR(2)\n";
+  fputs(page.c_str(), out);
+}
+
+}  // namespace
+
+int ManCommand(const Args& args, FILE* out, FILE* err) {
+  if (args.size() == 1 && args[0] == "1") {
+    PrintPage1(out);
+    return 0;
+  }
+  if (args.size() == 1 && args[0] == "7") {
+    PrintPage7(out);
+    return 0;
+  }
+  fprintf(err, "usage: numabind man 1|7 (prints the manual page in roff)\n");
+  return kExitUsage;
+}
+
+}  // namespace numabind::cli

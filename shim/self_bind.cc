@@ -1,0 +1,113 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A rank binding itself before main, while it has one thread: the same plan and the same raw system calls
+// as a launcher's child side, then NUMABIND_BOUND in its environment so that its children and a taskset
+// inside it keep what they have.
+
+#include "shim/self_bind.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "config/rank_count.h"
+#include "shim/child.h"
+#include "shim/syscalls.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+bool Same(const char* a, const char* b) {
+  if (a == nullptr || b == nullptr) return false;
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+/// The Slurm step task that is the only task of its step on this node: torchrun, Open MPI's orted or
+/// hydra's proxy under `srun --ntasks-per-node=1`, which starts ranks rather than being one.
+bool OnlyTaskOfStep(const RankMatch& m, const char* const* env) {
+  int slurm = config::kRankVarCount - 1;
+  return g_state.config.rank_var == nullptr && Same(m.var, config::kRankVars[slurm].rank) &&
+         config::LocalRankCount(env, slurm) == 1;
+}
+
+void LogLauncher(const char* program, const char* const* env) {
+  if (g_state.config.log < config::LogLevel::kInfo) return;
+  const char* source = config::LocalRankCountSource(env, config::kRankVarCount - 1);
+  Line l;
+  l.Str("numabind: ").Str(program).Str(" not bound: the only task of its Slurm step on this node (");
+  l.Str(source).Str("=").Str(config::Lookup(env, source)).Str(") is a launcher, never narrowed ");
+  l.Str("(NUMABIND_RANK_VAR=SLURM_LOCALID binds it as a rank) pid ").Num(Sys6(SYS_getpid));
+  size_t len = l.Finish();
+  WriteLog(config::LogLevel::kInfo, l.data(), len);
+}
+
+/// Makes `environ` the start-up environment with NUMABIND_BOUND first, in pages of its own (this runs
+/// before main: no malloc). glibc passes environ, read after the constructors, to main.
+void MarkOwnEnvironment(const RankMatch& m) {
+  if (!NeedsMarker(m)) return;
+  size_t n = EnvCount(environ);
+  size_t bytes = (n + 2) * sizeof(char*) + kMarkerMax;
+  long p = Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p < 0 && p > -4096) return;  // the children will bind themselves again: the same plan
+  char** array = reinterpret_cast<char**>(p);
+  char* marker = reinterpret_cast<char*>(array + n + 2);
+  environ = const_cast<char**>(MarkEnvironment(environ, m, marker, array));
+}
+
+void BindSelf(const char* program, RankMatch* m) {
+  // Plan inside the job's cpuset, not inside the binding the rank started with (Slurm's task/affinity, a
+  // launcher's bind-to-core): widen first; the kernel clips the request to the cgroup's CPUs.
+  uint64_t started[kMaxCpuWords] = {0}, widened[kMaxCpuWords];
+  long got = Sys6(SYS_sched_getaffinity, 0, sizeof(started), reinterpret_cast<long>(started));
+  for (uint32_t w = 0; w < kMaxCpuWords; ++w) widened[w] = ~0ull;
+  bool widen = got > 0 && Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
+  if (widen) Sys6(SYS_sched_getaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened));
+  EnsurePrepared();
+  SavedBinding saved;
+  Line line;
+  int err = 0;
+  BindResult r = BindRank(Entry::kStartup, program, m, &saved, &line, &err);
+  if (r == BindResult::kRefused) Sys6(SYS_exit_group, kStrictExitStatus);
+  if (r != BindResult::kBound) {
+    if (widen) Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
+  } else {
+    bool replaced = false;
+    for (uint32_t w = 0; widen && w < static_cast<uint32_t>(got / 8); ++w) replaced |= started[w] != widened[w];
+    if (replaced) {
+      bool slurm = Same(m->var, config::kRankVars[config::kRankVarCount - 1].rank);
+      line.Str(slurm ? " (replaced Slurm's binding to cpus " : " (replaced the binding it started with, cpus ");
+      line.Bits(started, static_cast<uint32_t>(got / 8)).Str(")");
+    }
+    FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
+  }
+  MarkOwnEnvironment(*m);
+}
+
+}  // namespace
+
+bool StartAsRank(const char* const* env) {
+  const config::Config& c = g_state.config;
+  char** envp = const_cast<char**>(env);
+  if (c.rank_var != nullptr) g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
+  RankMatch m;
+  // The built-in variables the start-up scan did not see are skipped rather than looked up again.
+  uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
+  // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
+  // The command line is read from /proc only then (start-up has no argv under musl).
+  if (!FindRankVar(envp, absent, &m)) return CmdlineMatches("/proc/self/cmdline");
+  // Set by glibc and musl before constructors run.
+  const char* program = program_invocation_name != nullptr ? program_invocation_name : "(program)";
+  if (OnlyTaskOfStep(m, env)) {
+    LogLauncher(program, env);
+    return false;
+  }
+  // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
+  if (Same(c.bound, m.entry)) return true;
+  g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
+  BindSelf(program, &m);
+  return true;
+}
+
+}  // namespace numabind::shim

@@ -1,0 +1,135 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The local rank count: Slurm's compressed per-node task counts ("2(x3),1"), this node's entry by
+// SLURM_NODEID, the step's counts before the job's, and the other launchers' plain sizes. NUMABIND_BOUND
+// is a known variable.
+
+#include "config/rank_count.h"
+
+#include <criterion/criterion.h>
+
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+
+using numabind::config::kRankVarCount;
+using numabind::config::kRankVars;
+using numabind::config::LocalRankCount;
+using numabind::config::LocalRankCountSource;
+using numabind::config::ParseTaskCounts;
+
+namespace {
+
+uint32_t Count(const char* value, uint32_t node) {
+  uint32_t out = 12345;
+  cr_assert(ParseTaskCounts(value, node, &out), "%s node %u: expected a count", value, node);
+  return out;
+}
+
+void NotACount(const char* value, uint32_t node = 0) {
+  uint32_t out = 12345;
+  cr_assert_not(ParseTaskCounts(value, node, &out), "%s node %u: parsed as %u", value, node, out);
+  cr_assert_eq(out, 12345u, "%s: *out written on failure", value);
+}
+
+struct Env {
+  std::vector<std::string> strings;
+  std::vector<const char*> ptrs;
+  explicit Env(std::vector<std::string> s) : strings(std::move(s)) {
+    for (const auto& x : strings) ptrs.push_back(x.c_str());
+    ptrs.push_back(nullptr);
+  }
+  const char* const* get() const { return ptrs.data(); }
+};
+
+int Index(const char* rank_var) {
+  for (int i = 0; i < kRankVarCount; ++i) {
+    if (std::string(kRankVars[i].rank) == rank_var) return i;
+  }
+  cr_assert_fail("%s is not a built-in rank variable", rank_var);
+  return -1;
+}
+
+uint32_t Slurm(std::vector<std::string> vars) { return LocalRankCount(Env(std::move(vars)).get(), Index("SLURM_LOCALID")); }
+
+}  // namespace
+
+Test(task_counts, plain_and_compressed) {
+  cr_expect_eq(Count("4", 0), 4u);
+  cr_expect_eq(Count("4(x2)", 0), 4u);
+  cr_expect_eq(Count("4(x2)", 1), 4u);
+  // 2,2,2,1
+  cr_expect_eq(Count("2(x3),1", 0), 2u);
+  cr_expect_eq(Count("2(x3),1", 2), 2u);
+  cr_expect_eq(Count("2(x3),1", 3), 1u);
+  // 3,1,1,5,5
+  const char* mixed = "3,1(x2),5(x2)";
+  uint32_t want[] = {3, 1, 1, 5, 5};
+  for (uint32_t n = 0; n < 5; ++n) cr_expect_eq(Count(mixed, n), want[n], "node %u", n);
+  cr_expect_eq(Count("1048576", 0), 1u << 20);
+}
+
+Test(task_counts, past_the_last_node) {
+  NotACount("4(x2)", 2);
+  NotACount("2(x3),1", 4);
+  NotACount("4", 1);
+}
+
+Test(task_counts, malformed) {
+  for (const char* bad : {"", "x", "4(x)", "4(2)", "4(x2", "4(x0)", "0", "0(x2)", "4,", ",4", "4(x2),", "4 ", " 4",
+                          "4(x2)(x3)", "-1", "4x2", "1048577", "4(x99999999999)", "2(x3);1"}) {
+    NotACount(bad);
+  }
+  uint32_t out = 0;
+  cr_assert_not(ParseTaskCounts(nullptr, 0, &out));
+}
+
+Test(task_counts, a_huge_repeat_reaches_far_nodes) {
+  cr_expect_eq(Count("2(x4294967295)", 4000000000u), 2u);
+  cr_expect_eq(Count("2(x4294967295),7", 4294967295u), 7u);  // the index is counted in 64 bits
+}
+
+Test(local_rank_count, slurm_step_entry_by_node_id) {
+  cr_expect_eq(Slurm({"SLURM_STEP_TASKS_PER_NODE=2(x3),1", "SLURM_NODEID=3"}), 1u);
+  cr_expect_eq(Slurm({"SLURM_STEP_TASKS_PER_NODE=2(x3),1", "SLURM_NODEID=1"}), 2u);
+  cr_expect_eq(Slurm({"SLURM_STEP_TASKS_PER_NODE=2(x3),1"}), 2u, "no SLURM_NODEID: node 0");
+  cr_expect_eq(Slurm({"SLURM_STEP_TASKS_PER_NODE=2(x3),1", "SLURM_NODEID=4"}), 0u, "past the list: unknown");
+  cr_expect_eq(Slurm({"SLURM_STEP_TASKS_PER_NODE=2(x3),1", "SLURM_NODEID=one"}), 0u);
+}
+
+Test(local_rank_count, step_counts_before_the_jobs) {
+  // Ranks of an mpirun inside a step, or a step within a job: the step's own counts describe this step.
+  cr_expect_eq(Slurm({"SLURM_TASKS_PER_NODE=8(x2)", "SLURM_STEP_TASKS_PER_NODE=3(x2)"}), 3u);
+  cr_expect_eq(Slurm({"SLURM_TASKS_PER_NODE=8(x2)"}), 8u);
+  Env env({"SLURM_TASKS_PER_NODE=8(x2)", "SLURM_STEP_TASKS_PER_NODE=3(x2)"});
+  cr_expect_str_eq(LocalRankCountSource(env.get(), Index("SLURM_LOCALID")), "SLURM_STEP_TASKS_PER_NODE");
+  // SLURM_NTASKS_PER_NODE is the request (only with --ntasks-per-node), not what runs here.
+  cr_expect_eq(Slurm({"SLURM_NTASKS_PER_NODE=4(x2)"}), 0u);
+  cr_expect_eq(Slurm({}), 0u);
+}
+
+Test(local_rank_count, other_launchers_take_plain_numbers) {
+  int local = Index("LOCAL_RANK");
+  cr_expect_eq(LocalRankCount(Env({"LOCAL_WORLD_SIZE=8"}).get(), local), 8u);
+  cr_expect_eq(LocalRankCount(Env({"LOCAL_WORLD_SIZE=4(x2)"}).get(), local), 0u);
+  cr_expect_eq(LocalRankCount(Env({"LOCAL_WORLD_SIZE=0"}).get(), local), 0u);
+  cr_expect_eq(LocalRankCount(Env({"LOCAL_WORLD_SIZE=abc"}).get(), local), 0u);
+  cr_expect_eq(LocalRankCount(Env({}).get(), local), 0u);
+  cr_expect_eq(LocalRankCount(Env({"OMPI_COMM_WORLD_LOCAL_SIZE=3"}).get(), Index("OMPI_COMM_WORLD_LOCAL_RANK")), 3u);
+  cr_expect_eq(LocalRankCount(Env({"FLUX_TASK_LOCAL_ID=1"}).get(), Index("FLUX_TASK_LOCAL_ID")), 0u, "no size variable");
+  cr_expect_null(LocalRankCountSource(Env({}).get(), Index("FLUX_TASK_LOCAL_ID")));
+  cr_expect_eq(LocalRankCount(Env({"LOCAL_WORLD_SIZE=8"}).get(), -1), 0u);
+  cr_expect_eq(LocalRankCount(Env({"LOCAL_WORLD_SIZE=8"}).get(), kRankVarCount), 0u);
+}
+
+Test(bound, known_and_kept_whole) {
+  Env env({"NUMABIND_BOUND=LOCAL_RANK=1", "NUMABIND_POLICY=node"});
+  numabind::config::Config c;
+  numabind::config::Error err;
+  cr_assert(numabind::config::Parse(env.get(), &c, &err), "%s", err.text);
+  cr_expect_str_eq(c.bound, "LOCAL_RANK=1");
+  Env none({"NUMABIND_POLICY=node"});
+  cr_assert(numabind::config::Parse(none.get(), &c, &err));
+  cr_expect_null(c.bound);
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# `make install DESTDIR=... PREFIX=/usr` and `make uninstall`: the files and only those, the helper path
+# compiled into the library, the library never running a program found next to itself, the profile.d
+# script, the loader's $LIB for 64- and 32-bit programs, and the manual pages. Needs no root. Prints
+# "PASS name" or "FAIL name: why" per check and ends with "install: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+PASSED=0 FAILED=0
+pass() { PASSED=$((PASSED + 1)); echo "PASS $1"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL $1: $2"; }
+check() { if [ -z "$2" ]; then pass "$1"; else fail "$1" "$2"; fi; }  # NAME WHY ("" = pass)
+finish() { echo "install: $PASSED passed, $FAILED failed"; [ "$FAILED" -eq 0 ]; exit; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+dest=$tmp/dest
+multiarch=$(${CC:-gcc} -print-multiarch)
+
+mkdir -p "$dest/usr/bin" && echo keep >"$dest/usr/bin/other"  # not ours: uninstall must leave it
+if ! make --no-print-directory BUILD="$BUILD" install DESTDIR="$dest" PREFIX=/usr >"$tmp/make.log" 2>&1; then
+  fail make_install "$(tail -5 "$tmp/make.log")"
+  finish
+fi
+pass make_install
+
+# 1. Exactly these files, with these modes.
+expected="/etc/profile.d/numabind.sh 644
+/usr/bin/numabind 755
+/usr/bin/other 644
+/usr/lib/$multiarch/libnumabind.so 644
+/usr/lib32/libnumabind.so 644
+/usr/libexec/numabind/numabind -> ../../bin/numabind
+/usr/share/man/man1/numabind.1 644
+/usr/share/man/man7/numabind.7 644"
+got=$(cd "$dest" && find . \( -type f -printf '/%P %m\n' \) -o \( -type l -printf '/%P -> %l\n' \) | sort)
+check installed_files "$([ "$got" = "$expected" ] || diff <(echo "$expected") <(echo "$got") | tr '\n' ' ')"
+
+lib=$dest/usr/lib/$multiarch/libnumabind.so
+check lib_class "$(file -L "$lib" | grep -q 'ELF 64-bit' || echo "$(file -L "$lib")")"
+check stub32_class "$(file -L "$dest/usr/lib32/libnumabind.so" | grep -q 'ELF 32-bit' || echo "not 32-bit")"
+
+# 2. The helper's installed path is compiled in; the build tree's is not.
+why=""
+grep -qaF /usr/libexec/numabind/numabind "$lib" || why="/usr/libexec/numabind/numabind not in the library"
+grep -qaF "$(pwd)/$BUILD" "$lib" && why+=" the build tree's path is in the installed library"
+check helper_path_compiled_in "$why"
+
+# 3. A library loaded from a directory others can write never runs a program found next to it: a
+# `numabind` beside the copied library must not run. The helper is not installed on this machine, so the
+# rank runs unbound after a warning naming the compiled-in path.
+mkdir -p "$tmp/writable"
+cp "$lib" "$tmp/writable/libnumabind.so"
+for place in numabind ../bin/numabind; do
+  mkdir -p "$(dirname "$tmp/writable/$place")"
+  printf '#!/bin/sh\ntouch %s/ran\n' "$tmp" >"$tmp/writable/$place"
+  chmod 755 "$tmp/writable/$place"
+done
+if [ -e /usr/libexec/numabind/numabind ]; then
+  fail no_helper_next_to_library "/usr/libexec/numabind/numabind exists on this machine: cannot tell"
+else
+  err=$(env LD_PRELOAD="$tmp/writable/libnumabind.so" NUMABIND_POLICY=node \
+        bash -c 'LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 /bin/true' 2>&1 >/dev/null)
+  why=""
+  [ -e "$tmp/ran" ] && why="the library ran a numabind found next to itself"
+  [[ $err == *"runs unbound"*"planner helper /usr/libexec/numabind/numabind"* ]] || why+=" warning: $err"
+  check no_helper_next_to_library "$why"
+fi
+
+# 4. The profile.d script, in dash and bash, under set -u. It adds the library only while the library is
+# installed: here it tests for the staged copy instead of /usr's.
+profile=$tmp/numabind.sh
+grep -qF "[ -e \"/usr/lib/$multiarch/libnumabind.so\" ]" "$dest/etc/profile.d/numabind.sh" ||
+  fail profile_tests_library "the script does not test for /usr/lib/$multiarch/libnumabind.so"
+sed "s|\"/usr/lib/$multiarch/libnumabind.so\"|\"$lib\"|" "$dest/etc/profile.d/numabind.sh" >"$profile"
+want='/usr/$LIB/libnumabind.so'
+sed "s|\"/usr/lib/$multiarch/libnumabind.so\"|\"$tmp/gone.so\"|" "$dest/etc/profile.d/numabind.sh" >"$tmp/gone.sh"
+for sh in sh bash; do
+  got=$(env -u LD_PRELOAD "$sh" -uc ". '$tmp/gone.sh'; printf %s \"\${LD_PRELOAD-unset}\"" 2>&1)
+  check "profile_$sh: nothing once the library is gone" "$([ "$got" = unset ] || echo "LD_PRELOAD='$got'")"
+  got=$(env -u LD_PRELOAD "$sh" -uc ". '$profile'; printf %s \"\$LD_PRELOAD\"" 2>&1)
+  check "profile_$sh: adds" "$([ "$got" = "$want" ] || echo "LD_PRELOAD='$got'")"
+  other=$(realpath "$BUILD/libempty.so")
+  got=$(LD_PRELOAD=$other "$sh" -uc ". '$profile'; printf %s \"\$LD_PRELOAD\"" 2>&1)
+  check "profile_$sh: keeps what is there" "$([ "$got" = "$other:$want" ] || echo "LD_PRELOAD='$got'")"
+  # A nested login shell sources it again: nothing is added twice. (The inner shell's loader cannot find
+  # /usr/$LIB/libnumabind.so on this machine and says so on stderr, which is not what is checked here.)
+  got=$(env -u LD_PRELOAD "$sh" -uc ". '$profile'; $sh -uc \". '$profile'; printf %s \\\"\\\$LD_PRELOAD\\\"\"" 2>/dev/null)
+  check "profile_$sh: once in nested shells" "$([ "$got" = "$want" ] || echo "LD_PRELOAD='$got'")"
+  got=$(env -u LD_PRELOAD NUMABIND_DISABLE=1 "$sh" -uc ". '$profile'; printf %s \"\${LD_PRELOAD-unset}\"" 2>&1)
+  check "profile_$sh: NUMABIND_DISABLE=1" "$([ "$got" = unset ] || echo "LD_PRELOAD='$got'")"
+done
+
+# 5. The loader's $LIB: 64-bit programs load the library, 32-bit ones the empty stub, neither prints a
+# loader error. Without the stub a 32-bit program does print one (so this check can fail).
+if ! printf 'int main(void) { return 3; }\n' | ${CC:-gcc} -m32 -x c -o "$tmp/prog32" - 2>"$tmp/cc.log"; then
+  fail dollar_lib "cannot build a 32-bit program (gcc-multilib: scripts/install-deps.sh): $(head -2 "$tmp/cc.log")"
+else
+  preload="$dest/usr/\$LIB/libnumabind.so"
+  out64=$(LD_PRELOAD="$preload" LD_DEBUG=libs /bin/true 2>&1; echo "status $?")
+  out32=$(LD_PRELOAD="$preload" LD_DEBUG=libs "$tmp/prog32" 2>&1; echo "status $?")
+  why=""
+  [[ $out64 == *"calling init: $dest/usr/lib/$multiarch/libnumabind.so"* ]] || why+=" 64-bit did not load it;"
+  [[ $out32 == *"calling init: $dest/usr/lib32/libnumabind.so"* ]] || why+=" 32-bit did not load the stub;"
+  [[ $out64 == *"status 0" && $out32 == *"status 3" ]] || why+=" exit statuses changed;"
+  err=$(LD_PRELOAD="$preload" /bin/true 2>&1; LD_PRELOAD="$preload" "$tmp/prog32" 2>&1)
+  [ -z "$err" ] || why+=" loader said: $err"
+  check dollar_lib "$why"
+  mv "$dest/usr/lib32/libnumabind.so" "$tmp/stub"
+  err=$(LD_PRELOAD="$preload" "$tmp/prog32" 2>&1)
+  mv "$tmp/stub" "$dest/usr/lib32/libnumabind.so"
+  check dollar_lib_control "$([[ $err == *"cannot be preloaded"* ]] || echo "no loader error without the stub: '$err'")"
+fi
+
+# 6. Manual pages: render without warnings, and hold every variable and every command's options.
+why=""
+for page in "$dest/usr/share/man/man1/numabind.1" "$dest/usr/share/man/man7/numabind.7"; do
+  warn=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$page" 2>&1 >/dev/null)
+  [ -z "$warn" ] || why+=" $(basename "$page"): $warn;"
+done
+text7=$(MANWIDTH=2000 man -l "$dest/usr/share/man/man7/numabind.7" 2>/dev/null)
+for var in $("$dest/usr/bin/numabind" vars | sed -n 's/^  \(NUMABIND_[A-Z_]*\)=.*/\1/p'); do
+  [[ $text7 == *"$var="* ]] || why+=" numabind(7) lacks $var;"
+done
+text1=$(MANWIDTH=2000 man -l "$dest/usr/share/man/man1/numabind.1" 2>/dev/null)
+for cmd in run plan show vars; do
+  for opt in $("$dest/usr/bin/numabind" help "$cmd" | sed -n 's/^  \(--[a-z-]*\).*/\1/p'); do
+    [[ $text1 == *"$opt"* ]] || why+=" numabind(1) lacks $cmd $opt;"
+  done
+done
+check man_pages "$why"
+
+# 7. uninstall removes exactly what install put there.
+make --no-print-directory BUILD="$BUILD" uninstall DESTDIR="$dest" PREFIX=/usr >"$tmp/make.log" 2>&1 ||
+  fail make_uninstall "$(tail -3 "$tmp/make.log")"
+left=$(cd "$dest" && find . -type f -o -type l | sort | tr '\n' ' ')
+check uninstall "$([ "$left" = "./usr/bin/other " ] || echo "left: $left")"
+check uninstall_libexec_dir "$([ ! -e "$dest/usr/libexec/numabind" ] || echo "usr/libexec/numabind left")"
+finish
