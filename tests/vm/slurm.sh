@@ -51,20 +51,21 @@ slurm_up() {
   done
 }
 
-# Stops every daemon slurm_up started (TERM, then KILL after 10 s) and reports any left.
+# Stops every daemon slurm_up started (TERM, then KILL after 10 s), removes the interface and the cgroups,
+# and fails slurm/teardown if any of them is left.
 slurm_down() {
   local p left=""
   for p in "${SL_PIDS[@]}"; do kill "$p" 2>/dev/null; done
   wait_until 10 sl_all_gone || for p in "${SL_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  for p in "${SL_PIDS[@]}"; do wait "$p" 2>/dev/null; kill -0 "$p" 2>/dev/null && left+=" $p"; done
+  for p in "${SL_PIDS[@]}"; do wait "$p" 2>/dev/null; kill -0 "$p" 2>/dev/null && left+=" process $p,"; done
   SL_PIDS=()
   unset SLURM_CONF
   ip link del "$SL_IF" 2>/dev/null
   # the cgroups slurmd made, deepest first (empty now that its processes are gone)
   [ "$SL_CG_MADE" = 1 ] && find "$SL_CG" -depth -type d -exec rmdir {} + 2>/dev/null && SL_CG_MADE=0
-  [ "$SL_CG_MADE" = 1 ] && left+=" (and the cgroup $SL_CG)"
-  ip link show "$SL_IF" >/dev/null 2>&1 && left+=" (and the interface $SL_IF)"
-  verdict slurm/teardown "${left:+daemons still running:$left}"
+  [ "$SL_CG_MADE" = 1 ] && left+=" cgroup $SL_CG,"
+  ip link show "$SL_IF" >/dev/null 2>&1 && left+=" interface $SL_IF,"
+  verdict slurm/teardown "${left:+left behind:${left%,}}"
 }
 sl_all_gone() { local p; for p in "${SL_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && return 1; done; return 0; }
 
