@@ -12,6 +12,8 @@
 #
 # Names: namespaces nbc<pid>-sw and nbc<pid>-<host>, folder /tmp/numabind-cluster.<pid>.XXXXXX, so that runs
 # at the same time never meet, and a later run can remove what a killed one left (cl_reap_stale).
+# shellcheck source=slurm_conf.sh
+. "$(dirname "${BASH_SOURCE[0]}")/slurm_conf.sh"   # slurm_conf_write, munge_start, wait_until
 CL_HOSTS=(nbc1 nbc2)
 CL_IPS=(10.250.0.1 10.250.0.2)
 CL_IFACE=nb0                    # every host's interface
@@ -49,65 +51,24 @@ cl_network() {
   done
 }
 
-# slurm.conf for TASKPLUGIN (task/none or task/affinity); %n makes per-node files for the slurmds.
+# slurm.conf for TASKPLUGIN (task/none or task/affinity): each node with the machine's online CPUs.
 cl_slurm_conf() {
-  local d=$CL_DIR i
-  {
-    echo "ClusterName=nbc"
-    echo "SlurmctldHost=${CL_HOSTS[0]}(${CL_IPS[0]})"
-    echo "SlurmUser=root"
-    echo "SlurmdUser=root"
-    echo "AuthType=auth/munge"
-    echo "AuthInfo=socket=$d/munge/sock"
-    echo "CredType=cred/munge"
-    echo "StateSaveLocation=$d/state"
-    echo "SlurmdSpoolDir=$d/spool-%n"
-    echo "SlurmctldPidFile=$d/slurmctld.pid"
-    echo "SlurmdPidFile=$d/slurmd-%n.pid"
-    echo "SlurmctldLogFile=$d/slurmctld.log"
-    echo "SlurmdLogFile=$d/slurmd-%n.log"
-    echo "ProctrackType=proctrack/linuxproc"
-    echo "TaskPlugin=$1"
-    echo "SelectType=select/cons_tres"
-    echo "SelectTypeParameters=CR_CPU"
-    echo "SchedulerType=sched/builtin"
-    echo "MpiDefault=none"
-    echo "ReturnToService=2"
-    echo "MinJobAge=5"
-    echo "KillWait=2"
-    echo "MailProg=/bin/true"
-    echo "JobCompType=jobcomp/none"
-    echo "AccountingStorageType=accounting_storage/none"
-    echo "JobAcctGatherType=jobacct_gather/none"
-    for i in "${!CL_HOSTS[@]}"; do
-      echo "NodeName=${CL_HOSTS[i]} NodeAddr=${CL_IPS[i]} CPUs=$(getconf _NPROCESSORS_ONLN) State=UNKNOWN"
-    done
-    echo "PartitionName=main Nodes=ALL Default=YES MaxTime=10 State=UP OverSubscribe=NO"
-  } > "$d/slurm.conf"
+  local i nodes=()
+  for i in "${!CL_HOSTS[@]}"; do
+    nodes+=("NodeName=${CL_HOSTS[i]} NodeAddr=${CL_IPS[i]} CPUs=$(getconf _NPROCESSORS_ONLN) State=UNKNOWN")
+  done
+  slurm_conf_write "$CL_DIR" "$1" "${CL_HOSTS[0]}(${CL_IPS[0]})" "${nodes[@]}"
 }
 
 cl_munge() {
-  mkdir -p "$CL_DIR/munge" && chmod 700 "$CL_DIR/munge" || cl_fail "munge folder" || return
-  mungekey -c -k "$CL_DIR/munge/key" 2>"$CL_DIR/munge/mungekey.err" \
-    || cl_fail "mungekey: $(cat "$CL_DIR/munge/mungekey.err")" || return
-  munged -F -f --key-file="$CL_DIR/munge/key" --socket="$CL_DIR/munge/sock" \
-    --pid-file="$CL_DIR/munge/pid" --log-file="$CL_DIR/munge/log" --seed-file="$CL_DIR/munge/seed" \
-    </dev/null >>"$CL_DIR/munge/log" 2>&1 &
-  CL_PIDS+=($!)
-  cl_wait 10 test -S "$CL_DIR/munge/sock" || cl_fail "munged did not start: $(tail -n 2 "$CL_DIR/munge/log")"
-}
-
-# cl_wait SECONDS CMD...: retries CMD every 0.2 s until it succeeds or the time is up.
-cl_wait() {
-  local end=$((SECONDS + $1)); shift
-  until "$@" >/dev/null 2>&1; do [ $SECONDS -lt $end ] || return 1; sleep 0.2; done
+  munge_start "$CL_DIR" || { [ -n "$MUNGE_PID" ] && CL_PIDS+=("$MUNGE_PID"); cl_fail "$MUNGE_WHY"; return; }
+  CL_PIDS+=("$MUNGE_PID")
 }
 
 cl_slurm_start() {
   local host pid f end=$((SECONDS + 30)) why
   local -a pids=()
   cl_slurm_conf "$1"
-  mkdir -p "$CL_DIR/state"
   on "${CL_HOSTS[0]}" slurmctld -D -i -f "$CL_DIR/slurm.conf" </dev/null >>"$CL_DIR/slurmctld.out" 2>&1 &
   pids+=($!)
   for host in "${CL_HOSTS[@]}"; do
@@ -164,7 +125,7 @@ cl_stop_hosts_slurm() {
     comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
     [ "$comm" = sshd ] || kill "$pid" 2>/dev/null
   done
-  cl_wait 10 cl_only_sshd || cl_fail "Slurm daemons still running after 10 s"
+  wait_until 10 cl_only_sshd || cl_fail "Slurm daemons still running after 10 s"
 }
 cl_only_sshd() {
   local pid
@@ -217,7 +178,7 @@ EOF
       </dev/null >>"$d/sshd.$i.log" 2>&1 &
   done
   for i in "${!CL_HOSTS[@]}"; do
-    cl_wait 10 on "${CL_HOSTS[0]}" ssh "${CL_IPS[i]}" true \
+    wait_until 10 on "${CL_HOSTS[0]}" ssh "${CL_IPS[i]}" true \
       || cl_fail "ssh to ${CL_HOSTS[i]} failed: $(tail -n 2 "$d/sshd.$i.log" | tr '\n' ' ')" || return
   done
 }

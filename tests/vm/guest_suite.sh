@@ -64,6 +64,10 @@ if [ -f "$here/layout_$layout.sh" ]; then
     # shellcheck source=stress.sh
     . "$here/stress.sh"
     stress_checks
+    # A real one-node Slurm: srun's tasks, one per NUMA node, bind themselves.
+    # shellcheck source=slurm.sh
+    . "$here/slurm.sh"
+    slurm_checks
   fi
   # Site-wide use of the installed package, in the quicker layout.
   if [ "$layout" = B ]; then

@@ -104,9 +104,9 @@ plan_error_case() {
 }
 
 # launch KIND NRANKS [LAUNCHER OPTIONS...]: starts NRANKS reporters through a real launcher (KIND bash,
-# ompi or hydra) with the shim preloaded and NUMABIND_* from L_ENV (NAME=value...), or, for KIND cli-bash,
-# cli-ompi or cli-hydra, under `numabind run L_CLI... --`. L_PREFIX (taskset, a cgroup) goes in front;
-# reporters run with L_ARGS. Results in $WORK/ranks, the shim's log in $WORK/log.
+# ompi, hydra or slurm: the real srun) with the shim preloaded and NUMABIND_* from L_ENV (NAME=value...),
+# or, for KIND cli-bash, cli-ompi or cli-hydra, under `numabind run L_CLI... --`. L_PREFIX (taskset, a
+# cgroup) goes in front; reporters run with L_ARGS. Results in $WORK/ranks, the shim's log in $WORK/log.
 L_ENV=() L_CLI=() L_PREFIX=() L_ARGS=() L_LOG_SAYS=""
 launch() {
   local kind=$1 n=$2
@@ -137,6 +137,9 @@ launch() {
             taskset -c $((top - i)) env SLURM_LOCALID=$i SLURM_STEP_ID=0 SLURM_STEP_TASKS_PER_NODE="$N(x2)" \
               SLURM_NODEID=1 $P $R --out $F $A &
           done; wait' ;;
+    slurm)  # the real srun of tests/vm/slurm.sh's one-node Slurm (SLURM_CONF set there)
+      "${L_PREFIX[@]}" "${pre[@]}" timeout -k 5 120 srun -n "$n" "${@:3}" \
+        "$REPORT" --out "$WORK/ranks" "${L_ARGS[@]}" ;;
     *) echo "unknown launcher $kind"; return 1 ;;
   esac
 }
