@@ -167,7 +167,7 @@ test: deps
 test-unit: all $(TEST_BINS)
 	BUILD=$(BUILD) SKIP_VM=1 SKIP_CLUSTER=1 scripts/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
-test-vm: deps all
+test-vm: deps all deb
 	BUILD=$(BUILD) tests/vm/run.sh
 
 # Stress at full size: 10,000 spawns on this machine (make test: 1,000), and 1,000 per check in the 16-CPU
@@ -200,8 +200,8 @@ check-abi: $(LIB)
 # `make install DESTDIR=... PREFIX=/usr` lays numabind out as a distribution package does. The library goes
 # where the dynamic loader's $LIB points for 64-bit programs (Debian: lib/x86_64-linux-gnu, from
 # `gcc -print-multiarch`), so that /etc/profile.d/numabind.sh can preload "$(PREFIX)/$$LIB/libnumabind.so"
-# and a 32-bit program finds the empty 32-bit stub where $LIB points for it (lib32 with libc6-i386,
-# lib/i386-linux-gnu with libc6:i386) instead of printing a loader error. The helper goes into libexec, at
+# and a 32-bit program finds the empty 32-bit stub where $LIB points for it (lib32, with Debian's libc6-i386)
+# instead of printing a loader error. The helper goes into libexec, at
 # the path compiled into the library. Everything is built in its own BUILD dir (PKG_BUILD) with the
 # installed paths, never mixed with the build tree's objects, whose helper path is the build tree's.
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
@@ -254,7 +254,7 @@ install: install-build
 # Removes the files install put there and numabind's own libexec directory, nothing else.
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR)
+	[ ! -d $(DESTDIR)$(LIBEXECDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR)
 
 # build/numabind_<version>_amd64.deb, from a PREFIX=/usr install (scripts/deb.sh).
 deb: deps

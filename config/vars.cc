@@ -16,7 +16,8 @@ const VarInfo kVars[] = {
      "physical cores shared out among its ranks, SMT siblings kept together; core-complex: one last-level "
      "cache of that node per rank. Without devices, ranks are spread over the NUMA nodes in contiguous "
      "blocks. cpus: and nodes: are explicit per-rank maps: entries separated by |, each a list such as "
-     "0-3,8, *N repeats an entry, ranks wrap around."},
+     "0-3,8 (CPUs up to 65535, nodes up to 1023), *N repeats an entry (4096 entries in all), ranks wrap "
+     "around."},
     {"NUMABIND_MEMORY", "local|preferred|bind|interleave", "local", nullptr,
      "Memory policy over the rank's NUMA nodes: local keeps the kernel's first touch, preferred prefers "
      "them, bind allows only them, interleave spreads pages across them."},

@@ -119,6 +119,26 @@ void ReadPci(hwloc_topology_t topo, Topology* out) {
   out->io_loaded = true;
 }
 
+/// The PUs a synthetic description makes: the product of its arities ("pack:2 core:4 pu:2" is 16), outside
+/// attributes in parentheses and memory children in brackets; saturates above `cap`.
+uint64_t SyntheticPus(const std::string& desc, uint64_t cap) {
+  uint64_t product = 1;
+  int depth = 0;
+  for (size_t i = 0; i < desc.size(); ++i) {
+    char c = desc[i];
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (c != ':' || depth != 0) continue;
+    uint64_t n = 0;
+    for (size_t j = i + 1; j < desc.size() && desc[j] >= '0' && desc[j] <= '9' && n <= cap; ++j) {
+      n = n * 10 + static_cast<uint64_t>(desc[j] - '0');
+    }
+    product = n > cap ? cap + 1 : product * (n == 0 ? 1 : n);
+    if (product > cap) return cap + 1;
+  }
+  return product;
+}
+
 }  // namespace
 
 bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, std::string* err) {
@@ -154,6 +174,12 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   } else if (text.compare(0, 10, "synthetic:") == 0) {
     std::string desc = Trim(text.c_str() + 10);
     out->source = "synthetic:" + desc;
+    // hwloc builds every object: "pack:1000 core:1000 pu:1000" would take minutes and gigabytes.
+    constexpr uint64_t kMaxSyntheticPus = 65536;
+    if (SyntheticPus(desc, kMaxSyntheticPus) > kMaxSyntheticPus) {
+      *err = "hwloc synthetic description \"" + desc + "\" makes more than 65536 PUs";
+      return false;
+    }
     if (desc.empty() || hwloc_topology_set_synthetic(topo, desc.c_str()) != 0) {
       *err = "invalid hwloc synthetic description \"" + desc + "\" (e.g. \"pack:2 numa:2 l3:2 core:4 pu:2\")";
       return false;

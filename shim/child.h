@@ -85,6 +85,10 @@ void FinishBoundLine(Line* line, pid_t pid);
 /// Child-safe: puts back the binding BindRank saved.
 void Restore(const SavedBinding& saved);
 
+/// Child-safe (raw reads of /proc): how many live children of `parent` (all its threads) match
+/// NUMABIND_MATCH. Ranks found by order are numbered by it, so restarted workers get the same ranks again.
+uint32_t CountMatchingChildren(pid_t parent);
+
 /// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs), joined
 /// with single spaces, matches NUMABIND_MATCH. False when it cannot be read (no /proc; a zombie's is empty).
 bool CmdlineMatches(const char* path);

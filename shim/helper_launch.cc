@@ -269,6 +269,7 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
                bool probe_mempolicy, HelperRun* run) {
   *run = HelperRun();
   Text why{run->why, sizeof(run->why)};
+  char name[16];  // an errno's or a signal's name, when it has none of its own
   long start = NowMs();
   int data[2] = {-1, -1}, err[2] = {-1, -1}, status[2] = {-1, -1};
   if (!Pipe(data) || !Pipe(err) || !Pipe(status)) {
@@ -285,7 +286,7 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
            reinterpret_cast<char*>(stacks) + 2 * kStackSize};
   int keeper = -1;
   if (stacks < 0 && stacks > -4096) {
-    why.Str("mmap ").Str(ErrnoShortName(static_cast<int>(-stacks)));
+    why.Str("mmap ").Str(ErrnoShortName(static_cast<int>(-stacks), name));
   } else {
     // Every signal blocked across the clone: no handler of the host may run in the keeper (it has the
     // host's memory and TLS). The raw call also blocks the C library's internal signals.
@@ -293,7 +294,7 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
     Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&all), reinterpret_cast<long>(&old), kSigsetBytes);
     int saved_errno = errno;
     keeper = clone(KeeperMain, reinterpret_cast<char*>(stacks) + kStackSize, CLONE_VM, &s);  // no exit signal
-    if (keeper < 0) why.Str("clone ").Str(ErrnoShortName(errno));
+    if (keeper < 0) why.Str("clone ").Str(ErrnoShortName(errno, name));
     errno = saved_errno;
     Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&old), 0, kSigsetBytes);
   }
@@ -375,27 +376,26 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
   if (stacks > 0 || stacks < -4096) Sys6(SYS_munmap, stacks, 2 * kStackSize);
   run->elapsed_ms = NowMs() - start;
 
-  char sig[16];
   if (keeper < 0) {
     // why already says it
   } else if (!complete) {
     why.Str("timed out after ").Num(timeout_ms + kMarginMs).Str(" ms");
   } else if (f.clone_errno != 0) {
-    why.Str("clone ").Str(ErrnoShortName(f.clone_errno));
+    why.Str("clone ").Str(ErrnoShortName(f.clone_errno, name));
   } else if (f.exec_errno != 0) {
-    why.Str("exec ").Str(ErrnoShortName(f.exec_errno));
+    why.Str("exec ").Str(ErrnoShortName(f.exec_errno, name));
   } else if (too_much) {
     why.Str("wrote more than ").Num(static_cast<long>(cap)).Str(" bytes");
   } else if (f.timed_out) {
     why.Str("timed out after ").Num(timeout_ms).Str(" ms");
   } else if (WIFSIGNALED(f.status)) {
-    why.Str("killed by ").Str(SignalName(WTERMSIG(f.status), sig));
+    why.Str("killed by ").Str(SignalName(WTERMSIG(f.status), name));
   } else if (WEXITSTATUS(f.status) != 0) {
     why.Str("exited ").Num(WEXITSTATUS(f.status));
   }
   Text mp{run->mempolicy, sizeof(run->mempolicy)};
-  if (f.probe > 0) mp.Str(ErrnoShortName(f.probe));
-  else if (f.probe < 0 && f.probe != kNotProbed) mp.Str("killed by ").Str(SignalName(-f.probe, sig));
+  if (f.probe > 0) mp.Str(ErrnoShortName(f.probe, name));
+  else if (f.probe < 0 && f.probe != kNotProbed) mp.Str("killed by ").Str(SignalName(-f.probe, name));
   run->mapped = mapped;
   if (run->why[0] != '\0') FreeHelperOutput(run);  // on success the caller keeps what run->out holds
   return run->why[0] == '\0';
@@ -408,7 +408,7 @@ void FreeHelperOutput(HelperRun* run) {
   run->mapped = 0;
 }
 
-const char* ErrnoShortName(int e) {
+const char* ErrnoShortName(int e, char* buf) {
   switch (e) {
     case EPERM: return "EPERM";
     case ENOENT: return "ENOENT";
@@ -431,8 +431,11 @@ const char* ErrnoShortName(int e) {
     case ENOSYS: return "ENOSYS";
     case ELOOP: return "ELOOP";
     case ELIBBAD: return "ELIBBAD";
-    default: return "an unknown errno";
+    default: break;
   }
+  Text t{buf, 16};
+  t.Str("errno ").Num(e);
+  return buf;
 }
 
 const char* SignalName(int sig, char* buf) {

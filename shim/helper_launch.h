@@ -47,8 +47,8 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
 /// Releases run->out.
 void FreeHelperOutput(HelperRun* run);
 
-/// Async-signal-safe: "ENOENT" for ENOENT (a short name for messages; "errno N" when unknown).
-const char* ErrnoShortName(int e);
+/// Async-signal-safe: "ENOENT" for ENOENT ("errno N" written into buf when unknown; buf has 16 bytes).
+const char* ErrnoShortName(int e, char* buf);
 
 /// Async-signal-safe: "SIGSEGV" for SIGSEGV ("signal N" written into buf when unknown; buf has 16 bytes).
 const char* SignalName(int sig, char* buf);

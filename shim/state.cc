@@ -78,10 +78,10 @@ void ScanEnvironment(const char* const* env, const char** ours, int cap) {
 // both set before any constructor runs; the arguments are read from /proc, and only by configured
 // processes.
 __attribute__((constructor)) void Init() {
-  // Every program pays for what runs here: without NUMABIND_POLICY, one pass over the environment and
-  // nothing else. The real functions are found later, by the first wrapper called (before the first fork,
-  // vfork or spawn): a configured process that starts nothing (sed, grep) saves the 17 dlsym calls.
-  // _Fork must be callable from a signal handler, where dlsym is not: the one lookup every program pays.
+  // Every program pays for what runs here: without NUMABIND_POLICY, one dlsym and one pass over the
+  // environment. The dlsym is _Fork's, which may be called from a signal handler, where dlsym may not. The
+  // other real functions are found later, by the first wrapper called (before the first fork, vfork or
+  // spawn): a configured process that starts nothing (sed, grep) saves those 16 dlsym calls.
   Resolve(&g_real.fork_, "_Fork");
   const char* const* env = StartupEnvironment();
   if (env == nullptr) return;

@@ -47,7 +47,8 @@ struct RealFunctions {
 
 extern RealFunctions g_real;
 
-/// Fills g_real once (17 dlsym calls: about 20k instructions, which an inert process never pays).
+/// Fills g_real once (16 dlsym calls: about 20k instructions, which an inert process never pays; _Fork is
+/// found by the constructor).
 void EnsureResolved();
 
 /// Resolves one real function if it is not yet: for a process that execs itself (env, nice, a shell's

@@ -80,7 +80,7 @@ cl_slurm_conf() {
     echo "AccountingStorageType=accounting_storage/none"
     echo "JobAcctGatherType=jobacct_gather/none"
     for i in "${!CL_HOSTS[@]}"; do
-      echo "NodeName=${CL_HOSTS[i]} NodeAddr=${CL_IPS[i]} CPUs=2 State=UNKNOWN"
+      echo "NodeName=${CL_HOSTS[i]} NodeAddr=${CL_IPS[i]} CPUs=$(getconf _NPROCESSORS_ONLN) State=UNKNOWN"
     done
     echo "PartitionName=main Nodes=ALL Default=YES MaxTime=10 State=UP OverSubscribe=NO"
   } > "$d/slurm.conf"

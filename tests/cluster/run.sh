@@ -5,8 +5,8 @@
 # hosts with libnumabind.so preloaded the way a user would: exported in the shell that runs srun, sbatch,
 # salloc, mpirun, mpiexec.hydra or torchrun, never into the Slurm daemons or sshd. Every check reads every
 # rank's report (host, local rank, CPUs, its parent's CPUs) on every host.
-# Each "host" sees this machine's CPUs 0-1, so the policy is `cpus:1|0`: local rank 0 on CPU 1, rank 1 on
-# CPU 0, the reverse of Slurm's own task/affinity binding, and an unbound rank (0-1) cannot pass.
+# Each "host" sees this machine's CPUs (0-1 here: ALL), so the policy is `cpus:1|0`: local rank 0 on CPU 1,
+# rank 1 on CPU 0, the reverse of Slurm's own task/affinity binding, and an unbound rank (ALL) cannot pass.
 # Prints "PASS name" / "FAIL name: why" and ends with "cluster: N passed, N failed" (scripts/run-tests.sh
 # reads it). A missing prerequisite or not being root fails every scenario; nothing is skipped. The cluster
 # is torn down on every exit, Ctrl-C included, and the last check says that nothing is left behind.
@@ -46,6 +46,9 @@ for c in slurmctld slurmd srun sbatch salloc sinfo munged mungekey /usr/sbin/ssh
   command -v "$c" >/dev/null || missing+=("no $c (scripts/install-deps.sh installs it)")
 done
 for f in "$LIB" "$REPORT" "$TORCHRUN"; do [ -e "$f" ] || missing+=("no $f (make all builds it)"); done
+# Every host sees the CPUs this script may use; the maps need CPUs 0 and 1.
+ALL=$(taskset -pc $$ 2>/dev/null) && canon "${ALL##*: }" && ALL=$REPLY
+in_list 0 "$ALL" && in_list 1 "$ALL" || missing+=("the maps need CPUs 0 and 1, this process may use '$ALL'")
 if [ ${#missing[@]} -gt 0 ]; then
   why=$(printf '%s; ' "${missing[@]}")
   for s in "${SCENARIOS[@]}"; do fail "$s" "${why%; }"; done
@@ -124,13 +127,13 @@ ranks_why() {
   echo "${why%; }"
 }
 
-# outer_why FILE WHAT: FILE holds the report of a program that a job's outer shell (WHAT) ran: both on 0-1.
+# outer_why FILE WHAT: FILE holds the report of a program that a job's outer shell (WHAT) ran: both on ALL.
 outer_why() {
   local line why=""
   line=$(head -n 1 "$1" 2>/dev/null)
   [ -n "$line" ] || { echo "; no report from $2's program"; return; }
-  jlist "$line" cpus; [ "$REPLY" = 0-1 ] || why+="; a program of $2 on CPUs '$REPLY', want 0-1"
-  jlist "$line" parent_cpus; [ "$REPLY" = 0-1 ] || why+="; $2 on CPUs '$REPLY', want 0-1"
+  jlist "$line" cpus; [ "$REPLY" = "$ALL" ] || why+="; a program of $2 on CPUs '$REPLY', want $ALL"
+  jlist "$line" parent_cpus; [ "$REPLY" = "$ALL" ] || why+="; $2 on CPUs '$REPLY', want $ALL"
   echo "$why"
 }
 
@@ -193,27 +196,27 @@ fi
 # Open MPI's mpirun in an allocation: its daemons are started by srun (step tasks with SLURM_LOCALID=0),
 # the ranks by them; the daemons are launchers and keep every CPU.
 launch ompi-alloc 90 salloc -N2 -n4 mpirun.openmpi -np 4 "$REPORT" --out "$W/ompi-alloc.ranks"
-case_ranks ompi-alloc $? "$W/ompi-alloc.ranks" "1 0" "0-1 0-1"
+case_ranks ompi-alloc $? "$W/ompi-alloc.ranks" "1 0" "$ALL $ALL"
 
 # MPICH hydra in an allocation: proxies through srun.
 launch hydra-slurm 90 salloc -N2 -n4 mpiexec.hydra -launcher slurm -n 4 "$REPORT" --out "$W/hydra-slurm.ranks"
-case_ranks hydra-slurm $? "$W/hydra-slurm.ranks" "1 0" "0-1 0-1"
+case_ranks hydra-slurm $? "$W/hydra-slurm.ranks" "1 0" "$ALL $ALL"
 
 # MPICH hydra over ssh: the remote proxy is not preloaded; hydra passes the environment to the ranks.
 launch hydra-ssh 60 mpiexec.hydra -launcher ssh -hosts "$HA:2,$HB:2" -n 4 "$REPORT" --out "$W/hydra-ssh.ranks"
-case_ranks hydra-ssh $? "$W/hydra-ssh.ranks" "1 0" "0-1 0-1"
+case_ranks hydra-ssh $? "$W/hydra-ssh.ranks" "1 0" "$ALL $ALL"
 
 # Open MPI over ssh: the remote orted is not preloaded; the ranks get the library through -x.
 launch ompi-ssh 60 mpirun.openmpi --host "$HA:2,$HB:2" -np 4 -x LD_PRELOAD -x NUMABIND_POLICY \
   -x NUMABIND_LOG -x NUMABIND_LOG_FILE -x NUMABIND_SHARED "$REPORT" --out "$W/ompi-ssh.ranks"
-case_ranks ompi-ssh $? "$W/ompi-ssh.ranks" "1 0" "0-1 0-1"
+case_ranks ompi-ssh $? "$W/ompi-ssh.ranks" "1 0" "$ALL $ALL"
 
 # torchrun on every node, started by srun --ntasks-per-node=1 (a step task that is a launcher): the workers
 # are bound, the agent (the workers' parent) keeps every CPU. scripts/torchrun.py works around torch 1.13 on
 # Python 3.11.
 launch torchrun 120 srun -N2 --ntasks-per-node=1 /usr/bin/python3 "$TORCHRUN" --nnodes 2 --nproc_per_node 2 \
   --rdzv_backend c10d --rdzv_endpoint "$HA:29411" --rdzv_id nbc --no_python "$REPORT" --out "$W/torchrun.ranks"
-case_ranks torchrun $? "$W/torchrun.ranks" "1 0" "0-1 0-1"
+case_ranks torchrun $? "$W/torchrun.ranks" "1 0" "$ALL $ALL"
 
 # A rank's children keep its binding (the rank is the shell: each report's parent), and a taskset inside a
 # rank keeps the CPUs it asked for (rank 0 is on CPU 1 and asks for 0).
@@ -242,7 +245,7 @@ launch no-policy 60 srun -N2 -n4 "$REPORT" --out "$W/no-policy.ranks"
 rc=$?
 if [ $rc -ne 0 ]; then fail no-policy "$(launch_failed $rc no-policy)"
 else
-  why=$(ranks_why "$W/no-policy.ranks" "0-1 0-1")
+  why=$(ranks_why "$W/no-policy.ranks" "$ALL $ALL")
   grep -q 'bound' "$W/no-policy.log" 2>/dev/null && why+="${why:+; }the log says: $(head -n 1 "$W/no-policy.log")"
   verdict no-policy "$why"
 fi
@@ -256,7 +259,7 @@ launch unbound 60 srun -N2 -n4 "$REPORT" --out "$W/unbound.ranks"
 rc=$?
 if [ $rc -ne 0 ]; then fail unbound "$(launch_failed $rc unbound)"
 else
-  why=$(ranks_why "$W/unbound.ranks" "0-1 0-1")
+  why=$(ranks_why "$W/unbound.ranks" "$ALL $ALL")
   n=$(grep -c 'runs unbound' "$W/unbound.log" 2>/dev/null)
   [ "${n:-0}" -eq 4 ] || why+="${why:+; }${n:-0} 'runs unbound' lines in the log for 4 ranks"
   verdict unbound "$why"

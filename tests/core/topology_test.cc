@@ -106,6 +106,20 @@ Test(topology, bad_specs) {
   cr_assert(!LoadTopology("tests/core/cpu_set_test.cc", o, &t, &err));  // not XML
 }
 
+Test(topology, huge_synthetic_descriptions_refused_at_once, .timeout = 20) {
+  // "pack:1000 core:1000 pu:1000" (a billion PUs) kept the planner helper busy for minutes.
+  Topology t;
+  std::string err;
+  LoadOptions o;
+  for (const char* spec : {"synthetic:pack:1000 core:1000 pu:1000", "synthetic:pack:2 numa:2(memory=1GB) core:16385 pu:2",
+                           "synthetic:pack:99999999999999999999 pu:2"}) {
+    cr_assert(!LoadTopology(spec, o, &t, &err), "%s loaded", spec);
+    cr_expect(err.find("more than 65536 PUs") != std::string::npos, "%s: %s", spec, err.c_str());
+  }
+  Topology big = Load("synthetic:pack:2 numa:2(memory=1GB) core:8 pu:2");
+  cr_expect_eq(big.pus.size(), 64u);
+}
+
 Test(topology, live_machine) {
   Topology t = Load("", true);
   cr_assert(t.live);

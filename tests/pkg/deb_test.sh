@@ -108,29 +108,35 @@ check ld_so_preload_binds "$([[ $got == *"bound rank 1 of 2 (LOCAL_RANK) /bin/tr
 # file-capability launcher run by an unprivileged user reads nothing and does nothing. The configuration is
 # bad and strict, so a library that acted would refuse to start the ranks and log why (the control, the same
 # launcher without the bit or capability, shows it does); the secure ones start both ranks and leave the
-# debug log file unwritten.
+# debug log file unwritten. The ranks are secure-execution programs too (a setuid launcher's children are,
+# by their user ids; the file-capability case runs a rank with a capability of its own): an ordinary rank
+# binds itself at start-up, which is not the launcher acting.
 sec=$(mktemp -d /tmp/numabind-secure.XXXXXX)
 chmod 755 "$sec"
 cp "$HELPERS/entry_launcher" "$sec/plain"
 cp "$HELPERS/entry_launcher" "$sec/setuid"
 cp "$HELPERS/entry_launcher" "$sec/caps"
 cp "$HELPERS/report" "$sec/report"
-chmod 755 "$sec/plain" "$sec/caps" "$sec/report"
+cp "$HELPERS/report" "$sec/report-caps"
+chmod 755 "$sec/plain" "$sec/caps" "$sec/report" "$sec/report-caps"
 chmod 4755 "$sec/setuid"
 setcap cap_net_raw+ep "$sec/caps"
-secure_run() {  # LAUNCHER: runs it as nobody, configured; prints "reports N log N"
-  mkdir -p "$sec/out-$1" && chmod 777 "$sec/out-$1"
+setcap cap_net_raw+ep "$sec/report-caps"
+secure_run() {  # LAUNCHER RANK: runs LAUNCHER as nobody, configured, starting RANK; prints "reports N log N"
+  rm -rf "$sec/out-$1" && mkdir -p "$sec/out-$1" && chmod 777 "$sec/out-$1"
   env -i PATH=/usr/bin:/bin NUMABIND_POLICY=node NUMABIND_MEMORY=fast NUMABIND_STRICT=1 NUMABIND_LOG=debug \
     NUMABIND_LOG_FILE="$sec/out-$1/log" setpriv --reuid=nobody --regid=nogroup --clear-groups \
-    "$sec/$1" execve 2 "$sec/report" --out "$sec/out-$1/reports" >/dev/null 2>&1
+    "$sec/$1" execve 2 "$sec/$2" --out "$sec/out-$1/reports" >/dev/null 2>&1
   echo "reports $(cat "$sec/out-$1/reports" 2>/dev/null | wc -l) log $(cat "$sec/out-$1/log" 2>/dev/null | wc -c)"
 }
-got=$(secure_run plain)
+got=$(secure_run plain report)
 check secure_control_acts "$([[ $got == "reports 0 log "[1-9]* ]] || echo "a plain launcher: $got")"
-got=$(secure_run setuid)
+got=$(secure_run setuid report)
 check secure_setuid_inert "$([ "$got" = "reports 2 log 0" ] || echo "$got: $(cat "$sec/out-setuid/log" 2>/dev/null)")"
-if getcap "$sec/caps" | grep -q cap_net_raw; then
-  got=$(secure_run caps)
+if getcap "$sec/caps" | grep -q cap_net_raw && getcap "$sec/report-caps" | grep -q cap_net_raw; then
+  got=$(secure_run plain report-caps)
+  check secure_control_acts_on_caps_rank "$([[ $got == "reports 0 log "[1-9]* ]] || echo "a plain launcher: $got")"
+  got=$(secure_run caps report-caps)
   check secure_file_caps_inert "$([ "$got" = "reports 2 log 0" ] || echo "$got: $(cat "$sec/out-caps/log" 2>/dev/null)")"
 else
   fail secure_file_caps_inert "setcap did not take on $sec"

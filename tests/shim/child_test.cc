@@ -119,3 +119,28 @@ Test(child, fits_a_16_kib_thread_stack) {
 }
 
 }  // namespace numabind::shim::test
+
+namespace numabind::shim::test {
+
+Test(child, ranks_by_order_when_spawned_back_to_back) {
+  // posix_spawn returns once the child has exec'd, but before the kernel has set its new arguments: its
+  // command line then reads empty, like a finished worker's, and every worker of a burst was rank 0.
+  std::string dir = MakeTempDir("numabind-burst");
+  std::string build = BuildDir();
+  RunResult r = Run({build + "/helpers/hostile", "burst", "4", build + "/helpers/report", "--env", "numabind-burst",
+                     "--sleep", "300"},
+                    {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=node", "NUMABIND_LOG=info",
+                     "NUMABIND_LOG_FILE=" + dir + "/log",
+                     // From the start: the launcher's own command line (hostile burst ...) must not match.
+                     "NUMABIND_MATCH=" + build + "/helpers/report --env numabind-burst*"},
+                    dir + "/output", 60);
+  std::string out = ReadFile(dir + "/output"), log = ReadFile(dir + "/log");
+  RemoveTree(dir);
+  cr_assert_eq(r.exit_code, 0, "%s", out.c_str());
+  for (int k = 0; k < 4; ++k) {
+    std::string rank = "bound rank " + std::to_string(k) + " (order, NUMABIND_MATCH)";
+    cr_expect_eq(LinesWith(log, rank).size(), 1u, "%s:\n%s", rank.c_str(), log.c_str());
+  }
+}
+
+}  // namespace numabind::shim::test

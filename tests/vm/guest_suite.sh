@@ -65,6 +65,12 @@ if [ -f "$here/layout_$layout.sh" ]; then
     . "$here/stress.sh"
     stress_checks
   fi
+  # Site-wide use of the installed package, in the quicker layout.
+  if [ "$layout" = B ]; then
+    # shellcheck source=sitewide.sh
+    . "$here/sitewide.sh"
+    sitewide_checks
+  fi
 else
   fail "$layout/layout" "no $here/layout_$layout.sh"
 fi

@@ -13,11 +13,14 @@
  *   hostile clone-while-preparing FIFO
  *                               one thread forks (the shim prepares: NUMABIND_TOPOLOGY=FIFO holds the planner
  *                               helper) while the main thread makes a child with clone(); that child forks
+ *   hostile burst N PROGRAM [ARGS]
+ *                               posix_spawn N copies of PROGRAM back to back (no rank variable: for
+ *                               NUMABIND_MATCH), then waits for them all
  *   hostile small-stack PROGRAM [ARGS]
  *                               from a thread with a 16 KiB stack: PROGRAM as rank 0 by posix_spawn (the
  *                               first spawn: the shim prepares there), by fork + execve, by vfork + execve,
  *                               and twice by posix_spawn with "numabind-by-order" as its last argument (for
- *                               NUMABIND_MATCH; the first sleeps 500 ms, so the second finds it alive);
+ *                               NUMABIND_MATCH; the first sleeps 3 s, so the second finds it alive);
  *                               prints the most stack the thread used
  */
 #include <errno.h>
@@ -270,7 +273,7 @@ static void *SmallStackThread(void *arg) {
     _exit(127);
   }
   small_failures += pid < 0 || waitpid(pid, &status, 0) != pid || status != 0;
-  /* By order: the first stays alive (500 ms), so that the second counts it, reading /proc. */
+  /* By order: the first stays alive (3 s: ample on a loaded machine), so that the second counts it. */
   int n = 0;
   while (small_prog[n] != NULL) ++n;
   char **first = calloc((size_t)n + 5, sizeof(char *)), **second = calloc((size_t)n + 3, sizeof(char *));
@@ -279,7 +282,7 @@ static void *SmallStackThread(void *arg) {
   first[n] = second[n] = "--env";
   first[n + 1] = second[n + 1] = "numabind-by-order";
   first[n + 2] = "--sleep";
-  first[n + 3] = "500";
+  first[n + 3] = "3000";
   pid_t alive;
   small_failures += posix_spawn(&alive, first[0], NULL, NULL, first, environ) != 0;
   small_failures += posix_spawn(&pid, second[0], NULL, NULL, second, environ) != 0 ||
@@ -306,6 +309,16 @@ static int SmallStack(char **prog) {
   return small_failures != 0;
 }
 
+static int Burst(int n, char **prog) {
+  pid_t pids[64];
+  int failures = 0, status;
+  if (n > 64) n = 64;
+  for (int i = 0; i < n; ++i) failures += posix_spawn(&pids[i], prog[0], NULL, NULL, prog, environ) != 0;
+  for (int i = 0; i < n; ++i) failures += waitpid(pids[i], &status, 0) != pids[i] || status != 0;
+  printf("burst: %d spawned, failures=%d\n", n, failures);
+  return failures != 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: hostile MODE (see the source)\n");
@@ -319,6 +332,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "seccomp-mempolicy") == 0 && argc > 3) r = SeccompMempolicy(argv[2], argv + 3);
   else if (strcmp(mode, "fork-in-handler") == 0) r = ForkInHandler();
   else if (strcmp(mode, "small-stack") == 0 && argc > 2) r = SmallStack(argv + 2);
+  else if (strcmp(mode, "burst") == 0 && argc > 3) r = Burst(atoi(argv[2]), argv + 3);
   else if (strcmp(mode, "clone-while-preparing") == 0 && argc > 2) r = CloneWhilePreparing(argv[2]);
   else fprintf(stderr, "hostile: unknown mode %s\n", mode);
   fflush(stdout);
