@@ -3,14 +3,14 @@
 # seed corpus (fuzz/corpus/<name>) and then on new inputs for a bounded time, and closes with one line
 # ("fuzz: N passed, N failed") that scripts/run-tests.sh tallies; a target passes when it finds nothing.
 #   scripts/fuzz.sh [--short] BIN...
-# FUZZ_SECONDS (default 60) per target; --short (make test) FUZZ_SHORT_SECONDS (default 4) and a fresh work
+# FUZZ_SECONDS (default 60) per target; --short (make test) FUZZ_SHORT_SECONDS (default 3) and a fresh work
 # corpus. Inputs a target finds go to $BUILD/fuzz/work/<name> (kept between runs of `make fuzz`), crashes to
 # $BUILD/fuzz/crashes/<name>-*; the repository's corpus is only read.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 seconds=${FUZZ_SECONDS:-60} short=0
-if [ "${1:-}" = --short ]; then short=1; seconds=${FUZZ_SHORT_SECONDS:-4}; shift; fi
+if [ "${1:-}" = --short ]; then short=1; seconds=${FUZZ_SHORT_SECONDS:-3}; shift; fi
 passed=0 failed=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$BUILD/fuzz/crashes"
