@@ -5,6 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   g++ make pkg-config            # build
+  clang-format clang-tidy        # make lint
   libhwloc-dev hwloc-nox         # topology (and lstopo for checks)
   libcriterion-dev               # unit tests
   libunwind-dev                  # call stacks in debug logs
