@@ -14,7 +14,7 @@ HELPER_PATH ?= $(abspath $(BUILD))/numabind
 SHIM_PATH ?=
 
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
-CXXFLAGS_BASE := -std=c++17 $(OPT) -g -fPIC $(WARN) -I. -D_GNU_SOURCE
+CXXFLAGS_BASE := -std=c++17 $(OPT) -g -fPIC $(WARN) -I. -D_GNU_SOURCE $(SAN_FLAGS)
 # Code that ends up in libnumabind.so links libc alone: no exceptions, RTTI or guarded statics (each would
 # pull in libstdc++), hidden symbols so that only the version script's names are exported.
 # -fno-tree-loop-distribute-patterns: no memset/memcpy calls made up from loops, so that child-side code
@@ -82,7 +82,7 @@ $(LIB): $(call pureobj,$(SHIM_SRCS) $(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%
 	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^)
 
 $(CLI): $(call obj,$(CLI_SRCS) $(CORE_SRCS)) $(call pureobj,$(PURE_SRCS))
-	$(CXX) -o $@ $^ $(HWLOC_LIBS)
+	$(CXX) $(SAN_FLAGS) -o $@ $^ $(HWLOC_LIBS)
 
 # The floor for any preloaded library, for the benchmarks and the shim's tests.
 $(EMPTYLIB): tests/shim/empty.c
@@ -109,7 +109,50 @@ TEST_UNITS_shim := shim/helper_launch.cc
 # helper programs with LD_PRELOAD and read what they report).
 $(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*.cc) $$(TEST_UNITS_$$*)) $(call obj,$(CORE_SRCS) $(filter-out cli/main.cc,$(CLI_SRCS))) $(call pureobj,$(PURE_SRCS))
 	@mkdir -p $(dir $@)
-	$(CXX) -o $@ $^ $(HWLOC_LIBS) -lcriterion
+	$(CXX) $(SAN_FLAGS) -o $@ $^ $(HWLOC_LIBS) -lcriterion
+# The shim's tests also link its child-safe glob matcher, to test it against fnmatch directly.
+TEST_UNITS_shim += shim/text.cc
+
+# Fuzzing (fuzz/README.md): one libFuzzer binary per fuzz/*_fuzz.cc, built by clang with ASan and UBSan
+# into $(BUILD)/fuzz with the parsers it exercises (FUZZ_UNITS, the same sources the library and the command
+# build). `make fuzz` runs each for FUZZ_SECONDS; `make test` runs a short pass (scripts/fuzz.sh --short).
+.PHONY: fuzz fuzz-build asan-build
+FUZZ_CXX ?= clang++-14
+FUZZ_SECONDS ?= 60
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -I. -D_GNU_SOURCE $(FUZZ_SAN)
+FUZZ_UNITS := $(wildcard config/*.cc) core/cpu_set.cc core/devices.cc core/plan_basis.cc core/policy_parse.cc \
+              core/topology.cc shim/text.cc
+FUZZ_SRCS := $(wildcard fuzz/*_fuzz.cc)
+FUZZ_BINS := $(patsubst fuzz/%.cc,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_OBJS := $(patsubst %.cc,$(BUILD)/fuzz/obj/%.o,$(FUZZ_UNITS))
+
+$(BUILD)/fuzz/obj/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz/%_fuzz: fuzz/%_fuzz.cc $(FUZZ_OBJS) fuzz/fuzz_util.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: deps
+	$(MAKE) $(JOBS) fuzz-build
+	BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_BINS)
+
+# The unit tests (core, config, cli) and the command again, under ASan and UBSan, in $(ASAN_BUILD). The
+# library is not built there (it must not pull in the sanitizer runtime): the cli tests that preload it get
+# the plain build's libnumabind.so and libempty.so through links.
+ASAN_BUILD := $(BUILD)/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_LAYERS := $(filter core config cli,$(TEST_LAYERS))
+ASAN_TEST_BINS := $(foreach l,$(ASAN_LAYERS),$(ASAN_BUILD)/tests/$(l)_test)
+
+asan-build: $(LIB) $(EMPTYLIB)
+	$(MAKE) BUILD=$(ASAN_BUILD) OPT=-O1 SAN_FLAGS="$(ASAN_FLAGS)" $(ASAN_BUILD)/numabind $(ASAN_TEST_BINS)
+	ln -sf $(abspath $(LIB)) $(abspath $(EMPTYLIB)) $(ASAN_BUILD)/
+
 deps:
 	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
 
@@ -117,8 +160,9 @@ deps:
 JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
 
 test: deps
-	$(MAKE) $(JOBS) all $(TEST_BINS)
-	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS) scripts/lint.sh
+	$(MAKE) $(JOBS) all $(TEST_BINS) fuzz-build asan-build
+	BUILD=$(BUILD) ASAN_TESTS="$(ASAN_TEST_BINS)" FUZZ_TARGETS="$(FUZZ_BINS)" scripts/run-tests.sh $(TEST_BINS) \
+	  $(TEST_SCRIPTS) scripts/lint.sh
 
 test-unit: all $(TEST_BINS)
 	BUILD=$(BUILD) SKIP_VM=1 SKIP_CLUSTER=1 scripts/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)

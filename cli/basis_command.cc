@@ -5,6 +5,7 @@
 // (about 10% on a fork+exec here) and could clash with a launcher's own hwloc, so the shim runs this command
 // instead and reads the basis back over a pipe.
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <string>
@@ -54,7 +55,9 @@ int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FIL
   core::PlanBasis* block = const_cast<core::PlanBasis*>(basis);
   uint64_t size = block->total_bytes;
   core::BasisToOffsets(block);
-  return WriteFrame(out, core::kBasisTag, block, size);
+  int status = WriteFrame(out, core::kBasisTag, block, size);
+  free(block);
+  return status;
 }
 
 }  // namespace numabind::cli

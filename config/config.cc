@@ -215,13 +215,6 @@ bool Parse(const char* const* env, Config* out, Error* err) {
   out->match = kDefaultMatch;
   if (env == nullptr) return true;
 
-  // NUMABIND_DISABLE=1 is the off switch: nothing else is read, so nothing else can complain.
-  const char* v = Lookup(env, "NUMABIND_DISABLE");
-  if (v != nullptr && *v != '\0') {
-    if (!ParseBool(v, &out->disabled)) return Fail(err, "NUMABIND_DISABLE", v, "expected 0 or 1");
-    if (out->disabled) return true;
-  }
-
   // Every variable is read even after a bad one, so that `out` keeps every good value (the shim honours
   // NUMABIND_STRICT and NUMABIND_LOG_FILE whatever else is wrong); `err` names the first bad one.
   bool ok = true;
@@ -231,6 +224,18 @@ bool Parse(const char* const* env, Config* out, Error* err) {
     ok = false;
     sink = &ignored;
   };
+
+  // NUMABIND_DISABLE=1 is the off switch: nothing else is read, so nothing else can complain. A bad value
+  // is an error like any other (before, it also stopped the reading; found by fuzz/config_fuzz.cc).
+  const char* v = Lookup(env, "NUMABIND_DISABLE");
+  if (v != nullptr && *v != '\0') {
+    if (!ParseBool(v, &out->disabled)) {
+      Fail(sink, "NUMABIND_DISABLE", v, "expected 0 or 1");
+      bad();
+    } else if (out->disabled) {
+      return true;
+    }
+  }
 
   v = Lookup(env, "NUMABIND_POLICY");
   if (v != nullptr && *v != '\0') {

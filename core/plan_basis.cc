@@ -95,6 +95,16 @@ Writer ErrorStart(const PlanBasis& basis, uint32_t rank, RankPlan* out) {
   return w;
 }
 
+// Terminates a text field of a received block and turns control characters into '?': the texts go into
+// one-line log messages (a newline from the block would start a line of its own; found by
+// fuzz/plan_basis_fuzz.cc).
+void Printable(char* text, size_t size) {
+  text[size - 1] = '\0';
+  for (size_t i = 0; text[i] != '\0'; ++i) {
+    if (static_cast<unsigned char>(text[i]) < 0x20 || text[i] == 0x7f) text[i] = '?';
+  }
+}
+
 }  // namespace
 
 // Child-safe: pure arithmetic, no libc calls.
@@ -249,9 +259,20 @@ bool BasisFromOffsets(void* block, size_t size) {
   if (block == nullptr || size < sizeof(PlanBasis)) return false;
   PlanBasis* b = static_cast<PlanBasis*>(block);
   if (b->total_bytes != size || b->cpu_words == 0 || b->node_words == 0) return false;
-  // Each array must lie inside the block: offset + length <= size, computed without overflow.
+  // The enums and the bool are read as bytes first: loading a bool or enum that holds another value is
+  // undefined behaviour (found by fuzz/plan_basis_fuzz.cc).
+  const uint8_t* raw = static_cast<const uint8_t*>(block);
+  if (raw[offsetof(PlanBasis, policy)] > static_cast<uint8_t>(PolicyKind::kNodeMap) ||
+      raw[offsetof(PlanBasis, memory)] > static_cast<uint8_t>(MemoryKind::kInterleave) ||
+      raw[offsetof(PlanBasis, spread_in_blocks)] > 1) {
+    return false;
+  }
+  // Each array must lie inside the block after the header: offset + length <= size, computed without
+  // overflow. After the header, because the loop below writes into the slots: a slot over the header could
+  // change the counts it checks against (found by fuzz/plan_basis_fuzz.cc).
   auto inside = [size](uintptr_t off, uint64_t count, uint64_t each) {
-    return off <= size && off % 8 == 0 && (each == 0 || count <= (size - off) / each);
+    return off >= sizeof(PlanBasis) && off <= size && off % 8 == 0 &&
+           (each == 0 || count <= (size - off) / each);
   };
   uintptr_t slots = reinterpret_cast<uintptr_t>(b->slots);
   uintptr_t nodes = reinterpret_cast<uintptr_t>(b->slot_nodes);
@@ -264,15 +285,15 @@ bool BasisFromOffsets(void* block, size_t size) {
   for (uint32_t i = 0; i < b->slot_count; ++i) {
     PlanSlot& s = reinterpret_cast<PlanSlot*>(static_cast<char*>(block) + slots)[i];
     if (s.first_unit > b->unit_count || s.unit_count > b->unit_count - s.first_unit) return false;
-    s.label[sizeof(s.label) - 1] = '\0';
-    s.device[sizeof(s.device) - 1] = '\0';
+    Printable(s.label, sizeof(s.label));
+    Printable(s.device, sizeof(s.device));
   }
   char* base = static_cast<char*>(block);
   b->slots = reinterpret_cast<const PlanSlot*>(base + slots);
   b->slot_nodes = reinterpret_cast<const uint64_t*>(base + nodes);
   b->unit_cpus = reinterpret_cast<const uint64_t*>(base + units);
-  b->policy_text[sizeof(b->policy_text) - 1] = '\0';
-  b->memory_text[sizeof(b->memory_text) - 1] = '\0';
+  Printable(b->policy_text, sizeof(b->policy_text));
+  Printable(b->memory_text, sizeof(b->memory_text));
   return true;
 }
 

@@ -8,6 +8,7 @@ PACKAGES=(
   clang-format clang-tidy        # make lint
   libhwloc-dev hwloc-nox         # topology (and lstopo for checks)
   libcriterion-dev               # unit tests
+  clang-14 libclang-rt-14-dev    # fuzzing (libFuzzer, ASan, UBSan runtimes; make fuzz, make test)
   libunwind-dev                  # call stacks in debug logs
   openmpi-bin libopenmpi-dev     # Open MPI launcher tests
   mpich                          # MPICH hydra launcher tests

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite given on the command line (Criterion binaries, or shell suites *.sh that end with an
-# "N passed, N failed[, N skipped]" line), then the namespace cluster suite (tests/cluster/run.sh) unless
+# "N passed, N failed[, N skipped]" line), the sanitized and fuzzing suites named by ASAN_TESTS and
+# FUZZ_TARGETS (below), then the namespace cluster suite (tests/cluster/run.sh) unless
 # SKIP_CLUSTER=1 and the multi-NUMA guest suite (tests/vm/run.sh) unless SKIP_VM=1, and closes with one line
 # that totals them all ("tests: N passed, N failed, N skipped"). A suite that crashes or prints no result
 # counts as a failure, never as a pass. A skipped test (Criterion's cr_skip_test, a suite's "N skipped") is
@@ -54,6 +55,26 @@ for bin in "$@"; do
   fi
   tally "$name" "$rc"
 done
+
+# The unit tests and the command again under ASan and UBSan (ASAN_TESTS: Criterion binaries of $BUILD/asan,
+# whose cli tests run $BUILD/asan/numabind), then a short fuzzing pass (FUZZ_TARGETS: fuzz/README.md).
+# verify_asan_link_order=0: tests preload the plain libnumabind.so into the sanitized command;
+# fast_unwind_on_malloc=0: whole allocation stacks, which the suppressions in tests/lsan.supp match.
+for bin in ${ASAN_TESTS:-}; do
+  name="asan $(basename "$bin")"
+  echo "=== $name"
+  BUILD=$BUILD/asan ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0:fast_unwind_on_malloc=0 \
+    LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
+  rc=${PIPESTATUS[0]}
+  tally "$name" "$rc"
+done
+if [ -n "${FUZZ_TARGETS:-}" ]; then
+  echo "=== fuzz (scripts/fuzz.sh --short)"
+  # shellcheck disable=SC2086  # a list of paths without blanks, from the Makefile
+  BUILD=$BUILD scripts/fuzz.sh --short $FUZZ_TARGETS 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
+  tally fuzz "$rc"
+fi
 
 if [ "${SKIP_CLUSTER:-0}" != 1 ]; then
   echo "=== cluster (tests/cluster/run.sh)"

@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -182,12 +183,17 @@ const core::PlanBasis* EnsurePrepared() {
   // copied by a raw clone() while another thread prepared (the owner is not one of its threads), must not
   // wait for it forever. Both go on without a plan (their ranks run unbound, with a line).
   static int owner;  // tid, 0 when free; plain int: a guarded static would pull in libstdc++
+  if (__atomic_load_n(&g_state.prepared, __ATOMIC_ACQUIRE)) return g_state.basis;
   int self = static_cast<int>(Sys6(SYS_gettid));
   for (;;) {
     int held = 0;
     if (__atomic_compare_exchange_n(&owner, &held, self, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
     if (held == self || Sys6(SYS_tgkill, Sys6(SYS_getpid), held, 0) == -ESRCH) return g_state.basis;
-    Sys6(SYS_sched_yield);
+    // Sleep, not spin: the helper the owner waits for needs the CPUs (16 threads yielding in a loop starved
+    // it past its time limit in the 16-CPU guest). Woken when the owner is done; the owner is looked at
+    // again every 10 ms.
+    timespec nap = {0, 10 * 1000 * 1000};
+    Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAIT_PRIVATE, held, reinterpret_cast<long>(&nap));
   }
   if (!g_state.prepared) {
     int saved_errno = errno;
@@ -198,6 +204,7 @@ const core::PlanBasis* EnsurePrepared() {
     __atomic_store_n(&g_state.prepared, true, __ATOMIC_RELEASE);
   }
   __atomic_store_n(&owner, 0, __ATOMIC_RELEASE);
+  Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAKE_PRIVATE, 0x7fffffff);
   return g_state.basis;
 }
 

@@ -9,7 +9,7 @@ namespace {
 
 /// Child-safe: matches one bracket expression at *p against c; advances p past it. Returns -1 when the
 /// bracket is unterminated (then '[' matches itself, as fnmatch does).
-int MatchBracket(const char** p, char c) {
+int MatchBracket(const char** p, unsigned char c) {
   const char* s = *p + 1;
   bool negate = *s == '!' || *s == '^';
   if (negate) ++s;
@@ -17,11 +17,16 @@ int MatchBracket(const char** p, char c) {
   bool first = true;
   while (*s != '\0' && (first || *s != ']')) {
     first = false;
-    char lo = *s == '\\' && s[1] != '\0' ? *++s : *s;
-    char hi = lo;
+    // Bytes compare unsigned, as fnmatch does in the C locale: [a-\xff] holds every byte from 'a' up (found
+    // by fuzz/glob_fuzz.cc; with signed char it held none).
+    unsigned char lo = static_cast<unsigned char>(*s == '\\' && s[1] != '\0' ? *++s : *s);
+    unsigned char hi = lo;
     if (s[1] == '-' && s[2] != '\0' && s[2] != ']') {
-      hi = s[2] == '\\' && s[3] != '\0' ? s[3] : s[2];
-      s += s[2] == '\\' ? 3 : 2;
+      // An escaped end ("a-\\x") is the escaped character; a backslash that ends the pattern is itself, and
+      // the scan must stop on the NUL after it (found by fuzz/glob_fuzz.cc: it read past the pattern).
+      bool escaped = s[2] == '\\' && s[3] != '\0';
+      hi = static_cast<unsigned char>(escaped ? s[3] : s[2]);
+      s += escaped ? 3 : 2;
     }
     if (c >= lo && c <= hi) matched = true;
     ++s;
@@ -52,7 +57,7 @@ bool GlobMatch(const char* pattern, const char* text) {
       ok = true;
       ++p;
     } else if (*p == '[') {
-      int r = MatchBracket(&p, *text);
+      int r = MatchBracket(&p, static_cast<unsigned char>(*text));
       if (r < 0) {
         ok = *text == '[';
         p = pattern + 1;

@@ -9,6 +9,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,10 @@ struct Env {
 
 /// Parses one variable and expects success.
 Config Good(std::vector<std::string> vars) {
-  static std::vector<Env*> keep;  // the Config points into the strings: keep them alive
-  Env* env = new Env(std::move(vars));
-  keep.push_back(env);
+  // The Config points into the strings: keep them alive, at a fixed address (freed at exit, for LeakSanitizer).
+  static std::vector<std::unique_ptr<Env>> keep;
+  keep.push_back(std::make_unique<Env>(std::move(vars)));
+  Env* env = keep.back().get();
   Config c;
   Error err;
   bool ok = Parse(env->get(), &c, &err);
@@ -399,6 +401,21 @@ Test(disable, zero_keeps_numabind_on) {
 
 Test(disable, bad) {
   Bad({"NUMABIND_POLICY=node", "NUMABIND_DISABLE=true"}, "NUMABIND_DISABLE=true: expected 0 or 1");
+}
+
+Test(disable, bad_value_still_reads_the_rest) {
+  // Found by fuzz/config_fuzz.cc: a bad NUMABIND_DISABLE stopped the reading, so NUMABIND_STRICT and
+  // NUMABIND_LOG_FILE were not honoured.
+  const char* env[] = {"NUMABIND_DISABLE=yes", "NUMABIND_STRICT=1", "NUMABIND_LOG_FILE=/tmp/l",
+                       "NUMABIND_MATCH=*w*", "NUMABIND_MEMORY=fast", nullptr};
+  Config c;
+  Error err;
+  cr_assert_not(Parse(env, &c, &err));
+  cr_assert_str_eq(err.text, "NUMABIND_DISABLE=yes: expected 0 or 1");
+  cr_assert_not(c.disabled);
+  cr_assert(c.strict);
+  cr_assert_str_eq(c.log_file, "/tmp/l");
+  cr_assert_str_eq(c.match, "*w*");
 }
 
 // ------------------------------------------------------------------------------------------- all at once

@@ -2,6 +2,7 @@
 // another address, turned back into pointers, it plans exactly as the original; a malformed block is refused.
 
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,37 @@ Test(basis_transfer, refuses_malformed_blocks) {
   reinterpret_cast<PlanBasis*>(bad_offset.data())->slots = reinterpret_cast<const PlanSlot*>(good.size() + 64);
   cr_expect_not(BasisFromOffsets(bad_offset.data(), bad_offset.size()), "accepted slots outside the block");
 
+  // Found by fuzz/plan_basis_fuzz.cc: a bool or enum byte with another value made reading it undefined.
+  for (size_t field : {offsetof(PlanBasis, policy), offsetof(PlanBasis, memory),
+                       offsetof(PlanBasis, spread_in_blocks)}) {
+    std::vector<char> bad_byte = good;
+    bad_byte[field] = static_cast<char>(0x80);
+    cr_expect_not(BasisFromOffsets(bad_byte.data(), bad_byte.size()), "accepted byte 0x80 at offset %zu",
+                  field);
+  }
+
   cr_expect_not(BasisFromOffsets(good.data(), 4), "accepted a block smaller than its header");
+
+  // Found by fuzz/plan_basis_fuzz.cc: slots over the header, whose counts the check of each slot reads while
+  // it terminates the slot's texts.
+  for (uintptr_t at : {uintptr_t{0}, uintptr_t{8}, sizeof(PlanBasis) - 8}) {
+    std::vector<char> over = good;
+    reinterpret_cast<PlanBasis*>(over.data())->slots = reinterpret_cast<const PlanSlot*>(at);
+    cr_expect_not(BasisFromOffsets(over.data(), over.size()), "accepted slots at offset %zu",
+                  static_cast<size_t>(at));
+  }
+
+  // Found by fuzz/plan_basis_fuzz.cc: texts from the block reach one-line log messages; control characters
+  // become '?' and every text ends inside its field.
+  std::vector<char> lines = good;
+  PlanBasis* raw = reinterpret_cast<PlanBasis*>(lines.data());
+  memcpy(raw->policy_text, "excl\nusive", 11);
+  memset(raw->memory_text, 'x', sizeof(raw->memory_text));
+  PlanSlot* slot0 = reinterpret_cast<PlanSlot*>(lines.data() + reinterpret_cast<uintptr_t>(raw->slots));
+  memcpy(slot0->label, "node\r0\x1b[2J", 11);
+  cr_assert(BasisFromOffsets(lines.data(), lines.size()), "refused a block for its texts");
+  cr_expect_str_eq(raw->policy_text, "excl?usive");
+  cr_expect_eq(strlen(raw->memory_text), sizeof(raw->memory_text) - 1);
+  cr_expect_str_eq(raw->slots[0].label, "node?0?[2J");
   cr_expect(BasisFromOffsets(good.data(), good.size()), "refused the good block");
 }

@@ -1,0 +1,105 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The plan basis the planner helper sends back (core/basis_frame.h, core/plan_basis.cc): untrusted bytes
+// from another process. The input is the whole frame as the shim reads it from the pipe (tag, length,
+// payload); the target checks it as the shim does (shim/prepare.cc) and, when BasisFromOffsets accepts the
+// block, places ranks with ComputeRankPlan exactly as the child side does (CPU and node storage of the
+// basis's own width, refused above the shim's limits). Beyond not crashing (ASan and UBSan watch every
+// read of the block): an accepted block's arrays lie inside it, a placed rank gets a non-empty CPU set drawn
+// from its slot's units and its slot's nodes, labels and device ids are terminated inside their slot, and a
+// refused rank gets a one-line reason.
+
+#include <string.h>
+
+#include <vector>
+
+#include "core/basis_frame.h"
+#include "core/plan_basis.h"
+#include "fuzz/fuzz_util.h"
+
+namespace {
+
+using numabind::core::PlanBasis;
+using numabind::core::PlanSlot;
+using numabind::core::RankPlan;
+
+// The shim's storage for one rank's sets (shim/state.h kMaxCpuWords, kMaxNodeWords).
+constexpr uint32_t kMaxCpuWords = 256;
+constexpr uint32_t kMaxNodeWords = 64;
+
+bool Inside(const void* p, size_t n, const void* block, size_t size) {
+  const char* b = static_cast<const char*>(block);
+  const char* q = static_cast<const char*>(p);
+  return q >= b && q <= b + size && n <= static_cast<size_t>(b + size - q);
+}
+
+void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, uint32_t nranks) {
+  std::vector<uint64_t> cpus(b.cpu_words), nodes(b.node_words);
+  RankPlan plan;
+  plan.cpus = cpus.data();
+  plan.nodes = nodes.data();
+  bool ok = numabind::core::ComputeRankPlan(b, rank, nranks, &plan);
+  FUZZ_CHECK(strnlen(plan.error, sizeof(plan.error)) < sizeof(plan.error), "error not terminated");
+  if (!ok) {
+    FUZZ_CHECK(plan.error[0] != '\0' && strchr(plan.error, '\n') == nullptr, "rank %u of %u: reason \"%s\"",
+               rank, nranks, plan.error);
+    return;
+  }
+  FUZZ_CHECK(plan.error[0] == '\0', "rank %u placed with error \"%s\"", rank, plan.error);
+  FUZZ_CHECK(numabind::core::CountBits(cpus.data(), b.cpu_words) > 0, "rank %u of %u: no CPUs", rank, nranks);
+  // Which slot: the one whose label the plan points at.
+  const PlanSlot* slot = nullptr;
+  for (uint32_t s = 0; s < b.slot_count && slot == nullptr; ++s)
+    if (plan.label == b.slots[s].label) slot = &b.slots[s];
+  FUZZ_CHECK(slot != nullptr && plan.device == slot->device, "rank %u: label or device outside the slots",
+             rank);
+  FUZZ_CHECK(Inside(plan.label, strlen(plan.label) + 1, slot->label, sizeof(slot->label)) &&
+                 Inside(plan.device, strlen(plan.device) + 1, slot->device, sizeof(slot->device)),
+             "rank %u: label or device not terminated in its slot", rank);
+  uint32_t s = static_cast<uint32_t>(slot - b.slots);
+  for (uint32_t w = 0; w < b.node_words; ++w)
+    FUZZ_CHECK(nodes[w] == b.slot_nodes[static_cast<uint64_t>(s) * b.node_words + w], "rank %u: nodes", rank);
+  std::vector<uint64_t> units(b.cpu_words, 0);
+  for (uint32_t u = slot->first_unit; u < slot->first_unit + slot->unit_count; ++u)
+    for (uint32_t w = 0; w < b.cpu_words; ++w)
+      units[w] |= b.unit_cpus[static_cast<uint64_t>(u) * b.cpu_words + w];
+  for (uint32_t w = 0; w < b.cpu_words; ++w)
+    FUZZ_CHECK((cpus[w] & ~units[w]) == 0, "rank %u of %u: CPUs outside its slot's units", rank, nranks);
+  (void)block, (void)size;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  numabind::core::BasisFrameHeader header;
+  if (size < sizeof(header)) return 0;
+  memcpy(&header, data, sizeof(header));
+  size_t length = size - sizeof(header);
+  if (memcmp(header.tag, numabind::core::kBasisTag, sizeof(header.tag)) != 0 || header.length != length)
+    return 0;
+  // The shim reads into page-aligned memory; malloc's 16-byte alignment is enough for the block, and a copy
+  // of exactly `length` bytes lets ASan see any read past it.
+  void* block = malloc(length ? length : 1);
+  if (length > 0) memcpy(block, data + sizeof(header), length);
+  if (numabind::core::BasisFromOffsets(block, length)) {
+    const PlanBasis& b = *static_cast<const PlanBasis*>(block);
+    FUZZ_CHECK(b.total_bytes == length, "total_bytes %llu", static_cast<unsigned long long>(b.total_bytes));
+    FUZZ_CHECK(Inside(b.slots, sizeof(PlanSlot) * b.slot_count, block, length) &&
+                   Inside(b.slot_nodes, 8ull * b.slot_count * b.node_words, block, length) &&
+                   Inside(b.unit_cpus, 8ull * b.unit_count * b.cpu_words, block, length),
+               "arrays outside the block");
+    FUZZ_CHECK(strnlen(b.policy_text, sizeof(b.policy_text)) < sizeof(b.policy_text), "policy_text");
+    FUZZ_CHECK(strnlen(b.memory_text, sizeof(b.memory_text)) < sizeof(b.memory_text), "memory_text");
+    numabind::core::MemoryName(b.memory);
+    if (b.cpu_words <= kMaxCpuWords && b.node_words <= kMaxNodeWords) {
+      // Ranks below, at and beyond the slots, with the count unknown, smaller, equal and larger; the
+      // largest rank numabind accepts (1 << 20, config's NUMABIND_NRANKS cap) minus one.
+      static const uint32_t kRanks[] = {0, 1, 2, 3, 7, 64, (1u << 20) - 1};
+      static const uint32_t kCounts[] = {0, 1, 2, 4, 9, 1u << 20};
+      for (uint32_t r : kRanks)
+        for (uint32_t n : kCounts) Place(b, block, length, r, n);
+    }
+  }
+  free(block);
+  return 0;
+}

@@ -1,0 +1,84 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// NUMABIND_POLICY and NUMABIND_MEMORY as the planner parses them (core/policy_parse.cc, on the grammar of
+// config/grammar.cc). Beyond not crashing: a map has 1 to config::kMaxMapEntries entries, none empty, ids
+// within config::kMaxCpuId or kMaxNodeId; a map formatted back ("cpus:" and each entry's list, joined by
+// '|') parses to the same entries; a rejected value gets a reason naming the variable; and the library's
+// own check (config::Parse, which the shim runs before it asks the helper to plan) and the planner accept
+// exactly the same values, the grammar counting as many entries as the planner builds.
+
+#include <string>
+
+#include "config/config.h"
+#include "config/grammar.h"
+#include "core/planner.h"
+#include "fuzz/fuzz_util.h"
+
+namespace {
+
+using numabind::core::CpuSet;
+using numabind::core::Policy;
+using numabind::core::PolicyKind;
+
+bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text = numabind::fuzz::AsText(data, size);
+  const char* in = text.c_str();
+
+  Policy policy;
+  std::string err;
+  bool ok = numabind::core::ParsePolicy(in, &policy, &err);
+  if (!ok) {
+    FUZZ_CHECK(err.compare(0, 15, "NUMABIND_POLICY") == 0, "input \"%s\": reason \"%s\"", in, err.c_str());
+  } else if (IsMap(policy.kind)) {
+    FUZZ_CHECK(!policy.entries.empty() && policy.entries.size() <= numabind::config::kMaxMapEntries,
+               "input \"%s\": %zu entries", in, policy.entries.size());
+    numabind::config::PolicyText syntax;
+    char why[160];
+    FUZZ_CHECK(numabind::config::ParsePolicyText(in, &syntax, why, sizeof(why)) &&
+                   syntax.entries == policy.entries.size(),
+               "input \"%s\": the grammar counts %u entries, the planner built %zu", in, syntax.entries,
+               policy.entries.size());
+    uint32_t max_id =
+        policy.kind == PolicyKind::kCpuMap ? numabind::config::kMaxCpuId : numabind::config::kMaxNodeId;
+    std::string again_text = policy.kind == PolicyKind::kCpuMap ? "cpus:" : "nodes:";
+    for (size_t i = 0; i < policy.entries.size(); ++i) {
+      FUZZ_CHECK(!policy.entries[i].Empty() && policy.entries[i].Last() <= max_id,
+                 "input \"%s\": entry %zu is empty or past %u", in, i + 1, max_id);
+      again_text += (i ? "|" : "") + policy.entries[i].ToList();
+    }
+    Policy again;
+    FUZZ_CHECK(numabind::core::ParsePolicy(again_text.c_str(), &again, &err), "input \"%s\": \"%s\": %s", in,
+               again_text.c_str(), err.c_str());
+    FUZZ_CHECK(again.kind == policy.kind && again.entries.size() == policy.entries.size(),
+               "input \"%s\": \"%s\"", in, again_text.c_str());
+    for (size_t i = 0; i < again.entries.size(); ++i)
+      FUZZ_CHECK(again.entries[i] == policy.entries[i], "input \"%s\": entry %zu", in, i + 1);
+  } else {
+    FUZZ_CHECK(policy.entries.empty(), "input \"%s\"", in);
+  }
+
+  // One grammar: what config accepts, core plans.
+  std::string var = "NUMABIND_POLICY=" + text;
+  const char* env[] = {var.c_str(), nullptr};
+  numabind::config::Config config;
+  numabind::config::Error config_err;
+  bool config_ok = numabind::config::Parse(env, &config, &config_err);
+  if (!text.empty())
+    FUZZ_CHECK(config_ok == ok, "NUMABIND_POLICY=\"%s\": config says %s, core says %s", in,
+               config_ok ? "ok" : config_err.text, ok ? "ok" : err.c_str());
+
+  numabind::core::MemoryKind memory;
+  err.clear();
+  if (numabind::core::ParseMemory(in, &memory, &err)) {
+    const char* name = numabind::core::MemoryName(memory);
+    FUZZ_CHECK(text.find(name) != std::string::npos || text.find_first_not_of(" \t\n") == std::string::npos,
+               "NUMABIND_MEMORY=\"%s\" parsed as %s", in, name);
+  } else {
+    FUZZ_CHECK(err.compare(0, 15, "NUMABIND_MEMORY") == 0, "input \"%s\": reason \"%s\"", in, err.c_str());
+  }
+  return 0;
+}
