@@ -46,7 +46,7 @@ TEST_BINS := $(foreach l,$(TEST_LAYERS),$(if $(wildcard tests/$(l)/*_test.cc),$(
 # Shell suites: installing and packaging (they build what they install themselves).
 TEST_SCRIPTS := $(wildcard tests/pkg/*_test.sh)
 
-.PHONY: FORCE all test test-unit test-vm test-cluster stress demo install install-build uninstall deb man check-abi deps clean bench readme-vars
+.PHONY: FORCE all lint test test-unit test-vm test-cluster stress demo install install-build uninstall deb man check-abi deps clean bench readme-vars
 all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(MUSL_HELPERS)
 
 # run_command.o is rebuilt whenever SHIM_PATH changes (the stamp holds the last value).
@@ -162,10 +162,15 @@ JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
 test: deps
 	$(MAKE) $(JOBS) all $(TEST_BINS) fuzz-build asan-build
 	BUILD=$(BUILD) ASAN_TESTS="$(ASAN_TEST_BINS)" FUZZ_TARGETS="$(FUZZ_BINS)" scripts/run-tests.sh $(TEST_BINS) \
-	  $(TEST_SCRIPTS)
+	  $(TEST_SCRIPTS) scripts/lint.sh
 
 test-unit: all $(TEST_BINS)
 	BUILD=$(BUILD) SKIP_VM=1 SKIP_CLUSTER=1 scripts/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
+
+# The format check (.clang-format, scripts/format.sh --check) and clang-tidy (.clang-tidy), every warning an
+# error; `make test` runs it too.
+lint: deps
+	BUILD=$(BUILD) scripts/lint.sh
 
 test-vm: deps all deb
 	BUILD=$(BUILD) tests/vm/run.sh

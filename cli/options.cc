@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <cstddef>
 
 #include "cli/cli.h"
 #include "config/config.h"
@@ -60,7 +61,7 @@ bool ParseArgs(const char* command, const Args& args, const OptionSpec* specs, s
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
-      out->positionals.insert(out->positionals.end(), args.begin() + i + 1, args.end());
+      out->positionals.insert(out->positionals.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       return true;
     }
     if (a == "-h" || a == "--help") {
@@ -69,7 +70,8 @@ bool ParseArgs(const char* command, const Args& args, const OptionSpec* specs, s
     }
     if (a.size() < 2 || a[0] != '-') {
       if (stop_at_command) {
-        out->positionals.insert(out->positionals.end(), args.begin() + i, args.end());
+        out->positionals.insert(out->positionals.end(), args.begin() + static_cast<std::ptrdiff_t>(i),
+                                args.end());
         return true;
       }
       out->positionals.push_back(a);

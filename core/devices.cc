@@ -56,7 +56,7 @@ bool NumericList(const char* value, std::vector<uint32_t>* out) {
   out->clear();
   for (const std::string& part : Split(v, ',')) {
     if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) return false;
-    out->push_back(static_cast<uint32_t>(atoi(part.c_str())));
+    out->push_back(static_cast<uint32_t>(strtoul(part.c_str(), nullptr, 10)));  // 1 to 6 digits, checked above
   }
   return true;
 }
@@ -153,7 +153,9 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
       } else {
         PciDevice d;
         d.bus_id = id;
-        sscanf(id.c_str(), "%x:%x:%x.%x", &d.domain, &d.bus, &d.dev, &d.func);
+        config::BusId parsed;  // id passed NormalizeBusId, so it parses: the one bus id grammar, not sscanf
+        if (config::ParseBusId(id.data(), id.size(), &parsed))
+          d.domain = parsed.domain, d.bus = parsed.bus, d.dev = parsed.dev, d.func = parsed.func;
         out->push_back(d);  // locality unknown: near every node
       }
     }

@@ -223,7 +223,8 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
         w.Str(" ranks");
         return false;
       }
-      uint64_t per = cores / count, extra = cores % count;
+      // count >= 1: this rank's own slot is in the group and RanksOnSlot counts the rank there.
+      uint64_t per = cores / count, extra = cores % count;  // NOLINT(clang-analyzer-core.DivideZero)
       uint64_t start = index * per + (index < extra ? index : extra);
       uint64_t len = per + (index < extra ? 1 : 0);
       for (uint64_t u = start; u < start + len; ++u)

@@ -5,6 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   g++ make pkg-config            # build
+  clang-format clang-tidy        # make lint
   libhwloc-dev hwloc-nox         # topology (and lstopo for checks)
   libcriterion-dev               # unit tests
   clang-14 libclang-rt-14-dev    # fuzzing (libFuzzer, ASan, UBSan runtimes; make fuzz, make test)

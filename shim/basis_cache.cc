@@ -83,7 +83,7 @@ uint64_t NameHash(const char* helper) {
   h.Bytes(cpus, got > 0 ? static_cast<size_t>(got) : 0);
   uint64_t nodes[kMaxNodeWords] = {0};
   int mode = 0;
-  Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(nodes), kMaxNodeWords * 64, 0,
+  Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(nodes), static_cast<long>(kMaxNodeWords) * 64, 0,
        MPOL_F_MEMS_ALLOWED);
   h.Bytes(nodes, sizeof(nodes));
   return h.h;

@@ -55,7 +55,7 @@ const char* ErrnoName(int e) {
 
 /// Child-safe: sets the calling thread's memory policy for `plan`; returns 0 or -errno.
 long ApplyMemory(const core::RankPlan& plan, uint32_t node_words) {
-  unsigned long maxnode = node_words * 64 + 1;  // the kernel drops one bit of maxnode, historically
+  long maxnode = static_cast<long>(node_words) * 64 + 1;  // the kernel drops one bit of maxnode, historically
   switch (plan.memory) {
     case core::MemoryKind::kLocal:
       return Sys6(SYS_set_mempolicy, MPOL_DEFAULT, 0, 0);
@@ -216,12 +216,12 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   if (saved->cpus_saved) {
     for (long b = r / 8; b < static_cast<long>(kMaxCpuWords); ++b) saved->cpus[b] = 0;
   }
-  r = Sys6(SYS_sched_setaffinity, 0, basis->cpu_words * 8, reinterpret_cast<long>(cpus));
+  r = Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis->cpu_words) * 8, reinterpret_cast<long>(cpus));
   if (r < 0) return Fail(line, path, m, "sched_setaffinity: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
   const char* memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
   if (memory_denied == nullptr) {
     saved->memory_saved = Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
-                               reinterpret_cast<long>(saved->nodes), kMaxNodeWords * 64, 0, 0) == 0;
+                               reinterpret_cast<long>(saved->nodes), static_cast<long>(kMaxNodeWords) * 64, 0, 0) == 0;
     r = ApplyMemory(plan, basis->node_words);
     // A container that forbids memory policies, a kernel without them: keep the CPUs, say so in the line.
     if (r == -EPERM) {
@@ -279,7 +279,7 @@ void FinishBoundLine(Line* line, pid_t pid) {
 void Restore(const SavedBinding& saved) {
   if (saved.cpus_saved) Sys6(SYS_sched_setaffinity, 0, sizeof(saved.cpus), reinterpret_cast<long>(saved.cpus));
   if (saved.memory_saved) {
-    Sys6(SYS_set_mempolicy, saved.mode, reinterpret_cast<long>(saved.nodes), kMaxNodeWords * 64);
+    Sys6(SYS_set_mempolicy, saved.mode, reinterpret_cast<long>(saved.nodes), static_cast<long>(kMaxNodeWords) * 64);
   }
 }
 

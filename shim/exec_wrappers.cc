@@ -63,6 +63,7 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
 }
 
 /// Collects execl-style arguments (arg0, ..., NULL[, envp]) into argv on the caller's stack.
+// NOLINTBEGIN(bugprone-macro-parentheses): the arguments are names being declared, not expressions.
 #define NUMABIND_COLLECT_ARGS(arg0, argv_name, envp_name, with_envp)       \
   va_list ap;                                                             \
   va_start(ap, arg0);                                                     \
@@ -75,6 +76,7 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
   for (size_t i = 1; i <= count; ++i) argv_name[i] = va_arg(ap, char*);   \
   char* const* envp_name = with_envp ? va_arg(ap, char* const*) : environ; \
   va_end(ap)
+// NOLINTEND(bugprone-macro-parentheses)
 
 }  // namespace
 }  // namespace numabind::shim

@@ -27,7 +27,7 @@
 namespace numabind::shim {
 namespace {
 
-constexpr long kStackSize = 64 * 1024;  // each of the keeper's and the helper's (both use far less)
+constexpr long kStackSize = 64L * 1024;  // each of the keeper's and the helper's (both use far less)
 constexpr long kSigsetBytes = 8;        // the kernel's sigset_t: 64 signals
 constexpr int kMarginMs = 2000;         // the host's own bound beyond the keeper's, should the keeper stall
 constexpr int32_t kNotProbed = INT32_MIN;
@@ -323,7 +323,7 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
         data_open = ReadSome(data[0], cap, run, &mapped);
         too_much = run->size > cap;
       } else {
-        long got = Sys6(SYS_read, status[0], reinterpret_cast<long>(reports + reported), sizeof(reports) - reported);
+        long got = Sys6(SYS_read, status[0], reinterpret_cast<long>(reports + reported), static_cast<long>(sizeof(reports) - reported));
         if (got > 0) reported += static_cast<size_t>(got);
         status_open = got > 0 || got == -EINTR;
       }
@@ -349,7 +349,7 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
       pollfd fd{status[0], POLLIN, 0};
       timespec ts{0, 100 * 1000000L};
       if (Sys6(SYS_ppoll, reinterpret_cast<long>(&fd), 1, reinterpret_cast<long>(&ts), 0, kSigsetBytes) <= 0) continue;
-      long got = Sys6(SYS_read, status[0], reinterpret_cast<long>(reports + reported), sizeof(reports) - reported);
+      long got = Sys6(SYS_read, status[0], reinterpret_cast<long>(reports + reported), static_cast<long>(sizeof(reports) - reported));
       if (got <= 0) break;
       reported += static_cast<size_t>(got);
     }

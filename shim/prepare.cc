@@ -192,7 +192,7 @@ const core::PlanBasis* EnsurePrepared() {
     // Sleep, not spin: the helper the owner waits for needs the CPUs (16 threads yielding in a loop starved
     // it past its time limit in the 16-CPU guest). Woken when the owner is done; the owner is looked at
     // again every 10 ms.
-    timespec nap = {0, 10 * 1000 * 1000};
+    timespec nap = {0, 10L * 1000 * 1000};
     Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAIT_PRIVATE, held, reinterpret_cast<long>(&nap));
   }
   if (!g_state.prepared) {

@@ -161,6 +161,8 @@ Test(devices, explicit_list) {
   STR_EQ(Ids(d), "0000:34:00.0,0000:35:00.0");
   cr_assert(!d[0].locality_known);
   cr_assert_eq(d[1].bus, 0x35u);
+  d = Select(t, "1A:35:1f.7");  // every field from the one bus id grammar
+  cr_assert(d[0].domain == 0x1a && d[0].bus == 0x35 && d[0].dev == 0x1f && d[0].func == 7);
   // With PCI information, a device the machine does not have is an error; one it has keeps its node.
   t.pci = {Gpu("0000:10:00.0", 2)};
   t.io_loaded = true;
