@@ -58,8 +58,8 @@ typedef struct {
 typedef struct {
   char what[160];
   Samples wall;
-  int rc;             ///< exit status of the last run
-  char note[256];     ///< first line of stderr or the error, when there was one
+  int rc;          ///< exit status of the last run
+  char note[256];  ///< first line of stderr or the error, when there was one
 } Timing;
 
 typedef struct {

@@ -95,7 +95,8 @@ std::string CommandSection(const std::string& help) {
       size_t gap = line.find("  ", 2);
       std::string head = line.substr(2, gap == std::string::npos ? std::string::npos : gap - 2);
       out += ".TP\n" + Bold(head.substr(0, head.find(' ')));
-      if (head.find(' ') != std::string::npos) out += " \\fI" + Roff(head.substr(head.find(' ') + 1)) + "\\fR";
+      if (head.find(' ') != std::string::npos)
+        out += " \\fI" + Roff(head.substr(head.find(' ') + 1)) + "\\fR";
       out += "\n";
       paragraph = gap == std::string::npos ? "" : Trim(line.substr(gap));
       in_option = true;
@@ -114,8 +115,9 @@ std::string Header(int section, const char* title) {
 
 void PrintPage1(FILE* out) {
   std::string page = Header(1, "User Commands");
-  page += ".SH NAME\nnumabind \\- start each rank of a parallel job on the CPUs and memory nearest its "
-          "accelerator\n.SH SYNOPSIS\n.nf\n";
+  page +=
+      ".SH NAME\nnumabind \\- start each rank of a parallel job on the CPUs and memory nearest its "
+      "accelerator\n.SH SYNOPSIS\n.nf\n";
   // The usage lines of `numabind --help`, each a synopsis line.
   std::vector<std::string> usage = Lines(Capture([](FILE* f) { PrintUsage(f); }));
   bool in_usage = false;
@@ -164,12 +166,14 @@ void PrintPage7(FILE* out) {
       ".SH VARIABLES\n.ad l\n";  // left-aligned: a value list broken at "|" leaves nothing to spread
   for (int i = 0; i < config::kVarCount; ++i) {
     const config::VarInfo& v = config::kVars[i];
-    std::string dflt = v.dflt != nullptr ? std::string("Default: ") + v.dflt : std::string("Unset: ") + v.unset;
+    std::string dflt =
+        v.dflt != nullptr ? std::string("Default: ") + v.dflt : std::string("Unset: ") + v.unset;
     // Long value lists may break after each "|" (\: is roff's invisible break point).
     std::string values = Roff(v.values);
-    for (size_t p = values.find('|'); p != std::string::npos; p = values.find('|', p + 3)) values.insert(p + 1, "\\:");
-    page += ".TP\n" + Bold(v.name) + "=\\fI" + values + "\\fR\n" + Roff(v.meaning) + "\n" +
-            Roff(dflt) + ".\n";
+    for (size_t p = values.find('|'); p != std::string::npos; p = values.find('|', p + 3))
+      values.insert(p + 1, "\\:");
+    page +=
+        ".TP\n" + Bold(v.name) + "=\\fI" + values + "\\fR\n" + Roff(v.meaning) + "\n" + Roff(dflt) + ".\n";
   }
   page += ".ad\n.PP\nAn empty value counts as unset, except for NUMABIND_MATCH, where it matches nothing.\n";
   page +=

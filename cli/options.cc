@@ -61,7 +61,8 @@ bool ParseArgs(const char* command, const Args& args, const OptionSpec* specs, s
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
-      out->positionals.insert(out->positionals.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      out->positionals.insert(out->positionals.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                              args.end());
       return true;
     }
     if (a == "-h" || a == "--help") {
@@ -171,21 +172,11 @@ std::string JsonString(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
       default:
         if (c < 0x20) {
           char buf[8];

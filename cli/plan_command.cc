@@ -103,7 +103,8 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   // How many ranks: the option or NUMABIND_NRANKS, the launcher's local size (config::LocalRankCount, as
   // the library reads it), else one per slot.
   uint32_t nranks = cfg.nranks;
-  for (int i = 0; nranks == 0 && i < config::kRankVarCount; ++i) nranks = config::LocalRankCount(merged.get(), i);
+  for (int i = 0; nranks == 0 && i < config::kRankVarCount; ++i)
+    nranks = config::LocalRankCount(merged.get(), i);
   if (nranks == 0) nranks = basis->slot_count > 0 ? basis->slot_count : 1;
 
   std::vector<RankRow> rows;

@@ -54,7 +54,8 @@ std::string Basename(const std::string& path) {
 std::string Lexical(const std::string& path) {
   std::string full = path;
   char cwd[PATH_MAX];
-  if (path.empty() || path[0] != '/') full = std::string(getcwd(cwd, sizeof(cwd)) != nullptr ? cwd : "") + "/" + path;
+  if (path.empty() || path[0] != '/')
+    full = std::string(getcwd(cwd, sizeof(cwd)) != nullptr ? cwd : "") + "/" + path;
   std::vector<std::string> parts;
   size_t pos = 0;
   while (pos <= full.size()) {
@@ -82,7 +83,8 @@ std::string SelfExe(const char* argv0) {
   ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
   std::string exe = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
   // Run through a link from a path that LD_PRELOAD can carry: stay on that side of the link.
-  if (argv0 != nullptr && strchr(argv0, '/') != nullptr && (exe.empty() || !Preloadable(exe))) return Lexical(argv0);
+  if (argv0 != nullptr && strchr(argv0, '/') != nullptr && (exe.empty() || !Preloadable(exe)))
+    return Lexical(argv0);
   return !exe.empty() ? exe : argv0 != nullptr ? argv0 : "numabind";
 }
 

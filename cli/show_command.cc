@@ -94,29 +94,17 @@ std::string OwnMemoryPolicy() {
   std::string nodes = BitsToList(mask, kBits);
   std::string name;
   switch (mode) {
-    case kMpolDefault:
-      return "default";
-    case kMpolLocal:
-      return "local";
+    case kMpolDefault: return "default";
+    case kMpolLocal: return "local";
     case kMpolPreferred:
       if (nodes.empty()) return "local";  // older kernels' spelling of MPOL_LOCAL
       name = "prefer";
       break;
-    case kMpolBind:
-      name = "bind";
-      break;
-    case kMpolInterleave:
-      name = "interleave";
-      break;
-    case kMpolPreferredMany:
-      name = "prefer (many)";
-      break;
-    case kMpolWeightedInterleave:
-      name = "weighted interleave";
-      break;
-    default:
-      name = "mode " + std::to_string(mode);
-      break;
+    case kMpolBind: name = "bind"; break;
+    case kMpolInterleave: name = "interleave"; break;
+    case kMpolPreferredMany: name = "prefer (many)"; break;
+    case kMpolWeightedInterleave: name = "weighted interleave"; break;
+    default: name = "mode " + std::to_string(mode); break;
   }
   if (flags != 0) {
     name += "=";

@@ -184,8 +184,10 @@ RankValue ParseRankValue(const char* s, uint32_t* out) {
   uint32_t v = 0;
   bool large = false;
   for (; IsDigit(*s); ++s) {
-    if (v >= kMaxRanks) large = true;  // keep scanning: "99999999999x" is malformed, not too large
-    else v = v * 10 + static_cast<uint32_t>(*s - '0');
+    if (v >= kMaxRanks)
+      large = true;  // keep scanning: "99999999999x" is malformed, not too large
+    else
+      v = v * 10 + static_cast<uint32_t>(*s - '0');
   }
   if (*s != '\0') return RankValue::kMalformed;
   if (large || v >= kMaxRanks) return RankValue::kTooLarge;

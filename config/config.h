@@ -19,18 +19,18 @@ enum class LogFormat : uint8_t { kText, kJson };
 struct Config {
   /// NUMABIND_POLICY is set, non-empty and NUMABIND_DISABLE is not 1: the shim acts.
   bool enabled = false;
-  bool disabled = false;            ///< NUMABIND_DISABLE=1
-  const char* policy = nullptr;     ///< NUMABIND_POLICY as written (syntax checked), nullptr when unset
-  const char* memory = "local";     ///< NUMABIND_MEMORY: local|preferred|bind|interleave
-  const char* devices = "auto";     ///< NUMABIND_DEVICES: auto|none|bus ids separated by commas
-  uint32_t nranks = 0;              ///< NUMABIND_NRANKS; 0 = take it from the launcher's variables
-  const char* rank_var = nullptr;   ///< NUMABIND_RANK_VAR; nullptr = the built-in precedence list
-  const char* match = nullptr;      ///< NUMABIND_MATCH glob; never nullptr after Parse (default applies)
-  const char* topology = nullptr;   ///< NUMABIND_TOPOLOGY: nullptr = live machine; file or synthetic:DESC
-  LogLevel log = LogLevel::kWarn;   ///< NUMABIND_LOG: off|warn|info|debug
+  bool disabled = false;           ///< NUMABIND_DISABLE=1
+  const char* policy = nullptr;    ///< NUMABIND_POLICY as written (syntax checked), nullptr when unset
+  const char* memory = "local";    ///< NUMABIND_MEMORY: local|preferred|bind|interleave
+  const char* devices = "auto";    ///< NUMABIND_DEVICES: auto|none|bus ids separated by commas
+  uint32_t nranks = 0;             ///< NUMABIND_NRANKS; 0 = take it from the launcher's variables
+  const char* rank_var = nullptr;  ///< NUMABIND_RANK_VAR; nullptr = the built-in precedence list
+  const char* match = nullptr;     ///< NUMABIND_MATCH glob; never nullptr after Parse (default applies)
+  const char* topology = nullptr;  ///< NUMABIND_TOPOLOGY: nullptr = live machine; file or synthetic:DESC
+  LogLevel log = LogLevel::kWarn;  ///< NUMABIND_LOG: off|warn|info|debug
   LogFormat log_format = LogFormat::kText;  ///< NUMABIND_LOG_FORMAT: text|json
-  const char* log_file = nullptr;   ///< NUMABIND_LOG_FILE; nullptr = stderr
-  bool strict = false;              ///< NUMABIND_STRICT=1
+  const char* log_file = nullptr;           ///< NUMABIND_LOG_FILE; nullptr = stderr
+  bool strict = false;                      ///< NUMABIND_STRICT=1
   const char* shared = "/dev/shm";  ///< NUMABIND_SHARED: directory of the shared plan basis; nullptr = off
   /// NUMABIND_BOUND: "VAR=value", the rank variable a numabind launcher (or this rank's own start-up)
   /// bound by; nullptr when unset.

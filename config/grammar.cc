@@ -33,7 +33,10 @@ bool ParseHex(const char* s, size_t n, size_t max_digits, uint32_t* out) {
   uint32_t v = 0;
   for (size_t i = 0; i < n; ++i) {
     char c = s[i];
-    int d = IsDigit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+    int d = IsDigit(c)               ? c - '0'
+            : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+            : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                     : -1;
     if (d < 0) return false;
     v = v * 16 + static_cast<uint32_t>(d);
   }
@@ -54,7 +57,8 @@ struct Why {
   Why& Num(uint32_t v) {
     char d[11];
     int n = 0;
-    do d[n++] = static_cast<char>('0' + v % 10); while ((v /= 10) != 0);
+    do d[n++] = static_cast<char>('0' + v % 10);
+    while ((v /= 10) != 0);
     while (n > 0 && len + 1 < cap) buf[len++] = d[--n];
     if (cap > 0) buf[len] = '\0';
     return *this;
@@ -73,7 +77,8 @@ bool CheckEntry(const char* s, size_t n, uint32_t max_id, const char* what, uint
     }
   }
   *repeat = 1;
-  if (list_end < n && (!ParseNum(s + list_end + 1, n - list_end - 1, kMaxMapEntries, repeat) || *repeat == 0)) {
+  if (list_end < n &&
+      (!ParseNum(s + list_end + 1, n - list_end - 1, kMaxMapEntries, repeat) || *repeat == 0)) {
     w->Put("*N takes a count from 1 to ").Num(kMaxMapEntries);
     return false;
   }
@@ -89,8 +94,10 @@ bool CheckEntry(const char* s, size_t n, uint32_t max_id, const char* what, uint
     while (dash < j && s[dash] != '-') ++dash;
     uint32_t lo = 0, hi = 0;
     bool ok = ParseNum(s + i, dash - i, 0xffffffffu, &lo);
-    if (ok && dash < j) ok = ParseNum(s + dash + 1, j - dash - 1, 0xffffffffu, &hi);
-    else hi = lo;
+    if (ok && dash < j)
+      ok = ParseNum(s + dash + 1, j - dash - 1, 0xffffffffu, &hi);
+    else
+      hi = lo;
     if (!ok) return expected();
     if (hi < lo) {
       w->Put("range ").Put(s + i, j - i).Put(" goes down");
@@ -216,8 +223,8 @@ bool ParseBusId(const char* s, size_t n, BusId* out) {
   BusId id;
   if (colons == 2 && !ParseHex(s, colon[0], 8, &id.domain)) return false;
   if (dot == n || !ParseHex(s + bus_start, bus_end - bus_start, 2, &id.bus) ||
-      !ParseHex(s + bus_end + 1, dot - bus_end - 1, 2, &id.dev) || !ParseHex(s + dot + 1, n - dot - 1, 1, &id.func) ||
-      id.dev > 0x1f || id.func > 7) {
+      !ParseHex(s + bus_end + 1, dot - bus_end - 1, 2, &id.dev) ||
+      !ParseHex(s + dot + 1, n - dot - 1, 1, &id.func) || id.dev > 0x1f || id.func > 7) {
     return false;
   }
   *out = id;

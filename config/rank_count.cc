@@ -66,9 +66,9 @@ bool ParseTaskCounts(const char* value, uint32_t node, uint32_t* out) {
 
 const char* LocalRankCountSource(const char* const* env, int var) {
   if (var < 0 || var >= kRankVarCount) return nullptr;
-  if (!IsSlurm(var)) return kRankVars[var].size != nullptr && Lookup(env, kRankVars[var].size) != nullptr
-                                ? kRankVars[var].size
-                                : nullptr;
+  if (!IsSlurm(var))
+    return kRankVars[var].size != nullptr && Lookup(env, kRankVars[var].size) != nullptr ? kRankVars[var].size
+                                                                                         : nullptr;
   // The step's own counts first: a batch script's SLURM_TASKS_PER_NODE describes the job, not the step.
   static const char* const kSlurmCounts[] = {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"};
   for (const char* name : kSlurmCounts) {

@@ -62,7 +62,8 @@ const VarInfo kVars[] = {
     {"NUMABIND_SHARED", "DIR|off", "/dev/shm", nullptr,
      "Where processes of one user share the prepared plan basis, so that only the first process on a machine "
      "discovers the topology: one file per configuration and allowed CPU and node set under DIR/numabind-UID "
-     "(owned by the user, mode 0600), replaced when the machine changes (CPU hotplug, reboot, a new numabind). "
+     "(owned by the user, mode 0600), replaced when the machine changes (CPU hotplug, reboot, a new "
+     "numabind). "
      "off: every process prepares its own."},
     {"NUMABIND_BOUND", "VAR=VALUE", nullptr, "set by numabind only",
      "Added by numabind to the environment of every rank it binds: the rank variable it bound by, such as "

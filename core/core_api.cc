@@ -1,8 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// numabind_prepare: the C entry point of the planner, run by `numabind plan` and `numabind prepare-basis`. Errors are values;
-// nothing below throws (no throw statements; an allocation failure of the standard library would end the
-// process, as it would anywhere else in a launcher).
+// numabind_prepare: the C entry point of the planner, run by `numabind plan` and `numabind prepare-basis`.
+// Errors are values; nothing below throws (no throw statements; an allocation failure of the standard library
+// would end the process, as it would anywhere else in a launcher).
 
 #include "core/core_api.h"
 
@@ -13,8 +13,8 @@
 
 #include "core/planner.h"
 
-extern "C" const numabind::core::PlanBasis* numabind_prepare(const numabind_prepare_request* request, char* err,
-                                                             size_t errlen) {
+extern "C" const numabind::core::PlanBasis* numabind_prepare(const numabind_prepare_request* request,
+                                                             char* err, size_t errlen) {
   std::string why;
   const numabind::core::PlanBasis* basis = nullptr;
   if (!request || !request->policy) {

@@ -61,9 +61,7 @@ void CpuSet::Clear(uint32_t i) {
   if (i / 64 < words_.size()) words_[i / 64] &= ~(uint64_t{1} << (i % 64));
 }
 
-bool CpuSet::Has(uint32_t i) const {
-  return i / 64 < words_.size() && ((words_[i / 64] >> (i % 64)) & 1);
-}
+bool CpuSet::Has(uint32_t i) const { return i / 64 < words_.size() && ((words_[i / 64] >> (i % 64)) & 1); }
 
 uint32_t CpuSet::Count() const { return CountBits(words_.data(), WordCount()); }
 

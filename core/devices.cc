@@ -2,7 +2,6 @@
 
 #include "core/devices.h"
 
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +54,10 @@ bool NumericList(const char* value, std::vector<uint32_t>* out) {
   if (v.empty()) return false;
   out->clear();
   for (const std::string& part : Split(v, ',')) {
-    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) return false;
-    out->push_back(static_cast<uint32_t>(strtoul(part.c_str(), nullptr, 10)));  // 1 to 6 digits, checked above
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    out->push_back(
+        static_cast<uint32_t>(strtoul(part.c_str(), nullptr, 10)));  // 1 to 6 digits, checked above
   }
   return true;
 }
@@ -100,8 +101,10 @@ bool ParseDevices(const char* text, DeviceSpec* out, std::string* err) {
     std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     std::string id;
     if (!NormalizeBusId(part, &id)) {
-      *err = "NUMABIND_DEVICES=" + s + ": expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0 "
-             "(not a bus id: " + part + ")";
+      *err = "NUMABIND_DEVICES=" + s +
+             ": expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0 "
+             "(not a bus id: " +
+             part + ")";
       return false;
     }
     out->bus_ids.push_back(id);

@@ -146,14 +146,10 @@ size_t FormatBitList(const uint64_t* words, uint32_t nwords, char* buf, size_t c
 // Child-safe: returns a string literal.
 const char* MemoryName(MemoryKind kind) {
   switch (kind) {
-    case MemoryKind::kLocal:
-      return "local";
-    case MemoryKind::kPreferred:
-      return "preferred";
-    case MemoryKind::kBind:
-      return "bind";
-    case MemoryKind::kInterleave:
-      return "interleave";
+    case MemoryKind::kLocal: return "local";
+    case MemoryKind::kPreferred: return "preferred";
+    case MemoryKind::kBind: return "bind";
+    case MemoryKind::kInterleave: return "interleave";
   }
   return "unknown";
 }
@@ -205,8 +201,7 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
         count += RanksOnSlot(basis, t, n, n);
       }
       if (basis.policy == PolicyKind::kCoreComplex) {
-        OrWords(out->cpus, units + (index % slot.unit_count) * basis.cpu_words,
-                basis.cpu_words);
+        OrWords(out->cpus, units + (index % slot.unit_count) * basis.cpu_words, basis.cpu_words);
         break;
       }
       // Contiguous slices of the group's physical cores; the first (cores % ranks) ranks take one more.
@@ -234,9 +229,7 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
     case PolicyKind::kNode:
     case PolicyKind::kSocket:
     case PolicyKind::kCpuMap:
-    case PolicyKind::kNodeMap:
-      OrWords(out->cpus, units, basis.cpu_words);
-      break;
+    case PolicyKind::kNodeMap: OrWords(out->cpus, units, basis.cpu_words); break;
   }
 
   if (CountBits(out->cpus, basis.cpu_words) == 0) {
@@ -251,7 +244,8 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
 void BasisToOffsets(PlanBasis* basis) {
   uintptr_t base = reinterpret_cast<uintptr_t>(basis);
   basis->slots = reinterpret_cast<const PlanSlot*>(reinterpret_cast<uintptr_t>(basis->slots) - base);
-  basis->slot_nodes = reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->slot_nodes) - base);
+  basis->slot_nodes =
+      reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->slot_nodes) - base);
   basis->unit_cpus = reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->unit_cpus) - base);
 }
 

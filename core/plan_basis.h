@@ -71,7 +71,7 @@ struct PlanBasis {
   const PlanSlot* slots;
   const uint64_t* slot_nodes;  ///< slot_count * node_words words
   uint32_t unit_count;
-  const uint64_t* unit_cpus;   ///< unit_count * cpu_words words
+  const uint64_t* unit_cpus;  ///< unit_count * cpu_words words
   /// The policy and memory policy as the user wrote them, for messages ("exclusive", "cpus:1|0").
   char policy_text[64];
   char memory_text[16];

@@ -63,7 +63,8 @@ std::string NodeLabel(const NodeSet& nodes, bool unknown) {
 }
 
 PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, const std::string& memory_text,
-                bool spread, const std::vector<Draft>& drafts, const std::vector<CpuSet>& units, std::string* err) {
+                bool spread, const std::vector<Draft>& drafts, const std::vector<CpuSet>& units,
+                std::string* err) {
   uint32_t cpu_words = std::max({topo.complete.UsedWords(), topo.allowed.UsedWords(), 1u});
   for (const CpuSet& u : units) cpu_words = std::max(cpu_words, u.UsedWords());
   uint32_t node_words = std::max((topo.NodeLimit() + 63) / 64, 1u);
@@ -127,8 +128,8 @@ bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::k
 namespace {
 
 /// The request's three texts, parsed; false with *err on the first bad one.
-bool ParseRequest(const numabind_prepare_request& request, Policy* policy, MemoryKind* memory, DeviceSpec* spec,
-                  std::string* err) {
+bool ParseRequest(const numabind_prepare_request& request, Policy* policy, MemoryKind* memory,
+                  DeviceSpec* spec, std::string* err) {
   return ParsePolicy(request.policy, policy, err) && ParseMemory(request.memory, memory, err) &&
          ParseDevices(request.devices, spec, err);
 }
@@ -272,7 +273,9 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
           cores.emplace_back(c.cpus.First(), c.cpus.Intersect(scope));
         }
         std::sort(cores.begin(), cores.end(),
-                  [](const std::pair<int64_t, CpuSet>& a, const std::pair<int64_t, CpuSet>& b) { return a.first < b.first; });
+                  [](const std::pair<int64_t, CpuSet>& a, const std::pair<int64_t, CpuSet>& b) {
+                    return a.first < b.first;
+                  });
         for (auto& c : cores) units.push_back(c.second);
         break;
       }
@@ -296,8 +299,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
         break;
       }
       case PolicyKind::kCpuMap:
-      case PolicyKind::kNodeMap:
-        break;
+      case PolicyKind::kNodeMap: break;
     }
     g.unit_count = static_cast<uint32_t>(units.size()) - g.first_unit;
   }

@@ -40,7 +40,6 @@ struct Policy {
   std::vector<CpuSet> entries;
 };
 
-
 /// Parses NUMABIND_POLICY with config/grammar.h (at most config::kMaxMapEntries map entries). Returns
 /// false with the line config::Parse gives: the variable, the value and the bad part.
 bool ParsePolicy(const char* text, Policy* out, std::string* err);

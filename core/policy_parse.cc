@@ -15,8 +15,9 @@ bool ParsePolicy(const char* text, Policy* out, std::string* err) {
   *out = Policy();
   const char* value = text != nullptr ? text : "";
   if (*value == '\0') {
-    *err = "NUMABIND_POLICY is empty: use node, socket, exclusive, core-complex, cpus:LIST|LIST... or "
-           "nodes:LIST|LIST...";
+    *err =
+        "NUMABIND_POLICY is empty: use node, socket, exclusive, core-complex, cpus:LIST|LIST... or "
+        "nodes:LIST|LIST...";
     return false;
   }
   config::PolicyText syntax;

@@ -9,7 +9,8 @@
 namespace numabind::core {
 
 const TopoPu* Topology::FindPu(uint32_t os) const {
-  auto it = std::lower_bound(pus.begin(), pus.end(), os, [](const TopoPu& p, uint32_t v) { return p.os < v; });
+  auto it =
+      std::lower_bound(pus.begin(), pus.end(), os, [](const TopoPu& p, uint32_t v) { return p.os < v; });
   return it != pus.end() && it->os == os ? &*it : nullptr;
 }
 

@@ -21,11 +21,11 @@ namespace numabind::core {
 /// One online PU. Indexes refer to Topology's vectors; -1 when the PU has none (a PU outside every NUMA
 /// node of a restricted topology, a synthetic topology without packages or caches).
 struct TopoPu {
-  uint32_t os = 0;      ///< the kernel's CPU number
-  int32_t core = -1;    ///< index into Topology::cores
-  int32_t llc = -1;     ///< index into Topology::llcs
-  int32_t node = -1;    ///< index into Topology::nodes: the PU's local node
-  int32_t package = -1; ///< index into Topology::packages
+  uint32_t os = 0;       ///< the kernel's CPU number
+  int32_t core = -1;     ///< index into Topology::cores
+  int32_t llc = -1;      ///< index into Topology::llcs
+  int32_t node = -1;     ///< index into Topology::nodes: the PU's local node
+  int32_t package = -1;  ///< index into Topology::packages
 };
 
 /// A physical core: its online PUs (SMT siblings).
@@ -41,11 +41,11 @@ struct TopoCache {
 };
 
 struct TopoNode {
-  uint32_t os = 0;       ///< the kernel's node number
-  CpuSet cpus;           ///< online PUs whose local node this is (empty for HBM/MCDRAM/CXL memory)
-  CpuSet locality;       ///< hwloc's cpuset of the node (CPUs near it; non-empty for HBM too)
-  uint64_t memory = 0;   ///< bytes of local memory, 0 when unknown
-  std::string subtype;   ///< hwloc's subtype ("MCDRAM", "HBM", ...), "" for ordinary memory
+  uint32_t os = 0;      ///< the kernel's node number
+  CpuSet cpus;          ///< online PUs whose local node this is (empty for HBM/MCDRAM/CXL memory)
+  CpuSet locality;      ///< hwloc's cpuset of the node (CPUs near it; non-empty for HBM too)
+  uint64_t memory = 0;  ///< bytes of local memory, 0 when unknown
+  std::string subtype;  ///< hwloc's subtype ("MCDRAM", "HBM", ...), "" for ordinary memory
 };
 
 struct TopoPackage {
@@ -67,21 +67,21 @@ struct PciDevice {
 };
 
 struct Topology {
-  std::string source;   ///< "live machine", the XML path, or "synthetic:DESC"
+  std::string source;  ///< "live machine", the XML path, or "synthetic:DESC"
   bool live = false;
   std::vector<TopoPu> pus;  ///< online PUs in increasing os order
   std::vector<TopoCore> cores;
   std::vector<TopoCache> llcs;
   std::vector<TopoNode> nodes;  ///< in increasing os order, CPU-less nodes included
   std::vector<TopoPackage> packages;
-  CpuSet complete;      ///< every CPU the machine has, offline ones included
-  CpuSet online;        ///< the PUs present
-  CpuSet hwloc_allowed; ///< hwloc's allowed set (cgroup/cpuset; the file's allowed_cpuset)
-  CpuSet affinity;      ///< the calling thread's sched_getaffinity (live machine only; else == online)
+  CpuSet complete;       ///< every CPU the machine has, offline ones included
+  CpuSet online;         ///< the PUs present
+  CpuSet hwloc_allowed;  ///< hwloc's allowed set (cgroup/cpuset; the file's allowed_cpuset)
+  CpuSet affinity;       ///< the calling thread's sched_getaffinity (live machine only; else == online)
   /// The CPUs a plan may use: online ∩ hwloc_allowed ∩ affinity.
   CpuSet allowed;
-  NodeSet allowed_nodes; ///< hwloc's allowed nodeset
-  bool io_loaded = false;  ///< PCI discovery ran (false: devices unknown, not absent)
+  NodeSet allowed_nodes;       ///< hwloc's allowed nodeset
+  bool io_loaded = false;      ///< PCI discovery ran (false: devices unknown, not absent)
   std::vector<PciDevice> pci;  ///< in increasing bus id order
 
   const TopoPu* FindPu(uint32_t os) const;

@@ -163,8 +163,9 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
     hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, name);
   if (options.pci) {
     hwloc_topology_set_type_filter(topo, HWLOC_OBJ_BRIDGE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_PCI_DEVICE, options.all_pci ? HWLOC_TYPE_FILTER_KEEP_ALL
-                                                                               : HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_PCI_DEVICE,
+                                   options.all_pci ? HWLOC_TYPE_FILTER_KEEP_ALL
+                                                   : HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   }
 
   std::string text = spec ? spec : "";
@@ -245,7 +246,8 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, nullptr); pu;
        pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu))
     pu_objs.push_back(pu);
-  std::sort(pu_objs.begin(), pu_objs.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
+  std::sort(pu_objs.begin(), pu_objs.end(),
+            [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
   for (hwloc_obj_t pu : pu_objs) {
     TopoPu p;
     p.os = pu->os_index;
@@ -275,11 +277,13 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
       auto it = cache_index.find(llc);
       if (it == cache_index.end()) {
         it = cache_index.emplace(llc, static_cast<int>(out->llcs.size())).first;
-        out->llcs.push_back(TopoCache{FromBitmap(llc->cpuset).IntersectWith(out->online), llc->attr->cache.depth});
+        out->llcs.push_back(
+            TopoCache{FromBitmap(llc->cpuset).IntersectWith(out->online), llc->attr->cache.depth});
       }
       p.llc = it->second;
     } else {
-      auto key = reinterpret_cast<hwloc_obj_t>(static_cast<uintptr_t>(p.core) * 2 + 1);  // never a real pointer
+      auto key =
+          reinterpret_cast<hwloc_obj_t>(static_cast<uintptr_t>(p.core) * 2 + 1);  // never a real pointer
       auto it = cache_index.find(key);
       if (it == cache_index.end()) {
         it = cache_index.emplace(key, static_cast<int>(out->llcs.size())).first;
@@ -298,7 +302,8 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
         best = static_cast<int>(i);
         continue;
       }
-      bool special_i = IsSpecialMemory(node_objs[i]->subtype), special_b = IsSpecialMemory(node_objs[best]->subtype);
+      bool special_i = IsSpecialMemory(node_objs[i]->subtype),
+           special_b = IsSpecialMemory(node_objs[best]->subtype);
       if (special_i != special_b) {
         if (!special_i) best = static_cast<int>(i);
       } else if (node_weight[i] < node_weight[best]) {

@@ -44,8 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ok) {
     FUZZ_CHECK(len == 0, "accepted with error \"%s\"", err.text);
   } else {
-    FUZZ_CHECK(strncmp(err.text, "NUMABIND_", 9) == 0 && strchr(err.text, '\n') == nullptr,
-               "error \"%s\"", err.text);
+    FUZZ_CHECK(strncmp(err.text, "NUMABIND_", 9) == 0 && strchr(err.text, '\n') == nullptr, "error \"%s\"",
+               err.text);
   }
 
   const char* const* e = env.data();
@@ -69,8 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Config again;
   bool ok2 = numabind::config::Parse(env.data(), &again, nullptr);
   FUZZ_CHECK(ok2 == ok && again.enabled == c.enabled && again.policy == c.policy &&
-                 again.nranks == c.nranks &&
-                 again.strict == c.strict && again.log == c.log && again.log_file == c.log_file,
+                 again.nranks == c.nranks && again.strict == c.strict && again.log == c.log &&
+                 again.log_file == c.log_file,
              "a second parse differs");
   return 0;
 }

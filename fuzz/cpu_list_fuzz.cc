@@ -28,8 +28,8 @@ void CheckHex(const CpuSet& set, const std::string& input) {
 }
 
 void CheckSet(const CpuSet& set, const std::string& input) {
-  FUZZ_CHECK(set.Last() < static_cast<int64_t>(CpuSet::kMaxBits), "input \"%s\": member %lld",
-             input.c_str(), static_cast<long long>(set.Last()));
+  FUZZ_CHECK(set.Last() < static_cast<int64_t>(CpuSet::kMaxBits), "input \"%s\": member %lld", input.c_str(),
+             static_cast<long long>(set.Last()));
   // The whole-set checks below cost about a second per set of millions of CPUs under the sanitizers; they
   // run on sets up to kCheapBits (every machine's /proc mask is far smaller), the list checks on all.
   constexpr int64_t kCheapBits = 1 << 16;

@@ -16,14 +16,14 @@
 #include <vector>
 
 /// Checks an invariant; on failure prints it (with a printf-style explanation) and aborts.
-#define FUZZ_CHECK(cond, ...)                                               \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
+#define FUZZ_CHECK(cond, ...)                                                        \
+  do {                                                                               \
+    if (!(cond)) {                                                                   \
       fprintf(stderr, "%s:%d: invariant failed: %s\n  ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                         \
-      fputc('\n', stderr);                                                  \
-      abort();                                                              \
-    }                                                                       \
+      fprintf(stderr, __VA_ARGS__);                                                  \
+      fputc('\n', stderr);                                                           \
+      abort();                                                                       \
+    }                                                                                \
   } while (0)
 
 namespace numabind::fuzz {

@@ -89,9 +89,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
     FUZZ_CHECK(ok == want_ok && (!ok || got == want), "\"%s\" node %llu: got %s %u, want %s %llu",
-               value.c_str(),
-               static_cast<unsigned long long>(node), ok ? "ok" : "refused", got, want_ok ? "ok" : "refused",
-               static_cast<unsigned long long>(want));
+               value.c_str(), static_cast<unsigned long long>(node), ok ? "ok" : "refused", got,
+               want_ok ? "ok" : "refused", static_cast<unsigned long long>(want));
   }
 
   std::vector<const char*> env;

@@ -45,7 +45,9 @@ struct Hash {
   }
   void Str(const char* s) { Bytes(s != nullptr ? s : "(null)", strlen(s != nullptr ? s : "(null)") + 1); }
   template <typename T>
-  void Value(const T& v) { Bytes(&v, sizeof(v)); }
+  void Value(const T& v) {
+    Bytes(&v, sizeof(v));
+  }
   /// A small file's contents ("" when unreadable).
   void File(const char* path) {
     char buf[512];
@@ -59,7 +61,8 @@ struct Hash {
   void Stat(const char* path) {
     struct stat st;
     if (path == nullptr || stat(path, &st) != 0) return Value(-1);
-    Value(st.st_dev), Value(st.st_ino), Value(st.st_size), Value(st.st_mtim.tv_sec), Value(st.st_mtim.tv_nsec);
+    Value(st.st_dev), Value(st.st_ino), Value(st.st_size), Value(st.st_mtim.tv_sec),
+        Value(st.st_mtim.tv_nsec);
   }
 };
 
@@ -83,8 +86,8 @@ uint64_t NameHash(const char* helper) {
   h.Bytes(cpus, got > 0 ? static_cast<size_t>(got) : 0);
   uint64_t nodes[kMaxNodeWords] = {0};
   int mode = 0;
-  Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(nodes), static_cast<long>(kMaxNodeWords) * 64, 0,
-       MPOL_F_MEMS_ALLOWED);
+  Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(nodes),
+       static_cast<long>(kMaxNodeWords) * 64, 0, MPOL_F_MEMS_ALLOWED);
   h.Bytes(nodes, sizeof(nodes));
   return h.h;
 }
@@ -166,11 +169,13 @@ bool LoadSharedBasis(const char* helper, HelperRun* run) {
   // Another user's file, or one that someone else could have written, is never read.
   bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 022) == 0 &&
             ReadAll(fd, reinterpret_cast<char*>(&header), sizeof(header)) &&
-            memcmp(header.magic, kMagic, sizeof(kMagic)) == 0 && header.name == name && header.size <= kMaxFrame &&
-            static_cast<uint64_t>(st.st_size) == sizeof(header) + header.size && header.identity == Identity(helper);
+            memcmp(header.magic, kMagic, sizeof(kMagic)) == 0 && header.name == name &&
+            header.size <= kMaxFrame && static_cast<uint64_t>(st.st_size) == sizeof(header) + header.size &&
+            header.identity == Identity(helper);
   size_t mapped = (header.size + 4095) & ~static_cast<size_t>(4095);
   if (ok && header.size > 0) {
-    long m = Sys6(SYS_mmap, 0, static_cast<long>(mapped), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long m = Sys6(SYS_mmap, 0, static_cast<long>(mapped), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                  -1, 0);
     frame = m < 0 && m > -4096 ? nullptr : reinterpret_cast<char*>(m);
   }
   ok = frame != nullptr && ReadAll(fd, frame, header.size);
@@ -209,7 +214,8 @@ void StoreSharedBasis(const char* helper, const char* frame, size_t size) {
   tmp.Str(".").Str(file).Str(".").Num(Sys6(SYS_getpid)).Str(".").Num(now.tv_nsec);
   int fd = openat(dir, tmp.CStr(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd >= 0) {
-    bool ok = WriteAll(fd, reinterpret_cast<const char*>(&header), sizeof(header)) && WriteAll(fd, frame, size);
+    bool ok =
+        WriteAll(fd, reinterpret_cast<const char*>(&header), sizeof(header)) && WriteAll(fd, frame, size);
     ok = close(fd) == 0 && ok;
     // rename replaces a stale file in one step: a reader sees the old file or the new one, never a part.
     if (!ok || renameat(dir, tmp.CStr(), dir, file) != 0) unlinkat(dir, tmp.CStr(), 0);

@@ -2,7 +2,8 @@
 //
 // The shared plan basis: what `numabind prepare-basis` answered, kept in a file so that the other
 // processes of the same user on the same machine, with the same configuration and allowed CPUs and nodes,
-// read it (well under a millisecond) instead of discovering the topology again (5 to 19 ms). Parent side only.
+// read it (well under a millisecond) instead of discovering the topology again (5 to 19 ms). Parent side
+// only.
 //
 // The file lives in DIR/numabind-UID (NUMABIND_SHARED, default /dev/shm), a directory of mode 0700 that
 // must belong to the user; a file is used only when it is a regular file of the user's, writable by no one

@@ -41,7 +41,8 @@ void ProcPath(char* buf, const char* const* parts, int nparts, const long* nums)
     char d[20];
     int n = 0;
     unsigned long v = static_cast<unsigned long>(*nums++);
-    do d[n++] = static_cast<char>('0' + v % 10); while ((v /= 10) != 0);
+    do d[n++] = static_cast<char>('0' + v % 10);
+    while ((v /= 10) != 0);
     while (n > 0 && at < 63) buf[at++] = d[--n];
   }
   buf[at] = '\0';
@@ -146,7 +147,6 @@ __attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
   Sys6(SYS_close, dir);
   return count;
 }
-
 
 // Child-safe: one raw read into a buffer on the stack, then the glob.
 bool CmdlineMatches(const char* path) { return MatchCmdline(path) == 1; }

@@ -57,8 +57,7 @@ const char* ErrnoName(int e) {
 long ApplyMemory(const core::RankPlan& plan, uint32_t node_words) {
   long maxnode = static_cast<long>(node_words) * 64 + 1;  // the kernel drops one bit of maxnode, historically
   switch (plan.memory) {
-    case core::MemoryKind::kLocal:
-      return Sys6(SYS_set_mempolicy, MPOL_DEFAULT, 0, 0);
+    case core::MemoryKind::kLocal: return Sys6(SYS_set_mempolicy, MPOL_DEFAULT, 0, 0);
     case core::MemoryKind::kBind:
       return Sys6(SYS_set_mempolicy, MPOL_BIND, reinterpret_cast<long>(plan.nodes), maxnode);
     case core::MemoryKind::kInterleave:
@@ -82,7 +81,8 @@ long ApplyMemory(const core::RankPlan& plan, uint32_t node_words) {
 
 /// Child-safe: logs why a rank is not bound (in `l`, the caller's line, unused on this path: one line
 /// buffer on the stack, not two) and decides between running unbound and refusing (strict).
-BindResult Fail(Line* l, const char* path, const RankMatch& m, const char* what, const char* why, int e, int* err) {
+BindResult Fail(Line* l, const char* path, const RankMatch& m, const char* what, const char* why, int e,
+                int* err) {
   l->Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
   l->Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
   size_t len = l->Finish();
@@ -191,7 +191,8 @@ char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker
 }
 
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
-BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, Line* line, int* err) {
+BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, Line* line,
+                    int* err) {
   RankMatch& m = *found;
   if (m.bad_value != nullptr) return FailValue(line, path, m, err);
   if (g_state.config_error[0] != '\0') return Fail(line, path, m, "", g_state.config_error, EINVAL, err);
@@ -209,7 +210,8 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   core::RankPlan plan;
   plan.cpus = cpus;
   plan.nodes = nodes;
-  if (!core::ComputeRankPlan(*basis, m.rank, m.nranks, &plan)) return Fail(line, path, m, "", plan.error, EINVAL, err);
+  if (!core::ComputeRankPlan(*basis, m.rank, m.nranks, &plan))
+    return Fail(line, path, m, "", plan.error, EINVAL, err);
 
   long r = Sys6(SYS_sched_getaffinity, 0, sizeof(saved->cpus), reinterpret_cast<long>(saved->cpus));
   saved->cpus_saved = r > 0;
@@ -217,11 +219,15 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
     for (long b = r / 8; b < static_cast<long>(kMaxCpuWords); ++b) saved->cpus[b] = 0;
   }
   r = Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis->cpu_words) * 8, reinterpret_cast<long>(cpus));
-  if (r < 0) return Fail(line, path, m, "sched_setaffinity: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
-  const char* memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
+  if (r < 0)
+    return Fail(line, path, m, "sched_setaffinity: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r),
+                err);
+  const char* memory_denied =
+      g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
   if (memory_denied == nullptr) {
-    saved->memory_saved = Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
-                               reinterpret_cast<long>(saved->nodes), static_cast<long>(kMaxNodeWords) * 64, 0, 0) == 0;
+    saved->memory_saved =
+        Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode), reinterpret_cast<long>(saved->nodes),
+             static_cast<long>(kMaxNodeWords) * 64, 0, 0) == 0;
     r = ApplyMemory(plan, basis->node_words);
     // A container that forbids memory policies, a kernel without them: keep the CPUs, say so in the line.
     if (r == -EPERM) {
@@ -230,7 +236,8 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
       memory_denied = "ENOSYS";
     } else if (r < 0) {
       Restore(*saved);
-      return Fail(line, path, m, "set_mempolicy: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
+      return Fail(line, path, m, "set_mempolicy: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r),
+                  err);
     }
   }
   // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
@@ -251,13 +258,19 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   if (m.nranks != 0) line->Str(" of ").Num(m.nranks);
   line->Str(" (").Str(m.var ? m.var : "order, NUMABIND_MATCH").Str(") ").Str(path).Str(": cpus ");
   line->Bits(cpus, basis->cpu_words).Str(" nodes ").Bits(nodes, basis->node_words).Str(" memory ");
-  if (memory_denied != nullptr) line->Str("unchanged (set_mempolicy: ").Str(memory_denied).Str(")");
-  else line->Str(core::MemoryName(plan.memory));
+  if (memory_denied != nullptr)
+    line->Str("unchanged (set_mempolicy: ").Str(memory_denied).Str(")");
+  else
+    line->Str(core::MemoryName(plan.memory));
   if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
-  if (entry == Entry::kStartup) line->Str(" at start-up");
-  else line->Str(" via ").Str(EntryName(entry));
+  if (entry == Entry::kStartup)
+    line->Str(" at start-up");
+  else
+    line->Str(" via ").Str(EntryName(entry));
   if (replaced) {
-    line->Str(" (replaced the launcher's binding to cpus ").Bits(saved->cpus, g_state.launcher_cpu_words).Str(")");
+    line->Str(" (replaced the launcher's binding to cpus ")
+        .Bits(saved->cpus, g_state.launcher_cpu_words)
+        .Str(")");
   }
   return BindResult::kBound;
 }
@@ -268,18 +281,23 @@ void FinishBoundLine(Line* line, pid_t pid) {
     bool debug = g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0';
     return JsonFinishBound(*line, pid, debug ? g_state.stack : nullptr);
   }
-  if (pid > 0) line->Str(" pid ").Num(pid);
-  else line->Str(" pid unknown");
-  if (g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0') line->Str("\n").Str(g_state.stack);
+  if (pid > 0)
+    line->Str(" pid ").Num(pid);
+  else
+    line->Str(" pid unknown");
+  if (g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0')
+    line->Str("\n").Str(g_state.stack);
   size_t len = line->Finish();
   WriteLog(config::LogLevel::kInfo, line->data(), len);
 }
 
 // Child-safe: two raw system calls.
 void Restore(const SavedBinding& saved) {
-  if (saved.cpus_saved) Sys6(SYS_sched_setaffinity, 0, sizeof(saved.cpus), reinterpret_cast<long>(saved.cpus));
+  if (saved.cpus_saved)
+    Sys6(SYS_sched_setaffinity, 0, sizeof(saved.cpus), reinterpret_cast<long>(saved.cpus));
   if (saved.memory_saved) {
-    Sys6(SYS_set_mempolicy, saved.mode, reinterpret_cast<long>(saved.nodes), static_cast<long>(kMaxNodeWords) * 64);
+    Sys6(SYS_set_mempolicy, saved.mode, reinterpret_cast<long>(saved.nodes),
+         static_cast<long>(kMaxNodeWords) * 64);
   }
 }
 
@@ -323,7 +341,8 @@ void WriteLog(config::LogLevel level, const char* text, size_t len) {
       // Said on every line that falls back: this may be a vfork child, which must not remember it.
       char note[256];
       size_t n = 0;
-      const char* parts[] = {"numabind: NUMABIND_LOG_FILE=", file, " ", why, " (logging to standard error): "};
+      const char* parts[] = {"numabind: NUMABIND_LOG_FILE=", file, " ", why,
+                             " (logging to standard error): "};
       for (const char* part : parts) {
         for (; *part != '\0' && n < sizeof(note); ++part) note[n++] = *part;
       }

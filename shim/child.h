@@ -18,18 +18,32 @@ namespace numabind::shim {
 
 /// Which wrapped call a spawn came through, for the log.
 enum class Entry : uint8_t {
-  kExecve, kExecv, kExecvp, kExecvpe, kExecl, kExecle, kExeclp, kFexecve, kExecveat,
-  kPosixSpawn, kPosixSpawnp, kPidfdSpawn, kPidfdSpawnp, kSystem, kPopen, kSetenv,
+  kExecve,
+  kExecv,
+  kExecvp,
+  kExecvpe,
+  kExecl,
+  kExecle,
+  kExeclp,
+  kFexecve,
+  kExecveat,
+  kPosixSpawn,
+  kPosixSpawnp,
+  kPidfdSpawn,
+  kPidfdSpawnp,
+  kSystem,
+  kPopen,
+  kSetenv,
   kStartup,  ///< a rank binding itself in the library's constructor
 };
 
 /// How a spawn was recognised as a rank.
 struct RankMatch {
-  const char* var = nullptr;  ///< the rank variable, or nullptr when found by order (NUMABIND_MATCH)
+  const char* var = nullptr;    ///< the rank variable, or nullptr when found by order (NUMABIND_MATCH)
   const char* entry = nullptr;  ///< the rank variable's "NAME=value" in the environment, or nullptr
   uint32_t rank = 0;
-  uint32_t nranks = 0;        ///< 0 = unknown
-  bool replaced = false;      ///< set by BindRank: the launcher had bound the child itself
+  uint32_t nranks = 0;    ///< 0 = unknown
+  bool replaced = false;  ///< set by BindRank: the launcher had bound the child itself
   /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
   /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
   const char* bad_value = nullptr;

@@ -34,7 +34,8 @@ __attribute__((noinline)) int BindAndExec(Entry entry, const char* path, char* c
   }
   // A successful exec does not come back: log now, unless setenv already bound and logged this rank.
   // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
-  bool logged = g_state.fork_child && found->rank == g_state.worker_rank && found->nranks == g_state.worker_nranks;
+  bool logged =
+      g_state.fork_child && found->rank == g_state.worker_rank && found->nranks == g_state.worker_nranks;
   if (r == BindResult::kBound && (!logged || found->replaced)) FinishBoundLine(&line, self);
   bool mark = NeedsMarker(*found);
   char marker[kMarkerMax];
@@ -65,15 +66,15 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
 /// Collects execl-style arguments (arg0, ..., NULL[, envp]) into argv on the caller's stack.
 // NOLINTBEGIN(bugprone-macro-parentheses): the arguments are names being declared, not expressions.
 #define NUMABIND_COLLECT_ARGS(arg0, argv_name, envp_name, with_envp)       \
-  va_list ap;                                                             \
-  va_start(ap, arg0);                                                     \
-  size_t count = 1;                                                       \
-  while (va_arg(ap, char*) != nullptr) ++count;                           \
-  va_end(ap);                                                             \
-  char* argv_name[count + 1];                                             \
-  argv_name[0] = const_cast<char*>(arg0);                                 \
-  va_start(ap, arg0);                                                     \
-  for (size_t i = 1; i <= count; ++i) argv_name[i] = va_arg(ap, char*);   \
+  va_list ap;                                                              \
+  va_start(ap, arg0);                                                      \
+  size_t count = 1;                                                        \
+  while (va_arg(ap, char*) != nullptr) ++count;                            \
+  va_end(ap);                                                              \
+  char* argv_name[count + 1];                                              \
+  argv_name[0] = const_cast<char*>(arg0);                                  \
+  va_start(ap, arg0);                                                      \
+  for (size_t i = 1; i <= count; ++i) argv_name[i] = va_arg(ap, char*);    \
   char* const* envp_name = with_envp ? va_arg(ap, char* const*) : environ; \
   va_end(ap)
 // NOLINTEND(bugprone-macro-parentheses)
@@ -89,7 +90,8 @@ using numabind::shim::RunExec;
 
 NUMABIND_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   numabind::shim::Need(&g_real.execve, "execve");
-  return RunExec(Entry::kExecve, path, argv, envp, [&](char* const* e) { return g_real.execve(path, argv, e); });
+  return RunExec(Entry::kExecve, path, argv, envp,
+                 [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
 NUMABIND_EXPORT int execv(const char* path, char* const argv[]) {
@@ -110,13 +112,15 @@ NUMABIND_EXPORT int execvp(const char* file, char* const argv[]) {
 
 NUMABIND_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   numabind::shim::Need(&g_real.execvpe, "execvpe");
-  return RunExec(Entry::kExecvpe, file, argv, envp, [&](char* const* e) { return g_real.execvpe(file, argv, e); });
+  return RunExec(Entry::kExecvpe, file, argv, envp,
+                 [&](char* const* e) { return g_real.execvpe(file, argv, e); });
 }
 
 NUMABIND_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
   numabind::shim::Need(&g_real.fexecve, "fexecve");
   const char* path = argv != nullptr && argv[0] != nullptr ? argv[0] : "(fexecve)";
-  return RunExec(Entry::kFexecve, path, argv, envp, [&](char* const* e) { return g_real.fexecve(fd, argv, e); });
+  return RunExec(Entry::kFexecve, path, argv, envp,
+                 [&](char* const* e) { return g_real.fexecve(fd, argv, e); });
 }
 
 NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
@@ -138,13 +142,15 @@ NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], ch
 NUMABIND_EXPORT int execl(const char* path, const char* arg, ...) {
   numabind::shim::Need(&g_real.execve, "execve");
   NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
-  return RunExec(Entry::kExecl, path, argv, envp, [&](char* const* e) { return g_real.execve(path, argv, e); });
+  return RunExec(Entry::kExecl, path, argv, envp,
+                 [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
 NUMABIND_EXPORT int execle(const char* path, const char* arg, ...) {
   numabind::shim::Need(&g_real.execve, "execve");
   NUMABIND_COLLECT_ARGS(arg, argv, envp, true);
-  return RunExec(Entry::kExecle, path, argv, envp, [&](char* const* e) { return g_real.execve(path, argv, e); });
+  return RunExec(Entry::kExecle, path, argv, envp,
+                 [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
 NUMABIND_EXPORT int execlp(const char* file, const char* arg, ...) {

@@ -28,8 +28,8 @@ namespace numabind::shim {
 namespace {
 
 constexpr long kStackSize = 64L * 1024;  // each of the keeper's and the helper's (both use far less)
-constexpr long kSigsetBytes = 8;        // the kernel's sigset_t: 64 signals
-constexpr int kMarginMs = 2000;         // the host's own bound beyond the keeper's, should the keeper stall
+constexpr long kSigsetBytes = 8;         // the kernel's sigset_t: 64 signals
+constexpr int kMarginMs = 2000;          // the host's own bound beyond the keeper's, should the keeper stall
 constexpr int32_t kNotProbed = INT32_MIN;
 
 /// The kernel's struct sigaction (x86_64 layout; aarch64 has no restorer, and all-zero means SIG_DFL in
@@ -46,8 +46,8 @@ struct Shared {
   const char* path;
   char* const* argv;
   char* const* envp;
-  int data_w;    // the helper's standard output
-  int err_r;     // exec errno: helper -> keeper, close-on-exec
+  int data_w;  // the helper's standard output
+  int err_r;   // exec errno: helper -> keeper, close-on-exec
   int err_w;
   int status_w;  // keeper -> host: the helper's pid, then a Final
   int timeout_ms;
@@ -61,7 +61,7 @@ struct Final {
   int32_t exec_errno;
   int32_t status;  // wait status
   int32_t timed_out;
-  int32_t probe;   // 0 allowed, > 0 errno, < 0 -signal, kNotProbed
+  int32_t probe;  // 0 allowed, > 0 errno, < 0 -signal, kNotProbed
 };
 
 /// A fixed buffer writer for short messages. Async-signal-safe.
@@ -78,7 +78,8 @@ struct Text {
     char d[24];
     int n = 0;
     unsigned long u = v < 0 ? 0UL - static_cast<unsigned long>(v) : static_cast<unsigned long>(v);
-    do d[n++] = static_cast<char>('0' + u % 10); while ((u /= 10) != 0);
+    do d[n++] = static_cast<char>('0' + u % 10);
+    while ((u /= 10) != 0);
     if (v < 0) Str("-");
     while (n > 0 && len + 1 < cap) buf[len++] = d[--n];
     buf[len] = '\0';
@@ -129,7 +130,8 @@ int HelperMain(void* arg) {
   for (int sig = 1; sig <= 64; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
     KernelSigaction old{}, dfl{};
-    if (Sys6(SYS_rt_sigaction, sig, 0, reinterpret_cast<long>(&old), kSigsetBytes) == 0 && old.handler != nullptr) {
+    if (Sys6(SYS_rt_sigaction, sig, 0, reinterpret_cast<long>(&old), kSigsetBytes) == 0 &&
+        old.handler != nullptr) {
       Sys6(SYS_rt_sigaction, sig, reinterpret_cast<long>(&dfl), 0, kSigsetBytes);
     }
   }
@@ -245,11 +247,12 @@ bool Pipe(int fds[2]) {
 bool ReadSome(int fd, size_t cap, HelperRun* run, size_t* mapped) {
   if (run->size == *mapped) {
     size_t bigger = *mapped == 0 ? 65536 : *mapped * 2;
-    void* p = *mapped == 0 ? reinterpret_cast<void*>(Sys6(SYS_mmap, 0, static_cast<long>(bigger),
-                                                              PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
-                           : reinterpret_cast<void*>(Sys6(SYS_mremap, reinterpret_cast<long>(run->out),
-                                                         static_cast<long>(*mapped), static_cast<long>(bigger),
-                                                         MREMAP_MAYMOVE));
+    void* p = *mapped == 0
+                  ? reinterpret_cast<void*>(Sys6(SYS_mmap, 0, static_cast<long>(bigger),
+                                                 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+                  : reinterpret_cast<void*>(Sys6(SYS_mremap, reinterpret_cast<long>(run->out),
+                                                 static_cast<long>(*mapped), static_cast<long>(bigger),
+                                                 MREMAP_MAYMOVE));
     if (reinterpret_cast<long>(p) < 0 && reinterpret_cast<long>(p) > -4096) return false;
     run->out = static_cast<char*>(p);
     *mapped = bigger;
@@ -280,10 +283,10 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
     why.Str("pipe failed");
     return false;
   }
-  long stacks = Sys6(SYS_mmap, 0, 2 * kStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
-                     -1, 0);
-  Shared s{path, argv, envp, data[1], err[0], err[1], status[1], timeout_ms, probe_mempolicy,
-           reinterpret_cast<char*>(stacks) + 2 * kStackSize};
+  long stacks = Sys6(SYS_mmap, 0, 2 * kStackSize, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  Shared s{path,   argv,      envp,       data[1],         err[0],
+           err[1], status[1], timeout_ms, probe_mempolicy, reinterpret_cast<char*>(stacks) + 2 * kStackSize};
   int keeper = -1;
   if (stacks < 0 && stacks > -4096) {
     why.Str("mmap ").Str(ErrnoShortName(static_cast<int>(-stacks), name));
@@ -291,7 +294,8 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
     // Every signal blocked across the clone: no handler of the host may run in the keeper (it has the
     // host's memory and TLS). The raw call also blocks the C library's internal signals.
     uint64_t all = ~0ULL, old = 0;
-    Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&all), reinterpret_cast<long>(&old), kSigsetBytes);
+    Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&all), reinterpret_cast<long>(&old),
+         kSigsetBytes);
     int saved_errno = errno;
     keeper = clone(KeeperMain, reinterpret_cast<char*>(stacks) + kStackSize, CLONE_VM, &s);  // no exit signal
     if (keeper < 0) why.Str("clone ").Str(ErrnoShortName(errno, name));
@@ -323,7 +327,8 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
         data_open = ReadSome(data[0], cap, run, &mapped);
         too_much = run->size > cap;
       } else {
-        long got = Sys6(SYS_read, status[0], reinterpret_cast<long>(reports + reported), static_cast<long>(sizeof(reports) - reported));
+        long got = Sys6(SYS_read, status[0], reinterpret_cast<long>(reports + reported),
+                        static_cast<long>(sizeof(reports) - reported));
         if (got > 0) reported += static_cast<size_t>(got);
         status_open = got > 0 || got == -EINTR;
       }
@@ -335,7 +340,8 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
       pollfd fd{data[0], POLLIN, 0};
       timespec now{0, 0};
       while (data_open && !too_much &&
-             Sys6(SYS_ppoll, reinterpret_cast<long>(&fd), 1, reinterpret_cast<long>(&now), 0, kSigsetBytes) > 0) {
+             Sys6(SYS_ppoll, reinterpret_cast<long>(&fd), 1, reinterpret_cast<long>(&now), 0, kSigsetBytes) >
+                 0) {
         data_open = ReadSome(data[0], cap, run, &mapped);
         too_much = run->size > cap;
       }
@@ -348,8 +354,10 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
     while (reported < sizeof(reports) && NowMs() < deadline) {
       pollfd fd{status[0], POLLIN, 0};
       timespec ts{0, 100 * 1000000L};
-      if (Sys6(SYS_ppoll, reinterpret_cast<long>(&fd), 1, reinterpret_cast<long>(&ts), 0, kSigsetBytes) <= 0) continue;
-      long got = Sys6(SYS_read, status[0], reinterpret_cast<long>(reports + reported), static_cast<long>(sizeof(reports) - reported));
+      if (Sys6(SYS_ppoll, reinterpret_cast<long>(&fd), 1, reinterpret_cast<long>(&ts), 0, kSigsetBytes) <= 0)
+        continue;
+      long got = Sys6(SYS_read, status[0], reinterpret_cast<long>(reports + reported),
+                      static_cast<long>(sizeof(reports) - reported));
       if (got <= 0) break;
       reported += static_cast<size_t>(got);
     }
@@ -394,8 +402,10 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
     why.Str("exited ").Num(WEXITSTATUS(f.status));
   }
   Text mp{run->mempolicy, sizeof(run->mempolicy)};
-  if (f.probe > 0) mp.Str(ErrnoShortName(f.probe, name));
-  else if (f.probe < 0 && f.probe != kNotProbed) mp.Str("killed by ").Str(SignalName(-f.probe, name));
+  if (f.probe > 0)
+    mp.Str(ErrnoShortName(f.probe, name));
+  else if (f.probe < 0 && f.probe != kNotProbed)
+    mp.Str("killed by ").Str(SignalName(-f.probe, name));
   run->mapped = mapped;
   if (run->why[0] != '\0') FreeHelperOutput(run);  // on success the caller keeps what run->out holds
   return run->why[0] == '\0';

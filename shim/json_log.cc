@@ -13,7 +13,7 @@
 namespace numabind::shim {
 namespace {
 
-constexpr size_t kMaxCommand = 512;   // of JSON output: a bound line stays whole within Line::kCapacity
+constexpr size_t kMaxCommand = 512;  // of JSON output: a bound line stays whole within Line::kCapacity
 constexpr size_t kMaxStack = 900;
 constexpr size_t kMaxMessage = 1500;
 
@@ -56,8 +56,10 @@ void Begin(Line* l, config::LogLevel level, long pid) {
   utsname u;
   bool named = Sys6(SYS_uname, reinterpret_cast<long>(&u)) == 0;
   l->Str("Z\",\"host\":").JsonStr(named ? u.nodename : nullptr, sizeof(u.nodename), 256).Str(",\"pid\":");
-  if (pid > 0) l->Num(pid);
-  else l->Str("null");
+  if (pid > 0)
+    l->Num(pid);
+  else
+    l->Str("null");
   static const char* const kLevels[] = {"off", "warn", "info", "debug"};
   l->Str(",\"level\":\"").Str(kLevels[static_cast<int>(level)]).Str("\"");
 }
@@ -69,8 +71,10 @@ void JsonBound(Line* line, const BoundInfo& b) {
   const RankMatch& m = *b.match;
   line->Str("\"event\":\"").Str(b.again ? "rebound" : "bound").Str("\",\"rank\":").Num(m.rank);
   line->Str(",\"nranks\":");
-  if (m.nranks != 0) line->Num(m.nranks);
-  else line->Str("null");
+  if (m.nranks != 0)
+    line->Num(m.nranks);
+  else
+    line->Str("null");
   line->Str(",\"rank_var\":").JsonStr(m.var != nullptr ? m.var : "NUMABIND_MATCH");
   line->Str(",\"command\":").JsonStr(b.command, ~size_t{0}, kMaxCommand);
   line->Str(",\"cpus\":\"").Bits(b.cpus, b.cpu_words).Str("\",\"nodes\":\"").Bits(b.nodes, b.node_words);

@@ -19,15 +19,15 @@ namespace numabind::shim {
 
 /// What BindRank did, for the JSON line.
 struct BoundInfo {
-  bool again;                 ///< a forked worker bound again at its exec: "rebound"
+  bool again;  ///< a forked worker bound again at its exec: "rebound"
   const RankMatch* match;
   const char* command;
   const uint64_t* cpus;
   uint32_t cpu_words;
   const uint64_t* nodes;
   uint32_t node_words;
-  const char* memory;         ///< "bind", ..., or "unchanged" (set_mempolicy refused)
-  const char* device;         ///< "" or nullptr when none
+  const char* memory;  ///< "bind", ..., or "unchanged" (set_mempolicy refused)
+  const char* device;  ///< "" or nullptr when none
   Entry entry;
   const uint64_t* launcher_cpus;  ///< the launcher's binding of the child when replaced, else nullptr
   uint32_t launcher_words;

@@ -32,7 +32,8 @@ class Line {
   Line& Num(long long v) {
     char digits[24];
     int n = 0;
-    unsigned long long u = v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+    unsigned long long u =
+        v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
     do {
       digits[n++] = static_cast<char>('0' + u % 10);
       u /= 10;

@@ -49,7 +49,8 @@ void SetPrepareError(const char* a, const char* b = "", const char* c = "", cons
   size_t at = 0, cap = sizeof(g_state.prepare_error) - 1;
   for (int i = 0; i < 4; ++i) {
     size_t limit = i == 3 ? n : ~size_t{0};
-    for (size_t j = 0; parts[i][j] != '\0' && j < limit && at < cap; ++j) g_state.prepare_error[at++] = parts[i][j];
+    for (size_t j = 0; parts[i][j] != '\0' && j < limit && at < cap; ++j)
+      g_state.prepare_error[at++] = parts[i][j];
   }
   g_state.prepare_error[at] = '\0';
 }
@@ -70,7 +71,8 @@ char** HelperEnvironment(size_t* bytes) {
   size_t n = 0;
   while (environ != nullptr && environ[n] != nullptr) ++n;
   *bytes = (n + 2) * sizeof(char*);
-  long p = Sys6(SYS_mmap, 0, static_cast<long>(*bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  long p = Sys6(SYS_mmap, 0, static_cast<long>(*bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                -1, 0);
   if (p < 0 && p > -4096) return nullptr;
   char** envp = reinterpret_cast<char**>(p);
   // First: a variable's first entry is the one that counts, and the launcher may carry NUMABIND_DISABLE=0.
@@ -93,8 +95,8 @@ __attribute__((noinline)) void LogMemoryPolicyDenied(const char* why) {
 /// may set_mempolicy be refused or kill the caller, so only then must the helper's keeper try it first; a
 /// process without one may take the shared basis. Raw reads in small pieces (small thread stacks).
 bool SeccompFiltered() {
-  int fd = static_cast<int>(Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/status"),
-                                 O_RDONLY | O_CLOEXEC));
+  int fd = static_cast<int>(
+      Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/status"), O_RDONLY | O_CLOEXEC));
   if (fd < 0) return true;  // cannot tell: let the keeper try
   static const char kKey[] = "\nSeccomp:\t";
   size_t matched = 0;
@@ -103,8 +105,10 @@ bool SeccompFiltered() {
   long n;
   while (verdict < 0 && (n = Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
     for (long i = 0; i < n && verdict < 0; ++i) {
-      if (matched == sizeof(kKey) - 1) verdict = buf[i] != '0';
-      else matched = buf[i] == kKey[matched] ? matched + 1 : buf[i] == '\n' ? 1 : 0;
+      if (matched == sizeof(kKey) - 1)
+        verdict = buf[i] != '0';
+      else
+        matched = buf[i] == kKey[matched] ? matched + 1 : buf[i] == '\n' ? 1 : 0;
     }
   }
   Sys6(SYS_close, fd);
@@ -120,8 +124,8 @@ void Prepare() {
   bool shared = !SeccompFiltered() && LoadSharedBasis(kHelperPath, &run);
   bool ran = shared;
   if (!shared) {
-    const char* argv[12] = {kHelperPath, "prepare-basis", "--policy", c.policy, "--memory", c.memory, "--devices",
-                            c.devices};
+    const char* argv[12] = {kHelperPath, "prepare-basis", "--policy",  c.policy,
+                            "--memory",  c.memory,        "--devices", c.devices};
     int argc = 8;
     if (c.topology != nullptr) {
       argv[argc++] = "--topology";
@@ -134,7 +138,8 @@ void Prepare() {
       SetPrepareError("cannot start the planner helper ", kHelperPath, ": out of memory");
       return;
     }
-    ran = RunHelper(kHelperPath, const_cast<char* const*>(argv), envp, kHelperTimeoutMs, kMaxBasisBytes, true, &run);
+    ran = RunHelper(kHelperPath, const_cast<char* const*>(argv), envp, kHelperTimeoutMs, kMaxBasisBytes, true,
+                    &run);
     Sys6(SYS_munmap, reinterpret_cast<long>(envp), static_cast<long>(env_bytes));
   }
   clock_gettime(CLOCK_MONOTONIC, &end);
@@ -226,7 +231,10 @@ void CaptureStack() {
     Dl_info info;
     bool named = dladdr(frames[i], &info) != 0;
     l.Str(i > 1 ? "\n" : "").Str("  #").Num(i - 1).Str(" ");
-    l.Str(named && info.dli_sname ? info.dli_sname : "?").Str(" (").Str(named ? info.dli_fname : "?").Str(")");
+    l.Str(named && info.dli_sname ? info.dli_sname : "?")
+        .Str(" (")
+        .Str(named ? info.dli_fname : "?")
+        .Str(")");
   }
   size_t n2 = l.size() < sizeof(g_state.stack) - 1 ? l.size() : sizeof(g_state.stack) - 1;
   memcpy(g_state.stack, l.CStr(), n2);

@@ -49,7 +49,8 @@ void MarkOwnEnvironment(const RankMatch& m) {
   if (!NeedsMarker(m)) return;
   size_t n = EnvCount(environ);
   size_t bytes = (n + 2) * sizeof(char*) + kMarkerMax;
-  long p = Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  long p =
+      Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p < 0 && p > -4096) return;  // the children will bind themselves again: the same plan
   char** array = reinterpret_cast<char**>(p);
   char* marker = reinterpret_cast<char*>(array + n + 2);
@@ -62,7 +63,8 @@ void BindSelf(const char* program, RankMatch* m) {
   uint64_t started[kMaxCpuWords] = {0}, widened[kMaxCpuWords];
   long got = Sys6(SYS_sched_getaffinity, 0, sizeof(started), reinterpret_cast<long>(started));
   for (uint32_t w = 0; w < kMaxCpuWords; ++w) widened[w] = ~0ull;
-  bool widen = got > 0 && Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
+  bool widen =
+      got > 0 && Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
   if (widen) Sys6(SYS_sched_getaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened));
   EnsurePrepared();
   SavedBinding saved;
@@ -74,10 +76,12 @@ void BindSelf(const char* program, RankMatch* m) {
     if (widen) Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
   } else {
     bool replaced = false;
-    for (uint32_t w = 0; widen && w < static_cast<uint32_t>(got / 8); ++w) replaced |= started[w] != widened[w];
+    for (uint32_t w = 0; widen && w < static_cast<uint32_t>(got / 8); ++w)
+      replaced |= started[w] != widened[w];
     if (replaced) {
       bool slurm = Same(m->var, config::kRankVars[config::kRankVarCount - 1].rank);
-      line.Str(slurm ? " (replaced Slurm's binding to cpus " : " (replaced the binding it started with, cpus ");
+      line.Str(slurm ? " (replaced Slurm's binding to cpus "
+                     : " (replaced the binding it started with, cpus ");
       line.Bits(started, static_cast<uint32_t>(got / 8)).Str(")");
     }
     FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
@@ -90,7 +94,8 @@ void BindSelf(const char* program, RankMatch* m) {
 bool StartAsRank(const char* const* env) {
   const config::Config& c = g_state.config;
   char** envp = const_cast<char**>(env);
-  if (c.rank_var != nullptr) g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
+  if (c.rank_var != nullptr)
+    g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
   RankMatch m;
   // The built-in variables the start-up scan did not see are skipped rather than looked up again.
   uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);

@@ -117,7 +117,8 @@ NUMABIND_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_
 NUMABIND_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   numabind::shim::EnsureResolved();
-  return numabind::shim::Spawn(Entry::kPosixSpawnp, g_real.posix_spawnp, pid, file, actions, attr, argv, envp);
+  return numabind::shim::Spawn(Entry::kPosixSpawnp, g_real.posix_spawnp, pid, file, actions, attr, argv,
+                               envp);
 }
 
 // pidfd_spawn hands back a descriptor, not a pid: its log line says the pid is unknown rather than guess.
@@ -133,8 +134,8 @@ NUMABIND_EXPORT int pidfd_spawnp(int* pidfd, const char* file, const posix_spawn
                                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   numabind::shim::EnsureResolved();
   auto real = reinterpret_cast<numabind::shim::SpawnFn>(g_real.pidfd_spawnp);
-  return numabind::shim::Spawn(Entry::kPidfdSpawnp, real, reinterpret_cast<pid_t*>(pidfd), file, actions, attr,
-                               argv, envp);
+  return numabind::shim::Spawn(Entry::kPidfdSpawnp, real, reinterpret_cast<pid_t*>(pidfd), file, actions,
+                               attr, argv, envp);
 }
 
 NUMABIND_EXPORT int system(const char* command) {
@@ -161,11 +162,11 @@ NUMABIND_EXPORT FILE* popen(const char* command, const char* mode) {
   numabind::shim::Guard guard;
   char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
   int refused = 0;
-  FILE* ret = numabind::shim::RunSpawn(Entry::kPopen, command, argv, environ, &refused, nullptr,
-                                       [&](char* const* e) {
-                                         numabind::shim::CallerEnvironment swap(e);
-                                         return g_real.popen(command, mode);
-                                       });
+  FILE* ret =
+      numabind::shim::RunSpawn(Entry::kPopen, command, argv, environ, &refused, nullptr, [&](char* const* e) {
+        numabind::shim::CallerEnvironment swap(e);
+        return g_real.popen(command, mode);
+      });
   if (refused != 0) {
     errno = refused;
     return nullptr;

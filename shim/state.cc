@@ -55,7 +55,6 @@ void ResolveAll() {
 /// The environment the program started with, from `environ` (set by glibc and musl before constructors).
 const char* const* StartupEnvironment() { return const_cast<const char* const*>(environ); }
 
-
 /// One pass over the start-up environment: collects the NUMABIND_* entries into `ours` (NULL-terminated,
 /// for Parse) and notes which built-in rank variables are there.
 void ScanEnvironment(const char* const* env, const char** ours, int cap) {

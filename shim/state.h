@@ -21,7 +21,8 @@ extern "C" pid_t (*numabind_real_vfork)();
 namespace numabind::shim {
 
 /// The real functions, found with dlsym(RTLD_NEXT) by EnsureResolved on the parent side before the first
-/// fork, vfork or spawn, so that a child never calls dlsym. A function the C library lacks (pidfd_spawn before glibc 2.39) stays nullptr.
+/// fork, vfork or spawn, so that a child never calls dlsym. A function the C library lacks (pidfd_spawn
+/// before glibc 2.39) stays nullptr.
 struct RealFunctions {
   int (*execve)(const char*, char* const[], char* const[]);
   int (*execv)(const char*, char* const[]);

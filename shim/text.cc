@@ -85,8 +85,9 @@ bool GlobMatch(const char* pattern, const char* text) {
 
 const char* EntryName(Entry entry) {
   static const char* const kNames[] = {
-      "execve", "execv", "execvp", "execvpe", "execl", "execle", "execlp", "fexecve", "execveat",
-      "posix_spawn", "posix_spawnp", "pidfd_spawn", "pidfd_spawnp", "system", "popen", "setenv", "start-up"};
+      "execve",       "execv",   "execvp",   "execvpe",     "execl",        "execle",
+      "execlp",       "fexecve", "execveat", "posix_spawn", "posix_spawnp", "pidfd_spawn",
+      "pidfd_spawnp", "system",  "popen",    "setenv",      "start-up"};
   return kNames[static_cast<int>(entry)];
 }
 

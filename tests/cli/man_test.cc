@@ -35,8 +35,8 @@ Test(man, page1_has_every_command_and_option) {
     while ((pos = help.out.find("\n  --", pos)) != std::string::npos) {
       size_t end = help.out.find_first_of(" \n", pos + 3);
       std::string option = help.out.substr(pos + 3, end - pos - 3);
-      cr_assert(r.out.find(".TP\n\\fB" + RoffText(option) + "\\fR") != std::string::npos, "%s %s missing", cmd,
-                option.c_str());
+      cr_assert(r.out.find(".TP\n\\fB" + RoffText(option) + "\\fR") != std::string::npos, "%s %s missing",
+                cmd, option.c_str());
       ++options;
       pos = end;
     }
@@ -61,7 +61,8 @@ Test(man, page7_has_every_variable_and_rank_variable) {
   size_t pos = 0;
   while ((pos = r.out.find('\n', pos)) != std::string::npos) {
     ++pos;
-    if (pos < r.out.size() && r.out[pos] == '\'') cr_assert_fail("line starts with ': %s", r.out.substr(pos, 40).c_str());
+    if (pos < r.out.size() && r.out[pos] == '\'')
+      cr_assert_fail("line starts with ': %s", r.out.substr(pos, 40).c_str());
   }
 }
 

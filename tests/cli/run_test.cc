@@ -146,10 +146,11 @@ Test(run, library_path_with_a_space) {
   Copy(EmptyLib(), dir + "/libnumabind.so");
   Result r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "env"});
   cr_assert_eq(r.status, 1, "%s", r.out.c_str());
-  EXPECT_STREQ(r.err.c_str(), ("numabind run: cannot preload " + Real(dir) +
-                               "/libnumabind.so: the dynamic loader splits LD_PRELOAD at spaces and colons "
-                               "(install numabind, or run it through a symbolic link whose path has neither)\n")
-                                  .c_str());
+  EXPECT_STREQ(r.err.c_str(),
+               ("numabind run: cannot preload " + Real(dir) +
+                "/libnumabind.so: the dynamic loader splits LD_PRELOAD at spaces and colons "
+                "(install numabind, or run it through a symbolic link whose path has neither)\n")
+                   .c_str());
   std::string link = numabind::test::TempDir() + "/link";
   cr_assert_eq(symlink(dir.c_str(), link.c_str()), 0);
   r = RunProgram({link + "/numabind", "run", "--policy", "node", "--", "env"});

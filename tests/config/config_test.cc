@@ -36,7 +36,8 @@ struct Env {
 
 /// Parses one variable and expects success.
 Config Good(std::vector<std::string> vars) {
-  // The Config points into the strings: keep them alive, at a fixed address (freed at exit, for LeakSanitizer).
+  // The Config points into the strings: keep them alive, at a fixed address (freed at exit, for
+  // LeakSanitizer).
   static std::vector<std::unique_ptr<Env>> keep;
   keep.push_back(std::make_unique<Env>(std::move(vars)));
   Env* env = keep.back().get();
@@ -247,10 +248,9 @@ Test(devices, bad) {
   Bad({"NUMABIND_DEVICES=0000:34:00.0,gpu1"},
       "NUMABIND_DEVICES=0000:34:00.0,gpu1: expected auto, none or PCI bus ids such as "
       "0000:34:00.0,0000:4e:00.0 (not a bus id: gpu1)");
-  for (const char* d :
-       {"0000:34:00.8", "0000:34:00", "0000:34:000.0", "0000:340:00.0", "x:34:00.0", "0:0:34:00.0",
-        "0000:34:00.0,", ",0000:34:00.0", "0000:34:00.0 ", "AUTO", "0", "000000000:00:00.0",
-        "0000:34:20.0", " 34:00.0", "34:00.0, 4e:00.0"}) {
+  for (const char* d : {"0000:34:00.8", "0000:34:00", "0000:34:000.0", "0000:340:00.0", "x:34:00.0",
+                        "0:0:34:00.0", "0000:34:00.0,", ",0000:34:00.0", "0000:34:00.0 ", "AUTO", "0",
+                        "000000000:00:00.0", "0000:34:20.0", " 34:00.0", "34:00.0, 4e:00.0"}) {
     BadPrefix({std::string("NUMABIND_DEVICES=") + d}, "NUMABIND_DEVICES=");
   }
 }
@@ -406,8 +406,8 @@ Test(disable, bad) {
 Test(disable, bad_value_still_reads_the_rest) {
   // Found by fuzz/config_fuzz.cc: a bad NUMABIND_DISABLE stopped the reading, so NUMABIND_STRICT and
   // NUMABIND_LOG_FILE were not honoured.
-  const char* env[] = {"NUMABIND_DISABLE=yes", "NUMABIND_STRICT=1", "NUMABIND_LOG_FILE=/tmp/l",
-                       "NUMABIND_MATCH=*w*", "NUMABIND_MEMORY=fast", nullptr};
+  const char* env[] = {"NUMABIND_DISABLE=yes", "NUMABIND_STRICT=1",    "NUMABIND_LOG_FILE=/tmp/l",
+                       "NUMABIND_MATCH=*w*",   "NUMABIND_MEMORY=fast", nullptr};
   Config c;
   Error err;
   cr_assert_not(Parse(env, &c, &err));
@@ -551,10 +551,10 @@ Test(rank_vars, documented_in_the_table) {
 Test(table, every_variable_once_and_known_to_parse) {
   using numabind::config::kVarCount;
   using numabind::config::kVars;
-  const char* expected[] = {"NUMABIND_POLICY",   "NUMABIND_MEMORY", "NUMABIND_DEVICES",  "NUMABIND_NRANKS",
-                            "NUMABIND_RANK_VAR", "NUMABIND_MATCH",  "NUMABIND_TOPOLOGY", "NUMABIND_LOG",
-                            "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE", "NUMABIND_STRICT", "NUMABIND_DISABLE",
-                            "NUMABIND_SHARED", "NUMABIND_BOUND"};
+  const char* expected[] = {
+      "NUMABIND_POLICY", "NUMABIND_MEMORY",   "NUMABIND_DEVICES", "NUMABIND_NRANKS",     "NUMABIND_RANK_VAR",
+      "NUMABIND_MATCH",  "NUMABIND_TOPOLOGY", "NUMABIND_LOG",     "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE",
+      "NUMABIND_STRICT", "NUMABIND_DISABLE",  "NUMABIND_SHARED",  "NUMABIND_BOUND"};
   cr_assert_eq(kVarCount, 14);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
@@ -594,7 +594,8 @@ Test(table, defaults_agree_with_config) {
 
 // The shim must honour strictness and the log file whatever else is wrong, and say which variable is bad.
 Test(all, reads_every_variable_after_an_error) {
-  Env env({"NUMABIND_POLICY=node", "NUMABIND_MEMORY=fast", "NUMABIND_STRICT=1", "NUMABIND_LOG_FILE=/tmp/x.log"});
+  Env env(
+      {"NUMABIND_POLICY=node", "NUMABIND_MEMORY=fast", "NUMABIND_STRICT=1", "NUMABIND_LOG_FILE=/tmp/x.log"});
   Config c;
   Error err;
   cr_assert_not(Parse(env.get(), &c, &err));

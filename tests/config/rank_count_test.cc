@@ -51,7 +51,9 @@ int Index(const char* rank_var) {
   return -1;
 }
 
-uint32_t Slurm(std::vector<std::string> vars) { return LocalRankCount(Env(std::move(vars)).get(), Index("SLURM_LOCALID")); }
+uint32_t Slurm(std::vector<std::string> vars) {
+  return LocalRankCount(Env(std::move(vars)).get(), Index("SLURM_LOCALID"));
+}
 
 }  // namespace
 
@@ -77,8 +79,8 @@ Test(task_counts, past_the_last_node) {
 }
 
 Test(task_counts, malformed) {
-  for (const char* bad : {"", "x", "4(x)", "4(2)", "4(x2", "4(x0)", "0", "0(x2)", "4,", ",4", "4(x2),", "4 ", " 4",
-                          "4(x2)(x3)", "-1", "4x2", "1048577", "4(x99999999999)", "2(x3);1"}) {
+  for (const char* bad : {"", "x", "4(x)", "4(2)", "4(x2", "4(x0)", "0", "0(x2)", "4,", ",4", "4(x2),", "4 ",
+                          " 4", "4(x2)(x3)", "-1", "4x2", "1048577", "4(x99999999999)", "2(x3);1"}) {
     NotACount(bad);
   }
   uint32_t out = 0;
@@ -116,8 +118,10 @@ Test(local_rank_count, other_launchers_take_plain_numbers) {
   cr_expect_eq(LocalRankCount(Env({"LOCAL_WORLD_SIZE=0"}).get(), local), 0u);
   cr_expect_eq(LocalRankCount(Env({"LOCAL_WORLD_SIZE=abc"}).get(), local), 0u);
   cr_expect_eq(LocalRankCount(Env({}).get(), local), 0u);
-  cr_expect_eq(LocalRankCount(Env({"OMPI_COMM_WORLD_LOCAL_SIZE=3"}).get(), Index("OMPI_COMM_WORLD_LOCAL_RANK")), 3u);
-  cr_expect_eq(LocalRankCount(Env({"FLUX_TASK_LOCAL_ID=1"}).get(), Index("FLUX_TASK_LOCAL_ID")), 0u, "no size variable");
+  cr_expect_eq(
+      LocalRankCount(Env({"OMPI_COMM_WORLD_LOCAL_SIZE=3"}).get(), Index("OMPI_COMM_WORLD_LOCAL_RANK")), 3u);
+  cr_expect_eq(LocalRankCount(Env({"FLUX_TASK_LOCAL_ID=1"}).get(), Index("FLUX_TASK_LOCAL_ID")), 0u,
+               "no size variable");
   cr_expect_null(LocalRankCountSource(Env({}).get(), Index("FLUX_TASK_LOCAL_ID")));
   cr_expect_eq(LocalRankCount(Env({"LOCAL_WORLD_SIZE=8"}).get(), -1), 0u);
   cr_expect_eq(LocalRankCount(Env({"LOCAL_WORLD_SIZE=8"}).get(), kRankVarCount), 0u);

@@ -12,7 +12,7 @@
 #include "core/plan_basis.h"
 #include "tests/core/core_test_util.h"
 
-using namespace numabind::core;        // NOLINT: test brevity
+using namespace numabind::core;           // NOLINT: test brevity
 using namespace numabind::core::testing;  // NOLINT
 
 namespace {
@@ -42,7 +42,8 @@ Test(basis_transfer, round_trip_plans_the_same) {
     for (uint32_t n : {1u, 3u, 8u}) {
       std::vector<RankText> want = PlanAll(*b.basis, n), got = PlanAll(*moved, n);
       for (uint32_t r = 0; r < n; ++r) {
-        cr_expect(want[r].cpus == got[r].cpus && want[r].nodes == got[r].nodes && want[r].error == got[r].error,
+        cr_expect(want[r].cpus == got[r].cpus && want[r].nodes == got[r].nodes &&
+                      want[r].error == got[r].error,
                   "%s rank %u of %u: %s vs %s", policy, r, n, want[r].cpus.c_str(), got[r].cpus.c_str());
       }
     }
@@ -64,12 +65,13 @@ Test(basis_transfer, refuses_malformed_blocks) {
   cr_expect_not(BasisFromOffsets(bad_units.data(), bad_units.size()), "accepted units past the end");
 
   std::vector<char> bad_offset = good;
-  reinterpret_cast<PlanBasis*>(bad_offset.data())->slots = reinterpret_cast<const PlanSlot*>(good.size() + 64);
+  reinterpret_cast<PlanBasis*>(bad_offset.data())->slots =
+      reinterpret_cast<const PlanSlot*>(good.size() + 64);
   cr_expect_not(BasisFromOffsets(bad_offset.data(), bad_offset.size()), "accepted slots outside the block");
 
   // Found by fuzz/plan_basis_fuzz.cc: a bool or enum byte with another value made reading it undefined.
-  for (size_t field : {offsetof(PlanBasis, policy), offsetof(PlanBasis, memory),
-                       offsetof(PlanBasis, spread_in_blocks)}) {
+  for (size_t field :
+       {offsetof(PlanBasis, policy), offsetof(PlanBasis, memory), offsetof(PlanBasis, spread_in_blocks)}) {
     std::vector<char> bad_byte = good;
     bad_byte[field] = static_cast<char>(0x80);
     cr_expect_not(BasisFromOffsets(bad_byte.data(), bad_byte.size()), "accepted byte 0x80 at offset %zu",

@@ -21,12 +21,12 @@
 
 /// Compares two strings after copying them (Criterion's cr_assert_str_eq keeps the pointers of its
 /// arguments past the end of the full expression, so it cannot take c_str() of a temporary).
-#define STR_EQ(actual, expected)                                                                       \
-  do {                                                                                                 \
-    std::string str_eq_a_ = (actual);                                                                  \
-    std::string str_eq_e_ = (expected);                                                                \
+#define STR_EQ(actual, expected)                                                                            \
+  do {                                                                                                      \
+    std::string str_eq_a_ = (actual);                                                                       \
+    std::string str_eq_e_ = (expected);                                                                     \
     cr_assert(str_eq_a_ == str_eq_e_, "%s\n  actual:   `%s`\n  expected: `%s`", #actual, str_eq_a_.c_str(), \
-              str_eq_e_.c_str());                                                                      \
+              str_eq_e_.c_str());                                                                           \
   } while (0)
 
 namespace numabind::core::testing {
@@ -138,38 +138,58 @@ inline PciDevice Gpu(const char* bus_id, int node, uint32_t vendor = 0x10de, uin
 /// GPU 0000:02:00.0 under package 1, an ASPEED VGA 0000:03:00.0 under package 0, and an NVIDIA GPU
 /// 0000:01:00.0 under the machine itself (no locality).
 inline const char* HandMadeXml() {
-  return
-    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    "<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
-    "<topology version=\"2.0\">\n"
-    "  <object type=\"Machine\" os_index=\"0\" cpuset=\"0x0000000f\" complete_cpuset=\"0x0000003f\" allowed_cpuset=\"0x00000007\" nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" allowed_nodeset=\"0x00000003\" gp_index=\"1\">\n"
-    "    <object type=\"Package\" os_index=\"0\" cpuset=\"0x00000003\" complete_cpuset=\"0x00000003\" nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"2\">\n"
-    "      <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x00000003\" complete_cpuset=\"0x00000003\" nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"3\" local_memory=\"1073741824\"/>\n"
-    "      <object type=\"Core\" os_index=\"0\" cpuset=\"0x00000001\" complete_cpuset=\"0x00000001\" nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"4\">\n"
-    "        <object type=\"PU\" os_index=\"0\" cpuset=\"0x00000001\" complete_cpuset=\"0x00000001\" nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"5\"/>\n"
-    "      </object>\n"
-    "      <object type=\"Core\" os_index=\"1\" cpuset=\"0x00000002\" complete_cpuset=\"0x00000002\" nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"6\">\n"
-    "        <object type=\"PU\" os_index=\"1\" cpuset=\"0x00000002\" complete_cpuset=\"0x00000002\" nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"7\"/>\n"
-    "      </object>\n"
-    "      <object type=\"Bridge\" gp_index=\"20\" bridge_type=\"0-1\" depth=\"0\" bridge_pci=\"0000:[03-03]\">\n"
-    "        <object type=\"PCIDev\" gp_index=\"21\" pci_busid=\"0000:03:00.0\" pci_type=\"0300 [1a03:2000] [1a03:2000] 41\"/>\n"
-    "      </object>\n"
-    "    </object>\n"
-    "    <object type=\"Package\" os_index=\"1\" cpuset=\"0x0000000c\" complete_cpuset=\"0x0000003c\" nodeset=\"0x00000002\" complete_nodeset=\"0x00000002\" gp_index=\"8\">\n"
-    "      <object type=\"NUMANode\" os_index=\"1\" cpuset=\"0x0000000c\" complete_cpuset=\"0x0000003c\" nodeset=\"0x00000002\" complete_nodeset=\"0x00000002\" gp_index=\"9\" local_memory=\"1073741824\"/>\n"
-    "      <object type=\"Core\" os_index=\"0\" cpuset=\"0x0000000c\" complete_cpuset=\"0x0000000c\" nodeset=\"0x00000002\" complete_nodeset=\"0x00000002\" gp_index=\"10\">\n"
-    "        <object type=\"PU\" os_index=\"2\" cpuset=\"0x00000004\" complete_cpuset=\"0x00000004\" nodeset=\"0x00000002\" complete_nodeset=\"0x00000002\" gp_index=\"11\"/>\n"
-    "        <object type=\"PU\" os_index=\"3\" cpuset=\"0x00000008\" complete_cpuset=\"0x00000008\" nodeset=\"0x00000002\" complete_nodeset=\"0x00000002\" gp_index=\"12\"/>\n"
-    "      </object>\n"
-    "      <object type=\"Bridge\" gp_index=\"22\" bridge_type=\"0-1\" depth=\"0\" bridge_pci=\"0000:[02-02]\">\n"
-    "        <object type=\"PCIDev\" gp_index=\"23\" pci_busid=\"0000:02:00.0\" pci_type=\"0302 [10de:20b0] [10de:1450] a1\"/>\n"
-    "      </object>\n"
-    "    </object>\n"
-    "    <object type=\"Bridge\" gp_index=\"24\" bridge_type=\"0-1\" depth=\"0\" bridge_pci=\"0000:[01-01]\">\n"
-    "      <object type=\"PCIDev\" gp_index=\"25\" pci_busid=\"0000:01:00.0\" pci_type=\"0302 [10de:20b0] [10de:1450] a1\"/>\n"
-    "    </object>\n"
-    "  </object>\n"
-    "</topology>\n";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+         "<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+         "<topology version=\"2.0\">\n"
+         "  <object type=\"Machine\" os_index=\"0\" cpuset=\"0x0000000f\" complete_cpuset=\"0x0000003f\" "
+         "allowed_cpuset=\"0x00000007\" nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" "
+         "allowed_nodeset=\"0x00000003\" gp_index=\"1\">\n"
+         "    <object type=\"Package\" os_index=\"0\" cpuset=\"0x00000003\" complete_cpuset=\"0x00000003\" "
+         "nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"2\">\n"
+         "      <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x00000003\" "
+         "complete_cpuset=\"0x00000003\" nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" "
+         "gp_index=\"3\" local_memory=\"1073741824\"/>\n"
+         "      <object type=\"Core\" os_index=\"0\" cpuset=\"0x00000001\" complete_cpuset=\"0x00000001\" "
+         "nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"4\">\n"
+         "        <object type=\"PU\" os_index=\"0\" cpuset=\"0x00000001\" complete_cpuset=\"0x00000001\" "
+         "nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"5\"/>\n"
+         "      </object>\n"
+         "      <object type=\"Core\" os_index=\"1\" cpuset=\"0x00000002\" complete_cpuset=\"0x00000002\" "
+         "nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"6\">\n"
+         "        <object type=\"PU\" os_index=\"1\" cpuset=\"0x00000002\" complete_cpuset=\"0x00000002\" "
+         "nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"7\"/>\n"
+         "      </object>\n"
+         "      <object type=\"Bridge\" gp_index=\"20\" bridge_type=\"0-1\" depth=\"0\" "
+         "bridge_pci=\"0000:[03-03]\">\n"
+         "        <object type=\"PCIDev\" gp_index=\"21\" pci_busid=\"0000:03:00.0\" pci_type=\"0300 "
+         "[1a03:2000] [1a03:2000] 41\"/>\n"
+         "      </object>\n"
+         "    </object>\n"
+         "    <object type=\"Package\" os_index=\"1\" cpuset=\"0x0000000c\" complete_cpuset=\"0x0000003c\" "
+         "nodeset=\"0x00000002\" complete_nodeset=\"0x00000002\" gp_index=\"8\">\n"
+         "      <object type=\"NUMANode\" os_index=\"1\" cpuset=\"0x0000000c\" "
+         "complete_cpuset=\"0x0000003c\" nodeset=\"0x00000002\" complete_nodeset=\"0x00000002\" "
+         "gp_index=\"9\" local_memory=\"1073741824\"/>\n"
+         "      <object type=\"Core\" os_index=\"0\" cpuset=\"0x0000000c\" complete_cpuset=\"0x0000000c\" "
+         "nodeset=\"0x00000002\" complete_nodeset=\"0x00000002\" gp_index=\"10\">\n"
+         "        <object type=\"PU\" os_index=\"2\" cpuset=\"0x00000004\" complete_cpuset=\"0x00000004\" "
+         "nodeset=\"0x00000002\" complete_nodeset=\"0x00000002\" gp_index=\"11\"/>\n"
+         "        <object type=\"PU\" os_index=\"3\" cpuset=\"0x00000008\" complete_cpuset=\"0x00000008\" "
+         "nodeset=\"0x00000002\" complete_nodeset=\"0x00000002\" gp_index=\"12\"/>\n"
+         "      </object>\n"
+         "      <object type=\"Bridge\" gp_index=\"22\" bridge_type=\"0-1\" depth=\"0\" "
+         "bridge_pci=\"0000:[02-02]\">\n"
+         "        <object type=\"PCIDev\" gp_index=\"23\" pci_busid=\"0000:02:00.0\" pci_type=\"0302 "
+         "[10de:20b0] [10de:1450] a1\"/>\n"
+         "      </object>\n"
+         "    </object>\n"
+         "    <object type=\"Bridge\" gp_index=\"24\" bridge_type=\"0-1\" depth=\"0\" "
+         "bridge_pci=\"0000:[01-01]\">\n"
+         "      <object type=\"PCIDev\" gp_index=\"25\" pci_busid=\"0000:01:00.0\" pci_type=\"0302 "
+         "[10de:20b0] [10de:1450] a1\"/>\n"
+         "    </object>\n"
+         "  </object>\n"
+         "</topology>\n";
 }
 
 /// Writes HandMadeXml() to a new temporary file and returns its path.

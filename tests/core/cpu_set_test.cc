@@ -71,9 +71,9 @@ Test(cpu_set, parse_and_format_list) {
   STR_EQ(List("0-3,8,10-11").ToList(), "0-3,8,10-11");
   STR_EQ(List("0-3,8,10-11\n").ToList(), "0-3,8,10-11");  // sysfs' trailing newline
   STR_EQ(List(" 1 , 2 , 3 ").ToList(), "1-3");
-  STR_EQ(List("5,1,3,2,4").ToList(), "1-5");           // any order, merged
-  STR_EQ(List("0-7,4-12").ToList(), "0-12");           // overlaps
-  STR_EQ(List("63-64").ToList(), "63-64");             // across a word boundary
+  STR_EQ(List("5,1,3,2,4").ToList(), "1-5");  // any order, merged
+  STR_EQ(List("0-7,4-12").ToList(), "0-12");  // overlaps
+  STR_EQ(List("63-64").ToList(), "63-64");    // across a word boundary
   STR_EQ(List("").ToList(), "");
   cr_assert(List("").Empty());
   cr_assert_eq(List("0-3,8,10-11").Count(), 7u);
@@ -82,7 +82,8 @@ Test(cpu_set, parse_and_format_list) {
 Test(cpu_set, parse_list_errors) {
   CpuSet s;
   std::string err;
-  const char* bad[] = {"a", "1-", "-1", "3-1", "1,,2", "1,", "1 2", "0x3", "1-2-3", "99999999999", "0-4194304"};
+  const char* bad[] = {"a",   "1-",  "-1",    "3-1",         "1,,2",     "1,",
+                       "1 2", "0x3", "1-2-3", "99999999999", "0-4194304"};
   for (const char* text : bad) {
     err.clear();
     cr_assert(!CpuSet::ParseList(text, &s, &err), "\"%s\" should not parse", text);

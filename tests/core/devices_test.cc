@@ -23,7 +23,8 @@ static std::string Ids(const std::vector<PciDevice>& devices) {
   return s;
 }
 
-static std::vector<PciDevice> Select(const Topology& t, const char* spec_text, const char* const* env = nullptr) {
+static std::vector<PciDevice> Select(const Topology& t, const char* spec_text,
+                                     const char* const* env = nullptr) {
   DeviceSpec spec;
   std::string err;
   cr_assert(ParseDevices(spec_text, &spec, &err), "%s", err.c_str());
@@ -42,8 +43,9 @@ Test(devices, normalize_bus_ids) {
   STR_EQ(id, "000a:1b:1f.7");
   cr_assert(NormalizeBusId("2:1:0.1", &id));
   STR_EQ(id, "0002:01:00.1");
-  const char* bad[] = {"", "34", "34:00", "34:00.8", "34:20.0", "g4:00.0", "000000000:34:00.0", "34:00.0.0", "1:2:3:4.0",
-                       " 34:00.0"};
+  const char* bad[] = {
+      "",          "34",        "34:00",   "34:00.8", "34:20.0", "g4:00.0", "000000000:34:00.0",
+      "34:00.0.0", "1:2:3:4.0", " 34:00.0"};
   for (const char* b : bad) cr_assert(!NormalizeBusId(b, &id), "\"%s\" is not a bus id", b);
 }
 

@@ -83,7 +83,8 @@ static void AddGpus(Topology* t, int per) {
 
 static std::string XmlOrSkip(const char* name) {
   std::string path = TopologyFile(name);
-  if (!FileExists(path)) cr_assert_fail("topology file %s is missing from tests/data/topologies", path.c_str());
+  if (!FileExists(path))
+    cr_assert_fail("topology file %s is missing from tests/data/topologies", path.c_str());
   return path;
 }
 
@@ -140,10 +141,12 @@ Test(parse, policy_errors_name_the_variable_and_the_part) {
 Test(parse, config_and_core_agree) {
   // One grammar: every value config::Parse (the library, the command's checks) accepts, core plans, and
   // every value it rejects, core rejects with the same line.
-  const char* policies[] = {"node", "socket", "exclusive", "core-complex", "node ", " node", "Node", "nodes",
-                            "cpus:0-3|4-7", "cpus:0-3*2|4", "cpus: 1", "cpus:1 ", "cpus:0 - 3", "cpus:0-3*0",
-                            "cpus:0-65535*4096", "cpus:0-65535*4096|1", "cpus:3-1", "cpus:65536", "nodes:1023",
-                            "nodes:1024", "nodes:0*3|1", "nodes:0 * 3 | 1", "cpus:0,,1", "cpus:-1", "cpus:+1"};
+  const char* policies[] = {
+      "node",       "socket",     "exclusive",         "core-complex",        "node ",     " node",
+      "Node",       "nodes",      "cpus:0-3|4-7",      "cpus:0-3*2|4",        "cpus: 1",   "cpus:1 ",
+      "cpus:0 - 3", "cpus:0-3*0", "cpus:0-65535*4096", "cpus:0-65535*4096|1", "cpus:3-1",  "cpus:65536",
+      "nodes:1023", "nodes:1024", "nodes:0*3|1",       "nodes:0 * 3 | 1",     "cpus:0,,1", "cpus:-1",
+      "cpus:+1"};
   for (const char* v : policies) {
     std::string entry = std::string("NUMABIND_POLICY=") + v;
     const char* env[] = {entry.c_str(), nullptr};
@@ -157,8 +160,19 @@ Test(parse, config_and_core_agree) {
                  core_ok ? "accepts" : err.c_str());
     if (!config_ok && !core_ok) cr_expect_eq(err, std::string(e.text), "\"%s\"", v);
   }
-  const char* devices[] = {"auto", "none", "34:00.0", "0000:34:00.0,0000:4e:00.0", "10000:00:01.0", "12345678:00:01.0",
-                           "123456789:00:01.0", "34:1f.7", "34:20.0", "34:00.8", " 34:00.0", "34:00.0,", "gpu0"};
+  const char* devices[] = {"auto",
+                           "none",
+                           "34:00.0",
+                           "0000:34:00.0,0000:4e:00.0",
+                           "10000:00:01.0",
+                           "12345678:00:01.0",
+                           "123456789:00:01.0",
+                           "34:1f.7",
+                           "34:20.0",
+                           "34:00.8",
+                           " 34:00.0",
+                           "34:00.0,",
+                           "gpu0"};
   for (const char* v : devices) {
     std::string entry = std::string("NUMABIND_DEVICES=") + v;
     const char* env[] = {entry.c_str(), nullptr};
@@ -192,7 +206,8 @@ Test(prepare, errors) {
   PrepareOn(t, "", &a);
   cr_assert(!a.basis && a.error.find("NUMABIND_POLICY") != std::string::npos, "%s", a.error.c_str());
   PrepareOn(t, "nodes", &b);
-  cr_assert(!b.basis && b.error.find("NUMABIND_POLICY=nodes: expected") != std::string::npos, "%s", b.error.c_str());
+  cr_assert(!b.basis && b.error.find("NUMABIND_POLICY=nodes: expected") != std::string::npos, "%s",
+            b.error.c_str());
   PrepareOn(t, "node", &c, "gpu0");
   cr_assert(!c.basis && c.error.find("NUMABIND_DEVICES") != std::string::npos, "%s", c.error.c_str());
   t.allowed = CpuSet();
@@ -237,7 +252,8 @@ Test(no_devices, exclusive) {
   STR_EQ(Cpus(*b.basis, 4), "0-15 | 16-31 | 32-47 | 48-63");
   STR_EQ(Cpus(*b.basis, 8), "0-7 | 8-15 | 16-23 | 24-31 | 32-39 | 40-47 | 48-55 | 56-63");
   // 3 ranks per node, 8 cores: 3, 3, 2 cores.
-  STR_EQ(Cpus(*b.basis, 12), "0-5 | 6-11 | 12-15 | 16-21 | 22-27 | 28-31 | 32-37 | 38-43 | 44-47 | 48-53 | 54-59 | 60-63");
+  STR_EQ(Cpus(*b.basis, 12),
+         "0-5 | 6-11 | 12-15 | 16-21 | 22-27 | 28-31 | 32-37 | 38-43 | 44-47 | 48-53 | 54-59 | 60-63");
   // 5 ranks: nodes 0,0,1,2,3.
   STR_EQ(Cpus(*b.basis, 5), "0-7 | 8-15 | 16-31 | 32-47 | 48-63");
   STR_EQ(Nodes(*b.basis, 5), "0 | 0 | 1 | 2 | 3");
@@ -339,8 +355,9 @@ Test(maps, cpus_outside_the_allowed_set) {
   Topology t = Load(kT64);
   t.allowed = CpuSet::Range(16, 63);
   PREPARE(b, t, "cpus:0-31|100|8");
-  STR_EQ(Cpus(*b.basis, 3), "16-31 | !rank 1: policy cpus:0-31|100|8: cpus 100 has no allowed CPUs | "
-                   "!rank 2: policy cpus:0-31|100|8: cpus 8 has no allowed CPUs");
+  STR_EQ(Cpus(*b.basis, 3),
+         "16-31 | !rank 1: policy cpus:0-31|100|8: cpus 100 has no allowed CPUs | "
+         "!rank 2: policy cpus:0-31|100|8: cpus 8 has no allowed CPUs");
   STR_EQ(PlanRank(*b.basis, 2, 3).nodes, "0");  // where the CPU would be
 }
 
@@ -657,15 +674,17 @@ Test(xml, hand_made_device_without_locality) {
   STR_EQ(Cpus(*node.basis, 2), "0-2 | 2");
   STR_EQ(Nodes(*node.basis, 2), "0-1 | 1");
   STR_EQ(PlanRank(*node.basis, 0, 2).label, "node 0-1 (locality unknown)");
-  STR_EQ(Cpus(*excl.basis, 4), "0-1 | !rank 1: policy exclusive: node 1 has 1 core for 2 ranks | 2 | "
-                               "!rank 3: policy exclusive: node 1 has 1 core for 2 ranks");
+  STR_EQ(Cpus(*excl.basis, 4),
+         "0-1 | !rank 1: policy exclusive: node 1 has 1 core for 2 ranks | 2 | "
+         "!rank 3: policy exclusive: node 1 has 1 core for 2 ranks");
   // An explicit list may name any device; one the machine lacks is an error.
   Basis vga, missing;
   PrepareDev(t, "node", &vga, "03:00.0");
   STR_EQ(Cpus(*vga.basis, 1), "0-1");
   PrepareOn(t, "node", &missing, "05:00.0");
   cr_assert(!missing.basis);
-  cr_assert(missing.error.find("no PCI device 0000:05:00.0") != std::string::npos, "%s", missing.error.c_str());
+  cr_assert(missing.error.find("no PCI device 0000:05:00.0") != std::string::npos, "%s",
+            missing.error.c_str());
 }
 
 // ---- the basis block ----

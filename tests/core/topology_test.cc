@@ -20,7 +20,8 @@ using numabind::core::testing::TopologyFile;
 
 static std::string XmlOrSkip(const char* name) {
   std::string path = TopologyFile(name);
-  if (!FileExists(path)) cr_assert_fail("topology file %s is missing from tests/data/topologies", path.c_str());
+  if (!FileExists(path))
+    cr_assert_fail("topology file %s is missing from tests/data/topologies", path.c_str());
   return path;
 }
 
@@ -111,8 +112,9 @@ Test(topology, huge_synthetic_descriptions_refused_at_once, .timeout = 20) {
   Topology t;
   std::string err;
   LoadOptions o;
-  for (const char* spec : {"synthetic:pack:1000 core:1000 pu:1000", "synthetic:pack:2 numa:2(memory=1GB) core:16385 pu:2",
-                           "synthetic:pack:99999999999999999999 pu:2"}) {
+  for (const char* spec :
+       {"synthetic:pack:1000 core:1000 pu:1000", "synthetic:pack:2 numa:2(memory=1GB) core:16385 pu:2",
+        "synthetic:pack:99999999999999999999 pu:2"}) {
     cr_assert(!LoadTopology(spec, o, &t, &err), "%s loaded", spec);
     cr_expect(err.find("more than 65536 PUs") != std::string::npos, "%s: %s", spec, err.c_str());
   }
@@ -193,7 +195,8 @@ Test(topology, xml_pci_gpus_with_locality) {
   STR_EQ(vga->nodes.ToList(), "0");
   // Sorted by bus id.
   for (size_t i = 1; i < t.pci.size(); ++i)
-    cr_assert(t.pci[i - 1].bus_id <= t.pci[i].bus_id, "%s before %s", t.pci[i - 1].bus_id.c_str(), t.pci[i].bus_id.c_str());
+    cr_assert(t.pci[i - 1].bus_id <= t.pci[i].bus_id, "%s before %s", t.pci[i - 1].bus_id.c_str(),
+              t.pci[i].bus_id.c_str());
 }
 
 Test(topology, xml_without_pci_discovery) {

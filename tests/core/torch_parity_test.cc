@@ -1,14 +1,15 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// numabind against `torchrun --numa-binding` (PyTorch >= 2.9: torch/numa/binding.py, test/test_numa_binding.py).
-// Debian's torch 1.13 has no torch.numa, so torch's code cannot run here; instead every scenario of torch's
-// tests is rebuilt as the same hardware in hwloc XML (tests/core/torch_parity_util.h: PCI GPUs with NUMA
-// locality, SMT cores, L3 caches, the allowed set) and planned through numabind's whole path: the XML import,
-// `auto` device selection, numabind_prepare and ComputeRankPlan, and through `numabind plan --json`.
-// Expected CPU lists are torch's, copied by hand from the test named in each comment; ranks torch's test
-// does not assert are worked out by hand from binding.py and say so. torchrun binds local rank r for GPU r
-// (gpu_index = local_rank), one rank per GPU, so nranks = the GPU count. Memory: torch 2.9 binds CPUs only
-// (numactl --physcpubind); torch 2.8's test expected --preferred=N for node/exclusive/core-complex and
+// numabind against `torchrun --numa-binding` (PyTorch >= 2.9: torch/numa/binding.py,
+// test/test_numa_binding.py). Debian's torch 1.13 has no torch.numa, so torch's code cannot run here; instead
+// every scenario of torch's tests is rebuilt as the same hardware in hwloc XML
+// (tests/core/torch_parity_util.h: PCI GPUs with NUMA locality, SMT cores, L3 caches, the allowed set) and
+// planned through numabind's whole path: the XML import, `auto` device selection, numabind_prepare and
+// ComputeRankPlan, and through `numabind plan --json`. Expected CPU lists are torch's, copied by hand from
+// the test named in each comment; ranks torch's test does not assert are worked out by hand from binding.py
+// and say so. torchrun binds local rank r for GPU r (gpu_index = local_rank), one rank per GPU, so nranks =
+// the GPU count. Memory: torch 2.9 binds CPUs only (numactl --physcpubind); torch 2.8's test expected
+// --preferred=N for node/exclusive/core-complex and
 // --preferred-many over the socket's nodes, which are the node sets asserted here.
 // torch_parity_more_test.cc: binding.py's behaviour beyond its tests, and where numabind differs.
 
@@ -38,7 +39,7 @@ Test(torch_parity, mock_hardware_reads_as_torch_describes_it) {
   cr_assert_eq(t.nodes.size(), 8u);
   cr_assert_eq(t.packages.size(), 4u);
   STR_EQ(t.allowed.ToList(), "0-127");
-  STR_EQ(t.nodes[5].cpus.ToList(), "80-95");                  // node5/cpulist
+  STR_EQ(t.nodes[5].cpus.ToList(), "80-95");                   // node5/cpulist
   STR_EQ(t.cores[t.FindPu(81)->core].cpus.ToList(), "80-81");  // cpu81 thread_siblings_list
   STR_EQ(t.llcs[t.FindPu(81)->llc].cpus.ToList(), "80-83");    // cpu81 index3 shared_cpu_list
   cr_assert_eq(t.llcs[t.FindPu(81)->llc].level, 3u);
@@ -98,7 +99,8 @@ Test(torch_parity, exclusive_raises_if_too_few_physical_cores) {
   for (uint32_t r : {1u, 0u}) {
     RankText t = p.Rank(r, 4);
     cr_assert(!t.ok, "rank %u was placed on %s; torch raises", r, t.cpus.c_str());
-    cr_assert(t.error.find("node 0") != std::string::npos && t.error.find("1 core for 2") != std::string::npos,
+    cr_assert(t.error.find("node 0") != std::string::npos &&
+                  t.error.find("1 core for 2") != std::string::npos,
               "rank %u: %s", r, t.error.c_str());
   }
 }
@@ -108,7 +110,7 @@ Test(torch_parity, exclusive_raises_if_too_few_physical_cores) {
 Test(torch_parity, core_complex_with_extra_l3) {
   MockXmlFile xml(TorchMockHardware(2, 1, 2, 3, 3));
   Prepared p(xml, "core-complex");
-  ExpectRank(p, 3, 4, "24-29", "1");  // torch 2.8: --physcpubind=24-29 --preferred=1
+  ExpectRank(p, 3, 4, "24-29", "1");               // torch 2.8: --physcpubind=24-29 --preferred=1
   STR_EQ(p.All(4), "0-5 | 6-11 | 18-23 | 24-29");  // from binding.py; the third L3s stay unused
 }
 
@@ -156,13 +158,14 @@ Test(torch_parity, plan_command_gives_torch_exclusive) {
   std::string out, err;
   int rc = RunPlan({"--topology", xml.path, "--policy", "exclusive", "--json"}, &out, &err);
   cr_assert_eq(rc, 0, "exit %d: %s", rc, err.c_str());
-  STR_EQ(out,
-         "[\n"
-         "  {\"rank\":0,\"device\":\"0000:00:00.0\",\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\"},\n"
-         "  {\"rank\":1,\"device\":\"0001:01:01.0\",\"nodes\":\"0\",\"cpus\":\"4-5\",\"memory\":\"local\"},\n"
-         "  {\"rank\":2,\"device\":\"0002:02:02.0\",\"nodes\":\"1\",\"cpus\":\"6-9\",\"memory\":\"local\"},\n"
-         "  {\"rank\":3,\"device\":\"0003:03:03.0\",\"nodes\":\"1\",\"cpus\":\"10-11\",\"memory\":\"local\"}\n"
-         "]\n");
+  STR_EQ(
+      out,
+      "[\n"
+      "  {\"rank\":0,\"device\":\"0000:00:00.0\",\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\"},\n"
+      "  {\"rank\":1,\"device\":\"0001:01:01.0\",\"nodes\":\"0\",\"cpus\":\"4-5\",\"memory\":\"local\"},\n"
+      "  {\"rank\":2,\"device\":\"0002:02:02.0\",\"nodes\":\"1\",\"cpus\":\"6-9\",\"memory\":\"local\"},\n"
+      "  {\"rank\":3,\"device\":\"0003:03:03.0\",\"nodes\":\"1\",\"cpus\":\"10-11\",\"memory\":\"local\"}\n"
+      "]\n");
 }
 
 // test_exclusive_raises_if_too_few_physical_cores through the command: every rank is an error, exit 1.

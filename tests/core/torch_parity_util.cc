@@ -54,32 +54,38 @@ struct Writer {
             const std::vector<uint32_t>& nodes, const std::string& tail, bool leaf) {
     std::string c = Mask(cpus), n = Mask(nodes);
     xml += std::string(depth * 2, ' ') + "<object " + head + " cpuset=\"" + c + "\" complete_cpuset=\"" + c +
-           "\" nodeset=\"" + n + "\" complete_nodeset=\"" + n + "\" gp_index=\"" + std::to_string(gp++) + "\"" +
-           tail + (leaf ? "/>\n" : ">\n");
+           "\" nodeset=\"" + n + "\" complete_nodeset=\"" + n + "\" gp_index=\"" + std::to_string(gp++) +
+           "\"" + tail + (leaf ? "/>\n" : ">\n");
   }
   void Close(int depth) { xml += std::string(depth * 2, ' ') + "</object>\n"; }
   // A host bridge with one NVIDIA 3D controller (class 0302) behind it.
   void Gpu(int depth, const std::string& bus_id) {
     std::string ind(depth * 2, ' '), bus = bus_id.substr(5, 2);
-    xml += ind + "<object type=\"Bridge\" gp_index=\"" + std::to_string(gp++) + "\" bridge_type=\"0-1\" depth=\"0\"" +
-           " bridge_pci=\"" + bus_id.substr(0, 5) + "[" + bus + "-" + bus + "]\">\n";
+    xml += ind + "<object type=\"Bridge\" gp_index=\"" + std::to_string(gp++) +
+           "\" bridge_type=\"0-1\" depth=\"0\"" + " bridge_pci=\"" + bus_id.substr(0, 5) + "[" + bus + "-" +
+           bus + "]\">\n";
     xml += ind + "  <object type=\"PCIDev\" gp_index=\"" + std::to_string(gp++) + "\" pci_busid=\"" + bus_id +
            "\" pci_type=\"0302 [10de:20b0] [10de:1450] a1\"/>\n";
     xml += ind + "</object>\n";
   }
   void Node(int d, const MockMachine::Node& n) {
     std::vector<uint32_t> nn{n.os};
-    Leaf(d, "type=\"NUMANode\" os_index=\"" + std::to_string(n.os) + "\"", Pus(n), nn, " local_memory=\"1073741824\"");
+    Leaf(d, "type=\"NUMANode\" os_index=\"" + std::to_string(n.os) + "\"", Pus(n), nn,
+         " local_memory=\"1073741824\"");
     for (const auto& c : n.l3s) {
       Open(d, "type=\"L3Cache\"", Pus(c), nn,
-           " cache_size=\"33554432\" depth=\"3\" cache_linesize=\"64\" cache_associativity=\"16\" cache_type=\"0\"",
+           " cache_size=\"33554432\" depth=\"3\" cache_linesize=\"64\" cache_associativity=\"16\" "
+           "cache_type=\"0\"",
            false);
       for (const auto& core : c.cores) {
         Open(d + 1, "type=\"L2Cache\"", core.pus, nn,
-             " cache_size=\"1048576\" depth=\"2\" cache_linesize=\"64\" cache_associativity=\"8\" cache_type=\"0\"",
+             " cache_size=\"1048576\" depth=\"2\" cache_linesize=\"64\" cache_associativity=\"8\" "
+             "cache_type=\"0\"",
              false);
-        Open(d + 2, "type=\"Core\" os_index=\"" + std::to_string(core.pus[0]) + "\"", core.pus, nn, "", false);
-        for (uint32_t pu : core.pus) Leaf(d + 3, "type=\"PU\" os_index=\"" + std::to_string(pu) + "\"", {pu}, nn, "");
+        Open(d + 2, "type=\"Core\" os_index=\"" + std::to_string(core.pus[0]) + "\"", core.pus, nn, "",
+             false);
+        for (uint32_t pu : core.pus)
+          Leaf(d + 3, "type=\"PU\" os_index=\"" + std::to_string(pu) + "\"", {pu}, nn, "");
         Close(d + 2);
         Close(d + 1);
       }
@@ -88,8 +94,8 @@ struct Writer {
     for (const std::string& g : n.gpus) Gpu(d, g);
   }
   // A leaf object.
-  void Leaf(int depth, const std::string& head, const std::vector<uint32_t>& cpus, const std::vector<uint32_t>& nodes,
-         const std::string& tail) {
+  void Leaf(int depth, const std::string& head, const std::vector<uint32_t>& cpus,
+            const std::vector<uint32_t>& nodes, const std::string& tail) {
     Open(depth, head, cpus, nodes, tail, true);
   }
 };
@@ -134,11 +140,12 @@ std::string MockXml(const MockMachine& m) {
       all.insert(all.end(), v.begin(), v.end());
       nodes.push_back(n.os);
     }
-  w.xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
-          "<topology version=\"2.0\">\n";
+  w.xml =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+      "<topology version=\"2.0\">\n";
   w.Open(1, "type=\"Machine\" os_index=\"0\"", all, nodes,
-         " allowed_cpuset=\"" + Mask(m.allowed.empty() ? all : m.allowed) + "\" allowed_nodeset=\"" + Mask(nodes) +
-             "\"",
+         " allowed_cpuset=\"" + Mask(m.allowed.empty() ? all : m.allowed) + "\" allowed_nodeset=\"" +
+             Mask(nodes) + "\"",
          false);
   for (size_t pi = 0; pi < m.packages.size(); ++pi) {
     const auto& p = m.packages[pi];

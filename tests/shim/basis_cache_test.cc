@@ -37,13 +37,18 @@ struct Outcome {
 };
 
 /// One self-binding rank (report) with the debug log; `prefix` runs before it (taskset...).
-Outcome Rank(const Shared& s, int rank, std::vector<std::string> extra = {}, std::vector<std::string> prefix = {}) {
+Outcome Rank(const Shared& s, int rank, std::vector<std::string> extra = {},
+             std::vector<std::string> prefix = {}) {
   std::vector<int> allowed = AllowedCpus();
   if (allowed.size() < 2) cr_assert_fail("these tests need 2 CPUs");
-  std::string policy = "NUMABIND_POLICY=cpus:" + std::to_string(allowed[1]) + "|" + std::to_string(allowed[0]);
+  std::string policy =
+      "NUMABIND_POLICY=cpus:" + std::to_string(allowed[1]) + "|" + std::to_string(allowed[0]);
   std::string tmp = MakeTempDir("numabind-shared-run");
-  std::vector<std::string> env = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", policy, "NUMABIND_LOG=debug",
-                                  "NUMABIND_LOG_FILE=" + tmp + "/log", "NUMABIND_SHARED=" + s.base,
+  std::vector<std::string> env = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so",
+                                  policy,
+                                  "NUMABIND_LOG=debug",
+                                  "NUMABIND_LOG_FILE=" + tmp + "/log",
+                                  "NUMABIND_SHARED=" + s.base,
                                   "LOCAL_RANK=" + std::to_string(rank)};
   env.insert(env.end(), extra.begin(), extra.end());
   prefix.insert(prefix.end(), {BuildDir() + "/helpers/report", "--out", tmp + "/reports"});
@@ -101,8 +106,9 @@ Test(basis_cache, launcher_cpus_are_part_of_the_key) {
   auto launch = [&](std::vector<std::string> prefix) {
     prefix.insert(prefix.end(), {BuildDir() + "/helpers/entry_launcher", "execve", "1",
                                  BuildDir() + "/helpers/report", "--out", tmp + "/reports"});
-    Run(prefix, {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_POLICY=node", "NUMABIND_LOG=debug",
-                 "NUMABIND_LOG_FILE=" + tmp + "/log", "NUMABIND_SHARED=" + s.base},
+    Run(prefix,
+        {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_POLICY=node", "NUMABIND_LOG=debug",
+         "NUMABIND_LOG_FILE=" + tmp + "/log", "NUMABIND_SHARED=" + s.base},
         tmp + "/output", 60);
   };
   launch({});
@@ -123,7 +129,8 @@ Test(basis_cache, stale_or_damaged_files_are_prepared_again) {
   // Another machine state (as after CPU hotplug or a reboot): the identity field differs.
   std::string stale = good;
   stale[16] ^= 1;
-  for (const std::string& bad : {stale, good.substr(0, good.size() - 1), good + "x", std::string("garbage")}) {
+  for (const std::string& bad :
+       {stale, good.substr(0, good.size() - 1), good + "x", std::string("garbage")}) {
     { std::ofstream(file, std::ios::binary | std::ios::trunc) << bad; }
     chmod(file.c_str(), 0600);
     Outcome o = Rank(s, 0);

@@ -39,14 +39,18 @@ Outcome RunWithRank(const std::string& value, const std::vector<std::string>& va
 
 Test(child, bad_rank_values_warn_once_and_run_unbound) {
   std::string all = FormatCpuList(AllowedCpus());
-  for (const char* value : {"4294967295", "4294967296", "99999999999", "1048576", " 1", "1x", "-1", "+1", "0(x"}) {
+  for (const char* value :
+       {"4294967295", "4294967296", "99999999999", "1048576", " 1", "1x", "-1", "+1", "0(x"}) {
     Outcome o = RunWithRank(value, {"NUMABIND_POLICY=cpus:1|0"});
-    cr_expect_eq(o.run.exit_code, 0, "LOCAL_RANK='%s': exit %d\n%s", value, o.run.exit_code, Tail(o.output).c_str());
-    cr_assert_eq(o.reports.size(), 1u, "LOCAL_RANK='%s': the program did not run\n%s", value, Tail(o.output).c_str());
+    cr_expect_eq(o.run.exit_code, 0, "LOCAL_RANK='%s': exit %d\n%s", value, o.run.exit_code,
+                 Tail(o.output).c_str());
+    cr_assert_eq(o.reports.size(), 1u, "LOCAL_RANK='%s': the program did not run\n%s", value,
+                 Tail(o.output).c_str());
     cr_expect_eq(o.reports[0].Get("cpus"), all, "LOCAL_RANK='%s' bound to %s", value,
                  o.reports[0].Get("cpus").c_str());
     std::string named = std::string("LOCAL_RANK='") + value + "'";
-    cr_expect_eq(LinesWith(o.output, named).size(), 1u, "no line naming %s:\n%s", named.c_str(), o.output.c_str());
+    cr_expect_eq(LinesWith(o.output, named).size(), 1u, "no line naming %s:\n%s", named.c_str(),
+                 o.output.c_str());
     cr_expect_eq(LinesWith(o.output, "numabind:").size(), 1u, "output:\n%s", o.output.c_str());
   }
 }
@@ -78,8 +82,8 @@ Test(child, log_file_fifo_neither_hangs_nor_is_written) {
   cr_assert_eq(mkfifo(fifo.c_str(), 0600), 0);
   RunResult r = Run({build + "/helpers/entry_launcher", "execve", "1", build + "/helpers/report", "--out",
                      dir + "/reports"},
-                    {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=cpus:1|0", "NUMABIND_LOG=info",
-                     "NUMABIND_LOG_FILE=" + fifo},
+                    {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=cpus:1|0",
+                     "NUMABIND_LOG=info", "NUMABIND_LOG_FILE=" + fifo},
                     dir + "/output", 20);
   std::string out = ReadFile(dir + "/output");
   std::vector<Report> reports = ReadReports(dir + "/reports");
@@ -87,8 +91,9 @@ Test(child, log_file_fifo_neither_hangs_nor_is_written) {
   cr_assert_not(r.timed_out, "the launcher hung on a FIFO log file");
   cr_expect_eq(r.exit_code, 0, "%s", out.c_str());
   cr_expect_eq(reports.size(), 1u);
-  cr_expect_eq(LinesWith(out, "is not a regular file (logging to standard error): numabind: bound rank 0").size(), 1u,
-               "%s", out.c_str());
+  cr_expect_eq(
+      LinesWith(out, "is not a regular file (logging to standard error): numabind: bound rank 0").size(), 1u,
+      "%s", out.c_str());
 }
 
 }  // namespace numabind::shim::test
@@ -101,10 +106,11 @@ Test(child, fits_a_16_kib_thread_stack) {
   // live matching children): the shim's frames once took 21 KiB there and the thread died.
   std::string dir = MakeTempDir("numabind-stack");
   std::string build = BuildDir();
-  RunResult r = Run({build + "/helpers/hostile", "small-stack", build + "/helpers/report", "--out", dir + "/reports"},
-                    {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=cpus:1|0", "NUMABIND_LOG=info",
-                     "NUMABIND_LOG_FILE=" + dir + "/log", "NUMABIND_MATCH=*numabind-by-order*"},
-                    dir + "/output", 60);
+  RunResult r =
+      Run({build + "/helpers/hostile", "small-stack", build + "/helpers/report", "--out", dir + "/reports"},
+          {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=cpus:1|0", "NUMABIND_LOG=info",
+           "NUMABIND_LOG_FILE=" + dir + "/log", "NUMABIND_MATCH=*numabind-by-order*"},
+          dir + "/output", 60);
   std::string out = ReadFile(dir + "/output"), log = ReadFile(dir + "/log");
   std::vector<Report> reports = ReadReports(dir + "/reports");
   RemoveTree(dir);
@@ -127,8 +133,8 @@ Test(child, ranks_by_order_when_spawned_back_to_back) {
   // command line then reads empty, like a finished worker's, and every worker of a burst was rank 0.
   std::string dir = MakeTempDir("numabind-burst");
   std::string build = BuildDir();
-  RunResult r = Run({build + "/helpers/hostile", "burst", "4", build + "/helpers/report", "--env", "numabind-burst",
-                     "--sleep", "300"},
+  RunResult r = Run({build + "/helpers/hostile", "burst", "4", build + "/helpers/report", "--env",
+                     "numabind-burst", "--sleep", "300"},
                     {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=node", "NUMABIND_LOG=info",
                      "NUMABIND_LOG_FILE=" + dir + "/log",
                      // From the start: the launcher's own command line (hostile burst ...) must not match.

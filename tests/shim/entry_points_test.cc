@@ -54,8 +54,8 @@ void ExpectBound(const std::string& entry, int nranks = 2) {
   // Launchers that make the child another way still exec it with execve.
   bool execve = entry == "vfork-execve" || entry == "_Fork-execve" || entry == "direct-execve";
   std::string via = "via " + (execve ? std::string("execve") : entry);
-  cr_expect_eq(LinesWith(o.log, "bound rank").size(), static_cast<size_t>(nranks), "%s: log:\n%s", entry.c_str(),
-               o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "bound rank").size(), static_cast<size_t>(nranks), "%s: log:\n%s",
+               entry.c_str(), o.log.c_str());
   cr_expect_eq(LinesWith(o.log, via).size(), static_cast<size_t>(nranks), "%s: no '%s' in log:\n%s",
                entry.c_str(), via.c_str(), o.log.c_str());
 }
@@ -107,7 +107,8 @@ Test(entry_points, failed_exec_restores_the_caller) {
   cr_assert_eq(o.run.exit_code, 0, "launcher exited %d\n%s", o.run.exit_code, Tail(o.output).c_str());
   std::vector<std::string> after = LinesWith(o.output, "after-failed-exec");
   cr_assert_eq(after.size(), 1u, "output:\n%s", o.output.c_str());
-  cr_expect(after[0].find("ret=-1 errno=2 ") != std::string::npos, "exec's result changed: %s", after[0].c_str());
+  cr_expect(after[0].find("ret=-1 errno=2 ") != std::string::npos, "exec's result changed: %s",
+            after[0].c_str());
   std::string restored = "cpus=" + p.commas;  // the line's last field
   cr_expect(after[0].size() >= restored.size() &&
                 after[0].compare(after[0].size() - restored.size(), restored.size(), restored) == 0,

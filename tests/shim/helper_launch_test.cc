@@ -30,7 +30,8 @@ struct Result {
   double seconds;
 };
 
-Result Launch(std::vector<const char*> argv, int timeout_ms = 5000, size_t cap = 1 << 20, bool probe = false) {
+Result Launch(std::vector<const char*> argv, int timeout_ms = 5000, size_t cap = 1 << 20,
+              bool probe = false) {
   argv.push_back(nullptr);
   HelperRun run;
   timespec a, b;
@@ -94,12 +95,14 @@ Test(helper_launch, helper_gets_the_pipe_and_default_signals_only) {
   sigprocmask(SIG_BLOCK, &block, nullptr);
   signal(SIGINT, SIG_IGN);
   // The shell's own descriptors above 2 (tested with a builtin: no pipeline or child holds any).
-  Result fds = Launch({"/bin/sh", "-c",
-                       "i=3; while [ $i -lt 64 ]; do [ -e /proc/$$/fd/$i ] && printf '%s ' $i; i=$((i+1)); done; true"});
+  Result fds = Launch(
+      {"/bin/sh", "-c",
+       "i=3; while [ $i -lt 64 ]; do [ -e /proc/$$/fd/$i ] && printf '%s ' $i; i=$((i+1)); done; true"});
   cr_expect(fds.ok, "%s", fds.why.c_str());
   cr_expect_eq(fds.out, "", "the helper's descriptors above 2: %s", fds.out.c_str());
   Result status = Launch({"/bin/grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"});
-  cr_expect_eq(status.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n", "%s", status.out.c_str());
+  cr_expect_eq(status.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n", "%s",
+               status.out.c_str());
   Result in = Launch({"/bin/sh", "-c", "readlink /proc/$$/fd/0 /proc/$$/fd/2 | tr '\\n' ' '"});
   cr_expect_eq(in.out, "/dev/null /dev/null ");
   close(57);

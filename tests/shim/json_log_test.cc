@@ -26,11 +26,13 @@ struct Outcome {
 Outcome Launch(const std::string& entry, const std::vector<std::string>& vars) {
   std::string dir = MakeTempDir("numabind-json");
   std::string build = BuildDir();
-  std::vector<std::string> env = {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_LOG_FILE=" + dir + "/log"};
+  std::vector<std::string> env = {"LD_PRELOAD=" + build + "/libnumabind.so",
+                                  "NUMABIND_LOG_FILE=" + dir + "/log"};
   env.insert(env.end(), vars.begin(), vars.end());
   Outcome o;
-  o.run = Run({build + "/helpers/entry_launcher", entry, "2", build + "/helpers/report", "--out", dir + "/reports"},
-              env, dir + "/output", 60);
+  o.run = Run(
+      {build + "/helpers/entry_launcher", entry, "2", build + "/helpers/report", "--out", dir + "/reports"},
+      env, dir + "/output", 60);
   o.reports = ReadReports(dir + "/reports");
   o.lines = ReadReports(dir + "/log");
   o.log = ReadFile(dir + "/log");
@@ -58,9 +60,12 @@ std::string Host() {
 Test(json_log, bound_ranks_one_object_per_line) {
   CpuPair p = TwoAllowedCpus();
   for (const char* entry : {"execve", "posix_spawn"}) {
-    Outcome o = Launch(entry, {"NUMABIND_POLICY=" + p.policy, "NUMABIND_LOG=info", "NUMABIND_LOG_FORMAT=json"});
-    cr_assert_eq(o.run.exit_code, 0, "%s: launcher exited %d\nlog:\n%s", entry, o.run.exit_code, o.log.c_str());
-    cr_assert_eq(o.strict, "ok\n", "%s: not JSON lines:\n%s\nlog:\n%s", entry, o.strict.c_str(), o.log.c_str());
+    Outcome o =
+        Launch(entry, {"NUMABIND_POLICY=" + p.policy, "NUMABIND_LOG=info", "NUMABIND_LOG_FORMAT=json"});
+    cr_assert_eq(o.run.exit_code, 0, "%s: launcher exited %d\nlog:\n%s", entry, o.run.exit_code,
+                 o.log.c_str());
+    cr_assert_eq(o.strict, "ok\n", "%s: not JSON lines:\n%s\nlog:\n%s", entry, o.strict.c_str(),
+                 o.log.c_str());
     cr_assert_eq(o.reports.size(), 2u, "%s", entry);
     cr_assert_eq(o.lines.size(), 2u, "%s: log:\n%s", entry, o.log.c_str());
     for (const Report& r : o.reports) {
@@ -71,8 +76,8 @@ Test(json_log, bound_ranks_one_object_per_line) {
       cr_assert_not_null(line, "%s: no line with pid %s:\n%s", entry, r.Get("pid").c_str(), o.log.c_str());
       const Report& l = *line;
       std::string why = std::string(entry) + ": " + l.line;
-      cr_expect(std::regex_match(l.Get("time"), std::regex(R"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d\d\dZ)")), "%s",
-                why.c_str());
+      cr_expect(std::regex_match(l.Get("time"), std::regex(R"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d\d\dZ)")),
+                "%s", why.c_str());
       cr_expect_eq(l.Get("host"), Host(), "%s", why.c_str());
       cr_expect_eq(l.Get("level"), "info", "%s", why.c_str());
       cr_expect_eq(l.Get("event"), "bound", "%s", why.c_str());
@@ -93,7 +98,8 @@ Test(json_log, bound_ranks_one_object_per_line) {
 
 Test(json_log, problems_are_objects_with_a_message) {
   CpuPair p = TwoAllowedCpus();
-  Outcome o = Launch("execve", {"NUMABIND_POLICY=" + p.policy, "NUMABIND_MEMORY=fast", "NUMABIND_LOG_FORMAT=json"});
+  Outcome o =
+      Launch("execve", {"NUMABIND_POLICY=" + p.policy, "NUMABIND_MEMORY=fast", "NUMABIND_LOG_FORMAT=json"});
   cr_assert_eq(o.run.exit_code, 0, "log:\n%s", o.log.c_str());
   cr_assert_eq(o.strict, "ok\n", "not JSON lines:\n%s\nlog:\n%s", o.strict.c_str(), o.log.c_str());
   cr_assert_eq(o.lines.size(), 2u, "log:\n%s", o.log.c_str());
@@ -109,7 +115,8 @@ Test(json_log, problems_are_objects_with_a_message) {
 
 Test(json_log, debug_adds_the_call_stack) {
   CpuPair p = TwoAllowedCpus();
-  Outcome o = Launch("execve", {"NUMABIND_POLICY=" + p.policy, "NUMABIND_LOG=debug", "NUMABIND_LOG_FORMAT=json"});
+  Outcome o =
+      Launch("execve", {"NUMABIND_POLICY=" + p.policy, "NUMABIND_LOG=debug", "NUMABIND_LOG_FORMAT=json"});
   cr_assert_eq(o.run.exit_code, 0, "log:\n%s", o.log.c_str());
   cr_assert_eq(o.strict, "ok\n", "not JSON lines:\n%s\nlog:\n%s", o.strict.c_str(), o.log.c_str());
   int bound = 0;

@@ -23,14 +23,25 @@ extern char** environ;
 namespace numabind::shim::test {
 namespace {
 
-// Variables a test's children must not inherit from whatever ran the tests (a preload, the shim's settings, or
-// a launcher's rank variables and Slurm's job variables when the suite itself runs inside one).
+// Variables a test's children must not inherit from whatever ran the tests (a preload, the shim's settings,
+// or a launcher's rank variables and Slurm's job variables when the suite itself runs inside one).
 bool Scrubbed(const std::string& entry) {
-  static const char* const kNames[] = {
-      "LD_PRELOAD", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
-      "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "PMI_LOCAL_RANK", "PMI_LOCAL_SIZE", "PALS_LOCAL_RANKID",
-      "MV2_COMM_WORLD_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_RANK", "FLUX_TASK_LOCAL_ID", "MPT_LRANK",
-      "SLURM_LOCALID", "NB_TEST_RANK"};
+  static const char* const kNames[] = {"LD_PRELOAD",
+                                       "LOCAL_RANK",
+                                       "LOCAL_WORLD_SIZE",
+                                       "OMPI_COMM_WORLD_LOCAL_RANK",
+                                       "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                       "MPI_LOCALRANKID",
+                                       "MPI_LOCALNRANKS",
+                                       "PMI_LOCAL_RANK",
+                                       "PMI_LOCAL_SIZE",
+                                       "PALS_LOCAL_RANKID",
+                                       "MV2_COMM_WORLD_LOCAL_RANK",
+                                       "JSM_NAMESPACE_LOCAL_RANK",
+                                       "FLUX_TASK_LOCAL_ID",
+                                       "MPT_LRANK",
+                                       "SLURM_LOCALID",
+                                       "NB_TEST_RANK"};
   std::string name = entry.substr(0, entry.find('='));
   if (name.rfind("NUMABIND_", 0) == 0 || name.rfind("SLURM_", 0) == 0) return true;
   for (const char* n : kNames)
@@ -59,8 +70,7 @@ RunResult Run(const std::vector<std::string>& argv, const std::vector<std::strin
   envs.push_back("NUMABIND_SHARED=" + shared);
   for (const std::string& add : env) {
     std::string prefix = add.substr(0, add.find('=') + 1);
-    for (auto it = envs.begin(); it != envs.end();)
-      it = it->rfind(prefix, 0) == 0 ? envs.erase(it) : it + 1;
+    for (auto it = envs.begin(); it != envs.end();) it = it->rfind(prefix, 0) == 0 ? envs.erase(it) : it + 1;
     envs.push_back(add);
   }
   std::vector<char*> cargv, cenv;
@@ -110,8 +120,10 @@ RunResult Run(const std::vector<std::string>& argv, const std::vector<std::strin
   }
   result.seconds = Now() - start;
   kill(-pid, SIGKILL);  // stragglers in its group (a launcher that left a worker behind)
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
+  if (WIFEXITED(status))
+    result.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    result.exit_code = 128 + WTERMSIG(status);
   return result;
 }
 
@@ -143,20 +155,30 @@ bool ParseReport(const std::string& line, Report* out, std::string* err) {
   out->line = line;
   out->fields.clear();
   size_t i = 0, n = line.size();
-  auto skip = [&] { while (i < n && isspace(static_cast<unsigned char>(line[i]))) i++; };
-  auto fail = [&](const char* why) { *err = std::string(why) + " at column " + std::to_string(i); return false; };
+  auto skip = [&] {
+    while (i < n && isspace(static_cast<unsigned char>(line[i]))) i++;
+  };
+  auto fail = [&](const char* why) {
+    *err = std::string(why) + " at column " + std::to_string(i);
+    return false;
+  };
   auto string = [&](std::string* s) {  // at the opening quote
     for (i++; i < n && line[i] != '"'; i++) {
-      if (line[i] != '\\') { s->push_back(line[i]); continue; }
+      if (line[i] != '\\') {
+        s->push_back(line[i]);
+        continue;
+      }
       if (++i >= n) return false;
       char c = line[i];
-      if (c == 'n') s->push_back('\n');
-      else if (c == 't') s->push_back('\t');
+      if (c == 'n')
+        s->push_back('\n');
+      else if (c == 't')
+        s->push_back('\t');
       else if (c == 'u' && i + 4 < n) {  // \u00XX: the reporters escape control characters only
         s->push_back(static_cast<char>(strtol(line.substr(i + 1, 4).c_str(), nullptr, 16)));
         i += 4;
-      }
-      else s->push_back(c);
+      } else
+        s->push_back(c);
     }
     if (i >= n) return false;
     i++;
@@ -182,18 +204,31 @@ bool ParseReport(const std::string& line, Report* out, std::string* err) {
       bool in_string = false;
       for (; i < n; i++) {
         char c = line[i];
-        if (in_string) { if (c == '\\') i++; else if (c == '"') in_string = false; continue; }
-        if (c == '"') in_string = true;
-        else if (c == '{' || c == '[') depth++;
-        else if ((c == '}' || c == ']') && depth > 0) depth--;
-        else if ((c == ',' || c == '}') && depth == 0) break;
+        if (in_string) {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = false;
+          continue;
+        }
+        if (c == '"')
+          in_string = true;
+        else if (c == '{' || c == '[')
+          depth++;
+        else if ((c == '}' || c == ']') && depth > 0)
+          depth--;
+        else if ((c == ',' || c == '}') && depth == 0)
+          break;
       }
       value = line.substr(begin, i - begin);
       while (!value.empty() && isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
     }
     out->fields[key] = value;
     skip();
-    if (i < n && line[i] == ',') { i++; continue; }
+    if (i < n && line[i] == ',') {
+      i++;
+      continue;
+    }
     if (i < n && line[i] == '}') return true;
     return fail("expected , or }");
   }
@@ -232,7 +267,8 @@ std::string BuildDir() {
 std::string RepoDir() {
   struct stat st;
   char cwd[PATH_MAX];
-  if (getcwd(cwd, sizeof cwd) && stat((std::string(cwd) + "/tests/shim/scripts").c_str(), &st) == 0) return cwd;
+  if (getcwd(cwd, sizeof cwd) && stat((std::string(cwd) + "/tests/shim/scripts").c_str(), &st) == 0)
+    return cwd;
   return BuildDir() + "/..";
 }
 
@@ -246,8 +282,9 @@ std::string MakeTempDir(const std::string& prefix) {
 
 void RemoveTree(const std::string& path) {
   if (path.empty()) return;
-  nftw(path.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return remove(p); }, 16,
-       FTW_DEPTH | FTW_PHYS);
+  nftw(
+      path.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return remove(p); }, 16,
+      FTW_DEPTH | FTW_PHYS);
 }
 
 std::vector<int> AllowedCpus() {

@@ -41,9 +41,9 @@ std::string Out() { return g_dir + "/ranks.jsonl"; }
 enum class Mode { kUnbound, kBound, kBoundOverLauncher };
 
 struct Plan {
-  std::string policy;              // NUMABIND_POLICY value
-  std::vector<std::string> cpus;   // rank -> expected CPU list when bound
-  std::string all;                 // expected CPU list when not bound
+  std::string policy;             // NUMABIND_POLICY value
+  std::vector<std::string> cpus;  // rank -> expected CPU list when bound
+  std::string all;                // expected CPU list when not bound
 };
 
 Plan TwoRankPlan() {
@@ -96,8 +96,10 @@ void Check(const char* what, const Outcome& o, const Plan& plan, Mode mode) {
   cr_assert(o.run.started, "%s did not start: %s", what, o.run.error.c_str());
   std::vector<std::string> problems;  // all of them at once, with the evidence below them once
   auto problem = [&](const std::string& p) { problems.push_back(p); };
-  if (o.run.timed_out) problem("timed out after " + std::to_string(static_cast<int>(o.run.seconds)) + " s");
-  else if (o.run.exit_code != 0) problem("exited " + std::to_string(o.run.exit_code));
+  if (o.run.timed_out)
+    problem("timed out after " + std::to_string(static_cast<int>(o.run.seconds)) + " s");
+  else if (o.run.exit_code != 0)
+    problem("exited " + std::to_string(o.run.exit_code));
   if (o.reports.size() != static_cast<size_t>(kRanks))
     problem(std::to_string(o.reports.size()) + " rank reports, expected " + std::to_string(kRanks));
   std::set<int> seen;
@@ -112,7 +114,8 @@ void Check(const char* what, const Outcome& o, const Plan& plan, Mode mode) {
     if (r.Get("cpus") != want)
       problem("rank " + rank + " runs on CPUs \"" + r.Get("cpus") + "\", expected \"" + want + "\"");
     if (r.Get("cpus_status") != r.Get("cpus"))
-      problem("rank " + rank + ": Cpus_allowed_list \"" + r.Get("cpus_status") + "\" differs from its affinity");
+      problem("rank " + rank + ": Cpus_allowed_list \"" + r.Get("cpus_status") +
+              "\" differs from its affinity");
   }
   if (!bound && !bound_lines.empty()) problem("the shim bound ranks without NUMABIND_POLICY");
   if (bound && bound_lines.size() != static_cast<size_t>(kRanks))
@@ -121,7 +124,8 @@ void Check(const char* what, const Outcome& o, const Plan& plan, Mode mode) {
     size_t n = 0;
     for (const std::string& line : bound_lines)
       if (line.find(" rank " + std::to_string(k) + " ") != std::string::npos) n++;
-    if (n != 1) problem(std::to_string(n) + " \"bound\" log lines for rank " + std::to_string(k) + ", expected 1");
+    if (n != 1)
+      problem(std::to_string(n) + " \"bound\" log lines for rank " + std::to_string(k) + ", expected 1");
   }
   // A launcher that binds the child itself gets a "replaced" line per rank: on the "bound" line, or on a
   // "rebound" line when the shim bound the forked child at setenv before the launcher bound it (hydra).
@@ -129,14 +133,16 @@ void Check(const char* what, const Outcome& o, const Plan& plan, Mode mode) {
     bool said = false;
     for (const std::string& line : LinesWith(o.log, " rank " + std::to_string(k) + " "))
       said |= line.find("replaced") != std::string::npos;
-    if (!said) problem("the log does not say the launcher's own binding of rank " + std::to_string(k) + " was replaced");
+    if (!said)
+      problem("the log does not say the launcher's own binding of rank " + std::to_string(k) +
+              " was replaced");
   }
   std::string list, reports;
   for (const std::string& p : problems) list += "  " + p + "\n";
   for (const Report& r : o.reports) reports += r.line + "\n";
-  cr_assert(problems.empty(), "%s (%s):\n%s--- reports:\n%s--- numabind log:\n%s--- launcher output:\n%s", what,
-            bound ? plan.policy.c_str() : "no policy", list.c_str(), reports.c_str(), Tail(o.log).c_str(),
-            Tail(o.output, 1500).c_str());
+  cr_assert(problems.empty(), "%s (%s):\n%s--- reports:\n%s--- numabind log:\n%s--- launcher output:\n%s",
+            what, bound ? plan.policy.c_str() : "no policy", list.c_str(), reports.c_str(),
+            Tail(o.log).c_str(), Tail(o.output, 1500).c_str());
 }
 
 void Expect(const char* what, const std::vector<std::string>& argv, Mode mode, int timeout_s = kTimeout,
@@ -149,9 +155,13 @@ std::vector<std::string> TorchrunArgs(std::vector<std::string> tail) {
   // --standalone's rendezvous without its fixed port: torch 1.13's --standalone hard-codes port 29400 and a
   // second torchrun that cannot bind it joins the first one's store, so concurrent tests would share a job.
   // A short monitor interval: the agent otherwise notices finished workers only every 5 s.
-  std::vector<std::string> argv = {"/usr/bin/python3", Torchrun(), "--nnodes", "1", "--rdzv_backend", "c10d",
-                                   "--rdzv_endpoint", "localhost:0", "--rdzv_id", "numabind-test",
-                                   "--nproc_per_node", std::to_string(kRanks), "--monitor_interval", "0.2"};
+  std::vector<std::string> argv = {"/usr/bin/python3",   Torchrun(),
+                                   "--nnodes",           "1",
+                                   "--rdzv_backend",     "c10d",
+                                   "--rdzv_endpoint",    "localhost:0",
+                                   "--rdzv_id",          "numabind-test",
+                                   "--nproc_per_node",   std::to_string(kRanks),
+                                   "--monitor_interval", "0.2"};
   argv.insert(argv.end(), tail.begin(), tail.end());
   return argv;
 }
@@ -178,8 +188,8 @@ TestSuite(launchers, .init = Setup, .fini = Teardown);
 // torchrun: the agent starts `python3 exec_report.py` per rank (subprocess, LOCAL_RANK in its env), which
 // execs report: the rank's own child keeps the rank's binding.
 Test(launchers, torchrun_script_entrypoint, .timeout = kTorchTimeout + 30) {
-  Expect("torchrun script", TorchrunArgs({Script("exec_report.py"), ReportBin(), "--out", Out()}), Mode::kBound,
-         kTorchTimeout);
+  Expect("torchrun script", TorchrunArgs({Script("exec_report.py"), ReportBin(), "--out", Out()}),
+         Mode::kBound, kTorchTimeout);
 }
 
 // torchrun --run_path: multiprocessing spawn workers, no rank variable until they run: ranks by order.
@@ -241,7 +251,8 @@ Test(launchers, unbound_without_policy_bash_loop, .timeout = 60) {
 }
 
 Test(launchers, unbound_without_policy_mpirun, .timeout = 60) {
-  Expect("mpirun --bind-to none, no policy", Mpirun({"--bind-to", "none"}), Mode::kUnbound, kTimeout, kOmpiRoot);
+  Expect("mpirun --bind-to none, no policy", Mpirun({"--bind-to", "none"}), Mode::kUnbound, kTimeout,
+         kOmpiRoot);
 }
 
 // A launcher that restarts its workers: ranks found by order count the launcher's live matching children,
@@ -252,7 +263,8 @@ Test(launchers, multiprocessing_spawn_pool_restarted, .timeout = 90) {
   std::vector<Report> first = ReadReports(Out() + ".first");
   cr_assert_eq(o.run.exit_code, 0, "%s", Tail(o.output).c_str());
   cr_assert_eq(first.size(), 2u, "first pool: %zu reports\nlog:\n%s", first.size(), o.log.c_str());
-  cr_assert_eq(o.reports.size(), 2u, "restarted pool: %zu reports\nlog:\n%s", o.reports.size(), o.log.c_str());
+  cr_assert_eq(o.reports.size(), 2u, "restarted pool: %zu reports\nlog:\n%s", o.reports.size(),
+               o.log.c_str());
   for (const std::vector<Report>* pool : {&first, &o.reports}) {
     for (const Report& r : *pool) {
       int k = atoi(r.Get("rank").c_str());

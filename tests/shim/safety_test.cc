@@ -13,7 +13,6 @@
 
 using numabind::shim::test::BuildDir;
 using numabind::shim::test::CpuPair;
-using numabind::shim::test::TwoAllowedCpus;
 using numabind::shim::test::LinesWith;
 using numabind::shim::test::MakeTempDir;
 using numabind::shim::test::ReadFile;
@@ -23,6 +22,7 @@ using numabind::shim::test::Report;
 using numabind::shim::test::Run;
 using numabind::shim::test::RunResult;
 using numabind::shim::test::Tail;
+using numabind::shim::test::TwoAllowedCpus;
 
 namespace {
 
@@ -45,8 +45,8 @@ Outcome Launch(const std::string& entry, int nranks, std::vector<std::string> en
       log_file = true;
     }
   }
-  std::vector<std::string> argv = {build + "/helpers/entry_launcher", entry, std::to_string(nranks),
-                                   build + "/helpers/report", "--out", dir + "/reports"};
+  std::vector<std::string> argv = {build + "/helpers/entry_launcher", entry,   std::to_string(nranks),
+                                   build + "/helpers/report",         "--out", dir + "/reports"};
   argv.insert(argv.end(), report_args.begin(), report_args.end());
   Outcome o;
   o.run = Run(argv, env, dir + "/output", 60);
@@ -75,13 +75,15 @@ Test(safety, inert_without_policy) {
   Outcome o = Launch("execve", 2, {Shim(), "NUMABIND_LOG=debug", "NUMABIND_LOG_FILE=@"});
   cr_assert_eq(o.run.exit_code, 0, "%s", Tail(o.output).c_str());
   cr_assert_eq(o.reports.size(), 2u);
-  for (const Report& r : o.reports) cr_expect_eq(r.Get("cpus"), p.all, "inert shim bound rank %s", r.Get("rank").c_str());
+  for (const Report& r : o.reports)
+    cr_expect_eq(r.Get("cpus"), p.all, "inert shim bound rank %s", r.Get("rank").c_str());
   cr_expect_eq(o.log, "", "inert shim wrote: %s", o.log.c_str());
 }
 
 Test(safety, disable_turns_it_off) {
   CpuPair p = TwoAllowedCpus();
-  Outcome o = Launch("execve", 2, {Shim(), Policy(p), "NUMABIND_DISABLE=1", "NUMABIND_LOG=info", "NUMABIND_LOG_FILE=@"});
+  Outcome o = Launch("execve", 2,
+                     {Shim(), Policy(p), "NUMABIND_DISABLE=1", "NUMABIND_LOG=info", "NUMABIND_LOG_FILE=@"});
   cr_assert_eq(o.run.exit_code, 0, "%s", Tail(o.output).c_str());
   cr_assert_eq(o.reports.size(), 2u, "%s", Tail(o.output).c_str());
   for (const Report& r : o.reports) cr_expect_eq(r.Get("cpus"), p.all);
@@ -100,17 +102,20 @@ Test(safety, bad_config_one_line_and_runs_unbound) {
 }
 
 Test(safety, strict_refuses_the_spawn) {
-  Outcome o = Launch("execve", 2, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_MEMORY=fast", "NUMABIND_STRICT=1"});
+  Outcome o =
+      Launch("execve", 2, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_MEMORY=fast", "NUMABIND_STRICT=1"});
   cr_expect_neq(o.run.exit_code, 0, "strict mode ran an unbindable rank");
   cr_expect_eq(o.reports.size(), 0u, "a refused rank ran: %zu reports", o.reports.size());
   cr_expect_eq(LinesWith(o.output, "not started").size(), 2u, "output:\n%s", o.output.c_str());
 }
 
 Test(safety, strict_refuses_posix_spawn_with_errno) {
-  Outcome o = Launch("posix_spawn", 1, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_MEMORY=fast", "NUMABIND_STRICT=1"});
+  Outcome o = Launch("posix_spawn", 1,
+                     {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_MEMORY=fast", "NUMABIND_STRICT=1"});
   cr_expect_neq(o.run.exit_code, 0);
   cr_expect_eq(o.reports.size(), 0u);
-  cr_expect_eq(LinesWith(o.output, "posix_spawn: Invalid argument").size(), 1u, "output:\n%s", o.output.c_str());
+  cr_expect_eq(LinesWith(o.output, "posix_spawn: Invalid argument").size(), 1u, "output:\n%s",
+               o.output.c_str());
 }
 
 Test(safety, plan_error_names_rank_and_policy) {
@@ -124,28 +129,30 @@ Test(safety, plan_error_names_rank_and_policy) {
   cr_expect(o.output.find(policy) != std::string::npos, "policy not named:\n%s", o.output.c_str());
   cr_assert_eq(o.reports.size(), 2u, "output:\n%s", o.output.c_str());
   for (const Report& r : o.reports) {
-    cr_expect_eq(r.Get("cpus"), r.Get("rank") == "0" ? p.second : p.all, "rank %s on %s", r.Get("rank").c_str(),
-                 r.Get("cpus").c_str());
+    cr_expect_eq(r.Get("cpus"), r.Get("rank") == "0" ? p.second : p.all, "rank %s on %s",
+                 r.Get("rank").c_str(), r.Get("cpus").c_str());
   }
 }
 
 Test(safety, descriptors_and_environment_unchanged) {
   // Only NUMABIND_BOUND is added: it names the variable the rank was bound by.
-  std::vector<std::string> args = {"--env-skip", "LD_PRELOAD", "--env-skip", "NUMABIND_POLICY", "--env-skip",
-                                   "NUMABIND_LOG", "--env-skip", "NUMABIND_LOG_FILE", "--env-skip",
-                                   "NUMABIND_BOUND", "--env", "NUMABIND_BOUND"};
+  std::vector<std::string> args = {"--env-skip", "LD_PRELOAD",     "--env-skip", "NUMABIND_POLICY",
+                                   "--env-skip", "NUMABIND_LOG",   "--env-skip", "NUMABIND_LOG_FILE",
+                                   "--env-skip", "NUMABIND_BOUND", "--env",      "NUMABIND_BOUND"};
   for (const char* entry : {"execve", "posix_spawn", "vfork-execve"}) {
-    Outcome with = Launch(entry, 2, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_LOG=info", "NUMABIND_LOG_FILE=@"}, args);
+    Outcome with = Launch(
+        entry, 2, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_LOG=info", "NUMABIND_LOG_FILE=@"}, args);
     Outcome without = Launch(entry, 2, {}, args);
     cr_assert_eq(with.reports.size(), 2u, "%s: %s", entry, Tail(with.output).c_str());
     cr_assert_eq(without.reports.size(), 2u, "%s: %s", entry, Tail(without.output).c_str());
     for (size_t i = 0; i < 2; ++i) {
-      cr_expect_eq(with.reports[i].Get("fd_list"), without.reports[i].Get("fd_list"), "%s: descriptors differ", entry);
-      cr_expect_eq(with.reports[i].Get("env_hash"), without.reports[i].Get("env_hash"), "%s: environment differs",
-                   entry);
+      cr_expect_eq(with.reports[i].Get("fd_list"), without.reports[i].Get("fd_list"),
+                   "%s: descriptors differ", entry);
+      cr_expect_eq(with.reports[i].Get("env_hash"), without.reports[i].Get("env_hash"),
+                   "%s: environment differs", entry);
       cr_expect_eq(with.reports[i].Get("env_count"), without.reports[i].Get("env_count"), "%s", entry);
-      cr_expect(with.reports[i].Get("env").find("\"NUMABIND_BOUND\":\"LOCAL_RANK=" + with.reports[i].Get("rank") +
-                                                "\"") != std::string::npos,
+      cr_expect(with.reports[i].Get("env").find("\"NUMABIND_BOUND\":\"LOCAL_RANK=" +
+                                                with.reports[i].Get("rank") + "\"") != std::string::npos,
                 "%s: %s", entry, with.reports[i].line.c_str());
     }
     cr_expect_eq(LinesWith(with.log, "bound rank").size(), 2u, "%s: the shim did not act:\n%s", entry,
@@ -154,7 +161,8 @@ Test(safety, descriptors_and_environment_unchanged) {
 }
 
 Test(safety, debug_log_has_the_spawning_stack) {
-  Outcome o = Launch("execve", 1, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_LOG=debug", "NUMABIND_LOG_FILE=@"});
+  Outcome o =
+      Launch("execve", 1, {Shim(), Policy(TwoAllowedCpus()), "NUMABIND_LOG=debug", "NUMABIND_LOG_FILE=@"});
   cr_assert_eq(o.run.exit_code, 0);
   cr_expect_eq(LinesWith(o.log, "bound rank").size(), 1u, "log:\n%s", o.log.c_str());
   cr_expect(o.log.find("  #0 ") != std::string::npos, "no call stack in the debug log:\n%s", o.log.c_str());

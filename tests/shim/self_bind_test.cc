@@ -73,8 +73,8 @@ void ExpectOneReport(const Outcome& o, const std::string& cpus, const char* what
                o.reports[0].Get("cpus").c_str(), cpus.c_str(), o.log.c_str());
 }
 
-const std::vector<std::string> kStep = {"SLURM_STEP_ID=0", "SLURM_STEP_TASKS_PER_NODE=2(x2)", "SLURM_NODEID=1",
-                                        "SLURM_JOB_ID=7"};
+const std::vector<std::string> kStep = {"SLURM_STEP_ID=0", "SLURM_STEP_TASKS_PER_NODE=2(x2)",
+                                        "SLURM_NODEID=1", "SLURM_JOB_ID=7"};
 
 std::vector<std::string> With(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -137,7 +137,8 @@ Test(self_bind, own_launchers_variable_beats_stale_slurm) {
   for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "LOCAL_RANK"}) {
     Outcome o = Report1(With({c.map, std::string(var) + "=1"}, stale));
     ExpectOneReport(o, c.first, var);
-    cr_expect_eq(LinesWith(o.log, std::string("bound rank 1 (") + var + ")").size(), 1u, "log:\n%s", o.log.c_str());
+    cr_expect_eq(LinesWith(o.log, std::string("bound rank 1 (") + var + ")").size(), 1u, "log:\n%s",
+                 o.log.c_str());
   }
 }
 
@@ -145,7 +146,8 @@ Test(self_bind, own_launchers_variable_beats_stale_slurm) {
 // launchers, never narrowed, and say nothing.
 Test(self_bind, batch_script_and_salloc_shell_are_not_narrowed) {
   Cpus c = MachineCpus();
-  Outcome o = Report1({c.map, "SLURM_LOCALID=0", "SLURM_JOB_ID=7", "SLURM_TASKS_PER_NODE=2(x2)", "SLURM_NODEID=0"});
+  Outcome o =
+      Report1({c.map, "SLURM_LOCALID=0", "SLURM_JOB_ID=7", "SLURM_TASKS_PER_NODE=2(x2)", "SLURM_NODEID=0"});
   ExpectOneReport(o, c.all, "batch script");
   cr_expect_eq(o.log, "", "batch script: %s", o.log.c_str());
   o = Report1({c.map, "SLURM_JOB_ID=7", "SLURM_TASKS_PER_NODE=2(x2)"});
@@ -161,14 +163,15 @@ Test(self_bind, only_task_of_a_step_is_a_launcher) {
                                   "SLURM_NODEID=1"};
   Outcome o = Report1(With({c.map}, one));
   ExpectOneReport(o, c.all, "only task");
-  cr_expect_eq(LinesWith(o.log, "not bound: the only task of its Slurm step on this node").size(), 1u, "log:\n%s",
-               o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "not bound: the only task of its Slurm step on this node").size(), 1u,
+               "log:\n%s", o.log.c_str());
   o = Report1(With({c.map, "NUMABIND_RANK_VAR=SLURM_LOCALID"}, one));
   ExpectOneReport(o, c.second, "only task with NUMABIND_RANK_VAR");
   cr_expect_eq(LinesWith(o.log, "bound rank 0 of 1 (SLURM_LOCALID)").size(), 1u, "log:\n%s", o.log.c_str());
   // As a launcher it binds the ranks it starts (a bash loop standing for torchrun's agent).
-  std::string loop = "for i in 0 1; do LOCAL_RANK=$i LOCAL_WORLD_SIZE=2 \"$0\" --out \"$1\"; done; "
-                     "exec \"$0\" --out \"$1\"";
+  std::string loop =
+      "for i in 0 1; do LOCAL_RANK=$i LOCAL_WORLD_SIZE=2 \"$0\" --out \"$1\"; done; "
+      "exec \"$0\" --out \"$1\"";
   o = Start({"bash", "-c", loop, "@REPORT", "@OUT"}, With({c.map}, one));
   cr_assert_eq(o.run.exit_code, 0, "%s", o.output.c_str());
   cr_assert_eq(o.reports.size(), 3u, "%s", o.output.c_str());
@@ -183,8 +186,10 @@ Test(self_bind, only_task_of_a_step_is_a_launcher) {
 Test(self_bind, children_and_taskset_keep_theirs) {
   Cpus c = MachineCpus();
   std::string script = "\"$0\" --out \"$1\"; taskset -c " + c.first + " \"$0\" --out \"$1\"; " +
-                       "numactl --physcpubind=" + c.first + " \"$0\" --out \"$1\" 2>/dev/null || "
-                       "taskset -c " + c.first + " \"$0\" --out \"$1\"";
+                       "numactl --physcpubind=" + c.first +
+                       " \"$0\" --out \"$1\" 2>/dev/null || "
+                       "taskset -c " +
+                       c.first + " \"$0\" --out \"$1\"";
   Outcome o = Start({"bash", "-c", script, "@REPORT", "@OUT"},
                     {c.map, "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=2", "NUMABIND_LOG=debug"});
   cr_assert_eq(o.run.exit_code, 0, "%s", o.output.c_str());
@@ -193,7 +198,8 @@ Test(self_bind, children_and_taskset_keep_theirs) {
   cr_expect_eq(o.reports[1].Get("cpus"), c.first, "taskset inside the rank: %s", o.reports[1].line.c_str());
   cr_expect_eq(o.reports[2].Get("cpus"), c.first, "numactl inside the rank: %s", o.reports[2].line.c_str());
   cr_expect_eq(LinesWith(o.log, "bound rank").size(), 1u, "log:\n%s", o.log.c_str());
-  cr_expect_eq(LinesWith(o.log, "prepared").size(), 1u, "one preparation (the rank's own):\n%s", o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "prepared").size(), 1u, "one preparation (the rank's own):\n%s",
+               o.log.c_str());
 }
 
 // A rank a preloaded launcher bound does not plan again: no second preparation, no second line.
@@ -219,8 +225,8 @@ Test(self_bind, rank_var_override) {
 
 Test(self_bind, unbindable_rank_warns_and_runs) {
   Cpus c = MachineCpus();
-  Outcome o = Start({"@REPORT", "--out", "@OUT"}, {"NUMABIND_POLICY=cpus:" + c.second + "|4095", "LOCAL_RANK=1",
-                                                   "NUMABIND_LOG=warn"});
+  Outcome o = Start({"@REPORT", "--out", "@OUT"},
+                    {"NUMABIND_POLICY=cpus:" + c.second + "|4095", "LOCAL_RANK=1", "NUMABIND_LOG=warn"});
   ExpectOneReport(o, c.all, "unbindable");
   cr_expect_eq(LinesWith(o.log, "numabind:").size(), 1u, "log:\n%s", o.log.c_str());
   cr_expect_eq(LinesWith(o.log, "rank 1 (LOCAL_RANK)").size(), 1u, "log:\n%s", o.log.c_str());
@@ -229,14 +235,15 @@ Test(self_bind, unbindable_rank_warns_and_runs) {
 
 Test(self_bind, strict_stops_before_main) {
   Cpus c = MachineCpus();
-  Outcome o = Start({"@REPORT", "--out", "@OUT"}, {"NUMABIND_POLICY=cpus:" + c.second + "|4095", "LOCAL_RANK=1",
-                                                   "NUMABIND_STRICT=1"});
+  Outcome o = Start({"@REPORT", "--out", "@OUT"},
+                    {"NUMABIND_POLICY=cpus:" + c.second + "|4095", "LOCAL_RANK=1", "NUMABIND_STRICT=1"});
   cr_expect_eq(o.run.exit_code, 127, "strict mode: exit %d\n%s", o.run.exit_code, o.output.c_str());
   cr_expect_eq(o.reports.size(), 0u, "main ran");
   cr_expect_eq(LinesWith(o.log, "numabind:").size(), 1u, "log:\n%s", o.log.c_str());
   cr_expect(o.log.find("not started") != std::string::npos, "log:\n%s", o.log.c_str());
   // A bad variable, too.
-  o = Start({"@REPORT", "--out", "@OUT"}, {c.map, "LOCAL_RANK=1", "NUMABIND_STRICT=1", "NUMABIND_MEMORY=fast"});
+  o = Start({"@REPORT", "--out", "@OUT"},
+            {c.map, "LOCAL_RANK=1", "NUMABIND_STRICT=1", "NUMABIND_MEMORY=fast"});
   cr_expect_eq(o.run.exit_code, 127, "exit %d\n%s", o.run.exit_code, o.output.c_str());
   cr_expect(o.log.find("NUMABIND_MEMORY=fast") != std::string::npos, "log:\n%s", o.log.c_str());
 }
@@ -295,7 +302,8 @@ Test(self_bind, agrees_with_numabind_plan) {
                   counts[0].c_str(), plan[k].Get("error").c_str(), o.log.c_str());
       } else {
         std::string of = " of " + std::to_string(plan.size()) + " (SLURM_LOCALID)";
-        cr_expect_eq(LinesWith(o.log, "bound rank " + std::to_string(k) + of).size(), 1u, "log:\n%s", o.log.c_str());
+        cr_expect_eq(LinesWith(o.log, "bound rank " + std::to_string(k) + of).size(), 1u, "log:\n%s",
+                     o.log.c_str());
       }
     }
   }

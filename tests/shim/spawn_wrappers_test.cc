@@ -13,9 +13,10 @@ Test(spawn_wrappers, failed_spawn_leaves_pid_untouched) {
   // would otherwise signal its own process group (pid 0).
   std::string dir = MakeTempDir("numabind-spawn");
   std::string build = BuildDir();
-  RunResult r = Run({build + "/helpers/hostile", "spawn-fail"},
-                    {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=cpus:1|0", "NUMABIND_LOG=off"},
-                    dir + "/output", 60);
+  RunResult r =
+      Run({build + "/helpers/hostile", "spawn-fail"},
+          {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=cpus:1|0", "NUMABIND_LOG=off"},
+          dir + "/output", 60);
   std::string out = ReadFile(dir + "/output");
   RemoveTree(dir);
   cr_expect_eq(r.exit_code, 0, "%s", out.c_str());

@@ -27,7 +27,8 @@ Test(stress, sixteen_threads_every_entry_point, .timeout = 900) {
   RemoveTree(dir);
   cr_log_info("%s", Tail(out).c_str());
   cr_assert(!r.timed_out, "hung: %s", Tail(out).c_str());
-  std::string want = "stress: " + spawns + " spawns, " + spawns + " bound as planned, 0 wrong, 0 crashed, 0 failed";
+  std::string want =
+      "stress: " + spawns + " spawns, " + spawns + " bound as planned, 0 wrong, 0 crashed, 0 failed";
   cr_expect(out.find(want) != std::string::npos, "want '%s':\n%s\nlog:\n%s", want.c_str(), Tail(out).c_str(),
             Tail(log).c_str());
   cr_expect_eq(r.exit_code, 0);

@@ -24,33 +24,38 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
+extern char** environ;
 extern pid_t _Fork(void);
 
-static const char *entry;
-static char **prog_argv;
+static const char* entry;
+static char** prog_argv;
 
 /* environ plus LOCAL_RANK and LOCAL_WORLD_SIZE (allocated before any fork). */
-static char **RankEnv(int rank, int nranks) {
+static char** RankEnv(int rank, int nranks) {
   int n = 0;
   while (environ[n] != NULL) ++n;
-  char **env = calloc((size_t)n + 3, sizeof(char *));
-  memcpy(env, environ, (size_t)n * sizeof(char *));
-  if (asprintf(&env[n], "LOCAL_RANK=%d", rank) < 0 || asprintf(&env[n + 1], "LOCAL_WORLD_SIZE=%d", nranks) < 0) {
+  char** env = calloc((size_t)n + 3, sizeof(char*));
+  memcpy(env, environ, (size_t)n * sizeof(char*));
+  if (asprintf(&env[n], "LOCAL_RANK=%d", rank) < 0 ||
+      asprintf(&env[n + 1], "LOCAL_WORLD_SIZE=%d", nranks) < 0) {
     perror("asprintf");
     exit(2);
   }
   return env;
 }
 
-static char *Quote(char **argv) {  /* argv joined for sh -c, each word single-quoted */
+static char* Quote(char** argv) { /* argv joined for sh -c, each word single-quoted */
   size_t cap = 16;
   for (int i = 0; argv[i]; ++i) cap += strlen(argv[i]) * 4 + 3;
   char *s = calloc(cap, 1), *p = s;
   for (int i = 0; argv[i]; ++i) {
     *p++ = '\'';
-    for (const char *c = argv[i]; *c; ++c) {
-      if (*c == '\'') { memcpy(p, "'\\''", 4); p += 4; } else *p++ = *c;
+    for (const char* c = argv[i]; *c; ++c) {
+      if (*c == '\'') {
+        memcpy(p, "'\\''", 4);
+        p += 4;
+      } else
+        *p++ = *c;
     }
     *p++ = '\'';
     *p++ = ' ';
@@ -59,32 +64,42 @@ static char *Quote(char **argv) {  /* argv joined for sh -c, each word single-qu
 }
 
 /* Child side: exec PROGRAM with env through the named exec. */
-static void ExecThrough(const char *how, char **env) {
-  char **a = prog_argv;
-  if (strcmp(how, "execve") == 0) execve(a[0], a, env);
-  else if (strcmp(how, "execvpe") == 0) execvpe(a[0], a, env);
+static void ExecThrough(const char* how, char** env) {
+  char** a = prog_argv;
+  if (strcmp(how, "execve") == 0)
+    execve(a[0], a, env);
+  else if (strcmp(how, "execvpe") == 0)
+    execvpe(a[0], a, env);
   else if (strcmp(how, "execle") == 0) {
     /* execle's envp follows the NULL that ends the arguments, so the call must name exactly argc of them */
     int argc = 0;
     while (a[argc] != NULL) ++argc;
-    if (argc == 1) execle(a[0], a[0], (char *)NULL, env);
-    else if (argc == 2) execle(a[0], a[0], a[1], (char *)NULL, env);
-    else if (argc == 3) execle(a[0], a[0], a[1], a[2], (char *)NULL, env);
-    else execle(a[0], a[0], a[1], a[2], a[3], (char *)NULL, env);
-  }
-  else if (strcmp(how, "fexecve") == 0) {
+    if (argc == 1)
+      execle(a[0], a[0], (char*)NULL, env);
+    else if (argc == 2)
+      execle(a[0], a[0], a[1], (char*)NULL, env);
+    else if (argc == 3)
+      execle(a[0], a[0], a[1], a[2], (char*)NULL, env);
+    else
+      execle(a[0], a[0], a[1], a[2], a[3], (char*)NULL, env);
+  } else if (strcmp(how, "fexecve") == 0) {
     int fd = open(a[0], O_RDONLY | O_CLOEXEC);
     fexecve(fd, a, env);
   }
-#if defined(__GLIBC__)  /* musl has no execveat wrapper; this file is also built with musl-gcc */
-  else if (strcmp(how, "execveat") == 0) execveat(AT_FDCWD, a[0], a, env, 0);
+#if defined(__GLIBC__) /* musl has no execveat wrapper; this file is also built with musl-gcc */
+  else if (strcmp(how, "execveat") == 0)
+    execveat(AT_FDCWD, a[0], a, env, 0);
 #endif
   else {
-    environ = env;  /* the environ-taking calls; no setenv, so only the exec sees the rank */
-    if (strcmp(how, "execv") == 0) execv(a[0], a);
-    else if (strcmp(how, "execvp") == 0) execvp(a[0], a);
-    else if (strcmp(how, "execl") == 0) execl(a[0], a[0], a[1], a[2], a[3], (char *)NULL);
-    else if (strcmp(how, "execlp") == 0) execlp(a[0], a[0], a[1], a[2], a[3], (char *)NULL);
+    environ = env; /* the environ-taking calls; no setenv, so only the exec sees the rank */
+    if (strcmp(how, "execv") == 0)
+      execv(a[0], a);
+    else if (strcmp(how, "execvp") == 0)
+      execvp(a[0], a);
+    else if (strcmp(how, "execl") == 0)
+      execl(a[0], a[0], a[1], a[2], a[3], (char*)NULL);
+    else if (strcmp(how, "execlp") == 0)
+      execlp(a[0], a[0], a[1], a[2], a[3], (char*)NULL);
   }
   _exit(127);
 }
@@ -95,18 +110,18 @@ static int Wait(pid_t pid) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
-static void *VforkThread(void *arg) {
+static void* VforkThread(void* arg) {
   int rank = (int)(long)arg;
-  char **env = RankEnv(rank, 0);
+  char** env = RankEnv(rank, 0);
   pid_t pid = vfork();
   if (pid == 0) {
     execve(prog_argv[0], prog_argv, env);
     _exit(127);
   }
-  return (void *)(long)Wait(pid);
+  return (void*)(long)Wait(pid);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: entry_launcher ENTRY NRANKS PROGRAM [ARGS...] (at most 3 ARGS for execl*)\n");
     return 2;
@@ -117,9 +132,9 @@ int main(int argc, char **argv) {
   int failures = 0;
   if (strcmp(entry, "threads-vfork") == 0) {
     pthread_t t[64];
-    for (int i = 0; i < nranks && i < 64; ++i) pthread_create(&t[i], NULL, VforkThread, (void *)(long)i);
+    for (int i = 0; i < nranks && i < 64; ++i) pthread_create(&t[i], NULL, VforkThread, (void*)(long)i);
     for (int i = 0; i < nranks && i < 64; ++i) {
-      void *r;
+      void* r;
       pthread_join(t[i], &r);
       failures += (int)(long)r;
     }
@@ -131,25 +146,30 @@ int main(int argc, char **argv) {
     return 127;
   }
   for (int rank = 0; rank < nranks; ++rank) {
-    char **env = RankEnv(rank, nranks);
+    char** env = RankEnv(rank, nranks);
     pid_t pid = -1;
     if (strcmp(entry, "posix_spawn") == 0 || strcmp(entry, "posix_spawnp") == 0) {
-      int (*spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
-                   char *const[], char *const[]) = entry[11] == 'p' ? posix_spawnp : posix_spawn;
+      int (*spawn)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                   char* const[], char* const[]) = entry[11] == 'p' ? posix_spawnp : posix_spawn;
       int e = spawn(&pid, prog_argv[0], NULL, NULL, prog_argv, env);
-      if (e != 0) { fprintf(stderr, "%s: %s\n", entry, strerror(e)); pid = -1; }
+      if (e != 0) {
+        fprintf(stderr, "%s: %s\n", entry, strerror(e));
+        pid = -1;
+      }
     } else if (strcmp(entry, "system") == 0 || strcmp(entry, "popen") == 0) {
-      char **saved = environ;
+      char** saved = environ;
       environ = env;
-      char *cmd = Quote(prog_argv);
+      char* cmd = Quote(prog_argv);
       if (entry[0] == 's') {
         int st = system(cmd);
         failures += !(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
         if (st == -1) fprintf(stderr, "system: %s\n", strerror(errno));
       } else {
-        FILE *f = popen(cmd, "r");
-        if (f == NULL) { fprintf(stderr, "popen: %s\n", strerror(errno)); ++failures; }
-        else {
+        FILE* f = popen(cmd, "r");
+        if (f == NULL) {
+          fprintf(stderr, "popen: %s\n", strerror(errno));
+          ++failures;
+        } else {
           char buf[4096];
           while (fgets(buf, sizeof buf, f)) fputs(buf, stdout);
           int st = pclose(f);
@@ -161,14 +181,17 @@ int main(int argc, char **argv) {
     } else if (strcmp(entry, "failed-execve") == 0) {
       pid = fork();
       if (pid == 0) {
-        char *missing[] = {"/nonexistent/numabind-test", NULL};
+        char* missing[] = {"/nonexistent/numabind-test", NULL};
         int r = execve(missing[0], missing, env);
         int e = errno;
         cpu_set_t set;
         sched_getaffinity(0, sizeof set, &set);
         printf("after-failed-exec ret=%d errno=%d cpus=", r, e);
         for (int c = 0, first = 1; c < CPU_SETSIZE; ++c) {
-          if (CPU_ISSET(c, &set)) { printf(first ? "%d" : ",%d", c); first = 0; }
+          if (CPU_ISSET(c, &set)) {
+            printf(first ? "%d" : ",%d", c);
+            first = 0;
+          }
         }
         printf("\n");
         fflush(stdout);
@@ -176,10 +199,15 @@ int main(int argc, char **argv) {
         _exit(127);
       }
     } else {
-      const char *how = entry;
-      if (strcmp(entry, "vfork-execve") == 0) { pid = vfork(); how = "execve"; }
-      else if (strcmp(entry, "_Fork-execve") == 0) { pid = _Fork(); how = "execve"; }
-      else pid = fork();
+      const char* how = entry;
+      if (strcmp(entry, "vfork-execve") == 0) {
+        pid = vfork();
+        how = "execve";
+      } else if (strcmp(entry, "_Fork-execve") == 0) {
+        pid = _Fork();
+        how = "execve";
+      } else
+        pid = fork();
       if (pid == 0) ExecThrough(how, env);
     }
     failures += Wait(pid);

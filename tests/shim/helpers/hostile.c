@@ -24,52 +24,54 @@
  *                               prints the most stack the thread used
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <stddef.h>
-#include <sys/prctl.h>
-#include <sys/time.h>
-#include <time.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-extern char **environ;
+extern char** environ;
 
 /* environ plus LOCAL_RANK=rank. */
-static char **RankEnv(int rank) {
+static char** RankEnv(int rank) {
   int n = 0;
   while (environ[n] != NULL) ++n;
-  char **env = calloc((size_t)n + 2, sizeof(char *));
-  memcpy(env, environ, (size_t)n * sizeof(char *));
+  char** env = calloc((size_t)n + 2, sizeof(char*));
+  memcpy(env, environ, (size_t)n * sizeof(char*));
   if (asprintf(&env[n], "LOCAL_RANK=%d", rank) < 0) exit(2);
   return env;
 }
 
 static int SpawnFail(void) {
   pid_t pid = -1;
-  char *argv[] = {"/nonexistent/numabind-test", NULL};
+  char* argv[] = {"/nonexistent/numabind-test", NULL};
   int r = posix_spawn(&pid, argv[0], NULL, NULL, argv, RankEnv(0));
   pid_t pid2 = -1;
-  int r2 = posix_spawn(&pid2, argv[0], NULL, NULL, argv, environ);  /* not a rank */
+  int r2 = posix_spawn(&pid2, argv[0], NULL, NULL, argv, environ); /* not a rank */
   printf("spawn-fail: ret=%d pid=%d ret2=%d pid2=%d\n", r, (int)pid, r2, (int)pid2);
   return r != 0 && pid == -1 && r2 != 0 && pid2 == -1 ? 0 : 1;
 }
 
 static volatile sig_atomic_t other_sigchld, own_sigchld;
 static volatile pid_t own_child;
-static void OnChld(int sig, siginfo_t *info, void *ctx) {
+static void OnChld(int sig, siginfo_t* info, void* ctx) {
   (void)sig, (void)ctx;
-  if (info->si_pid == own_child) own_sigchld = 1;
-  else other_sigchld = info->si_pid;
+  if (info->si_pid == own_child)
+    own_sigchld = 1;
+  else
+    other_sigchld = info->si_pid;
 }
 
 static int HelperInvisible(void) {
@@ -81,15 +83,15 @@ static int HelperInvisible(void) {
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &chld, NULL);  /* the handler runs once own_child is known */
-  pid_t pid = fork();                   /* the shim prepares here, before the fork */
+  sigprocmask(SIG_BLOCK, &chld, NULL); /* the handler runs once own_child is known */
+  pid_t pid = fork();                  /* the shim prepares here, before the fork */
   if (pid == 0) _exit(0);
   own_child = pid;
   sigprocmask(SIG_UNBLOCK, &chld, NULL);
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  usleep(200 * 1000);  /* a helper that exits late would be seen by now */
+  usleep(200 * 1000); /* a helper that exits late would be seen by now */
   siginfo_t info;
   memset(&info, 0, sizeof info);
   int w = waitid(P_ALL, 0, &info, WEXITED | WNOHANG);
@@ -100,7 +102,7 @@ static int HelperInvisible(void) {
   return other_sigchld == 0 && !zombie && w < 0 && werr == ECHILD ? 0 : 1;
 }
 
-static int ChdirFork(const char *dir) {
+static int ChdirFork(const char* dir) {
   if (chdir(dir) != 0) {
     perror("chdir");
     return 2;
@@ -113,19 +115,21 @@ static int ChdirFork(const char *dir) {
   return 0;
 }
 
-static int SeccompMempolicy(const char *how, char **prog) {
+static int SeccompMempolicy(const char* how, char** prog) {
   struct sock_filter f[] = {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_set_mempolicy, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, strcmp(how, "kill") == 0 ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | ENOSYS),
+      BPF_STMT(BPF_RET | BPF_K,
+               strcmp(how, "kill") == 0 ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | ENOSYS),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
   struct sock_fprog fprog = {sizeof f / sizeof f[0], f};
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) {
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) {
     perror("seccomp");
     return 2;
   }
-  char **env = RankEnv(0);
+  char** env = RankEnv(0);
   int failures = 0, status;
   pid_t pid;
   int e = posix_spawn(&pid, prog[0], NULL, NULL, prog, env);
@@ -141,19 +145,19 @@ static int SeccompMempolicy(const char *how, char **prog) {
 }
 
 /* Allocations made inside the signal handler: glibc's allocator, counted. */
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
+extern void* __libc_malloc(size_t);
+extern void* __libc_calloc(size_t, size_t);
+extern void* __libc_realloc(void*, size_t);
 static volatile sig_atomic_t in_handler, handler_allocs, handler_forks;
-void *malloc(size_t n) {
+void* malloc(size_t n) {
   if (in_handler) handler_allocs = handler_allocs + 1;
   return __libc_malloc(n);
 }
-void *calloc(size_t n, size_t m) {
+void* calloc(size_t n, size_t m) {
   if (in_handler) handler_allocs = handler_allocs + 1;
   return __libc_calloc(n, m);
 }
-void *realloc(void *p, size_t n) {
+void* realloc(void* p, size_t n) {
   if (in_handler) handler_allocs = handler_allocs + 1;
   return __libc_realloc(p, n);
 }
@@ -177,7 +181,7 @@ static int ForkInHandler(void) {
   signal(SIGALRM, OnAlarm);
   struct itimerval t = {{0, 2000}, {0, 2000}};
   setitimer(ITIMER_REAL, &t, NULL);
-  void *keep[64] = {0};
+  void* keep[64] = {0};
   struct timespec start, now;
   clock_gettime(CLOCK_MONOTONIC, &start);
   unsigned x = 1;
@@ -189,42 +193,45 @@ static int ForkInHandler(void) {
       keep[k] = malloc(16 + (x >> 16) % 4096);
     }
     clock_gettime(CLOCK_MONOTONIC, &now);
-  } while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < 300 || handler_forks == 0);
+  } while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < 300 ||
+           handler_forks == 0);
   struct itimerval off = {{0, 0}, {0, 0}};
   setitimer(ITIMER_REAL, &off, NULL);
   printf("fork-in-handler: forks=%d allocations_in_handler=%d\n", (int)handler_forks, (int)handler_allocs);
   return handler_forks > 0 && handler_allocs == 0 ? 0 : 1;
 }
 
-static void *ForkThread(void *arg) {
+static void* ForkThread(void* arg) {
   (void)arg;
-  pid_t pid = fork();  /* prepares first: the helper waits on the FIFO */
+  pid_t pid = fork(); /* prepares first: the helper waits on the FIFO */
   if (pid == 0) _exit(0);
   if (pid > 0) waitpid(pid, NULL, 0);
   return NULL;
 }
 
-static int ClonedChild(void *arg) {
+static int ClonedChild(void* arg) {
   (void)arg;
-  pid_t pid = fork();  /* the shim's lock, copied while held by a thread this process does not have */
+  pid_t pid = fork(); /* the shim's lock, copied while held by a thread this process does not have */
   if (pid == 0) _exit(0);
   if (pid > 0) waitpid(pid, NULL, 0);
   return pid > 0 ? 0 : 1;
 }
 
-static int CloneWhilePreparing(const char *fifo) {
+static int CloneWhilePreparing(const char* fifo) {
   pthread_t t;
   pthread_create(&t, NULL, ForkThread, NULL);
   usleep(300 * 1000);
   static char stack[256 * 1024];
   pid_t child = clone(ClonedChild, stack + sizeof stack, SIGCHLD, NULL);
-  int fd = open(fifo, O_WRONLY);  /* releases the helper: end of file, the preparation fails at once */
+  int fd = open(fifo, O_WRONLY); /* releases the helper: end of file, the preparation fails at once */
   if (fd >= 0) close(fd);
   pthread_join(t, NULL);
   int status = -1, hung = 1;
   for (int i = 0; i < 500 && hung; ++i) {
-    if (waitpid(child, &status, WNOHANG) == child) hung = 0;
-    else usleep(10 * 1000);
+    if (waitpid(child, &status, WNOHANG) == child)
+      hung = 0;
+    else
+      usleep(10 * 1000);
   }
   if (hung) {
     kill(child, SIGKILL);
@@ -234,29 +241,30 @@ static int CloneWhilePreparing(const char *fifo) {
   return hung || status != 0;
 }
 
-static char **small_prog;
+static char** small_prog;
 static int small_failures;
-static char *small_low;   /* the thread's stack: lowest address, and how much was painted */
+static char* small_low; /* the thread's stack: lowest address, and how much was painted */
 static size_t small_painted;
 
 /* Paints the thread's stack below the caller's frame, so that the most it uses can be read afterwards. */
 static __attribute__((noinline)) void PaintStack(void) {
   pthread_attr_t attr;
-  void *addr;
+  void* addr;
   size_t size;
   pthread_getattr_np(pthread_self(), &attr);
   pthread_attr_getstack(&attr, &addr, &size);
   pthread_attr_destroy(&attr);
   char here;
   small_low = addr;
-  small_painted = (size_t)(&here - small_low) - 1024;  /* this frame and its callees stay clear */
-  for (volatile char *p = (volatile char *)small_low; p < (volatile char *)small_low + small_painted; ++p) *p = (char)0xa5;
+  small_painted = (size_t)(&here - small_low) - 1024; /* this frame and its callees stay clear */
+  for (volatile char* p = (volatile char*)small_low; p < (volatile char*)small_low + small_painted; ++p)
+    *p = (char)0xa5;
 }
 
-static void *SmallStackThread(void *arg) {
+static void* SmallStackThread(void* arg) {
   (void)arg;
   PaintStack();
-  char **env = RankEnv(0);
+  char** env = RankEnv(0);
   int status;
   pid_t pid;
   small_failures += posix_spawn(&pid, small_prog[0], NULL, NULL, small_prog, env) != 0 ||
@@ -276,9 +284,9 @@ static void *SmallStackThread(void *arg) {
   /* By order: the first stays alive (3 s: ample on a loaded machine), so that the second counts it. */
   int n = 0;
   while (small_prog[n] != NULL) ++n;
-  char **first = calloc((size_t)n + 5, sizeof(char *)), **second = calloc((size_t)n + 3, sizeof(char *));
-  memcpy(first, small_prog, (size_t)n * sizeof(char *));
-  memcpy(second, small_prog, (size_t)n * sizeof(char *));
+  char **first = calloc((size_t)n + 5, sizeof(char*)), **second = calloc((size_t)n + 3, sizeof(char*));
+  memcpy(first, small_prog, (size_t)n * sizeof(char*));
+  memcpy(second, small_prog, (size_t)n * sizeof(char*));
   first[n] = second[n] = "--env";
   first[n + 1] = second[n + 1] = "numabind-by-order";
   first[n + 2] = "--sleep";
@@ -292,7 +300,7 @@ static void *SmallStackThread(void *arg) {
 }
 
 /* A thread with the smallest stack glibc allows (PTHREAD_STACK_MIN, 16 KiB, its guard page below). */
-static int SmallStack(char **prog) {
+static int SmallStack(char** prog) {
   small_prog = prog;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -309,7 +317,7 @@ static int SmallStack(char **prog) {
   return small_failures != 0;
 }
 
-static int Burst(int n, char **prog) {
+static int Burst(int n, char** prog) {
   pid_t pids[64];
   int failures = 0, status;
   if (n > 64) n = 64;
@@ -319,22 +327,31 @@ static int Burst(int n, char **prog) {
   return failures != 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: hostile MODE (see the source)\n");
     return 2;
   }
-  const char *mode = argv[1];
+  const char* mode = argv[1];
   int r = 2;
-  if (strcmp(mode, "spawn-fail") == 0) r = SpawnFail();
-  else if (strcmp(mode, "helper-invisible") == 0) r = HelperInvisible();
-  else if (strcmp(mode, "chdir-fork") == 0 && argc > 2) r = ChdirFork(argv[2]);
-  else if (strcmp(mode, "seccomp-mempolicy") == 0 && argc > 3) r = SeccompMempolicy(argv[2], argv + 3);
-  else if (strcmp(mode, "fork-in-handler") == 0) r = ForkInHandler();
-  else if (strcmp(mode, "small-stack") == 0 && argc > 2) r = SmallStack(argv + 2);
-  else if (strcmp(mode, "burst") == 0 && argc > 3) r = Burst(atoi(argv[2]), argv + 3);
-  else if (strcmp(mode, "clone-while-preparing") == 0 && argc > 2) r = CloneWhilePreparing(argv[2]);
-  else fprintf(stderr, "hostile: unknown mode %s\n", mode);
+  if (strcmp(mode, "spawn-fail") == 0)
+    r = SpawnFail();
+  else if (strcmp(mode, "helper-invisible") == 0)
+    r = HelperInvisible();
+  else if (strcmp(mode, "chdir-fork") == 0 && argc > 2)
+    r = ChdirFork(argv[2]);
+  else if (strcmp(mode, "seccomp-mempolicy") == 0 && argc > 3)
+    r = SeccompMempolicy(argv[2], argv + 3);
+  else if (strcmp(mode, "fork-in-handler") == 0)
+    r = ForkInHandler();
+  else if (strcmp(mode, "small-stack") == 0 && argc > 2)
+    r = SmallStack(argv + 2);
+  else if (strcmp(mode, "burst") == 0 && argc > 3)
+    r = Burst(atoi(argv[2]), argv + 3);
+  else if (strcmp(mode, "clone-while-preparing") == 0 && argc > 2)
+    r = CloneWhilePreparing(argv[2]);
+  else
+    fprintf(stderr, "hostile: unknown mode %s\n", mode);
   fflush(stdout);
   return r;
 }

@@ -12,8 +12,8 @@ int main(void) {
   const char *policy = getenv("NUMABIND_POLICY"), *rank_text = getenv("LOCAL_RANK");
   if (policy == NULL || strncmp(policy, "cpus:", 5) != 0 || rank_text == NULL) return 4;
   int cpus[1024], count = 0;
-  for (const char *p = policy + 5; *p != '\0' && count < 1024;) {
-    char *end;
+  for (const char* p = policy + 5; *p != '\0' && count < 1024;) {
+    char* end;
     long c = strtol(p, &end, 10);
     if (end == p || (*end != '|' && *end != '\0')) return 4;
     cpus[count++] = (int)c;
@@ -27,6 +27,7 @@ int main(void) {
   if (CPU_COUNT(&set) == 1 && CPU_ISSET(want, &set)) return 0;
   int first = 0;
   while (first < CPU_SETSIZE && !CPU_ISSET(first, &set)) ++first;
-  fprintf(stderr, "rank_check: rank %d wants CPU %d, runs on %d CPUs from %d\n", rank, want, CPU_COUNT(&set), first);
+  fprintf(stderr, "rank_check: rank %d wants CPU %d, runs on %d CPUs from %d\n", rank, want, CPU_COUNT(&set),
+          first);
   return 3;
 }

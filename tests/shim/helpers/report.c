@@ -37,13 +37,13 @@
 #define kMaxNodeBits 4096
 #define kMaxArgs 32
 
-extern char **environ;
+extern char** environ;
 
 static char out_buf[65536];
 static size_t out_len;
 
-static void Put(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void Put(const char *fmt, ...) {
+static void Put(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+static void Put(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(out_buf + out_len, sizeof out_buf - out_len, fmt, ap);
@@ -52,19 +52,22 @@ static void Put(const char *fmt, ...) {
 }
 
 /* Appends a JSON string (quotes, backslashes and control characters escaped). */
-static void PutString(const char *s) {
+static void PutString(const char* s) {
   Put("\"");
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') Put("\\%c", c);
-    else if (c < 0x20) Put("\\u%04x", c);
-    else Put("%c", c);
+    if (c == '"' || c == '\\')
+      Put("\\%c", c);
+    else if (c < 0x20)
+      Put("\\u%04x", c);
+    else
+      Put("%c", c);
   }
   Put("\"");
 }
 
 /* Formats bits [0, nbits) of a bit test function as a Linux list ("0-3,8"). */
-static void FormatList(char *dst, size_t cap, int nbits, int (*test)(const void *, int), const void *arg) {
+static void FormatList(char* dst, size_t cap, int nbits, int (*test)(const void*, int), const void* arg) {
   size_t len = 0;
   dst[0] = 0;
   for (int i = 0; i < nbits; i++) {
@@ -79,22 +82,25 @@ static void FormatList(char *dst, size_t cap, int nbits, int (*test)(const void 
   }
 }
 
-struct CpuArg { cpu_set_t *set; size_t size; };
-static int TestCpu(const void *p, int i) {
-  const struct CpuArg *a = p;
+struct CpuArg {
+  cpu_set_t* set;
+  size_t size;
+};
+static int TestCpu(const void* p, int i) {
+  const struct CpuArg* a = p;
   return CPU_ISSET_S(i, a->size, a->set);
 }
-static int TestBit(const void *p, int i) {
-  const unsigned long *m = p;
+static int TestBit(const void* p, int i) {
+  const unsigned long* m = p;
   return (m[i / (8 * sizeof(long))] >> (i % (8 * sizeof(long)))) & 1;
 }
-static int TestFd(const void *p, int i) {
-  const unsigned char *m = p;
+static int TestFd(const void* p, int i) {
+  const unsigned char* m = p;
   return m[i];
 }
 
 /* The value of "Key:\t..." in a /proc/PID/status file, without the newline. */
-static void StatusFieldOf(const char *path, const char *key, char *dst, size_t cap) {
+static void StatusFieldOf(const char* path, const char* key, char* dst, size_t cap) {
   static char buf[16384];
   dst[0] = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -104,9 +110,9 @@ static void StatusFieldOf(const char *path, const char *key, char *dst, size_t c
   if (n <= 0) return;
   buf[n] = 0;
   size_t klen = strlen(key);
-  for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+  for (char* line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
     if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
-      char *v = line + klen + 1;
+      char* v = line + klen + 1;
       while (*v == ' ' || *v == '\t') v++;
       size_t len = strcspn(v, "\n");
       if (len >= cap) len = cap - 1;
@@ -116,23 +122,30 @@ static void StatusFieldOf(const char *path, const char *key, char *dst, size_t c
     }
   }
 }
-static void StatusField(const char *key, char *dst, size_t cap) {
+static void StatusField(const char* key, char* dst, size_t cap) {
   StatusFieldOf("/proc/self/status", key, dst, cap);
 }
 
-static const char *RankVar(void) {
-  static const char *const kVars[] = {
-      "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK", "PALS_LOCAL_RANKID",
-      "MV2_COMM_WORLD_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_RANK", "FLUX_TASK_LOCAL_ID", "MPT_LRANK",
-      "SLURM_LOCALID", "NB_TEST_RANK"};
-  const char *own = getenv("NUMABIND_RANK_VAR");
+static const char* RankVar(void) {
+  static const char* const kVars[] = {"LOCAL_RANK",
+                                      "OMPI_COMM_WORLD_LOCAL_RANK",
+                                      "MPI_LOCALRANKID",
+                                      "PMI_LOCAL_RANK",
+                                      "PALS_LOCAL_RANKID",
+                                      "MV2_COMM_WORLD_LOCAL_RANK",
+                                      "JSM_NAMESPACE_LOCAL_RANK",
+                                      "FLUX_TASK_LOCAL_ID",
+                                      "MPT_LRANK",
+                                      "SLURM_LOCALID",
+                                      "NB_TEST_RANK"};
+  const char* own = getenv("NUMABIND_RANK_VAR");
   if (own && *own && getenv(own)) return own;
   for (size_t i = 0; i < sizeof kVars / sizeof kVars[0]; i++)
     if (getenv(kVars[i])) return kVars[i];
   return NULL;
 }
 
-static int InList(const char *entry, char **names, int count) {
+static int InList(const char* entry, char** names, int count) {
   for (int i = 0; i < count; i++) {
     size_t len = strlen(names[i]);
     if (strncmp(entry, names[i], len) == 0 && entry[len] == '=') return 1;
@@ -141,7 +154,7 @@ static int InList(const char *entry, char **names, int count) {
 }
 
 /* Counts the pages of [addr, addr+len) per node from the numa_maps line of the VMA starting at addr. */
-static void PutPages(void *addr) {
+static void PutPages(void* addr) {
   static char buf[1 << 20];
   int fd = open("/proc/self/numa_maps", O_RDONLY | O_CLOEXEC);
   size_t total = 0;
@@ -153,11 +166,11 @@ static void PutPages(void *addr) {
   char key[32];
   snprintf(key, sizeof key, "%lx ", (unsigned long)addr);
   Put(",\"pages\":{");
-  for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+  for (char* line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
     if (strncmp(line, key, strlen(key)) != 0) continue;
     int first = 1;
-    char *end = strchr(line, '\n');
-    for (char *p = line; (p = strstr(p, " N")) && (!end || p < end); p++) {
+    char* end = strchr(line, '\n');
+    for (char* p = line; (p = strstr(p, " N")) && (!end || p < end); p++) {
       int node;
       long count;
       if (sscanf(p, " N%d=%ld", &node, &count) == 2) {
@@ -170,20 +183,26 @@ static void PutPages(void *addr) {
   Put("}");
 }
 
-int main(int argc, char **argv) {
-  const char *out = NULL;
+int main(int argc, char** argv) {
+  const char* out = NULL;
   long sleep_ms = 0, touch_mb = 0;
   char *env_names[kMaxArgs], *skip_names[kMaxArgs];
   int n_env = 0, n_skip = 0;
   for (int i = 1; i < argc; i++) {
     int has = i + 1 < argc;
-    if (has && strcmp(argv[i], "--out") == 0) out = argv[++i];
-    else if (has && strcmp(argv[i], "--sleep") == 0) sleep_ms = atol(argv[++i]);
-    else if (has && strcmp(argv[i], "--touch") == 0) touch_mb = atol(argv[++i]);
-    else if (has && strcmp(argv[i], "--env") == 0 && n_env < kMaxArgs) env_names[n_env++] = argv[++i];
-    else if (has && strcmp(argv[i], "--env-skip") == 0 && n_skip < kMaxArgs) skip_names[n_skip++] = argv[++i];
+    if (has && strcmp(argv[i], "--out") == 0)
+      out = argv[++i];
+    else if (has && strcmp(argv[i], "--sleep") == 0)
+      sleep_ms = atol(argv[++i]);
+    else if (has && strcmp(argv[i], "--touch") == 0)
+      touch_mb = atol(argv[++i]);
+    else if (has && strcmp(argv[i], "--env") == 0 && n_env < kMaxArgs)
+      env_names[n_env++] = argv[++i];
+    else if (has && strcmp(argv[i], "--env-skip") == 0 && n_skip < kMaxArgs)
+      skip_names[n_skip++] = argv[++i];
     else {
-      fprintf(stderr, "usage: report [--out FILE] [--sleep MS] [--touch MB] [--env NAME]... [--env-skip NAME]...\n");
+      fprintf(stderr,
+              "usage: report [--out FILE] [--sleep MS] [--touch MB] [--env NAME]... [--env-skip NAME]...\n");
       return 2;
     }
   }
@@ -191,9 +210,9 @@ int main(int argc, char **argv) {
   /* Descriptors first, before this program opens anything of its own. */
   static unsigned char open_fds[65536];
   int fds = 0, max_fd = 0;
-  DIR *dir = opendir("/proc/self/fd");
+  DIR* dir = opendir("/proc/self/fd");
   if (dir) {
-    for (struct dirent *e; (e = readdir(dir));) {
+    for (struct dirent* e; (e = readdir(dir));) {
       int fd = atoi(e->d_name);
       if (e->d_name[0] == '.' || fd == dirfd(dir) || fd >= (int)sizeof open_fds) continue;
       open_fds[fd] = 1;
@@ -208,7 +227,7 @@ int main(int argc, char **argv) {
   Put("{\"pid\":%d,\"ppid\":%d,\"host\":", (int)getpid(), (int)getppid());
   PutString(uts.nodename);
   Put(",\"rank\":");
-  const char *rank_var = RankVar();
+  const char* rank_var = RankVar();
   PutString(rank_var ? getenv(rank_var) : "");
   Put(",\"rank_var\":");
   PutString(rank_var ? rank_var : "");
@@ -216,7 +235,7 @@ int main(int argc, char **argv) {
   static char list[65536];
   for (int ncpus = 1024; ncpus <= (1 << 20); ncpus *= 2) {
     size_t size = CPU_ALLOC_SIZE(ncpus);
-    cpu_set_t *set = CPU_ALLOC(ncpus);
+    cpu_set_t* set = CPU_ALLOC(ncpus);
     if (sched_getaffinity(0, size, set) == 0) {
       struct CpuArg arg = {set, size};
       FormatList(list, sizeof list, ncpus, TestCpu, &arg);
@@ -224,7 +243,10 @@ int main(int argc, char **argv) {
       break;
     }
     CPU_FREE(set);
-    if (errno != EINVAL) { snprintf(list, sizeof list, "error %d", errno); break; }
+    if (errno != EINVAL) {
+      snprintf(list, sizeof list, "error %d", errno);
+      break;
+    }
   }
   Put(",\"cpus\":");
   PutString(list);
@@ -240,11 +262,14 @@ int main(int argc, char **argv) {
   Put(",\"mems\":");
   PutString(list);
 
-  static const char *const kModes[] = {"default", "preferred", "bind", "interleave", "local", "preferred_many"};
+  static const char* const kModes[] = {"default",    "preferred", "bind",
+                                       "interleave", "local",     "preferred_many"};
   static unsigned long mask[kMaxNodeBits / (8 * sizeof(long))];
   int mode = -1;
-  if (syscall(SYS_get_mempolicy, &mode, mask, (unsigned long)kMaxNodeBits, NULL, 0UL) != 0) mode = -1;
-  else mode &= ~MPOL_MODE_FLAGS_MASK;
+  if (syscall(SYS_get_mempolicy, &mode, mask, (unsigned long)kMaxNodeBits, NULL, 0UL) != 0)
+    mode = -1;
+  else
+    mode &= ~MPOL_MODE_FLAGS_MASK;
   Put(",\"policy\":");
   PutString(mode >= 0 && mode < 6 ? kModes[mode] : "unknown");
   FormatList(list, sizeof list, kMaxNodeBits, TestBit, mask);
@@ -253,10 +278,11 @@ int main(int argc, char **argv) {
 
   int page_node = -1;
   long page = sysconf(_SC_PAGESIZE);
-  char *fresh = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  char* fresh = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (fresh != MAP_FAILED) {
     fresh[0] = 1;
-    if (syscall(SYS_get_mempolicy, &page_node, NULL, 0UL, fresh, (unsigned long)(MPOL_F_NODE | MPOL_F_ADDR)) != 0)
+    if (syscall(SYS_get_mempolicy, &page_node, NULL, 0UL, fresh,
+                (unsigned long)(MPOL_F_NODE | MPOL_F_ADDR)) != 0)
       page_node = -1;
     munmap(fresh, (size_t)page);
   }
@@ -268,28 +294,30 @@ int main(int argc, char **argv) {
 
   uint64_t hash = 1469598103934665603ULL;
   int env_count = 0;
-  for (char **e = environ; *e; e++) {
+  for (char** e = environ; *e; e++) {
     if (InList(*e, skip_names, n_skip)) continue;
     env_count++;
-    for (const char *c = *e; ; c++) {  /* hash the terminating NUL too, so entries cannot run together */
+    for (const char* c = *e;; c++) { /* hash the terminating NUL too, so entries cannot run together */
       hash = (hash ^ (unsigned char)*c) * 1099511628211ULL;
       if (!*c) break;
     }
   }
   Put(",\"env_count\":%d,\"env_hash\":\"%016llx\",\"env\":{", env_count, (unsigned long long)hash);
   for (int i = 0; i < n_env; i++) {
-    const char *v = getenv(env_names[i]);
+    const char* v = getenv(env_names[i]);
     Put("%s", i ? "," : "");
     PutString(env_names[i]);
     Put(":");
-    if (v) PutString(v);
-    else Put("null");
+    if (v)
+      PutString(v);
+    else
+      Put("null");
   }
   Put("}");
 
   if (touch_mb > 0) {
     size_t len = (size_t)touch_mb << 20;
-    char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char* mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem != MAP_FAILED) {
       /* A VMA of its own (different flags never merge), so numa_maps has one line starting at mem. */
       madvise(mem, len, MADV_DONTFORK);
@@ -302,12 +330,19 @@ int main(int argc, char **argv) {
   Put("}\n");
 
   int fd = out ? open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : 1;
-  if (fd < 0) { perror(out); return 1; }
-  if (write(fd, out_buf, out_len) != (ssize_t)out_len) { perror("report: write"); return 1; }
+  if (fd < 0) {
+    perror(out);
+    return 1;
+  }
+  if (write(fd, out_buf, out_len) != (ssize_t)out_len) {
+    perror("report: write");
+    return 1;
+  }
   if (out) close(fd);
   if (sleep_ms > 0) {
     struct timespec ts = {sleep_ms / 1000, (sleep_ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
   }
   return 0;
 }

@@ -3,16 +3,15 @@
  *   stress THREADS SPAWNS NRANKS CHECKER
  * starts SPAWNS ranks in all, spread over THREADS threads. Spawn k is local rank k mod NRANKS (LOCAL_RANK and
  * LOCAL_WORLD_SIZE added to the environment it is started with) and goes through entry point k mod 8:
- * posix_spawn, posix_spawnp, fork+execve, vfork+execve, _Fork+execve, fork+execvpe, system, popen (the last two
- * through /bin/sh, which execs CHECKER as the rank). CHECKER (rank_check) exits 0 when its affinity is what
- * the plan gives its rank, 3 when it is not. Prints one line:
- *   stress: N spawns, N bound as planned, N wrong, N crashed, N failed, S s
- * "crashed": a child killed by a signal; "failed": a spawn that failed or a child that exited otherwise.
- * With STRESS_FENCE=P, the test changes the launcher's cpuset between creating P.begin and P.end: Linux
- * before 6.2 resets every task of a cpuset to the new CPUs when they change, so a rank that was already
- * running then (started before P.end, still running at P.begin) may be found with the cpuset's CPUs. Those
- * are counted apart ("N reset by the kernel"), and excused; a rank started after P.end must be exact.
- * Exit status: 0 when every spawn was bound as planned or excused. */
+ * posix_spawn, posix_spawnp, fork+execve, vfork+execve, _Fork+execve, fork+execvpe, system, popen (the last
+ * two through /bin/sh, which execs CHECKER as the rank). CHECKER (rank_check) exits 0 when its affinity is
+ * what the plan gives its rank, 3 when it is not. Prints one line: stress: N spawns, N bound as planned, N
+ * wrong, N crashed, N failed, S s "crashed": a child killed by a signal; "failed": a spawn that failed or a
+ * child that exited otherwise. With STRESS_FENCE=P, the test changes the launcher's cpuset between creating
+ * P.begin and P.end: Linux before 6.2 resets every task of a cpuset to the new CPUs when they change, so a
+ * rank that was already running then (started before P.end, still running at P.begin) may be found with the
+ * cpuset's CPUs. Those are counted apart ("N reset by the kernel"), and excused; a rank started after P.end
+ * must be exact. Exit status: 0 when every spawn was bound as planned or excused. */
 #include <errno.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -24,27 +23,28 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
+extern char** environ;
 extern pid_t _Fork(void);
 
 static int threads, spawns, nranks;
-static const char *checker;
+static const char* checker;
 static atomic_int next_spawn, ok, wrong, crashed, failed, reset;
-static char fence_begin[4096], fence_end[4096];  /* "" without STRESS_FENCE */
+static char fence_begin[4096], fence_end[4096]; /* "" without STRESS_FENCE */
 
-static int Exists(const char *path) { return path[0] != '\0' && access(path, F_OK) == 0; }
+static int Exists(const char* path) { return path[0] != '\0' && access(path, F_OK) == 0; }
 
 enum { kEntries = 8 };
-static const char *const kEntryNames[kEntries] = {"posix_spawn", "posix_spawnp", "fork+execve", "vfork+execve",
-                                                  "_Fork+execve", "fork+execvpe", "system", "popen"};
+static const char* const kEntryNames[kEntries] = {"posix_spawn",  "posix_spawnp", "fork+execve",
+                                                  "vfork+execve", "_Fork+execve", "fork+execvpe",
+                                                  "system",       "popen"};
 
 /* environ plus LOCAL_RANK and LOCAL_WORLD_SIZE; prepared before the spawn, freed after. */
-static char **RankEnv(int rank, char *rank_var, char *size_var) {
+static char** RankEnv(int rank, char* rank_var, char* size_var) {
   int n = 0;
   while (environ[n] != NULL) ++n;
-  char **env = calloc((size_t)n + 3, sizeof(char *));
+  char** env = calloc((size_t)n + 3, sizeof(char*));
   if (env == NULL) return NULL;
-  memcpy(env, environ, (size_t)n * sizeof(char *));
+  memcpy(env, environ, (size_t)n * sizeof(char*));
   snprintf(rank_var, 32, "LOCAL_RANK=%d", rank);
   snprintf(size_var, 32, "LOCAL_WORLD_SIZE=%d", nranks);
   env[n] = rank_var;
@@ -53,11 +53,16 @@ static char **RankEnv(int rank, char *rank_var, char *size_var) {
 }
 
 static void Count(int status) {
-  if (status == -1) atomic_fetch_add(&failed, 1);
-  else if (WIFSIGNALED(status)) atomic_fetch_add(&crashed, 1);
-  else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) atomic_fetch_add(&ok, 1);
-  else if (WIFEXITED(status) && WEXITSTATUS(status) == 3) atomic_fetch_add(&wrong, 1);
-  else atomic_fetch_add(&failed, 1);
+  if (status == -1)
+    atomic_fetch_add(&failed, 1);
+  else if (WIFSIGNALED(status))
+    atomic_fetch_add(&crashed, 1);
+  else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    atomic_fetch_add(&ok, 1);
+  else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+    atomic_fetch_add(&wrong, 1);
+  else
+    atomic_fetch_add(&failed, 1);
 }
 
 static int WaitFor(pid_t pid) {
@@ -72,9 +77,9 @@ static int WaitFor(pid_t pid) {
 /* One spawn of rank `rank` through entry point `entry`; returns the wait status, or -1. */
 static int SpawnOne(int entry, int rank) {
   char rank_var[32], size_var[32];
-  char **env = RankEnv(rank, rank_var, size_var);
+  char** env = RankEnv(rank, rank_var, size_var);
   if (env == NULL) return -1;
-  char *argv[] = {(char *)checker, NULL};
+  char* argv[] = {(char*)checker, NULL};
   pid_t pid = -1;
   int status = -1;
   switch (entry) {
@@ -90,8 +95,10 @@ static int SpawnOne(int entry, int rank) {
     case 5:
       pid = entry == 3 ? vfork() : entry == 4 ? _Fork() : fork();
       if (pid == 0) {
-        if (entry == 5) execvpe(checker, argv, env);
-        else execve(checker, argv, env);
+        if (entry == 5)
+          execvpe(checker, argv, env);
+        else
+          execve(checker, argv, env);
         _exit(127);
       }
       status = WaitFor(pid);
@@ -103,7 +110,7 @@ static int SpawnOne(int entry, int rank) {
       if (entry == 6) {
         status = system(cmd);
       } else {
-        FILE *f = popen(cmd, "r");
+        FILE* f = popen(cmd, "r");
         if (f != NULL) {
           char buf[256];
           while (fgets(buf, sizeof buf, f) != NULL) {
@@ -118,33 +125,33 @@ static int SpawnOne(int entry, int rank) {
   return status;
 }
 
-static void *Worker(void *arg) {
+static void* Worker(void* arg) {
   (void)arg;
   for (;;) {
     int k = atomic_fetch_add(&next_spawn, 1);
     if (k >= spawns) return NULL;
-    int settled = Exists(fence_end);  /* the cpuset changed before this rank started */
+    int settled = Exists(fence_end); /* the cpuset changed before this rank started */
     int status = SpawnOne(k % kEntries, k % nranks);
     if (!settled && Exists(fence_begin) && WIFEXITED(status) && WEXITSTATUS(status) == 3) {
       atomic_fetch_add(&reset, 1);
       continue;
     }
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && atomic_load(&failed) + atomic_load(&wrong) < 5) {
-      fprintf(stderr, "stress: spawn %d (rank %d via %s): status %#x\n", k, k % nranks, kEntryNames[k % kEntries],
-              (unsigned)status);
+      fprintf(stderr, "stress: spawn %d (rank %d via %s): status %#x\n", k, k % nranks,
+              kEntryNames[k % kEntries], (unsigned)status);
     }
     Count(status);
   }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 5 || (threads = atoi(argv[1])) <= 0 || (spawns = atoi(argv[2])) <= 0 ||
       (nranks = atoi(argv[3])) <= 0) {
     fprintf(stderr, "usage: stress THREADS SPAWNS NRANKS CHECKER\n");
     return 2;
   }
   checker = argv[4];
-  const char *fence = getenv("STRESS_FENCE");
+  const char* fence = getenv("STRESS_FENCE");
   if (fence != NULL && *fence != '\0') {
     snprintf(fence_begin, sizeof fence_begin, "%s.begin", fence);
     snprintf(fence_end, sizeof fence_end, "%s.end", fence);
