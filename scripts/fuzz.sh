@@ -3,14 +3,15 @@
 # seed corpus (fuzz/corpus/<name>) and then on new inputs for a bounded time, and closes with one line
 # ("fuzz: N passed, N failed") that scripts/run-tests.sh tallies; a target passes when it finds nothing.
 #   scripts/fuzz.sh [--short] BIN...
-# FUZZ_SECONDS (default 60) per target; --short (make test) FUZZ_SHORT_SECONDS (default 3) and a fresh work
-# corpus. Inputs a target finds go to $BUILD/fuzz/work/<name> (kept between runs of `make fuzz`), crashes to
+# FUZZ_SECONDS (default 60) per target; --short (make test) FUZZ_SHORT_SECONDS (default 3), a fresh work
+# corpus and a fixed seed (FUZZ_SEED, default 1), so that make test tries the same inputs each time. Inputs a target finds go to $BUILD/fuzz/work/<name> (kept between runs of `make fuzz`), crashes to
 # $BUILD/fuzz/crashes/<name>-*; the repository's corpus is only read.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 seconds=${FUZZ_SECONDS:-60} short=0
-if [ "${1:-}" = --short ]; then short=1; seconds=${FUZZ_SHORT_SECONDS:-3}; shift; fi
+seed=()
+if [ "${1:-}" = --short ]; then short=1; seconds=${FUZZ_SHORT_SECONDS:-3}; seed=(-seed="${FUZZ_SEED:-1}"); shift; fi
 passed=0 failed=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$BUILD/fuzz/crashes"
@@ -23,7 +24,7 @@ for bin in "$@"; do
   log=$tmp/$name.log
   # -timeout: an input that takes more than 10 s is a hang; -rss_limit_mb and -malloc_limit_mb: a parser
   # that needs more than 1 GB for a value of at most -max_len bytes is a defect (issue 11, item 12).
-  "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=4096 \
+  "$bin" "${seed[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=4096 \
     -print_final_stats=1 -artifact_prefix="$BUILD/fuzz/crashes/$name-" "$work" "$corpus" >"$log" 2>&1
   rc=$?
   runs=$(grep -a -o -E '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -o -E '[0-9]+$')
