@@ -86,19 +86,6 @@ Msg Begin(Error* err, const char* name, size_t name_len, const char* value) {
   return m;
 }
 
-/// Parses decimal digits s[0..n) into *out; false when empty, not all digits or above `max`.
-bool ParseNum(const char* s, size_t n, uint32_t max, uint32_t* out) {
-  if (n == 0) return false;
-  uint64_t v = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (!IsDigit(s[i])) return false;
-    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
-    if (v > max) return false;
-  }
-  *out = static_cast<uint32_t>(v);
-  return true;
-}
-
 bool CheckPolicy(const char* value, Error* err) {
   PolicyText policy;
   char why[192];
@@ -268,7 +255,7 @@ bool Parse(const char* const* env, Config* out, Error* err) {
   v = Lookup(env, "NUMABIND_NRANKS");
   if (v != nullptr && *v != '\0') {
     uint32_t n = 0;
-    if (ParseNum(v, Len(v), kMaxRanks, &n) && n != 0) {
+    if (ParseDecimal(v, Len(v), kMaxRanks, &n) && n != 0) {
       out->nranks = n;
     } else {
       Msg m = Begin(sink, "NUMABIND_NRANKS", 15, v);

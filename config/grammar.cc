@@ -14,19 +14,6 @@ bool Eq(const char* a, const char* b) {
   return *a == *b;
 }
 
-/// Decimal digits s[0..n) into *out; false when empty, not all digits or above `max`.
-bool ParseNum(const char* s, size_t n, uint32_t max, uint32_t* out) {
-  if (n == 0) return false;
-  uint64_t v = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (!IsDigit(s[i])) return false;
-    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
-    if (v > max) return false;
-  }
-  *out = static_cast<uint32_t>(v);
-  return true;
-}
-
 /// Hex digits s[0..n), 1 to max_digits of them.
 bool ParseHex(const char* s, size_t n, size_t max_digits, uint32_t* out) {
   if (n == 0 || n > max_digits) return false;
@@ -78,7 +65,7 @@ bool CheckEntry(const char* s, size_t n, uint32_t max_id, const char* what, uint
   }
   *repeat = 1;
   if (list_end < n &&
-      (!ParseNum(s + list_end + 1, n - list_end - 1, kMaxMapEntries, repeat) || *repeat == 0)) {
+      (!ParseDecimal(s + list_end + 1, n - list_end - 1, kMaxMapEntries, repeat) || *repeat == 0)) {
     w->Put("*N takes a count from 1 to ").Num(kMaxMapEntries);
     return false;
   }
@@ -93,9 +80,9 @@ bool CheckEntry(const char* s, size_t n, uint32_t max_id, const char* what, uint
     size_t dash = i;
     while (dash < j && s[dash] != '-') ++dash;
     uint32_t lo = 0, hi = 0;
-    bool ok = ParseNum(s + i, dash - i, 0xffffffffu, &lo);
+    bool ok = ParseDecimal(s + i, dash - i, 0xffffffffu, &lo);
     if (ok && dash < j)
-      ok = ParseNum(s + dash + 1, j - dash - 1, 0xffffffffu, &hi);
+      ok = ParseDecimal(s + dash + 1, j - dash - 1, 0xffffffffu, &hi);
     else
       hi = lo;
     if (!ok) return expected();
@@ -113,6 +100,18 @@ bool CheckEntry(const char* s, size_t n, uint32_t max_id, const char* what, uint
 }
 
 }  // namespace
+
+bool ParseDecimal(const char* s, size_t n, uint32_t max, uint32_t* out) {
+  if (n == 0) return false;
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!IsDigit(s[i])) return false;
+    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
+    if (v > max) return false;
+  }
+  *out = static_cast<uint32_t>(v);
+  return true;
+}
 
 bool ParsePolicyText(const char* value, PolicyText* out, char* why, size_t cap) {
   *out = PolicyText();
@@ -183,7 +182,7 @@ bool MapEntries::Next(const char** list, const char** list_end, uint32_t* repeat
   *list = p_;
   *list_end = star;
   *repeat = 1;
-  if (star < e) ParseNum(star + 1, static_cast<size_t>(e - star - 1), kMaxMapEntries, repeat);
+  if (star < e) ParseDecimal(star + 1, static_cast<size_t>(e - star - 1), kMaxMapEntries, repeat);
   p_ = *e == '\0' ? nullptr : e + 1;
   return true;
 }
@@ -194,9 +193,9 @@ bool Ranges::Next(uint32_t* lo, uint32_t* hi) {
   while (j < end_ && *j != ',') ++j;
   const char* dash = p_;
   while (dash < j && *dash != '-') ++dash;
-  ParseNum(p_, static_cast<size_t>(dash - p_), 0xffffffffu, lo);
+  ParseDecimal(p_, static_cast<size_t>(dash - p_), 0xffffffffu, lo);
   *hi = *lo;
-  if (dash < j) ParseNum(dash + 1, static_cast<size_t>(j - dash - 1), 0xffffffffu, hi);
+  if (dash < j) ParseDecimal(dash + 1, static_cast<size_t>(j - dash - 1), 0xffffffffu, hi);
   p_ = j + 1;
   return true;
 }

@@ -26,6 +26,10 @@ struct PolicyText {
   uint32_t entries = 0;       ///< maps: entries after *N repeats
 };
 
+/// Decimal digits s[0..n) into *out; false when empty, not all digits or above `max`. The one reading of a
+/// decimal number in the variables (ranks, counts, CPU and node ids, repeats).
+bool ParseDecimal(const char* s, size_t n, uint32_t max, uint32_t* out);
+
 /// Parses a NUMABIND_POLICY value. On failure writes why into why[0..cap) (the text that follows
 /// "NUMABIND_POLICY=VALUE: ", e.g. "entry 2 (x): expected a list of CPU numbers such as 0-3,8, ...").
 bool ParsePolicyText(const char* value, PolicyText* out, char* why, size_t cap);
