@@ -80,7 +80,7 @@ for sh in sh bash; do
   check "profile_$sh: nothing once the library is gone" "$([ "$got" = unset ] || echo "LD_PRELOAD='$got'")"
   got=$(env -u LD_PRELOAD "$sh" -uc ". '$profile'; printf %s \"\$LD_PRELOAD\"" 2>&1)
   check "profile_$sh: adds" "$([ "$got" = "$want" ] || echo "LD_PRELOAD='$got'")"
-  other=$(realpath "$BUILD/libempty.so")
+  other=$(cd "$BUILD" && pwd -L)/libempty.so  # through the link when the real path has a space
   got=$(LD_PRELOAD=$other "$sh" -uc ". '$profile'; printf %s \"\$LD_PRELOAD\"" 2>&1)
   check "profile_$sh: keeps what is there" "$([ "$got" = "$other:$want" ] || echo "LD_PRELOAD='$got'")"
   # A nested login shell sources it again: nothing is added twice. (The inner shell's loader cannot find
