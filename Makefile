@@ -151,7 +151,7 @@ ASAN_TEST_BINS := $(foreach l,$(ASAN_LAYERS),$(ASAN_BUILD)/tests/$(l)_test)
 
 asan-build: $(LIB) $(EMPTYLIB)
 	$(MAKE) BUILD=$(ASAN_BUILD) OPT=-O1 SAN_FLAGS="$(ASAN_FLAGS)" $(ASAN_BUILD)/numabind $(ASAN_TEST_BINS)
-	ln -sf $(abspath $(LIB)) $(abspath $(EMPTYLIB)) $(ASAN_BUILD)/
+	ln -sf ../$(notdir $(LIB)) ../$(notdir $(EMPTYLIB)) $(ASAN_BUILD)/  # relative: the path may have a space
 
 deps:
 	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
@@ -264,7 +264,7 @@ uninstall:
 # build/numabind_<version>_amd64.deb, from a PREFIX=/usr install (scripts/deb.sh).
 deb: deps
 	rm -rf $(BUILD)/deb-root
-	$(MAKE) install PREFIX=/usr DESTDIR=$(abspath $(BUILD))/deb-root
+	$(MAKE) install PREFIX=/usr DESTDIR=$(BUILD)/deb-root  # relative: the checkout's path may have a space
 	BUILD=$(BUILD) scripts/deb.sh $(BUILD)/deb-root
 
 clean:
