@@ -18,6 +18,7 @@ PACKAGES=(
   procps util-linux              # ps, taskset, unshare
   gcc-multilib                   # the 32-bit stub library (make install, make deb)
   dpkg-dev lintian man-db file   # make deb (dpkg-shlibdeps) and its tests
+  libcap2-bin                    # setcap: the file-capability launcher of the secure-execution test
   musl-tools                     # a musl-linked launcher (the shim must not crash musl programs)
   slurm-wlm munge openssh-server iproute2  # the namespace cluster (tests/cluster)
 )
