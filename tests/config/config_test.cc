@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "config/vars.h"
+#include "tests/config/config_test_util.h"
 
 using numabind::config::Config;
 using numabind::config::Error;
@@ -23,16 +24,7 @@ using numabind::config::Parse;
 
 namespace {
 
-/// Owns an environment-style array built from a list of "NAME=value" strings.
-struct Env {
-  std::vector<std::string> strings;
-  std::vector<const char*> ptrs;
-  explicit Env(std::vector<std::string> s) : strings(std::move(s)) {
-    for (const auto& x : strings) ptrs.push_back(x.c_str());
-    ptrs.push_back(nullptr);
-  }
-  const char* const* get() const { return ptrs.data(); }
-};
+using numabind::config::testing::Env;
 
 /// Parses one variable and expects success.
 Config Good(std::vector<std::string> vars) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "tests/config/config_test_util.h"
 
 using numabind::config::kRankVarCount;
 using numabind::config::kRankVars;
@@ -33,15 +34,7 @@ void NotACount(const char* value, uint32_t node = 0) {
   cr_assert_eq(out, 12345u, "%s: *out written on failure", value);
 }
 
-struct Env {
-  std::vector<std::string> strings;
-  std::vector<const char*> ptrs;
-  explicit Env(std::vector<std::string> s) : strings(std::move(s)) {
-    for (const auto& x : strings) ptrs.push_back(x.c_str());
-    ptrs.push_back(nullptr);
-  }
-  const char* const* get() const { return ptrs.data(); }
-};
+using numabind::config::testing::Env;
 
 int Index(const char* rank_var) {
   for (int i = 0; i < kRankVarCount; ++i) {

@@ -8,10 +8,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-PASSED=0 FAILED=0
-pass() { PASSED=$((PASSED + 1)); echo "PASS $1"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $1: $2"; }
-check() { if [ -z "$2" ]; then pass "$1"; else fail "$1" "$2"; fi; }  # NAME WHY ("" = pass)
+# shellcheck source=lib.sh
+. tests/pkg/lib.sh
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "SKIP deb: needs root (dpkg and a private mount namespace)"
