@@ -23,7 +23,7 @@ PURE_FLAGS := -fno-exceptions -fno-rtti -fno-threadsafe-statics -fvisibility=hid
               -fno-stack-protector -fno-tree-loop-distribute-patterns
 HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 
-PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc
+PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc core/rank_env.cc
 CORE_SRCS := $(filter-out $(PURE_SRCS),$(wildcard core/*.cc))
 SHIM_SRCS := $(wildcard shim/*.cc)
 SHIM_ASM := $(wildcard shim/*.S)
@@ -92,6 +92,11 @@ $(EMPTYLIB): tests/shim/empty.c
 $(BUILD)/helpers/%: tests/shim/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
+
+# An OpenMP program (NUMABIND_EXPORT=omp's tests): libgomp.
+$(BUILD)/helpers/omp_report: tests/shim/helpers/omp_report.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -fopenmp -o $@ $<
 
 $(BUILD)/helpers/musl/%: tests/shim/helpers/%.c
 	@mkdir -p $(dir $@)
