@@ -168,11 +168,12 @@ bool Lists(const char* list, uint32_t n) {
 void AddGpu(const RankPlan& plan, const char* const* env, Builder* b) {
   char quoted[kQuoted + 4];
   if (plan.device == nullptr || plan.device[0] == '\0') return b->Note("gpu: the rank has no device");
+  if (plan.device_vendor == 0 || plan.device_ordinal < 0)
+    return b->Note("gpu: device ", plan.device, " is not in the topology: its index is unknown");
   const char* var = plan.device_vendor == kNvidia ? "CUDA_VISIBLE_DEVICES"
                     : plan.device_vendor == kAmd  ? "ROCR_VISIBLE_DEVICES"
                                                   : nullptr;
   if (var == nullptr) return b->Note("gpu: device ", plan.device, " is neither NVIDIA's nor AMD's");
-  if (plan.device_ordinal < 0) return b->Note("gpu: device ", plan.device, " is not in the topology");
   uint32_t ordinal = static_cast<uint32_t>(plan.device_ordinal);
   const char* hip = plan.device_vendor == kAmd ? Find(env, "HIP_VISIBLE_DEVICES") : nullptr;
   if (hip != nullptr) return b->Note("gpu: HIP_VISIBLE_DEVICES=", Quote(hip, quoted), " is set: kept");
