@@ -93,8 +93,8 @@ struct RankPlan {
   uint64_t* cpus;
   uint64_t* nodes;
   MemoryKind memory;
-  const char* device;  ///< points into the basis; "" without devices
-  const char* label;   ///< points into the basis
+  const char* device;      ///< points into the basis; "" without devices
+  const char* label;       ///< points into the basis
   uint32_t device_vendor;  ///< the slot's (PlanSlot::device_vendor)
   int32_t device_ordinal;  ///< the slot's (PlanSlot::device_ordinal)
   /// NICs near the rank, "name:port,name:port" ("" when none); points into the basis.

@@ -67,9 +67,7 @@ struct Target {
 int32_t Ordinal(const Topology& topo, const PciDevice& d) {
   int32_t before = 0;
   bool found = false;
-  auto key = [](const PciDevice& p) {
-    return std::make_tuple(p.domain, p.bus, p.dev, p.func);
-  };
+  auto key = [](const PciDevice& p) { return std::make_tuple(p.domain, p.bus, p.dev, p.func); };
   for (const PciDevice& p : topo.pci) {
     if (!IsAccelerator(p) || p.vendor != d.vendor) continue;
     if (p.bus_id == d.bus_id) found = true;

@@ -182,7 +182,8 @@ void AddGpu(const RankPlan& plan, const char* const* env, Builder* b) {
     bool one = true;
     for (const char* p = v; *p != '\0'; ++p) one &= *p != ',';
     if (one) return b->Note("gpu: ", var, "=", Quote(v, quoted), " names one device already: kept");
-    if (!Lists(v, ordinal)) return b->Note("gpu: ", var, "=", Quote(v, quoted), " does not list the device: kept");
+    if (!Lists(v, ordinal))
+      return b->Note("gpu: ", var, "=", Quote(v, quoted), " does not list the device: kept");
   }
   b->Str(var);
   b->Put('=');

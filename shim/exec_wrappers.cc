@@ -20,8 +20,8 @@ namespace {
 
 /// Binds the calling thread to rank `found`'s plan, runs `call(env)` (the real exec) and restores the
 /// binding if it returns. A rank's environment gets NUMABIND_BOUND first (built on this stack), so that it
-/// does not bind itself again at start-up, nor do its children, then NUMABIND_EXPORT's entries. Not inlined: its line, saved binding and
-/// marked environment are on the stack only now, not while FindRank reads /proc.
+/// does not bind itself again at start-up, nor do its children, then NUMABIND_EXPORT's entries. Not inlined:
+/// its line, saved binding and marked environment are on the stack only now, not while FindRank reads /proc.
 template <typename Call>
 __attribute__((noinline)) int BindAndExec(Entry entry, const char* path, char* const* envp, RankMatch* found,
                                           pid_t self, Call call) {

@@ -35,7 +35,8 @@ size_t ExportBytes(const RankMatch& m, char* const* envp) {
   core::RankEnv env;
   size_t need = core::BuildRankEnv(*g_state.basis, plan, g_state.config.exports,
                                    const_cast<const char* const*>(envp), nullptr, 0, &env);
-  return need < core::kRankEnvMax ? need : core::kRankEnvMax;
+  // At least 1: with nothing to export, BuildExports still has to say why.
+  return need == 0 ? 1 : need < core::kRankEnvMax ? need : core::kRankEnvMax;
 }
 
 // Child-safe: arithmetic on the basis, writes into buf and *out, one raw write for the log.

@@ -14,8 +14,8 @@
 
 namespace numabind::shim {
 
-/// Child-safe: the bytes rank m's exported entries need, at most core::kRankEnvMax (0 when NUMABIND_EXPORT
-/// is none or the rank has no plan). `envp` is the environment the rank starts with.
+/// Child-safe: the bytes rank m's exported entries need, 1 to core::kRankEnvMax (0 when NUMABIND_EXPORT is
+/// none or the rank has no plan). `envp` is the environment the rank starts with.
 size_t ExportBytes(const RankMatch& m, char* const* envp);
 
 /// Child-safe: builds them into buf (cap bytes, from ExportBytes) and logs what was asked for and not

@@ -89,8 +89,9 @@ Test(export_config, bad_value_names_the_variable) {
   numabind::config::Config c;
   numabind::config::Error err;
   cr_assert_not(numabind::config::Parse(env.get(), &c, &err));
-  cr_expect_str_eq(err.text,
-                   "NUMABIND_EXPORT=omp,cuda: unknown item cuda: expected none or a comma list of omp, omp-cpus, "
-                   "gpu, nic");
+  cr_expect_str_eq(
+      err.text,
+      "NUMABIND_EXPORT=omp,cuda: unknown item cuda: expected none or a comma list of omp, omp-cpus, "
+      "gpu, nic");
   cr_expect_str_eq(c.policy, "node");  // the rest is still read
 }

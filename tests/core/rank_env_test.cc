@@ -119,7 +119,8 @@ Test(rank_env, what_the_user_set_is_kept) {
   Built r = Build(*b.basis, 0, 1, kExportOmp, {"PATH=/bin", "OMP_NUM_THREADS=3", "OMP_PROC_BIND=spread"});
   cr_assert_eq(r.entries.size(), 1u);
   STR_EQ(r.entries[0], "OMP_PLACES={0,1},{2,3},{4,5},{6,7}");
-  Built all = Build(*b.basis, 0, 1, kExportOmp, {"OMP_NUM_THREADS=", "OMP_PLACES=cores", "OMP_PROC_BIND=true"});
+  Built all =
+      Build(*b.basis, 0, 1, kExportOmp, {"OMP_NUM_THREADS=", "OMP_PLACES=cores", "OMP_PROC_BIND=true"});
   cr_assert_eq(all.entries.size(), 0u, "an empty value is set too");
 }
 
