@@ -113,14 +113,21 @@ bool Leads(const PlanBasis& basis, const uint64_t* cpus, uint32_t c) {
   return true;
 }
 
+// Calls f(cpu) for each CPU of the set, ascending, skipping empty words. Child-safe.
+template <typename F>
+void ForEachCpu(const uint64_t* words, uint32_t nwords, F f) {
+  for (uint32_t w = 0; w < nwords; ++w) {
+    for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1)
+      f(w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits)));
+  }
+}
+
 // OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND. Child-safe.
 void AddOmp(const PlanBasis& basis, const RankPlan& plan, bool per_cpu, const char* const* env, Builder* b) {
-  uint32_t bits = basis.cpu_words * 64;
   bool siblings = basis.cpu_sibling != nullptr && !per_cpu;
+  auto leads = [&](uint32_t c) { return !siblings || Leads(basis, plan.cpus, c); };
   uint64_t places = 0;
-  for (uint32_t c = 0; c < bits; ++c) {
-    if (Has(plan.cpus, basis.cpu_words, c) && (!siblings || Leads(basis, plan.cpus, c))) ++places;
-  }
+  ForEachCpu(plan.cpus, basis.cpu_words, [&](uint32_t c) { places += leads(c) ? 1 : 0; });
   if (Find(env, "OMP_NUM_THREADS") == nullptr) {
     b->Str("OMP_NUM_THREADS=");
     b->Num(places);
@@ -129,8 +136,8 @@ void AddOmp(const PlanBasis& basis, const RankPlan& plan, bool per_cpu, const ch
   if (Find(env, "OMP_PLACES") == nullptr) {
     b->Str("OMP_PLACES=");
     bool first = true;
-    for (uint32_t c = 0; c < bits; ++c) {
-      if (!Has(plan.cpus, basis.cpu_words, c) || (siblings && !Leads(basis, plan.cpus, c))) continue;
+    ForEachCpu(plan.cpus, basis.cpu_words, [&](uint32_t c) {
+      if (!leads(c)) return;
       b->Str(first ? "{" : ",{");
       first = false;
       b->Num(c);
@@ -143,7 +150,7 @@ void AddOmp(const PlanBasis& basis, const RankPlan& plan, bool per_cpu, const ch
         b->Num(s);
       }
       b->Put('}');
-    }
+    });
     b->End("OMP_PLACES");
   }
   if (Find(env, "OMP_PROC_BIND") == nullptr) {

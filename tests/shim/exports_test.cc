@@ -34,8 +34,8 @@ Outcome Launch(std::vector<std::string> launcher, const std::vector<std::string>
   o.log = ReadFile(dir + "/log");
   o.output = ReadFile(dir + "/output");
   RemoveTree(dir);
-  cr_assert_eq(o.run.exit_code, 0, "launcher exited %d\n%s\nlog:\n%s", o.run.exit_code, Tail(o.output).c_str(),
-               o.log.c_str());
+  cr_assert_eq(o.run.exit_code, 0, "launcher exited %d\n%s\nlog:\n%s", o.run.exit_code,
+               Tail(o.output).c_str(), o.log.c_str());
   cr_assert_eq(o.reports.size(), 2u, "%zu reports\n%s\nlog:\n%s", o.reports.size(), Tail(o.output).c_str(),
                o.log.c_str());
   return o;
@@ -106,7 +106,8 @@ Test(exports, off_leaves_the_environment_alone, .timeout = 60) {
   int a = std::stoi(p.first), b = std::stoi(p.second);
   std::string set = FormatCpuList({a < b ? a : b, a < b ? b : a});
   for (const Report& r : o.reports) {
-    for (const char* v : {"OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND", "CUDA_VISIBLE_DEVICES", "NCCL_IB_HCA"})
+    for (const char* v :
+         {"OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND", "CUDA_VISIBLE_DEVICES", "NCCL_IB_HCA"})
       cr_expect_eq(EnvOf(r, v), "null", "%s: %s", v, r.line.c_str());
     cr_expect_eq(r.Get("threads"), "2", "%s", r.line.c_str());
     cr_expect_eq(r.Get("thread_cpus"), set + "|" + set, "%s", r.line.c_str());
@@ -131,9 +132,11 @@ Test(exports, user_values_are_kept, .timeout = 60) {
 // gpu and nic on a machine without either: one warn line per rank, and the rank is bound all the same.
 Test(exports, nothing_to_export_is_one_line_and_still_bound, .timeout = 60) {
   CpuPair p = TwoAllowedCpus();
-  Outcome o = Launch(BashLoop(), {"NUMABIND_POLICY=" + p.policy, "NUMABIND_EXPORT=gpu,nic", "NUMABIND_DEVICES=none"});
-  cr_expect_eq(LinesWith(o.log, "NUMABIND_EXPORT: gpu: the rank has no device; nic: no network device near the "
-                                "rank (the rank is bound as planned)")
+  Outcome o =
+      Launch(BashLoop(), {"NUMABIND_POLICY=" + p.policy, "NUMABIND_EXPORT=gpu,nic", "NUMABIND_DEVICES=none"});
+  cr_expect_eq(LinesWith(o.log,
+                         "NUMABIND_EXPORT: gpu: the rank has no device; nic: no network device near the "
+                         "rank (the rank is bound as planned)")
                    .size(),
                2u, "%s", o.log.c_str());
   for (const Report& r : o.reports) {
