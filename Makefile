@@ -127,6 +127,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -I. -D_GNU_SOURCE $(FUZZ_SAN)
 FUZZ_UNITS := $(wildcard config/*.cc) core/cpu_set.cc core/devices.cc core/plan_basis.cc core/policy_parse.cc \
+              core/rank_env.cc \
               core/topology.cc shim/text.cc
 FUZZ_SRCS := $(wildcard fuzz/*_fuzz.cc)
 FUZZ_BINS := $(patsubst fuzz/%.cc,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
