@@ -176,7 +176,8 @@ void AddGpu(const RankPlan& plan, const char* const* env, Builder* b) {
   char quoted[kQuoted + 4];
   if (plan.device == nullptr || plan.device[0] == '\0') return b->Note("gpu: the rank has no device");
   if (plan.device_vendor == 0 || plan.device_ordinal < 0)
-    return b->Note("gpu: device ", plan.device, " is not in the topology: its index is unknown");
+    return b->Note("gpu: device ", plan.device,
+                   " is not an accelerator of the topology: no CUDA or ROCm index");
   const char* var = plan.device_vendor == kNvidia ? "CUDA_VISIBLE_DEVICES"
                     : plan.device_vendor == kAmd  ? "ROCR_VISIBLE_DEVICES"
                                                   : nullptr;

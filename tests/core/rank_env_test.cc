@@ -203,7 +203,7 @@ Test(rank_env, gpu_not_in_the_topology) {
   cr_assert_not_null(b.basis, "%s", b.error.c_str());
   Built r = Build(*b.basis, 0, 1, kExportGpu);
   cr_assert_eq(r.entries.size(), 0u);
-  STR_EQ(r.note, "gpu: device 0000:01:00.0 is not in the topology: its index is unknown");
+  STR_EQ(r.note, "gpu: device 0000:01:00.0 is not an accelerator of the topology: no CUDA or ROCm index");
 }
 
 Test(rank_env, nic_entries_from_the_plan) {
