@@ -35,6 +35,8 @@ struct Config {
   /// NUMABIND_BOUND: "VAR=value", the rank variable a numabind launcher (or this rank's own start-up)
   /// bound by; nullptr when unset.
   const char* bound = nullptr;
+  /// NUMABIND_GUARD=1: a bound rank's own affinity calls are narrowed to its CPUs (shim/affinity_guard.h).
+  bool guard = false;
 };
 
 /// A parse error: one line naming the variable and the bad value.

@@ -69,6 +69,11 @@ const VarInfo kVars[] = {
      "Added by numabind to the environment of every rank it binds: the rank variable it bound by, such as "
      "LOCAL_RANK=1. A process whose own rank variable and value are the same does not bind itself again, so "
      "a rank's children and a taskset or numactl inside a rank keep their binding."},
+    {"NUMABIND_GUARD", "0|1", "0", nullptr,
+     "1: in a rank numabind bound, sched_setaffinity and pthread_setaffinity_np calls for the rank's own "
+     "threads are narrowed to the rank's CPUs (no CPU in common: EINVAL), the first narrowing logged once "
+     "with the caller's stack; other processes' calls pass through. Raw system calls and memory-policy "
+     "calls are not guarded (see README)."},
 };
 
 const int kVarCount = sizeof(kVars) / sizeof(kVars[0]);

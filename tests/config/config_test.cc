@@ -364,6 +364,14 @@ Test(strict, bad) {
   Bad({"NUMABIND_STRICT=2"}, "NUMABIND_STRICT=2: expected 0 or 1");
 }
 
+Test(guard, values) {
+  cr_assert_not(Good({}).guard);
+  cr_assert(Good({"NUMABIND_GUARD=1"}).guard);
+  cr_assert_not(Good({"NUMABIND_GUARD=0"}).guard);
+}
+
+Test(guard, bad) { Bad({"NUMABIND_GUARD=on"}, "NUMABIND_GUARD=on: expected 0 or 1"); }
+
 Test(shared, values) {
   cr_expect_str_eq(Good({}).shared, "/dev/shm");
   cr_expect_str_eq(Good({"NUMABIND_SHARED=/run/user/1000"}).shared, "/run/user/1000");
