@@ -30,6 +30,9 @@ topology=${BENCH_TOPOLOGY:-tests/data/topologies/192em64t-12gr2n8c2t.xml}
 [ -e "$topology" ] || { echo "bench: $topology is missing" >&2; exit 1; }
 "$BUILD/bench/spawn_bench" run --build "$BUILD" --topology "$topology" --out "$(realpath -m "$BUILD")/bench/results.json"
 
+# NUMABIND_GUARD: ns per sched_setaffinity call (BENCH_AFFINITY_ROUNDS, BENCH_AFFINITY_CALLS).
+"$BUILD/bench/spawn_bench" affinity --build "$(realpath -m "$BUILD")"
+
 # Self-binding at start-up, and preparation with and without the shared basis (BENCH_STARTUP_RUNS, 200).
 ${PYTHON:-/usr/bin/python3} scripts/bench_startup.py "$abs_build"
 

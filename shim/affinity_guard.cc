@@ -35,11 +35,11 @@ SchedSet g_next_sched;
 ThreadSet g_next_thread;
 bool g_armed;
 
-/// The most the kernel reads of a mask (8192 CPUs, Linux's largest NR_CPUS); it ignores bytes past its own
-/// mask size, and so does the guard.
-constexpr size_t kMaxBytes = kMaxCpuWords * 8;
 /// The rank's CPUs, written once by ArmAffinityGuard (untouched, so never paged in, unless armed).
 uint64_t g_rank_cpus[kMaxCpuWords];
+/// How many bytes of a mask the kernel reads (what sched_getaffinity returned, its cpumask size): it
+/// ignores the rest, and so does the guard, which then looks at 8 bytes on a 64-CPU machine, not 1024.
+size_t g_kernel_bytes;
 int g_logged;
 
 template <typename T>
@@ -77,17 +77,28 @@ int ResolveThread(pthread_t thread, size_t size, const cpu_set_t* set) {
 
 enum class Narrowed : uint8_t { kSame, kNarrowed, kEmpty };
 
-/// Async-signal-safe: out = the first `n` bytes of `set` and the rank's CPUs.
+/// Async-signal-safe: out = the first `n` bytes of `set` and the rank's CPUs, a word at a time (memcpy of 8
+/// bytes is one unaligned load: the caller's mask need not be aligned).
 Narrowed Narrow(const cpu_set_t* set, size_t n, uint8_t* out) {
   const uint8_t* in = reinterpret_cast<const uint8_t*>(set);
   const uint8_t* rank = reinterpret_cast<const uint8_t*>(g_rank_cpus);
-  bool any = false, changed = false;
-  for (size_t i = 0; i < n; ++i) {
-    out[i] = in[i] & rank[i];
-    any |= out[i] != 0;
-    changed |= out[i] != in[i];
+  uint64_t any = 0, changed = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t a, r;
+    __builtin_memcpy(&a, in + i, 8);
+    __builtin_memcpy(&r, rank + i, 8);
+    uint64_t g = a & r;
+    __builtin_memcpy(out + i, &g, 8);
+    any |= g;
+    changed |= g ^ a;
   }
-  return !any ? Narrowed::kEmpty : changed ? Narrowed::kNarrowed : Narrowed::kSame;
+  for (; i < n; ++i) {
+    out[i] = in[i] & rank[i];
+    any |= out[i];
+    changed |= out[i] ^ in[i];
+  }
+  return any == 0 ? Narrowed::kEmpty : changed != 0 ? Narrowed::kNarrowed : Narrowed::kSame;
 }
 
 /// The first narrowing (or refusal) of this process, once, at NUMABIND_LOG=warn, with the caller's stack.
@@ -127,7 +138,7 @@ bool OwnThread(pid_t pid) {
 int GuardedSched(pid_t pid, size_t size, const cpu_set_t* set) {
   SchedSet next = g_next_sched;  // resolved before arming
   if (set == nullptr || !OwnThread(pid)) return next(pid, size, set);
-  size_t n = size < kMaxBytes ? size : kMaxBytes;
+  size_t n = size < g_kernel_bytes ? size : g_kernel_bytes;
   uint8_t narrowed[n + 1];  // + 1: never a zero-length array
   switch (Narrow(set, n, narrowed)) {
     case Narrowed::kSame:
@@ -147,7 +158,7 @@ int GuardedThread(pthread_t thread, size_t size, const cpu_set_t* set) {
   ThreadSet next = Next(&g_next_thread, "pthread_setaffinity_np");  // resolved before arming, if it exists
   if (next == nullptr) return ENOSYS;
   if (set == nullptr) return next(thread, size, set);
-  size_t n = size < kMaxBytes ? size : kMaxBytes;
+  size_t n = size < g_kernel_bytes ? size : g_kernel_bytes;
   uint8_t narrowed[n + 1];
   switch (Narrow(set, n, narrowed)) {
     case Narrowed::kSame:
@@ -172,6 +183,7 @@ void ArmAffinityGuard() {
   Next(&g_next_thread, "pthread_setaffinity_np");
   long got = Sys6(SYS_sched_getaffinity, 0, sizeof(g_rank_cpus), reinterpret_cast<long>(g_rank_cpus));
   if (got <= 0) return;  // cannot tell the rank's CPUs: unguarded
+  g_kernel_bytes = static_cast<size_t>(got);
   __atomic_store_n(&g_armed, true, __ATOMIC_RELEASE);
   __atomic_store_n(&g_sched, &GuardedSched, __ATOMIC_RELEASE);
   __atomic_store_n(&g_thread, &GuardedThread, __ATOMIC_RELEASE);

@@ -213,6 +213,19 @@ const core::PlanBasis* EnsurePrepared() {
   return g_state.basis;
 }
 
+namespace {
+
+/// The line's text into out (cap bytes), cut to fit. A loop, not memcpy: no PLT call is added to the shim
+/// for this (each import costs every preloaded process a relocation).
+void CopyOut(char* out, size_t cap, Line& l) {
+  const char* text = l.CStr();
+  size_t i = 0;
+  for (; i + 1 < cap && text[i] != '\0'; ++i) out[i] = text[i];
+  out[i] = '\0';
+}
+
+}  // namespace
+
 void CaptureStack() { CaptureStack(g_state.stack, sizeof(g_state.stack), false); }
 
 void CaptureStack(char* out, size_t cap, bool callers_only) {
@@ -222,10 +235,9 @@ void CaptureStack(char* out, size_t cap, bool callers_only) {
     void* lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     backtrace_fn = lib ? reinterpret_cast<Backtrace>(dlsym(lib, "unw_backtrace")) : nullptr;
     if (backtrace_fn == nullptr) {
-      const char kNone[] = "  (no call stack: libunwind.so.8 not found)";
-      size_t n = sizeof(kNone) < cap ? sizeof(kNone) : cap;
-      memcpy(out, kNone, n);
-      out[n - 1] = '\0';
+      Line none;
+      none.Str("  (no call stack: libunwind.so.8 not found)");
+      CopyOut(out, cap, none);
       return;
     }
   }
@@ -253,9 +265,7 @@ void CaptureStack(char* out, size_t cap, bool callers_only) {
     }
     l.Str(")");
   }
-  size_t n2 = l.size() < cap - 1 ? l.size() : cap - 1;
-  memcpy(out, l.CStr(), n2);
-  out[n2] = '\0';
+  CopyOut(out, cap, l);
 }
 
 }  // namespace numabind::shim
