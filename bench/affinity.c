@@ -3,8 +3,9 @@
 // `spawn_bench affinity --build DIR`: what NUMABIND_GUARD costs a call of sched_setaffinity, in ns per call
 // (scripts/bench.sh runs it after the spawn table). Each variant is a process of its own (`spawn_bench
 // affinity-loop N`, with the variant's preload and variables) that asks for the whole machine N times and
-// reports the CPU time per call (its thread's) and where it ended; the variants are taken in turn, BENCH_AFFINITY_ROUNDS times
-// (default 15), and the table shows each one's median. Knob: BENCH_AFFINITY_CALLS (per process, 20000).
+// reports the CPU time per call (its thread's) and where it ended; the variants are taken in turn,
+// BENCH_AFFINITY_ROUNDS times (default 15), and the table shows each one's median. Knob: BENCH_AFFINITY_CALLS
+// (per process, 20000).
 
 #include <sched.h>
 #include <stdio.h>
@@ -73,8 +74,9 @@ int RunAffinityBench(int argc, char** argv) {
   snprintf(lib, sizeof(lib), "LD_PRELOAD=%s/libnumabind.so", p.build);
   snprintf(policy, sizeof(policy), "NUMABIND_POLICY=cpus:%d", last);
   snprintf(rank_policy, sizeof(rank_policy), "%d", last);
-  static const char* const kNames[kAffinityVariants] = {
-      "no preload", "shim loaded, guard off", "rank, guard off", "guard on, not a rank", "guard on, rank (narrowed)"};
+  static const char* const kNames[kAffinityVariants] = {"no preload", "shim loaded, guard off",
+                                                        "rank, guard off", "guard on, not a rank",
+                                                        "guard on, rank (narrowed)"};
   // Extra variables of each variant (NULL-terminated).
   const char* extra[kAffinityVariants][6] = {
       {NULL},
@@ -108,13 +110,16 @@ int RunAffinityBench(int argc, char** argv) {
       free(env);
     }
   }
-  printf("\nsched_setaffinity(0, the whole machine), CPU ns per call: median of %d processes x %ld calls "
-         "(ranks planned on cpu %d)\n", rounds, calls, last);
+  printf(
+      "\nsched_setaffinity(0, the whole machine), CPU ns per call: median of %d processes x %ld calls "
+      "(ranks planned on cpu %d)\n",
+      rounds, calls, last);
   printf("  %-28s %10s  %s\n", "variant", "ns/call", "cpus after");
   for (int v = 0; v < kAffinityVariants; ++v)
     printf("  %-28s %10.1f  %s\n", kNames[v], MedianOf(ns[v], (size_t)rounds), ended[v]);
   int ok = strcmp(ended[4], rank_policy) == 0 && strcmp(ended[2], ended[0]) == 0;
-  if (!ok) printf("  CHECK FAILED: the guarded rank should end on cpu %s, the unguarded one widen\n", rank_policy);
+  if (!ok)
+    printf("  CHECK FAILED: the guarded rank should end on cpu %s, the unguarded one widen\n", rank_policy);
   if (failed) printf("  some runs failed: see %s\n", p.errlog);
   return ok && !failed ? 0 : 1;
 }

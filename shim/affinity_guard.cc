@@ -141,14 +141,12 @@ int GuardedSched(pid_t pid, size_t size, const cpu_set_t* set) {
   size_t n = size < g_kernel_bytes ? size : g_kernel_bytes;
   uint8_t narrowed[n + 1];  // + 1: never a zero-length array
   switch (Narrow(set, n, narrowed)) {
-    case Narrowed::kSame:
-      return next(pid, size, set);
+    case Narrowed::kSame: return next(pid, size, set);
     case Narrowed::kEmpty:
       LogOnce("sched_setaffinity", pid, reinterpret_cast<const uint8_t*>(set), nullptr, n);
       errno = EINVAL;  // as the kernel answers a mask with no usable CPU
       return -1;
-    case Narrowed::kNarrowed:
-      break;
+    case Narrowed::kNarrowed: break;
   }
   LogOnce("sched_setaffinity", pid, reinterpret_cast<const uint8_t*>(set), narrowed, n);
   return next(pid, n, reinterpret_cast<const cpu_set_t*>(narrowed));
@@ -161,17 +159,15 @@ int GuardedThread(pthread_t thread, size_t size, const cpu_set_t* set) {
   size_t n = size < g_kernel_bytes ? size : g_kernel_bytes;
   uint8_t narrowed[n + 1];
   switch (Narrow(set, n, narrowed)) {
-    case Narrowed::kSame:
-      return next(thread, size, set);
+    case Narrowed::kSame: return next(thread, size, set);
     case Narrowed::kEmpty:
-      LogOnce("pthread_setaffinity_np", static_cast<long>(Sys6(SYS_gettid)), reinterpret_cast<const uint8_t*>(set),
-              nullptr, n);
+      LogOnce("pthread_setaffinity_np", static_cast<long>(Sys6(SYS_gettid)),
+              reinterpret_cast<const uint8_t*>(set), nullptr, n);
       return EINVAL;
-    case Narrowed::kNarrowed:
-      break;
+    case Narrowed::kNarrowed: break;
   }
-  LogOnce("pthread_setaffinity_np", static_cast<long>(Sys6(SYS_gettid)), reinterpret_cast<const uint8_t*>(set),
-          narrowed, n);
+  LogOnce("pthread_setaffinity_np", static_cast<long>(Sys6(SYS_gettid)),
+          reinterpret_cast<const uint8_t*>(set), narrowed, n);
   return next(thread, n, reinterpret_cast<const cpu_set_t*>(narrowed));
 }
 

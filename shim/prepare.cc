@@ -242,7 +242,8 @@ void CaptureStack(char* out, size_t cap, bool callers_only) {
     }
   }
   Dl_info self;
-  void* own_base = callers_only && dladdr(reinterpret_cast<void*>(&EnsurePrepared), &self) ? self.dli_fbase : nullptr;
+  void* own_base =
+      callers_only && dladdr(reinterpret_cast<void*>(&EnsurePrepared), &self) ? self.dli_fbase : nullptr;
   void* frames[24];
   int n = backtrace_fn(frames, 24);
   Line l;

@@ -98,7 +98,7 @@ __attribute__((constructor)) void Init() {
   }
   if (g_state.config.disabled) return;
   if (StartAsRank(env)) {  // a rank (bound now if no launcher did): shim/self_bind.cc
-    ArmAffinityGuard();      // NUMABIND_GUARD=1: shim/affinity_guard.h
+    ArmAffinityGuard();    // NUMABIND_GUARD=1: shim/affinity_guard.h
     return;
   }
   g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));

@@ -31,8 +31,9 @@ Outcome Widen(const CpuPair& c, const std::vector<std::string>& env, const std::
   std::vector<std::string> argv = prefix;
   argv.push_back(BuildDir() + "/helpers/widen");
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<std::string> all = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_POLICY=" + c.policy,
-                                  "NUMABIND_LOG=warn", "NUMABIND_LOG_FILE=" + dir + "/log"};
+  std::vector<std::string> all = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so",
+                                  "NUMABIND_POLICY=" + c.policy, "NUMABIND_LOG=warn",
+                                  "NUMABIND_LOG_FILE=" + dir + "/log"};
   all.insert(all.end(), env.begin(), env.end());
   Outcome o;
   o.run = Run(argv, all, dir + "/output", 60);
@@ -79,7 +80,8 @@ Test(affinity_guard, a_rank_stays_inside_its_set_and_says_so_once) {
   cr_expect_eq(LinesWith(o.log, "narrowed to cpus " + c.second + " (the rank's cpus " + c.second).size(), 1u,
                "log:\n%s", o.log.c_str());
   cr_expect_eq(LinesWith(o.log, "  #0 ").size(), 1u, "no stack:\n%s", o.log.c_str());
-  cr_expect_eq(LinesWith(o.log, "helpers/widen+0x").size() >= 1, true, "the caller's frame:\n%s", o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "helpers/widen+0x").size() >= 1, true, "the caller's frame:\n%s",
+               o.log.c_str());
   cr_expect_eq(LinesWith(o.log, "libnumabind").size(), 0u, "the shim's own frames:\n%s", o.log.c_str());
 }
 

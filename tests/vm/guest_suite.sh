@@ -68,6 +68,7 @@ if [ -f "$here/layout_$layout.sh" ]; then
     # shellcheck source=slurm.sh
     . "$here/slurm.sh"
     slurm_checks
+    . "$here/guard.sh" && guard_checks  # NUMABIND_GUARD: a rank that widens itself stays inside its set
   fi
   # Site-wide use of the installed package, in the quicker layout.
   if [ "$layout" = B ]; then

@@ -12,11 +12,11 @@
  *          --other       also fork a child (a process of its own) and widen it with sched_setaffinity(PID)
  *          --out FILE    append the lines to FILE (one write) instead of stdout */
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +51,10 @@ static int ParseList(const char* s, cpu_set_t* set, size_t size) {
       if (end == s || b < a || b >= kMaxCpus) return 0;
     }
     for (long c = a; c <= b; ++c) CPU_SET_S((size_t)c, size, set);
-    if (*end == ',') ++end;
-    else if (*end != '\0') return 0;
+    if (*end == ',')
+      ++end;
+    else if (*end != '\0')
+      return 0;
     s = end;
   }
   return 1;
