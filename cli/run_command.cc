@@ -32,6 +32,7 @@ const OptionSpec kRunOptions[] = {
     {"--log-file", "NUMABIND_LOG_FILE", false, "FILE", "append log lines to FILE instead of standard error"},
     {"--log-format", "NUMABIND_LOG_FORMAT", false, "F", "text or json (one JSON object per line)"},
     {"--strict", "NUMABIND_STRICT", true, "", "do not start a rank that cannot be bound"},
+    {"--guard", "NUMABIND_GUARD", true, "", "narrow a rank's own affinity calls to its CPUs (see README)"},
 };
 constexpr size_t kRunOptionCount = sizeof(kRunOptions) / sizeof(kRunOptions[0]);
 

@@ -76,7 +76,7 @@ Test(run, every_option_sets_its_variable) {
                          "--ranks",         "2",        "--rank-var", "MY_RANK",
                          "--match",         "*worker*", "--topology", "synthetic:pack:2 core:1 pu:1",
                          "--log",           "info",     "--log-file", "/tmp/x.log",
-                         "--strict",        "--",       "env"});
+                         "--strict",        "--guard",  "--",         "env"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   const char* expected[][2] = {
       {"NUMABIND_POLICY", "cpus:1|0"},
@@ -89,6 +89,7 @@ Test(run, every_option_sets_its_variable) {
       {"NUMABIND_LOG", "info"},
       {"NUMABIND_LOG_FILE", "/tmp/x.log"},
       {"NUMABIND_STRICT", "1"},
+      {"NUMABIND_GUARD", "1"},
   };
   for (const auto& e : expected) {
     EXPECT_STREQ(std::string(e[0]) + "=" + EnvValue(r.out, e[0]), std::string(e[0]) + "=" + e[1]);

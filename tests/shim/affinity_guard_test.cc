@@ -146,3 +146,16 @@ Test(affinity_guard, a_rank_started_bound_keeps_what_it_was_given) {
   cr_expect_eq(Field(o, "main", "cpus"), c.first, "%s", o.output.c_str());
   cr_expect_eq(Field(o, "thread", "cpus"), c.first, "%s", o.output.c_str());
 }
+
+// A forked worker that becomes a rank through setenv (torchrun's fork start method) is guarded from then on.
+Test(affinity_guard, a_forked_worker_is_guarded_once_bound) {
+  CpuPair c = TwoAllowedCpus();
+  Outcome o = Widen(c, {"NUMABIND_GUARD=1"}, {"--worker", "LOCAL_RANK=0"});
+  cr_expect_eq(Field(o, "start", "cpus"), c.second, "%s\nlog:\n%s", o.output.c_str(), o.log.c_str());
+  cr_expect_eq(Field(o, "main", "cpus"), c.second, "%s\nlog:\n%s", o.output.c_str(), o.log.c_str());
+  cr_expect_eq(Field(o, "thread", "cpus"), c.second, "%s", o.output.c_str());
+  cr_expect_eq(GuardLines(o), 1u, "log:\n%s", o.log.c_str());
+  o = Widen(c, {}, {"--worker", "LOCAL_RANK=0"});
+  cr_expect_eq(Field(o, "start", "cpus"), c.second, "guard off: %s", o.output.c_str());
+  cr_expect_eq(Field(o, "main", "cpus"), c.all, "guard off: %s", o.output.c_str());
+}

@@ -10,6 +10,8 @@
  *                        so that a widening shows in a process no launcher bound
  *          --cpus LIST   the mask to ask for (Linux list syntax: 0-3,8)
  *          --other       also fork a child (a process of its own) and widen it with sched_setaffinity(PID)
+ *          --worker VAR=VALUE  do all this in a forked worker that first sets VAR (setenv), as torchrun's
+ *                        fork start method makes a rank; the launcher waits for it and exits as it did
  *          --out FILE    append the lines to FILE (one write) instead of stdout */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,6 +96,7 @@ int main(int argc, char** argv) {
   cpu_set_t* start = CPU_ALLOC(kMaxCpus);
   const char* out_path = NULL;
   int other = 0;
+  char* worker = NULL;
   CPU_ZERO_S(size, mask);
   for (int c = 0; c < get_nprocs_conf() && c < kMaxCpus; ++c) CPU_SET_S((size_t)c, size, mask);
   for (int i = 1; i < argc; ++i) {
@@ -104,12 +107,26 @@ int main(int argc, char** argv) {
       if (!ParseList(argv[++i], mask, size)) return fprintf(stderr, "widen: bad --cpus\n"), 2;
     } else if (strcmp(argv[i], "--other") == 0) {
       other = 1;
+    } else if (strcmp(argv[i], "--worker") == 0 && i + 1 < argc && strchr(argv[i + 1], '=') != NULL) {
+      worker = argv[++i];
     } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
       out_path = argv[++i];
     } else {
-      fprintf(stderr, "usage: widen [--start LIST] [--cpus LIST] [--other] [--out FILE]\n");
+      fprintf(stderr,
+              "usage: widen [--start LIST] [--cpus LIST] [--other] [--worker VAR=VALUE] [--out FILE]\n");
       return 2;
     }
+  }
+  if (worker != NULL) {
+    pid_t pid = fork();
+    if (pid < 0) return perror("widen: fork"), 2;
+    if (pid > 0) {
+      int status = 0;
+      waitpid(pid, &status, 0);
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    *strchr(worker, '=') = '\0';
+    setenv(worker, worker + strlen(worker) + 1, 1);
   }
   Say("start cpus=");
   SayAffinity(0, size);
