@@ -41,6 +41,9 @@ uint64_t g_rank_cpus[kMaxCpuWords];
 /// ignores the rest, and so does the guard, which then looks at 8 bytes on a 64-CPU machine, not 1024.
 size_t g_kernel_bytes;
 int g_logged;
+/// The process that armed the guard: a child (of fork or vfork, before its exec) does not log, since the
+/// line's stack needs dlopen and a vfork child shares its parent's memory.
+long g_armed_pid;
 
 template <typename T>
 T Next(T* slot, const char* name) {
@@ -102,12 +105,14 @@ Narrowed Narrow(const cpu_set_t* set, size_t n, uint8_t* out) {
 }
 
 /// The first narrowing (or refusal) of this process, once, at NUMABIND_LOG=warn, with the caller's stack.
-/// Not inlined: its line and stack are on the stack only now. The only part of the guard that is not
-/// async-signal-safe: the first call loads libunwind (dlopen), as the debug log's stack does.
+/// `target`: sched_setaffinity's pid, -1 for pthread_setaffinity_np's thread. Not inlined: its line and
+/// stack are on the stack only now. The only part of the guard that is not async-signal-safe: the first
+/// call loads libunwind (dlopen), as the debug log's stack does.
 __attribute__((noinline)) void LogOnce(const char* fn, long target, const uint8_t* asked, const uint8_t* got,
                                        size_t n) {
+  if (g_state.config.log < config::LogLevel::kWarn || Sys6(SYS_getpid) != g_armed_pid) return;
   if (__atomic_exchange_n(&g_logged, 1, __ATOMIC_ACQ_REL) != 0) return;
-  if (g_state.config.log < config::LogLevel::kWarn) return;
+  int saved_errno = errno;
   uint64_t a[kMaxCpuWords] = {0}, g[kMaxCpuWords] = {0};
   for (size_t i = 0; i < n; ++i) {
     a[i / 8] |= static_cast<uint64_t>(asked[i]) << (i % 8 * 8);
@@ -117,7 +122,12 @@ __attribute__((noinline)) void LogOnce(const char* fn, long target, const uint8_
   char stack[1024];
   CaptureStack(stack, sizeof(stack), true);
   Line l;
-  l.Str("numabind: NUMABIND_GUARD=1: ").Str(fn).Str("(").Num(target).Str(") asked for cpus ").Bits(a, words);
+  l.Str("numabind: NUMABIND_GUARD=1: ").Str(fn).Str("(");
+  if (target >= 0)
+    l.Num(target);
+  else
+    l.Str("thread");
+  l.Str(") asked for cpus ").Bits(a, words);
   if (got != nullptr)
     l.Str(", narrowed to cpus ").Bits(g, words);
   else
@@ -126,6 +136,7 @@ __attribute__((noinline)) void LogOnce(const char* fn, long target, const uint8_
   l.Str("\n").Str(stack);
   size_t len = l.Finish();
   WriteLog(config::LogLevel::kWarn, l.data(), len);
+  errno = saved_errno;
 }
 
 /// pid 0, this process, or one of its threads (tgkill with no signal finds tids of this thread group only).
@@ -161,13 +172,11 @@ int GuardedThread(pthread_t thread, size_t size, const cpu_set_t* set) {
   switch (Narrow(set, n, narrowed)) {
     case Narrowed::kSame: return next(thread, size, set);
     case Narrowed::kEmpty:
-      LogOnce("pthread_setaffinity_np", static_cast<long>(Sys6(SYS_gettid)),
-              reinterpret_cast<const uint8_t*>(set), nullptr, n);
+      LogOnce("pthread_setaffinity_np", -1, reinterpret_cast<const uint8_t*>(set), nullptr, n);
       return EINVAL;
     case Narrowed::kNarrowed: break;
   }
-  LogOnce("pthread_setaffinity_np", static_cast<long>(Sys6(SYS_gettid)),
-          reinterpret_cast<const uint8_t*>(set), narrowed, n);
+  LogOnce("pthread_setaffinity_np", -1, reinterpret_cast<const uint8_t*>(set), narrowed, n);
   return next(thread, n, reinterpret_cast<const cpu_set_t*>(narrowed));
 }
 
@@ -180,6 +189,7 @@ void ArmAffinityGuard() {
   long got = Sys6(SYS_sched_getaffinity, 0, sizeof(g_rank_cpus), reinterpret_cast<long>(g_rank_cpus));
   if (got <= 0) return;  // cannot tell the rank's CPUs: unguarded
   g_kernel_bytes = static_cast<size_t>(got);
+  g_armed_pid = Sys6(SYS_getpid);
   __atomic_store_n(&g_armed, true, __ATOMIC_RELEASE);
   __atomic_store_n(&g_sched, &GuardedSched, __ATOMIC_RELEASE);
   __atomic_store_n(&g_thread, &GuardedThread, __ATOMIC_RELEASE);
