@@ -11,7 +11,7 @@ WIDEN=${WIDEN:-$(dirname "$REPORT")/widen}
 # token's CPUs and "main" and "thread" on MODE's (inside: the same; widened: every online CPU). Prints why
 # not; nothing when they match.
 guard_ranks() {
-  local n=$1 mode=$3 r f line all want start why=""
+  local n=$1 mode=$3 r f line all want start what why=""
   local -a want_cpus=($2)
   read -r all < /sys/devices/system/cpu/online; canon "$all"; all=$REPLY
   for ((r = 0; r < n; r++)); do
@@ -21,10 +21,11 @@ guard_ranks() {
     want=$start; [ "$mode" = widened ] && want=$all
     while IFS= read -r line; do
       [[ $line =~ ^(start|main|thread)\ .*cpus=([0-9,-]+|none)$ ]] || continue
-      canon "${BASH_REMATCH[2]}"
-      case ${BASH_REMATCH[1]} in
+      what=${BASH_REMATCH[1]}
+      canon "${BASH_REMATCH[2]}"  # (canon's own match replaces BASH_REMATCH)
+      case $what in
         start) [ "$REPLY" = "$start" ] || why+="rank $r started on $REPLY, want $start; " ;;
-        *) [ "$REPLY" = "$want" ] || why+="rank $r ${BASH_REMATCH[1]} on $REPLY, want $want ($mode); " ;;
+        *) [ "$REPLY" = "$want" ] || why+="rank $r $what on $REPLY, want $want ($mode); " ;;
       esac
       [[ $line == main\ * && $line != *' rc=0 '* ]] && why+="rank $r: $line; "
     done < "$f"
