@@ -10,6 +10,8 @@
 // a resolver that finds the next definition (libc's) with dlsym on the first call, then points at it; in a
 // guarded rank it points at the guard from the constructor on, which resolved everything then, so the
 // guard itself never calls dlsym, malloc or takes a lock (async-signal-safe), except the once-only log line.
+// It reads the caller's mask itself: a mask pointer that is neither null nor readable faults in a guarded
+// rank, where the kernel would answer EFAULT (checking it would cost a system call on every call).
 
 #ifndef NUMABIND_SHIM_AFFINITY_GUARD_H_
 #define NUMABIND_SHIM_AFFINITY_GUARD_H_
