@@ -45,9 +45,10 @@ Outcome Widen(const CpuPair& c, const std::vector<std::string>& env, const std::
   return o;
 }
 
-/// The value of `key` on widen's line that starts with `what` ("main", "thread", "other", "start").
-std::string Field(const Outcome& o, const std::string& what, const std::string& key) {
-  for (const std::string& line : LinesWith(o.output, what + " ")) {
+/// The value of `key` on the line of widen's `output` that starts with `what` ("main", "thread", "other",
+/// "start", "pid").
+std::string FieldOf(const std::string& output, const std::string& what, const std::string& key) {
+  for (const std::string& line : LinesWith(output, what + " ")) {
     if (line.rfind(what + " ", 0) != 0) continue;
     std::istringstream words(line.substr(what.size() + 1));
     std::string w;
@@ -56,6 +57,10 @@ std::string Field(const Outcome& o, const std::string& what, const std::string& 
     }
   }
   return "(no " + what + " " + key + ")";
+}
+
+std::string Field(const Outcome& o, const std::string& what, const std::string& key) {
+  return FieldOf(o.output, what, key);
 }
 
 size_t GuardLines(const Outcome& o) { return LinesWith(o.log, "NUMABIND_GUARD=1: ").size(); }
@@ -158,4 +163,22 @@ Test(affinity_guard, a_forked_worker_is_guarded_once_bound) {
   o = Widen(c, {}, {"--worker", "LOCAL_RANK=0"});
   cr_expect_eq(Field(o, "start", "cpus"), c.second, "guard off: %s", o.output.c_str());
   cr_expect_eq(Field(o, "main", "cpus"), c.all, "guard off: %s", o.output.c_str());
+}
+
+// Calls the guard passes through answer as the C library does: a pid that does not exist, a negative one.
+Test(affinity_guard, passed_through_calls_fail_as_without_the_shim) {
+  CpuPair c = TwoAllowedCpus();
+  for (const char* pid : {"2147483000", "-5"}) {
+    std::string dir = MakeTempDir("numabind-guard-plain");
+    RunResult plain = Run({BuildDir() + "/helpers/widen", "--pid", pid}, {}, dir + "/output", 60);
+    std::string want = ReadFile(dir + "/output");
+    RemoveTree(dir);
+    cr_assert_eq(plain.exit_code, 0, "%s", want.c_str());
+    cr_assert_eq(FieldOf(want, "pid", "rc"), "-1", "without the shim: %s", want.c_str());
+    Outcome o = Widen(c, {"LOCAL_RANK=0", "NUMABIND_GUARD=1"}, {"--pid", pid});
+    cr_expect_eq(LinesWith(o.output, "pid rc=").size(), 1u, "%s", o.output.c_str());
+    cr_expect_eq(Field(o, "pid", "rc"), "-1", "pid %s: %s", pid, o.output.c_str());
+    cr_expect_eq(Field(o, "pid", "errno"), FieldOf(want, "pid", "errno"), "pid %s: guarded %s, plain %s", pid,
+                 o.output.c_str(), want.c_str());
+  }
 }

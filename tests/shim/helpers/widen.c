@@ -10,6 +10,8 @@
  *                        so that a widening shows in a process no launcher bound
  *          --cpus LIST   the mask to ask for (Linux list syntax: 0-3,8)
  *          --other       also fork a child (a process of its own) and widen it with sched_setaffinity(PID)
+ *          --pid PID     also ask for MASK for PID (a process or thread that may not exist), printing
+ *                        "pid rc=-1 errno=3": the guard must answer as the C library does
  *          --worker VAR=VALUE  do all this in a forked worker that first sets VAR (setenv), as torchrun's
  *                        fork start method makes a rank; the launcher waits for it and exits as it did
  *          --out FILE    append the lines to FILE (one write) instead of stdout */
@@ -97,6 +99,8 @@ int main(int argc, char** argv) {
   const char* out_path = NULL;
   int other = 0;
   char* worker = NULL;
+  long pid_arg = 0;
+  int pid_given = 0;
   CPU_ZERO_S(size, mask);
   for (int c = 0; c < get_nprocs_conf() && c < kMaxCpus; ++c) CPU_SET_S((size_t)c, size, mask);
   for (int i = 1; i < argc; ++i) {
@@ -107,13 +111,17 @@ int main(int argc, char** argv) {
       if (!ParseList(argv[++i], mask, size)) return fprintf(stderr, "widen: bad --cpus\n"), 2;
     } else if (strcmp(argv[i], "--other") == 0) {
       other = 1;
+    } else if (strcmp(argv[i], "--pid") == 0 && i + 1 < argc) {
+      pid_arg = strtol(argv[++i], NULL, 10);
+      pid_given = 1;
     } else if (strcmp(argv[i], "--worker") == 0 && i + 1 < argc && strchr(argv[i + 1], '=') != NULL) {
       worker = argv[++i];
     } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
       out_path = argv[++i];
     } else {
       fprintf(stderr,
-              "usage: widen [--start LIST] [--cpus LIST] [--other] [--worker VAR=VALUE] [--out FILE]\n");
+              "usage: widen [--start LIST] [--cpus LIST] [--other] [--pid PID] [--worker VAR=VALUE] [--out "
+              "FILE]\n");
       return 2;
     }
   }
@@ -153,6 +161,11 @@ int main(int argc, char** argv) {
     SayAffinity(child, size);
     kill(child, SIGKILL);
     waitpid(child, NULL, 0);
+  }
+  if (pid_given) {
+    errno = 0;
+    rc = sched_setaffinity((pid_t)pid_arg, size, mask);
+    Say("\npid rc=%d errno=%d", rc, rc == 0 ? 0 : errno);
   }
   Say("\n");
   int fd = out_path ? open(out_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : 1;
