@@ -56,6 +56,10 @@ typedef struct {
 int RunSpawner(int argc, char** argv);
 /// `run [--build DIR] [--out FILE] [--topology FILE]`; see driver.c.
 int RunDriver(int argc, char** argv);
+/// `affinity --build DIR` (NUMABIND_GUARD's cost per sched_setaffinity call) and the process it times,
+/// `affinity-loop CALLS`; see affinity.c.
+int RunAffinityBench(int argc, char** argv);
+int RunAffinityLoop(int argc, char** argv);
 
 /// The machine the figures came from.
 typedef struct {

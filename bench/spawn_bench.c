@@ -11,8 +11,12 @@
 int main(int argc, char** argv) {
   if (argc >= 2 && strcmp(argv[1], "run") == 0) return RunDriver(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "spawn") == 0) return RunSpawner(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "affinity") == 0) return RunAffinityBench(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "affinity-loop") == 0) return RunAffinityLoop(argc - 1, argv + 1);
   fprintf(stderr,
           "usage: spawn_bench run [--build DIR] [--out FILE] [--topology FILE]\n"
-          "       spawn_bench spawn serve|verify:N METHOD RANKS CPUMAP PROG ARG0 [ARG...]\n");
+          "       spawn_bench spawn serve|verify:N METHOD RANKS CPUMAP PROG ARG0 [ARG...]\n"
+          "       spawn_bench affinity --build DIR\n"
+          "       spawn_bench affinity-loop CALLS\n");
   return 2;
 }

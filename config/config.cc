@@ -348,6 +348,11 @@ bool Parse(const char* const* env, Config* out, Error* err) {
   v = Lookup(env, "NUMABIND_BOUND");
   if (v != nullptr && *v != '\0') out->bound = v;  // written by numabind itself: any value, compared whole
 
+  v = Lookup(env, "NUMABIND_GUARD");
+  if (v != nullptr && *v != '\0') {
+    if (!ParseBool(v, &out->guard) && !Fail(sink, "NUMABIND_GUARD", v, "expected 0 or 1")) bad();
+  }
+
   // A misspelt name must not silently leave a job unbound.
   for (const char* const* e = env; *e != nullptr; ++e) {
     const char* s = *e;

@@ -37,6 +37,8 @@ struct Config {
   const char* bound = nullptr;
   /// NUMABIND_EXPORT: config::kExport* bits (grammar.h); 0 = none.
   uint8_t exports = 0;
+  /// NUMABIND_GUARD=1: a bound rank's own affinity calls are narrowed to its CPUs (shim/affinity_guard.h).
+  bool guard = false;
 };
 
 /// A parse error: one line naming the variable and the bad value.

@@ -75,6 +75,11 @@ const VarInfo kVars[] = {
      "OMP_PROC_BIND=close, each unless already set; gpu: CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES "
      "narrowed to the rank's device; nic: NCCL_IB_HCA and UCX_NET_DEVICES naming the NICs near the rank, "
      "unless already set."},
+    {"NUMABIND_GUARD", "0|1", "0", nullptr,
+     "1: in a rank numabind bound, sched_setaffinity and pthread_setaffinity_np calls for the rank's own "
+     "threads are narrowed to the rank's CPUs (no CPU in common: EINVAL), the first narrowing logged once "
+     "with the caller's stack; other processes' calls pass through. Raw system calls and memory-policy "
+     "calls are not guarded (see README)."},
 };
 
 const int kVarCount = sizeof(kVars) / sizeof(kVars[0]);

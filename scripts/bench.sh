@@ -7,6 +7,7 @@
 # (runs of `numabind prepare-basis`, 10), BENCH_VARIANTS (a comma-separated subset), BENCH_TOPOLOGY (default:
 # the largest file in tests/data/topologies), BENCH_SHIM_B (another build of libnumabind.so, timed in the same
 # rounds as variants inert-b, configured-b, bound-b and bound-node-b: judges a change to the shim).
+# `spawn_bench affinity` then times NUMABIND_GUARD's cost per sched_setaffinity call (bench/affinity.c), and
 # scripts/bench_startup.py then times what self-binding costs a rank at start-up and what preparing costs
 # with and without the shared basis (BENCH_STARTUP_RUNS starts per variant, default 200).
 # BENCH_PROFILE=1 adds callgrind's count of the user-space instructions one preloaded /bin/true executes.
@@ -30,6 +31,9 @@ topology=${BENCH_TOPOLOGY:-tests/data/topologies/192em64t-12gr2n8c2t.xml}
 [ -e "$topology" ] || { echo "bench: $topology is missing" >&2; exit 1; }
 "$BUILD/bench/spawn_bench" run --build "$BUILD" --topology "$topology" --out "$(realpath -m "$BUILD")/bench/results.json"
 
+# NUMABIND_GUARD: ns per sched_setaffinity call (BENCH_AFFINITY_ROUNDS, BENCH_AFFINITY_CALLS).
+"$BUILD/bench/spawn_bench" affinity --build "$(realpath -m "$BUILD")"
+
 # Self-binding at start-up, and preparation with and without the shared basis (BENCH_STARTUP_RUNS, 200).
 ${PYTHON:-/usr/bin/python3} scripts/bench_startup.py "$abs_build"
 
@@ -49,4 +53,7 @@ if [ "${BENCH_PROFILE:-0}" = 1 ]; then
   printf '  %-40s %12s\n' "shim, inert" "$(ir LD_PRELOAD="$abs_build/libnumabind.so")"
   printf '  %-40s %12s\n' "shim, NUMABIND_POLICY=node (not a rank)" \
     "$(ir LD_PRELOAD="$abs_build/libnumabind.so" NUMABIND_POLICY=node)"
+  bound=(LD_PRELOAD="$abs_build/libnumabind.so" NUMABIND_POLICY=node LOCAL_RANK=0 NUMABIND_BOUND=LOCAL_RANK=0)
+  printf '  %-40s %12s\n' "shim, a rank started bound" "$(ir "${bound[@]}")"
+  printf '  %-40s %12s\n' "the same, NUMABIND_GUARD=1" "$(ir "${bound[@]}" NUMABIND_GUARD=1)"
 fi

@@ -38,6 +38,8 @@ VARIANTS = [
     ("rank binds itself, NUMABIND_SHARED=off, devices none", env(**dict(RANK, NUMABIND_SHARED="off"),
                                                                  NUMABIND_DEVICES="none")),
     ("rank binds itself, NUMABIND_SHARED=off, devices auto", env(**dict(RANK, NUMABIND_SHARED="off"))),
+    ("rank binds itself, shared basis, devices none, NUMABIND_GUARD=1",
+     env(**RANK, NUMABIND_DEVICES="none", NUMABIND_GUARD=1)),
 ]
 
 
@@ -79,11 +81,11 @@ def main():
     base = statistics.median(times[1])
     for (name, _), t in zip(VARIANTS, times):
         med = statistics.median(t)
-        print(f"  {name:<56} {med:7.3f}  {med - base:+7.3f} vs not a rank")
+        print(f"  {name:<64} {med:7.3f}  {med - base:+7.3f} vs not a rank")
     print("\npreparation alone, median ms (the library's own timing, NUMABIND_LOG=debug)")
     for name, e in VARIANTS[2:]:
         ms, shared = prepare_ms(e, max(10, RUNS // 10))
-        print(f"  {name:<56} {ms:7.2f}  ({'read from the shared file' if shared else 'numabind prepare-basis'})")
+        print(f"  {name:<64} {ms:7.2f}  ({'read from the shared file' if shared else 'numabind prepare-basis'})")
 
 
 try:

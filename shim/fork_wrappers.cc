@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shim/affinity_guard.h"
 #include "shim/child.h"
 #include "shim/guard.h"
 #include "shim/syscalls.h"
@@ -68,6 +69,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   // neither logged again nor mistaken for a launcher's own binding.
   g_state.worker_rank = m.rank;
   g_state.worker_nranks = m.nranks;
+  g_state.rank_bound = true;
   long got = Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
                   reinterpret_cast<long>(g_state.launcher_cpus));
   if (got > 0) g_state.launcher_cpu_words = static_cast<uint32_t>(got / 8);
@@ -77,6 +79,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
     if (config::kRankVars[i].rank == m.var && config::kRankVars[i].size == nullptr) sized = true;
   }
   if (sized) FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
+  ArmAffinityGuard();  // after the binding: the worker's CPUs are the rank's
 }
 
 }  // namespace

@@ -213,32 +213,60 @@ const core::PlanBasis* EnsurePrepared() {
   return g_state.basis;
 }
 
-void CaptureStack() {
+namespace {
+
+/// The line's text into out (cap bytes), cut to fit. A loop, not memcpy: no PLT call is added to the shim
+/// for this (each import costs every preloaded process a relocation).
+void CopyOut(char* out, size_t cap, Line& l) {
+  const char* text = l.CStr();
+  size_t i = 0;
+  for (; i + 1 < cap && text[i] != '\0'; ++i) out[i] = text[i];
+  out[i] = '\0';
+}
+
+}  // namespace
+
+void CaptureStack() { CaptureStack(g_state.stack, sizeof(g_state.stack), false); }
+
+void CaptureStack(char* out, size_t cap, bool callers_only) {
   using Backtrace = int (*)(void**, int);
   static Backtrace backtrace_fn;
   if (backtrace_fn == nullptr) {
     void* lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     backtrace_fn = lib ? reinterpret_cast<Backtrace>(dlsym(lib, "unw_backtrace")) : nullptr;
     if (backtrace_fn == nullptr) {
-      strcpy(g_state.stack, "  (no call stack: libunwind.so.8 not found)");
+      Line none;
+      none.Str("  (no call stack: libunwind.so.8 not found)");
+      CopyOut(out, cap, none);
       return;
     }
   }
+  Dl_info self;
+  void* own_base =
+      callers_only && dladdr(reinterpret_cast<void*>(&EnsurePrepared), &self) ? self.dli_fbase : nullptr;
   void* frames[24];
   int n = backtrace_fn(frames, 24);
   Line l;
+  int shown = 0;
   for (int i = 1; i < n; ++i) {  // frame 0 is CaptureStack itself
     Dl_info info;
     bool named = dladdr(frames[i], &info) != 0;
-    l.Str(i > 1 ? "\n" : "").Str("  #").Num(i - 1).Str(" ");
-    l.Str(named && info.dli_sname ? info.dli_sname : "?")
-        .Str(" (")
-        .Str(named ? info.dli_fname : "?")
-        .Str(")");
+    if (own_base != nullptr && named && info.dli_fbase == own_base) continue;
+    l.Str(shown > 0 ? "\n" : "").Str("  #").Num(shown).Str(" ");
+    ++shown;
+    l.Str(named && info.dli_sname ? info.dli_sname : "?").Str(" (").Str(named ? info.dli_fname : "?");
+    if (callers_only && named) {  // the offset in the file, for addr2line when the symbol is not exported
+      char hex[20];
+      int k = 0;
+      for (uintptr_t v = reinterpret_cast<uintptr_t>(frames[i]) - reinterpret_cast<uintptr_t>(info.dli_fbase);
+           v != 0 || k == 0; v >>= 4)
+        hex[k++] = "0123456789abcdef"[v & 15];
+      l.Str("+0x");
+      while (k > 0) l.Str(&hex[--k], 1);
+    }
+    l.Str(")");
   }
-  size_t n2 = l.size() < sizeof(g_state.stack) - 1 ? l.size() : sizeof(g_state.stack) - 1;
-  memcpy(g_state.stack, l.CStr(), n2);
-  g_state.stack[n2] = '\0';
+  CopyOut(out, cap, l);
 }
 
 }  // namespace numabind::shim

@@ -81,6 +81,7 @@ void BindSelf(const char* program, RankMatch* m) {
   int err = 0;
   BindResult r = BindRank(Entry::kStartup, program, m, &saved, &line, &err);
   if (r == BindResult::kRefused) Sys6(SYS_exit_group, kStrictExitStatus);
+  g_state.rank_bound = r == BindResult::kBound;
   if (r != BindResult::kBound) {
     if (widen) Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
   } else {
@@ -110,7 +111,7 @@ bool StartAsRank(const char* const* env) {
   uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
   // The command line is read from /proc only then (start-up has no argv under musl).
-  if (!FindRankVar(envp, absent, &m)) return CmdlineMatches("/proc/self/cmdline");
+  if (!FindRankVar(envp, absent, &m)) return g_state.rank_bound = CmdlineMatches("/proc/self/cmdline");
   // Set by glibc and musl before constructors run.
   const char* program = program_invocation_name != nullptr ? program_invocation_name : "(program)";
   if (OnlyTaskOfStep(m, env)) {
@@ -118,7 +119,7 @@ bool StartAsRank(const char* const* env) {
     return false;
   }
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
-  if (Same(c.bound, m.entry)) return true;
+  if (Same(c.bound, m.entry)) return g_state.rank_bound = true;
   g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
   BindSelf(program, &m);
   return true;

@@ -12,6 +12,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "shim/affinity_guard.h"
 #include "shim/child.h"
 #include "shim/self_bind.h"
 #include "shim/syscalls.h"
@@ -96,7 +97,10 @@ __attribute__((constructor)) void Init() {
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
   }
   if (g_state.config.disabled) return;
-  if (StartAsRank(env)) return;  // a rank (bound now if no launcher did): shim/self_bind.cc
+  if (StartAsRank(env)) {  // a rank (bound now if no launcher did): shim/self_bind.cc
+    ArmAffinityGuard();    // NUMABIND_GUARD=1: shim/affinity_guard.h
+    return;
+  }
   g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
   g_state.active = true;
 }

@@ -98,6 +98,9 @@ struct State {
   uint32_t worker_nranks = ~0u;
   /// NUMABIND_LOG=debug: the spawning call stack, captured in the parent before fork/vfork.
   char stack[1024] = {0};
+  /// This process is a rank numabind bound: at start-up (itself, or before: NUMABIND_BOUND, or its
+  /// launcher, found by NUMABIND_MATCH), or a forked worker through setenv. What NUMABIND_GUARD guards.
+  bool rank_bound = false;
 };
 
 extern State g_state;
@@ -108,6 +111,9 @@ const core::PlanBasis* EnsurePrepared();
 
 /// Parent side, NUMABIND_LOG=debug: records the calling stack into g_state.stack (libunwind via dlopen).
 void CaptureStack();
+/// The calling stack into out (cap bytes, NUL-terminated), one "  #i symbol (file)" line per frame;
+/// `callers_only` leaves out the frames inside this library.
+void CaptureStack(char* out, size_t cap, bool callers_only);
 
 /// Writes a log line (at `level` or more verbose) to NUMABIND_LOG_FILE or stderr. Child-safe.
 void WriteLog(config::LogLevel level, const char* text, size_t len);

@@ -92,6 +92,7 @@ Test(run, every_option_sets_its_variable) {
                          "--log-file",
                          "/tmp/x.log",
                          "--strict",
+                         "--guard",
                          "--export",
                          "omp,gpu",
                          "--",
@@ -109,6 +110,7 @@ Test(run, every_option_sets_its_variable) {
       {"NUMABIND_LOG_FILE", "/tmp/x.log"},
       {"NUMABIND_STRICT", "1"},
       {"NUMABIND_EXPORT", "omp,gpu"},
+      {"NUMABIND_GUARD", "1"},
   };
   for (const auto& e : expected) {
     EXPECT_STREQ(std::string(e[0]) + "=" + EnvValue(r.out, e[0]), std::string(e[0]) + "=" + e[1]);

@@ -364,6 +364,14 @@ Test(strict, bad) {
   Bad({"NUMABIND_STRICT=2"}, "NUMABIND_STRICT=2: expected 0 or 1");
 }
 
+Test(guard, values) {
+  cr_assert_not(Good({}).guard);
+  cr_assert(Good({"NUMABIND_GUARD=1"}).guard);
+  cr_assert_not(Good({"NUMABIND_GUARD=0"}).guard);
+}
+
+Test(guard, bad) { Bad({"NUMABIND_GUARD=on"}, "NUMABIND_GUARD=on: expected 0 or 1"); }
+
 Test(shared, values) {
   cr_expect_str_eq(Good({}).shared, "/dev/shm");
   cr_expect_str_eq(Good({"NUMABIND_SHARED=/run/user/1000"}).shared, "/run/user/1000");
@@ -544,10 +552,11 @@ Test(table, every_variable_once_and_known_to_parse) {
   using numabind::config::kVarCount;
   using numabind::config::kVars;
   const char* expected[] = {
-      "NUMABIND_POLICY", "NUMABIND_MEMORY",   "NUMABIND_DEVICES", "NUMABIND_NRANKS",     "NUMABIND_RANK_VAR",
-      "NUMABIND_MATCH",  "NUMABIND_TOPOLOGY", "NUMABIND_LOG",     "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE",
-      "NUMABIND_STRICT", "NUMABIND_DISABLE",  "NUMABIND_SHARED",  "NUMABIND_BOUND",      "NUMABIND_EXPORT"};
-  cr_assert_eq(kVarCount, 15);
+      "NUMABIND_POLICY",     "NUMABIND_MEMORY",   "NUMABIND_DEVICES",  "NUMABIND_NRANKS",
+      "NUMABIND_RANK_VAR",   "NUMABIND_MATCH",    "NUMABIND_TOPOLOGY", "NUMABIND_LOG",
+      "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE", "NUMABIND_STRICT",   "NUMABIND_DISABLE",
+      "NUMABIND_SHARED",     "NUMABIND_BOUND",    "NUMABIND_EXPORT",   "NUMABIND_GUARD"};
+  cr_assert_eq(kVarCount, 16);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
     cr_assert(strlen(kVars[i].values) > 0);

@@ -72,6 +72,7 @@ if [ -f "$here/layout_$layout.sh" ]; then
     # shellcheck source=omp.sh
     . "$here/omp.sh"
     omp_checks
+    . "$here/guard.sh" && guard_checks  # NUMABIND_GUARD: a rank that widens itself stays inside its set
   fi
   # Site-wide use of the installed package, in the quicker layout.
   if [ "$layout" = B ]; then
