@@ -23,7 +23,7 @@ PURE_FLAGS := -fno-exceptions -fno-rtti -fno-threadsafe-statics -fvisibility=hid
               -fno-stack-protector -fno-tree-loop-distribute-patterns
 HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 
-PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc
+PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc core/plan_nics.cc
 CORE_SRCS := $(filter-out $(PURE_SRCS),$(wildcard core/*.cc))
 SHIM_SRCS := $(wildcard shim/*.cc)
 SHIM_ASM := $(wildcard shim/*.S)

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "config/config.h"
+#include "config/grammar.h"
 #include "config/rank_count.h"
 #include "core/core_api.h"
 #include "core/plan_basis.h"
@@ -43,7 +44,7 @@ std::string FormatBits(const std::vector<uint64_t>& words) {
 struct RankRow {
   uint32_t rank;
   bool ok;
-  std::string device, nodes, cpus, memory, error;
+  std::string device, nodes, cpus, memory, nics, error;
 };
 
 }  // namespace
@@ -93,6 +94,7 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   request.memory = cfg.memory;
   request.devices = cfg.devices;
   request.env = merged.get();
+  request.want_nics = config::ExportWantsNics(config::Lookup(merged.get(), "NUMABIND_EXPORT")) ? 1 : 0;
   char why[512] = {0};
   const core::PlanBasis* basis = numabind_prepare(&request, why, sizeof(why));
   if (basis == nullptr) {
@@ -109,7 +111,7 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
 
   std::vector<RankRow> rows;
   std::vector<uint64_t> cpus(basis->cpu_words), nodes(basis->node_words);
-  bool all_ok = true;
+  bool all_ok = true, any_nics = false;
   for (uint32_t r = 0; r < nranks; ++r) {
     core::RankPlan plan{};
     std::fill(cpus.begin(), cpus.end(), 0);
@@ -124,6 +126,8 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
       row.nodes = FormatBits(nodes);
       row.cpus = FormatBits(cpus);
       row.memory = core::MemoryName(plan.memory);
+      row.nics = plan.nics != nullptr ? plan.nics : "";
+      any_nics = any_nics || !row.nics.empty();
     } else {
       row.error = plan.error;
       if (row.error.empty()) row.error = "rank " + std::to_string(r) + ": cannot be placed";
@@ -139,9 +143,11 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     for (size_t i = 0; i < rows.size(); ++i) {
       const RankRow& row = rows[i];
       if (row.ok) {
-        fprintf(out, "  {\"rank\":%u,\"device\":%s,\"nodes\":%s,\"cpus\":%s,\"memory\":%s}", row.rank,
+        fprintf(out, "  {\"rank\":%u,\"device\":%s,\"nodes\":%s,\"cpus\":%s,\"memory\":%s", row.rank,
                 JsonString(row.device).c_str(), JsonString(row.nodes).c_str(), JsonString(row.cpus).c_str(),
                 JsonString(row.memory).c_str());
+        if (request.want_nics) fprintf(out, ",\"nics\":%s", JsonString(row.nics).c_str());
+        fprintf(out, "}");
       } else {
         fprintf(out, "  {\"rank\":%u,\"error\":%s}", row.rank, JsonString(row.error).c_str());
       }
@@ -151,10 +157,12 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   } else {
     std::vector<std::vector<std::string>> table;
     table.push_back({"rank", "device", "nodes", "cpus", "memory"});
+    if (any_nics) table.back().push_back("nics");
     for (const RankRow& row : rows) {
       if (row.ok) {
         table.push_back({std::to_string(row.rank), row.device.empty() ? "-" : row.device, row.nodes, row.cpus,
                          row.memory});
+        if (any_nics) table.back().push_back(row.nics.empty() ? "-" : row.nics);
       } else {
         table.push_back({std::to_string(row.rank), "error: " + row.error});
       }

@@ -230,4 +230,14 @@ bool ParseBusId(const char* s, size_t n, BusId* out) {
   return true;
 }
 
+bool ExportWantsNics(const char* value) {
+  for (const char* p = value; p != nullptr && *p != '\0';) {
+    const char* end = p;
+    while (*end != '\0' && *end != ',') ++end;
+    if (end - p == 3 && p[0] == 'n' && p[1] == 'i' && p[2] == 'c') return true;
+    p = *end == ',' ? end + 1 : end;
+  }
+  return false;
+}
+
 }  // namespace numabind::config

@@ -63,6 +63,10 @@ struct BusId {
 };
 bool ParseBusId(const char* s, size_t n, BusId* out);
 
+/// Whether a NUMABIND_EXPORT value (a comma list such as "omp,nic") asks for network devices: one of its
+/// items is exactly "nic". nullptr: no. The planner then discovers HCAs and the plan names each rank's.
+bool ExportWantsNics(const char* value);
+
 }  // namespace numabind::config
 
 #endif  // NUMABIND_CONFIG_GRAMMAR_H_

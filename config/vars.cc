@@ -69,6 +69,9 @@ const VarInfo kVars[] = {
      "Added by numabind to the environment of every rank it binds: the rank variable it bound by, such as "
      "LOCAL_RANK=1. A process whose own rank variable and value are the same does not bind itself again, so "
      "a rank's children and a taskset or numactl inside a rank keep their binding."},
+    {"NUMABIND_EXPORT", "nic", nullptr, "the rank's environment is left alone",
+     "nic: discover the InfiniBand/RoCE HCAs and give each rank the ports nearest its device or NUMA node "
+     "(numabind plan shows them)."},
 };
 
 const int kVarCount = sizeof(kVars) / sizeof(kVars[0]);

@@ -162,6 +162,7 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   out->memory = basis.memory;
   out->device = "";
   out->label = "";
+  out->nics = "";
   out->error[0] = '\0';
   if (basis.slot_count == 0) {
     Writer w = ErrorStart(basis, rank, out);
@@ -178,6 +179,15 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   const PlanSlot& slot = basis.slots[s];
   out->device = slot.device;
   out->label = slot.label;
+  if (slot.nic_set >= 0) {  // this rank's share of the rails nearest its slot, among the ranks sharing them
+    uint64_t index = 0, count = 0;
+    for (uint32_t t = 0; t < basis.slot_count; ++t) {
+      if (basis.slots[t].nic_set != slot.nic_set) continue;
+      index += RanksOnSlot(basis, t, rank, n);
+      count += RanksOnSlot(basis, t, n, n);
+    }
+    out->nics = PickNics(basis, slot.nic_set, index, count);
+  }
   const uint64_t* slot_nodes = basis.slot_nodes + static_cast<uint64_t>(s) * basis.node_words;
   for (uint32_t i = 0; i < basis.node_words; ++i) out->nodes[i] = slot_nodes[i];
 
@@ -247,6 +257,7 @@ void BasisToOffsets(PlanBasis* basis) {
   basis->slot_nodes =
       reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->slot_nodes) - base);
   basis->unit_cpus = reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->unit_cpus) - base);
+  NicsToOffsets(basis);
 }
 
 bool BasisFromOffsets(void* block, size_t size) {
@@ -276,9 +287,11 @@ bool BasisFromOffsets(void* block, size_t size) {
       !inside(units, static_cast<uint64_t>(b->unit_count) * b->cpu_words, sizeof(uint64_t))) {
     return false;
   }
+  if (!NicsFromOffsets(block, size)) return false;
   for (uint32_t i = 0; i < b->slot_count; ++i) {
     PlanSlot& s = reinterpret_cast<PlanSlot*>(static_cast<char*>(block) + slots)[i];
     if (s.first_unit > b->unit_count || s.unit_count > b->unit_count - s.first_unit) return false;
+    if (s.nic_set < -1 || (s.nic_set >= 0 && static_cast<uint32_t>(s.nic_set) >= b->nic_set_count)) return false;
     Printable(s.label, sizeof(s.label));
     Printable(s.device, sizeof(s.device));
   }
