@@ -39,7 +39,8 @@ const char* NicTierName(NicTier tier) {
   return "none";
 }
 
-std::vector<std::string> NearestRails(const Topology& topo, const NicPlace& place, NicTier* tier) {
+std::vector<std::string> NearestRails(const Topology& topo, const NicPlace& place, NicTier* tier,
+                                      const std::vector<std::string>& claimed) {
   const PciDevice* device = nullptr;
   for (const PciDevice& d : topo.pci)
     if (!place.device.empty() && d.bus_id == place.device) device = &d;
@@ -62,14 +63,19 @@ std::vector<std::string> NearestRails(const Topology& topo, const NicPlace& plac
   std::vector<std::string> rails;
   *tier = NicTier::kNone;
   for (NicTier t : {NicTier::kSwitch, NicTier::kNode, NicTier::kPackage, NicTier::kAny}) {
-    for (const Nic& n : topo.nics) {
-      if (!near(n, t)) continue;
-      for (uint32_t port : n.ports)
-        if (rails.size() < kMaxNicRails) rails.push_back(n.name + ":" + std::to_string(port));
-    }
-    if (!rails.empty()) {
-      *tier = t;
-      break;
+    // Beyond the switch tier, HCAs behind another device's switch come last: that device's ranks use them.
+    for (bool take_claimed : {false, true}) {
+      for (const Nic& n : topo.nics) {
+        bool is_claimed = t != NicTier::kSwitch &&
+                          std::find(claimed.begin(), claimed.end(), n.name) != claimed.end();
+        if (is_claimed != take_claimed || !near(n, t)) continue;
+        for (uint32_t port : n.ports)
+          if (rails.size() < kMaxNicRails) rails.push_back(n.name + ":" + std::to_string(port));
+      }
+      if (!rails.empty()) {
+        *tier = t;
+        return rails;
+      }
     }
   }
   return rails;
@@ -79,9 +85,18 @@ NicTables BuildNicTables(const Topology& topo, const std::vector<NicPlace>& plac
   NicTables t;
   t.text.assign(1, '\0');
   std::vector<std::vector<std::string>> lists;
+  // HCAs behind the same PCIe switch as one of the slots' devices.
+  std::vector<std::string> claimed;
+  for (const NicPlace& place : places) {
+    for (const PciDevice& d : topo.pci) {
+      if (place.device.empty() || d.bus_id != place.device) continue;
+      for (const Nic& n : topo.nics)
+        if (Shares(d.bridges, n.bridges)) claimed.push_back(n.name);
+    }
+  }
   for (const NicPlace& place : places) {
     NicTier tier;
-    std::vector<std::string> rails = NearestRails(topo, place, &tier);
+    std::vector<std::string> rails = NearestRails(topo, place, &tier, claimed);
     if (rails.empty()) {
       t.slot_set.push_back(-1);
       continue;

@@ -10,6 +10,8 @@
 //   node     HCAs near one of the slot's NUMA nodes (for a device: the device's node)
 //   package  HCAs near a node in a package of the slot's nodes
 //   any      every HCA (also for slots whose locality is unknown)
+// Beyond the switch tier, an HCA behind the PCIe switch of another slot's device is taken only when the
+// tier has nothing else: a device without an HCA of its own does not share its neighbour's.
 // Rails are ordered by the HCA's PCI bus id, then name, then port.
 
 #ifndef NUMABIND_CORE_NICS_H_
@@ -33,8 +35,10 @@ struct NicPlace {
 };
 
 /// The rails ("name:port") nearest `place`, at most kMaxNicRails, and which tier they came from (kNone and
-/// no rails when the topology has no usable HCA port).
-std::vector<std::string> NearestRails(const Topology& topo, const NicPlace& place, NicTier* tier);
+/// no rails when the topology has no usable HCA port). Beyond the switch tier, HCAs named in `claimed`
+/// (behind the switch of another slot's device) are taken only when the tier has no other.
+std::vector<std::string> NearestRails(const Topology& topo, const NicPlace& place, NicTier* tier,
+                                      const std::vector<std::string>& claimed = {});
 
 /// The NIC arrays of a basis, before packing.
 struct NicTables {
