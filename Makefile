@@ -121,8 +121,8 @@ FUZZ_CXX ?= clang++-14
 FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -I. -D_GNU_SOURCE $(FUZZ_SAN)
-FUZZ_UNITS := $(wildcard config/*.cc) core/cpu_set.cc core/devices.cc core/plan_basis.cc core/policy_parse.cc \
-              core/topology.cc shim/text.cc
+FUZZ_UNITS := $(wildcard config/*.cc) core/cpu_set.cc core/devices.cc core/plan_basis.cc core/plan_nics.cc \
+              core/policy_parse.cc core/topology.cc shim/text.cc
 FUZZ_SRCS := $(wildcard fuzz/*_fuzz.cc)
 FUZZ_BINS := $(patsubst fuzz/%.cc,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS := $(patsubst %.cc,$(BUILD)/fuzz/obj/%.o,$(FUZZ_UNITS))

@@ -66,8 +66,8 @@ std::vector<std::string> NearestRails(const Topology& topo, const NicPlace& plac
     // Beyond the switch tier, HCAs behind another device's switch come last: that device's ranks use them.
     for (bool take_claimed : {false, true}) {
       for (const Nic& n : topo.nics) {
-        bool is_claimed = t != NicTier::kSwitch &&
-                          std::find(claimed.begin(), claimed.end(), n.name) != claimed.end();
+        bool is_claimed =
+            t != NicTier::kSwitch && std::find(claimed.begin(), claimed.end(), n.name) != claimed.end();
         if (is_claimed != take_claimed || !near(n, t)) continue;
         for (uint32_t port : n.ports)
           if (rails.size() < kMaxNicRails) rails.push_back(n.name + ":" + std::to_string(port));
@@ -114,7 +114,7 @@ NicTables BuildNicTables(const Topology& topo, const std::vector<NicPlace>& plac
     t.ranges.resize(first + static_cast<size_t>(k) * k, 0);  // runs past the end point at ""
     for (uint32_t start = 0; start < k; ++start) {
       for (uint32_t len = 1; start + len <= k; ++len) {
-        t.ranges[first + start * k + len - 1] = static_cast<uint32_t>(t.text.size());
+        t.ranges[first + static_cast<size_t>(start) * k + len - 1] = static_cast<uint32_t>(t.text.size());
         for (uint32_t i = start; i < start + len; ++i) t.text += (i > start ? "," : "") + rails[i];
         t.text.push_back('\0');
       }

@@ -29,8 +29,8 @@ enum class NicTier { kNone, kSwitch, kNode, kPackage, kAny };
 
 /// Where a slot is, for choosing its rails.
 struct NicPlace {
-  std::string device;  ///< its device's bus id, "" without one
-  NodeSet nodes;       ///< its NUMA nodes (the device's node, a map entry's nodes)
+  std::string device;    ///< its device's bus id, "" without one
+  NodeSet nodes;         ///< its NUMA nodes (the device's node, a map entry's nodes)
   bool unknown = false;  ///< locality unknown: only the `any` tier applies
 };
 

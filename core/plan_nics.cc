@@ -22,7 +22,8 @@ const char* PickNics(const PlanBasis& basis, int32_t set, uint64_t index, uint64
 void NicsToOffsets(PlanBasis* basis) {
   uintptr_t base = reinterpret_cast<uintptr_t>(basis);
   basis->nic_sets = reinterpret_cast<const PlanNicSet*>(reinterpret_cast<uintptr_t>(basis->nic_sets) - base);
-  basis->nic_ranges = reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->nic_ranges) - base);
+  basis->nic_ranges =
+      reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->nic_ranges) - base);
   basis->nic_text = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(basis->nic_text) - base);
 }
 
@@ -47,8 +48,11 @@ bool NicsFromOffsets(void* block, size_t size) {
   uint64_t slot_bytes = static_cast<uint64_t>(b->slot_count) * sizeof(PlanSlot);
   uint64_t set_bytes = static_cast<uint64_t>(b->nic_set_count) * sizeof(PlanNicSet);
   uint64_t range_bytes = static_cast<uint64_t>(b->nic_range_count) * sizeof(uint32_t);
-  auto apart = [](uintptr_t a, uint64_t an, uintptr_t c, uint64_t cn) { return an == 0 || cn == 0 || a + an <= c || c + cn <= a; };
-  if (!apart(text, b->nic_text_bytes, slots, slot_bytes) || !apart(text, b->nic_text_bytes, sets, set_bytes) ||
+  auto apart = [](uintptr_t a, uint64_t an, uintptr_t c, uint64_t cn) {
+    return an == 0 || cn == 0 || a + an <= c || c + cn <= a;
+  };
+  if (!apart(text, b->nic_text_bytes, slots, slot_bytes) ||
+      !apart(text, b->nic_text_bytes, sets, set_bytes) ||
       !apart(text, b->nic_text_bytes, ranges, range_bytes) || !apart(slots, slot_bytes, sets, set_bytes) ||
       !apart(slots, slot_bytes, ranges, range_bytes)) {
     return false;

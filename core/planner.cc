@@ -65,8 +65,8 @@ std::string NodeLabel(const NodeSet& nodes, bool unknown) {
 }
 
 PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, const std::string& memory_text,
-                bool spread, const std::vector<Draft>& drafts, const std::vector<CpuSet>& units, bool want_nics,
-                std::string* err) {
+                bool spread, const std::vector<Draft>& drafts, const std::vector<CpuSet>& units,
+                bool want_nics, std::string* err) {
   std::vector<NicPlace> places;
   for (const Draft& d : drafts) places.push_back(want_nics ? d.place : NicPlace{"", NodeSet(), true});
   NicTables nics = want_nics ? BuildNicTables(topo, places) : NicTables{};
@@ -112,7 +112,8 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, c
   basis->nic_text = block + text_off;
   basis->nic_text_bytes = nics.text.size();
   if (!nics.sets.empty()) memcpy(block + sets_off, nics.sets.data(), nics.sets.size() * sizeof(PlanNicSet));
-  if (!nics.ranges.empty()) memcpy(block + ranges_off, nics.ranges.data(), nics.ranges.size() * sizeof(uint32_t));
+  if (!nics.ranges.empty())
+    memcpy(block + ranges_off, nics.ranges.data(), nics.ranges.size() * sizeof(uint32_t));
   memcpy(block + text_off, nics.text.data(), nics.text.size());
   CopyText(basis->policy_text, sizeof basis->policy_text, policy.text);
   CopyText(basis->memory_text, sizeof basis->memory_text, memory_text);

@@ -158,7 +158,8 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
                                                    : HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   }
   // HCAs are OS devices under their PCI function (disks, DMA channels and the rest are skipped later).
-  if (options.nics) hwloc_topology_set_type_filter(topo, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  if (options.nics)
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 
   std::string text = spec ? spec : "";
   if (text.empty()) {

@@ -27,7 +27,8 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-// The basis layout's version: change it with PlanBasis (2: NIC tables) so that no process reads a file of another layout.
+// The basis layout's version: change it with PlanBasis (2: NIC tables) so that no process reads a file of
+// another layout.
 constexpr char kMagic[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', '2'};
 constexpr size_t kMaxFrame = 64u << 20;
 

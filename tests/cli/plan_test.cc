@@ -246,16 +246,24 @@ Test(plan, nics_column_when_export_asks_for_nics) {
                "2     0000:83:00.0  1      4-7   local   mlx5_2:1\n"
                "3     0000:87:00.0  1      4-7   local   mlx5_3:1\n");
   // Without devices, the ranks of a node split its rails.
-  r = Run({"plan", "--topology", topo, "--devices", "none", "--ranks", "4", "--json"}, {"NUMABIND_EXPORT=nic"});
+  r = Run({"plan", "--topology", topo, "--devices", "none", "--ranks", "4", "--json"},
+          {"NUMABIND_EXPORT=nic"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   EXPECT_STREQ(
       r.out.c_str(),
       "[\n"
-      "  {\"rank\":0,\"device\":\"\",\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\",\"nics\":\"mlx5_0:1\"},\n"
-      "  {\"rank\":1,\"device\":\"\",\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\",\"nics\":\"mlx5_1:1,"
+      "  "
+      "{\"rank\":0,\"device\":\"\",\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\",\"nics\":\"mlx5_0:"
+      "1\"},\n"
+      "  "
+      "{\"rank\":1,\"device\":\"\",\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\",\"nics\":\"mlx5_1:1,"
       "mlx5_4:1\"},\n"
-      "  {\"rank\":2,\"device\":\"\",\"nodes\":\"1\",\"cpus\":\"4-7\",\"memory\":\"local\",\"nics\":\"mlx5_2:1\"},\n"
-      "  {\"rank\":3,\"device\":\"\",\"nodes\":\"1\",\"cpus\":\"4-7\",\"memory\":\"local\",\"nics\":\"mlx5_3:1\"}\n"
+      "  "
+      "{\"rank\":2,\"device\":\"\",\"nodes\":\"1\",\"cpus\":\"4-7\",\"memory\":\"local\",\"nics\":\"mlx5_2:"
+      "1\"},\n"
+      "  "
+      "{\"rank\":3,\"device\":\"\",\"nodes\":\"1\",\"cpus\":\"4-7\",\"memory\":\"local\",\"nics\":\"mlx5_3:"
+      "1\"}\n"
       "]\n");
 }
 
@@ -272,8 +280,9 @@ Test(plan, no_nics_unless_asked_and_none_found) {
                "0     -       0      0-1   local\n"
                "1     -       1      2-3   local\n");
   r = Run({"plan", "--topology", kTwoPackages, "--ranks", "1", "--json"}, {"NUMABIND_EXPORT=nic"});
-  EXPECT_STREQ(r.out.c_str(),
-               "[\n"
-               "  {\"rank\":0,\"device\":\"\",\"nodes\":\"0\",\"cpus\":\"0-1\",\"memory\":\"local\",\"nics\":\"\"}\n"
-               "]\n");
+  EXPECT_STREQ(
+      r.out.c_str(),
+      "[\n"
+      "  {\"rank\":0,\"device\":\"\",\"nodes\":\"0\",\"cpus\":\"0-1\",\"memory\":\"local\",\"nics\":\"\"}\n"
+      "]\n");
 }

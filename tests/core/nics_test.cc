@@ -154,7 +154,8 @@ Test(nics, tiers_with_gpus) {
   cr_assert(tier == NicTier::kNode);
   STR_EQ(Join(NearestRails(topo, NicPlace{"0000:87:00.0", n1, false}, &tier, {"mlx5_2"})), "mlx5_3:1");
   // Unknown locality: every HCA.
-  STR_EQ(Join(NearestRails(topo, NicPlace{"", n0, true}, &tier)), "mlx5_0:1,mlx5_1:1,mlx5_4:1,mlx5_2:1,mlx5_3:1");
+  STR_EQ(Join(NearestRails(topo, NicPlace{"", n0, true}, &tier)),
+         "mlx5_0:1,mlx5_1:1,mlx5_4:1,mlx5_2:1,mlx5_3:1");
   cr_assert(tier == NicTier::kAny);
 }
 
@@ -240,7 +241,8 @@ Test(nics, basis_survives_the_trip_to_another_process) {
   p->nic_text_bytes = size;  // past the block
   cr_assert(!BasisFromOffsets(block, size));
   memcpy(block, b.basis, size);
-  const_cast<PlanNicSet*>(reinterpret_cast<const PlanNicSet*>(block + reinterpret_cast<uintptr_t>(p->nic_sets)))
+  const_cast<PlanNicSet*>(
+      reinterpret_cast<const PlanNicSet*>(block + reinterpret_cast<uintptr_t>(p->nic_sets)))
       ->rail_count = kMaxNicRails + 1;
   cr_assert(!BasisFromOffsets(block, size));
   memcpy(block, b.basis, size);
