@@ -13,6 +13,7 @@
 #include "config/rank_count.h"
 #include "core/core_api.h"
 #include "core/plan_basis.h"
+#include "core/rank_env.h"
 
 namespace numabind::cli {
 namespace {
@@ -26,6 +27,8 @@ const OptionSpec kPlanOptions[] = {
      "number of local ranks (default: the launcher's local size, else one per device or NUMA node)"},
     {"--devices", "NUMABIND_DEVICES", false, "D", "auto, none or PCI bus ids separated by commas"},
     {"--memory", "NUMABIND_MEMORY", false, "M", "local, preferred, bind or interleave"},
+    {"--export", "NUMABIND_EXPORT", false, "E",
+     "none or a comma list of omp, omp-cpus, gpu, nic: show the variables each rank would get"},
     {"--json", nullptr, true, "", "print a JSON array, one object per rank"},
 };
 constexpr size_t kPlanOptionCount = sizeof(kPlanOptions) / sizeof(kPlanOptions[0]);
@@ -45,7 +48,27 @@ struct RankRow {
   uint32_t rank;
   bool ok;
   std::string device, nodes, cpus, memory, nics, error;
+  std::vector<std::string> exports;  ///< NUMABIND_EXPORT's "NAME=value" entries
+  std::string note;                  ///< what was asked for and not exported, and why
 };
+
+/// The rank's NUMABIND_EXPORT entries, from the builder the library runs in the rank's exec.
+void AddExports(const core::PlanBasis& basis, const core::RankPlan& plan, uint8_t exports,
+                const char* const* env, RankRow* row) {
+  core::RankEnv built;
+  size_t need = core::BuildRankEnv(basis, plan, exports, env, nullptr, 0, &built);
+  std::vector<char> buf(std::min(need, core::kRankEnvMax) + 1);
+  core::BuildRankEnv(basis, plan, exports, env, buf.data(), std::min(need, core::kRankEnvMax), &built);
+  for (int i = 0; i < built.count; ++i) row->exports.emplace_back(built.entries[i]);
+  row->note = built.note;
+}
+
+std::string JoinExports(const RankRow& row) {
+  std::string s;
+  for (const std::string& e : row.exports) s += (s.empty() ? "" : " ") + e;
+  if (!row.note.empty()) s += (s.empty() ? "(" : " (") + row.note + ")";
+  return s.empty() ? "-" : s;
+}
 
 }  // namespace
 
@@ -94,7 +117,7 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   request.memory = cfg.memory;
   request.devices = cfg.devices;
   request.env = merged.get();
-  request.want_nics = config::ExportWantsNics(config::Lookup(merged.get(), "NUMABIND_EXPORT")) ? 1 : 0;
+  request.want_nics = (cfg.exports & config::kExportNic) != 0 ? 1 : 0;
   char why[512] = {0};
   const core::PlanBasis* basis = numabind_prepare(&request, why, sizeof(why));
   if (basis == nullptr) {
@@ -128,6 +151,7 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
       row.memory = core::MemoryName(plan.memory);
       row.nics = plan.nics != nullptr ? plan.nics : "";
       any_nics = any_nics || !row.nics.empty();
+      if (cfg.exports != 0) AddExports(*basis, plan, cfg.exports, merged.get(), &row);
     } else {
       row.error = plan.error;
       if (row.error.empty()) row.error = "rank " + std::to_string(r) + ": cannot be placed";
@@ -147,6 +171,15 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
                 JsonString(row.device).c_str(), JsonString(row.nodes).c_str(), JsonString(row.cpus).c_str(),
                 JsonString(row.memory).c_str());
         if (request.want_nics) fprintf(out, ",\"nics\":%s", JsonString(row.nics).c_str());
+        if (cfg.exports != 0) {
+          fprintf(out, ",\"exports\":{");
+          for (size_t e = 0; e < row.exports.size(); ++e) {
+            size_t eq = row.exports[e].find('=');
+            fprintf(out, "%s%s:%s", e > 0 ? "," : "", JsonString(row.exports[e].substr(0, eq)).c_str(),
+                    JsonString(row.exports[e].substr(eq + 1)).c_str());
+          }
+          fprintf(out, "},\"export_note\":%s", row.note.empty() ? "null" : JsonString(row.note).c_str());
+        }
         fprintf(out, "}");
       } else {
         fprintf(out, "  {\"rank\":%u,\"error\":%s}", row.rank, JsonString(row.error).c_str());
@@ -158,11 +191,13 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     std::vector<std::vector<std::string>> table;
     table.push_back({"rank", "device", "nodes", "cpus", "memory"});
     if (any_nics) table.back().push_back("nics");
+    if (cfg.exports != 0) table[0].push_back("exports");
     for (const RankRow& row : rows) {
       if (row.ok) {
         table.push_back({std::to_string(row.rank), row.device.empty() ? "-" : row.device, row.nodes, row.cpus,
                          row.memory});
         if (any_nics) table.back().push_back(row.nics.empty() ? "-" : row.nics);
+        if (cfg.exports != 0) table.back().push_back(JoinExports(row));
       } else {
         table.push_back({std::to_string(row.rank), "error: " + row.error});
       }

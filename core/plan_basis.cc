@@ -162,6 +162,8 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   out->memory = basis.memory;
   out->device = "";
   out->label = "";
+  out->device_vendor = 0;
+  out->device_ordinal = -1;
   out->nics = "";
   out->error[0] = '\0';
   if (basis.slot_count == 0) {
@@ -179,6 +181,8 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   const PlanSlot& slot = basis.slots[s];
   out->device = slot.device;
   out->label = slot.label;
+  out->device_vendor = slot.device_vendor;
+  out->device_ordinal = slot.device_ordinal;
   if (slot.nic_set >= 0) {  // this rank's share of the rails nearest its slot, among the ranks sharing them
     uint64_t index = 0, count = 0;
     for (uint32_t t = 0; t < basis.slot_count; ++t) {
@@ -257,6 +261,8 @@ void BasisToOffsets(PlanBasis* basis) {
   basis->slot_nodes =
       reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->slot_nodes) - base);
   basis->unit_cpus = reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->unit_cpus) - base);
+  basis->cpu_sibling =
+      reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->cpu_sibling) - base);
   NicsToOffsets(basis);
 }
 
@@ -282,9 +288,12 @@ bool BasisFromOffsets(void* block, size_t size) {
   uintptr_t slots = reinterpret_cast<uintptr_t>(b->slots);
   uintptr_t nodes = reinterpret_cast<uintptr_t>(b->slot_nodes);
   uintptr_t units = reinterpret_cast<uintptr_t>(b->unit_cpus);
+  uintptr_t siblings = reinterpret_cast<uintptr_t>(b->cpu_sibling);
+  uint64_t cpu_bits = static_cast<uint64_t>(b->cpu_words) * 64;
   if (!inside(slots, b->slot_count, sizeof(PlanSlot)) ||
       !inside(nodes, static_cast<uint64_t>(b->slot_count) * b->node_words, sizeof(uint64_t)) ||
-      !inside(units, static_cast<uint64_t>(b->unit_count) * b->cpu_words, sizeof(uint64_t))) {
+      !inside(units, static_cast<uint64_t>(b->unit_count) * b->cpu_words, sizeof(uint64_t)) ||
+      !inside(siblings, cpu_bits, sizeof(uint32_t))) {
     return false;
   }
   if (!NicsFromOffsets(block, size)) return false;
@@ -296,10 +305,17 @@ bool BasisFromOffsets(void* block, size_t size) {
     Printable(s.label, sizeof(s.label));
     Printable(s.device, sizeof(s.device));
   }
+  // The ring is checked after every write into the block (the texts above and in NicsFromOffsets): a write
+  // into it after its check could undo the check.
+  const uint32_t* ring = reinterpret_cast<const uint32_t*>(static_cast<char*>(block) + siblings);
+  for (uint64_t c = 0; c < cpu_bits; ++c) {
+    if (ring[c] >= cpu_bits) return false;  // a sibling outside the CPU sets
+  }
   char* base = static_cast<char*>(block);
   b->slots = reinterpret_cast<const PlanSlot*>(base + slots);
   b->slot_nodes = reinterpret_cast<const uint64_t*>(base + nodes);
   b->unit_cpus = reinterpret_cast<const uint64_t*>(base + units);
+  b->cpu_sibling = reinterpret_cast<const uint32_t*>(base + siblings);
   Printable(b->policy_text, sizeof(b->policy_text));
   Printable(b->memory_text, sizeof(b->memory_text));
   return true;

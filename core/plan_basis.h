@@ -53,6 +53,11 @@ struct PlanSlot {
   char label[48];
   /// PCI bus id of the slot's device ("0000:34:00.0"), empty without devices.
   char device[32];
+  /// The device's PCI vendor (0x10de NVIDIA, 0x1002 AMD), 0 without one; and its index among the
+  /// accelerators of that vendor in PCI bus order (what CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES
+  /// number), -1 when unknown. For NUMABIND_EXPORT=gpu.
+  uint32_t device_vendor;
+  int32_t device_ordinal;
   /// Index into PlanBasis::nic_sets of the network rails nearest this slot; -1 for none. Ranks whose slots
   /// share a set split its rails among them (PickNics).
   int32_t nic_set;
@@ -91,6 +96,9 @@ struct PlanBasis {
   char memory_text[16];
   /// Bytes in the whole block (this struct and the arrays it points to), for copying it to another process.
   uint64_t total_bytes;
+  /// cpu_words * 64 entries: the next SMT sibling of each CPU in a ring ascending then wrapping to the
+  /// core's lowest CPU (the CPU itself when it has none or is unknown). For NUMABIND_EXPORT=omp's places.
+  const uint32_t* cpu_sibling;
   /// Network rails (core/nics.h), when the request wants NICs: no sets otherwise. nic_text holds the
   /// NUL-terminated lists ("mlx5_0:1,mlx5_1:1"), "" at offset 0, and ends with a NUL.
   uint32_t nic_set_count;
@@ -107,8 +115,10 @@ struct RankPlan {
   uint64_t* cpus;
   uint64_t* nodes;
   MemoryKind memory;
-  const char* device;  ///< points into the basis; "" without devices
-  const char* label;   ///< points into the basis
+  const char* device;      ///< points into the basis; "" without devices
+  const char* label;       ///< points into the basis
+  uint32_t device_vendor;  ///< the slot's (PlanSlot::device_vendor)
+  int32_t device_ordinal;  ///< the slot's (PlanSlot::device_ordinal)
   /// The rank's network rails, comma-separated "name:port" ("mlx5_0:1,mlx5_1:1"), nearest first; points
   /// into the basis; "" when the basis has none for it.
   const char* nics;

@@ -42,18 +42,22 @@ bool NicsFromOffsets(void* block, size_t size) {
       b->nic_text_bytes == 0) {
     return false;
   }
-  // The checks below read the sets and ranges, and the text and the slots' labels are written (control
-  // characters): a write into what was checked could undo a check, so the written regions overlap nothing.
+  // The checks below read the sets and ranges (and BasisFromOffsets the CPU sibling ring), and the text and
+  // the slots' labels are written (control characters): a write into what was checked could undo a check,
+  // so the written regions overlap none of them.
   uintptr_t slots = reinterpret_cast<uintptr_t>(b->slots);
   uint64_t slot_bytes = static_cast<uint64_t>(b->slot_count) * sizeof(PlanSlot);
   uint64_t set_bytes = static_cast<uint64_t>(b->nic_set_count) * sizeof(PlanNicSet);
   uint64_t range_bytes = static_cast<uint64_t>(b->nic_range_count) * sizeof(uint32_t);
+  uintptr_t ring = reinterpret_cast<uintptr_t>(b->cpu_sibling);
+  uint64_t ring_bytes = static_cast<uint64_t>(b->cpu_words) * 64 * sizeof(uint32_t);
   auto apart = [](uintptr_t a, uint64_t an, uintptr_t c, uint64_t cn) {
     return an == 0 || cn == 0 || a + an <= c || c + cn <= a;
   };
   if (!apart(text, b->nic_text_bytes, slots, slot_bytes) ||
       !apart(text, b->nic_text_bytes, sets, set_bytes) ||
-      !apart(text, b->nic_text_bytes, ranges, range_bytes) || !apart(slots, slot_bytes, sets, set_bytes) ||
+      !apart(text, b->nic_text_bytes, ranges, range_bytes) ||
+      !apart(text, b->nic_text_bytes, ring, ring_bytes) || !apart(slots, slot_bytes, sets, set_bytes) ||
       !apart(slots, slot_bytes, ranges, range_bytes)) {
     return false;
   }

@@ -132,7 +132,7 @@ void Prepare() {
       argv[argc++] = "--topology";
       argv[argc++] = c.topology;
     }
-    if (config::ExportWantsNics(config::Lookup(environ, "NUMABIND_EXPORT"))) {
+    if ((c.exports & config::kExportNic) != 0) {
       argv[argc++] = "--nics";
       argv[argc++] = "1";
     }

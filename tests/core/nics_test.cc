@@ -70,15 +70,15 @@ void Prepare(const Topology& topo, const char* policy, const char* devices, bool
 
 }  // namespace
 
-Test(nics, export_wants_nics) {
-  cr_assert(numabind::config::ExportWantsNics("nic"));
-  cr_assert(numabind::config::ExportWantsNics("omp,nic,gpu"));
-  cr_assert(numabind::config::ExportWantsNics("gpu,nic"));
-  cr_assert(!numabind::config::ExportWantsNics(nullptr));
-  cr_assert(!numabind::config::ExportWantsNics(""));
-  cr_assert(!numabind::config::ExportWantsNics("omp,gpu"));
-  cr_assert(!numabind::config::ExportWantsNics("nics"));
-  cr_assert(!numabind::config::ExportWantsNics("nicx,anic"));
+Test(nics, export_asks_for_nics) {
+  // The library and the command ask for NICs (want_nics) exactly when NUMABIND_EXPORT has nic.
+  uint8_t bits = 0;
+  char why[160];
+  cr_assert(numabind::config::ParseExportText("omp,nic,gpu", &bits, why, sizeof why));
+  cr_assert((bits & numabind::config::kExportNic) != 0);
+  cr_assert(numabind::config::ParseExportText("omp,gpu", &bits, why, sizeof why));
+  cr_assert((bits & numabind::config::kExportNic) == 0);
+  cr_assert(!numabind::config::ParseExportText("nics", &bits, why, sizeof why));
 }
 
 Test(nics, discovered_only_when_asked) {
