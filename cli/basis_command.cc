@@ -28,12 +28,12 @@ int WriteFrame(FILE* out, const char (&tag)[8], const void* data, uint64_t lengt
 }  // namespace
 
 int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
-  std::string values[4];  // policy, memory, devices, topology
-  static const char* const kNames[] = {"--policy", "--memory", "--devices", "--topology"};
+  std::string values[5];  // policy, memory, devices, topology, nics
+  static const char* const kNames[] = {"--policy", "--memory", "--devices", "--topology", "--nics"};
   for (size_t i = 0; i < args.size(); i += 2) {
     size_t k = 0;
-    while (k < 4 && args[i] != kNames[k]) ++k;
-    if (k == 4 || i + 1 >= args.size()) {
+    while (k < 5 && args[i] != kNames[k]) ++k;
+    if (k == 5 || i + 1 >= args.size()) {
       fprintf(err, "numabind prepare-basis: unexpected argument %s (this command is run by the library)\n",
               args[i].c_str());
       return kExitUsage;
@@ -46,6 +46,7 @@ int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FIL
   request.devices = values[2].empty() ? nullptr : values[2].c_str();
   request.topology = values[3].empty() ? nullptr : values[3].c_str();
   request.env = env;
+  request.want_nics = values[4] == "1" ? 1 : 0;
   char why[512] = {0};
   const core::PlanBasis* basis = numabind_prepare(&request, why, sizeof(why));
   if (basis == nullptr) {

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "config/config.h"
+#include "config/grammar.h"
 #include "config/rank_count.h"
 #include "core/core_api.h"
 #include "core/plan_basis.h"
@@ -46,7 +47,7 @@ std::string FormatBits(const std::vector<uint64_t>& words) {
 struct RankRow {
   uint32_t rank;
   bool ok;
-  std::string device, nodes, cpus, memory, error;
+  std::string device, nodes, cpus, memory, nics, error;
   std::vector<std::string> exports;  ///< NUMABIND_EXPORT's "NAME=value" entries
   std::string note;                  ///< what was asked for and not exported, and why
 };
@@ -116,6 +117,7 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   request.memory = cfg.memory;
   request.devices = cfg.devices;
   request.env = merged.get();
+  request.want_nics = (cfg.exports & config::kExportNic) != 0 ? 1 : 0;
   char why[512] = {0};
   const core::PlanBasis* basis = numabind_prepare(&request, why, sizeof(why));
   if (basis == nullptr) {
@@ -132,7 +134,7 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
 
   std::vector<RankRow> rows;
   std::vector<uint64_t> cpus(basis->cpu_words), nodes(basis->node_words);
-  bool all_ok = true;
+  bool all_ok = true, any_nics = false;
   for (uint32_t r = 0; r < nranks; ++r) {
     core::RankPlan plan{};
     std::fill(cpus.begin(), cpus.end(), 0);
@@ -147,6 +149,8 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
       row.nodes = FormatBits(nodes);
       row.cpus = FormatBits(cpus);
       row.memory = core::MemoryName(plan.memory);
+      row.nics = plan.nics != nullptr ? plan.nics : "";
+      any_nics = any_nics || !row.nics.empty();
       if (cfg.exports != 0) AddExports(*basis, plan, cfg.exports, merged.get(), &row);
     } else {
       row.error = plan.error;
@@ -166,6 +170,7 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
         fprintf(out, "  {\"rank\":%u,\"device\":%s,\"nodes\":%s,\"cpus\":%s,\"memory\":%s", row.rank,
                 JsonString(row.device).c_str(), JsonString(row.nodes).c_str(), JsonString(row.cpus).c_str(),
                 JsonString(row.memory).c_str());
+        if (request.want_nics) fprintf(out, ",\"nics\":%s", JsonString(row.nics).c_str());
         if (cfg.exports != 0) {
           fprintf(out, ",\"exports\":{");
           for (size_t e = 0; e < row.exports.size(); ++e) {
@@ -185,11 +190,13 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   } else {
     std::vector<std::vector<std::string>> table;
     table.push_back({"rank", "device", "nodes", "cpus", "memory"});
+    if (any_nics) table.back().push_back("nics");
     if (cfg.exports != 0) table[0].push_back("exports");
     for (const RankRow& row : rows) {
       if (row.ok) {
         table.push_back({std::to_string(row.rank), row.device.empty() ? "-" : row.device, row.nodes, row.cpus,
                          row.memory});
+        if (any_nics) table.back().push_back(row.nics.empty() ? "-" : row.nics);
         if (cfg.exports != 0) table.back().push_back(JoinExports(row));
       } else {
         table.push_back({std::to_string(row.rank), "error: " + row.error});

@@ -20,6 +20,7 @@ struct numabind_prepare_request {
   const char* memory;      ///< NUMABIND_MEMORY text, default "local"
   const char* devices;     ///< NUMABIND_DEVICES text, default "auto"
   const char* const* env;  ///< the launcher's environment, for CUDA_VISIBLE_DEVICES and friends
+  int want_nics;           ///< 1: discover HCAs and give each rank its nearest (NUMABIND_EXPORT has nic)
 };
 
 /// Loads the topology and builds the basis, as one malloc'd block that lives until the process ends.

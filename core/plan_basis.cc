@@ -164,7 +164,7 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   out->label = "";
   out->device_vendor = 0;
   out->device_ordinal = -1;
-  out->nics = "";  // numabind-exports: placeholder until the nic branch (h12-nic) sets it
+  out->nics = "";
   out->error[0] = '\0';
   if (basis.slot_count == 0) {
     Writer w = ErrorStart(basis, rank, out);
@@ -183,6 +183,15 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   out->label = slot.label;
   out->device_vendor = slot.device_vendor;
   out->device_ordinal = slot.device_ordinal;
+  if (slot.nic_set >= 0) {  // this rank's share of the rails nearest its slot, among the ranks sharing them
+    uint64_t index = 0, count = 0;
+    for (uint32_t t = 0; t < basis.slot_count; ++t) {
+      if (basis.slots[t].nic_set != slot.nic_set) continue;
+      index += RanksOnSlot(basis, t, rank, n);
+      count += RanksOnSlot(basis, t, n, n);
+    }
+    out->nics = PickNics(basis, slot.nic_set, index, count);
+  }
   const uint64_t* slot_nodes = basis.slot_nodes + static_cast<uint64_t>(s) * basis.node_words;
   for (uint32_t i = 0; i < basis.node_words; ++i) out->nodes[i] = slot_nodes[i];
 
@@ -254,6 +263,7 @@ void BasisToOffsets(PlanBasis* basis) {
   basis->unit_cpus = reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->unit_cpus) - base);
   basis->cpu_sibling =
       reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->cpu_sibling) - base);
+  NicsToOffsets(basis);
 }
 
 bool BasisFromOffsets(void* block, size_t size) {
@@ -286,15 +296,20 @@ bool BasisFromOffsets(void* block, size_t size) {
       !inside(siblings, cpu_bits, sizeof(uint32_t))) {
     return false;
   }
-  const uint32_t* ring = reinterpret_cast<const uint32_t*>(static_cast<char*>(block) + siblings);
-  for (uint64_t c = 0; c < cpu_bits; ++c) {
-    if (ring[c] >= cpu_bits) return false;  // a sibling outside the CPU sets
-  }
+  if (!NicsFromOffsets(block, size)) return false;
   for (uint32_t i = 0; i < b->slot_count; ++i) {
     PlanSlot& s = reinterpret_cast<PlanSlot*>(static_cast<char*>(block) + slots)[i];
     if (s.first_unit > b->unit_count || s.unit_count > b->unit_count - s.first_unit) return false;
+    if (s.nic_set < -1 || (s.nic_set >= 0 && static_cast<uint32_t>(s.nic_set) >= b->nic_set_count))
+      return false;
     Printable(s.label, sizeof(s.label));
     Printable(s.device, sizeof(s.device));
+  }
+  // The ring is checked after every write into the block (the texts above and in NicsFromOffsets): a write
+  // into it after its check could undo the check.
+  const uint32_t* ring = reinterpret_cast<const uint32_t*>(static_cast<char*>(block) + siblings);
+  for (uint64_t c = 0; c < cpu_bits; ++c) {
+    if (ring[c] >= cpu_bits) return false;  // a sibling outside the CPU sets
   }
   char* base = static_cast<char*>(block);
   b->slots = reinterpret_cast<const PlanSlot*>(base + slots);

@@ -58,6 +58,20 @@ struct PlanSlot {
   /// number), -1 when unknown. For NUMABIND_EXPORT=gpu.
   uint32_t device_vendor;
   int32_t device_ordinal;
+  /// Index into PlanBasis::nic_sets of the network rails nearest this slot; -1 for none. Ranks whose slots
+  /// share a set split its rails among them (PickNics).
+  int32_t nic_set;
+};
+
+/// The most rails (HCA ports) one NIC set holds; the planner keeps the first ones.
+constexpr uint32_t kMaxNicRails = 16;
+
+/// One set of network rails: rail_count "name:port" entries. Every contiguous run of them is written out
+/// in PlanBasis::nic_text: the run of `len` rails from `start` is at nic_text +
+/// nic_ranges[first_range + start * rail_count + len - 1].
+struct PlanNicSet {
+  uint32_t rail_count;  ///< 1 .. kMaxNicRails
+  uint32_t first_range;
 };
 
 /// Everything ComputeRankPlan needs; built by PreparePlanBasis as one self-contained allocation, so a
@@ -85,6 +99,14 @@ struct PlanBasis {
   /// cpu_words * 64 entries: the next SMT sibling of each CPU in a ring ascending then wrapping to the
   /// core's lowest CPU (the CPU itself when it has none or is unknown). For NUMABIND_EXPORT=omp's places.
   const uint32_t* cpu_sibling;
+  /// Network rails (core/nics.h), when the request wants NICs: no sets otherwise. nic_text holds the
+  /// NUL-terminated lists ("mlx5_0:1,mlx5_1:1"), "" at offset 0, and ends with a NUL.
+  uint32_t nic_set_count;
+  uint32_t nic_range_count;
+  const PlanNicSet* nic_sets;
+  const uint32_t* nic_ranges;
+  uint64_t nic_text_bytes;
+  const char* nic_text;
 };
 
 /// Where one rank goes. The caller provides the storage: cpus must hold basis.cpu_words words and nodes
@@ -97,8 +119,9 @@ struct RankPlan {
   const char* label;       ///< points into the basis
   uint32_t device_vendor;  ///< the slot's (PlanSlot::device_vendor)
   int32_t device_ordinal;  ///< the slot's (PlanSlot::device_ordinal)
-  /// NICs near the rank, "name:port,name:port" ("" when none); points into the basis.
-  const char* nics;  // numabind-exports: placeholder until the nic branch (h12-nic) fills it; keep theirs
+  /// The rank's network rails, comma-separated "name:port" ("mlx5_0:1,mlx5_1:1"), nearest first; points
+  /// into the basis; "" when the basis has none for it.
+  const char* nics;
   /// Why the rank could not be placed, when ComputeRankPlan returns false: names the rank, the policy and
   /// the reason ("rank 3: policy exclusive: node 0 has 2 cores for 3 ranks").
   char error[160];
@@ -120,6 +143,15 @@ void BasisToOffsets(PlanBasis* basis);
 /// The reverse, in the receiving process: checks that `size` bytes at `block` hold a whole basis whose
 /// arrays lie inside it and turns its offsets back into pointers. False when the block is malformed.
 bool BasisFromOffsets(void* block, size_t size);
+
+/// The rails of nic set `set` for the index-th of `count` ranks sharing it (plan_nics.cc): k rails among m
+/// ranks, rank i gets rails floor(i*k/m) .. floor((i+1)*k/m)-1, at least one: its own contiguous share when
+/// m <= k, the rail of its block of ranks when m > k. "" for set -1. Child-safe.
+const char* PickNics(const PlanBasis& basis, int32_t set, uint64_t index, uint64_t count);
+
+/// BasisToOffsets and BasisFromOffsets for the NIC arrays (plan_nics.cc).
+void NicsToOffsets(PlanBasis* basis);
+bool NicsFromOffsets(void* block, size_t size);
 
 /// Number of set bits. Child-safe.
 uint32_t CountBits(const uint64_t* words, uint32_t nwords);

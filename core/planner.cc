@@ -26,6 +26,7 @@
 #include <tuple>
 
 #include "core/devices.h"
+#include "core/nics.h"
 
 namespace numabind::core {
 
@@ -51,6 +52,7 @@ struct Draft {
   std::string label, device;
   uint32_t vendor = 0;
   int32_t ordinal = -1;
+  NicPlace place;  // where it is, for its network rails
 };
 
 struct Target {
@@ -84,7 +86,12 @@ std::string NodeLabel(const NodeSet& nodes, bool unknown) {
 
 PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, const std::string& memory_text,
                 bool spread, const std::vector<Draft>& drafts, const std::vector<CpuSet>& units,
-                std::string* err) {
+                bool want_nics, std::string* err) {
+  std::vector<NicPlace> places;
+  for (const Draft& d : drafts) places.push_back(want_nics ? d.place : NicPlace{"", NodeSet(), true});
+  NicTables nics = want_nics ? BuildNicTables(topo, places) : NicTables{};
+  nics.slot_set.resize(drafts.size(), -1);
+  if (nics.text.empty()) nics.text.assign(1, '\0');
   uint32_t cpu_words = std::max({topo.complete.UsedWords(), topo.allowed.UsedWords(), 1u});
   for (const CpuSet& u : units) cpu_words = std::max(cpu_words, u.UsedWords());
   uint32_t node_words = std::max((topo.NodeLimit() + 63) / 64, 1u);
@@ -95,7 +102,10 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, c
   size_t nodes_off = align8(slots_off + drafts.size() * sizeof(PlanSlot));
   size_t units_off = nodes_off + drafts.size() * node_words * sizeof(uint64_t);
   size_t siblings_off = units_off + units.size() * cpu_words * sizeof(uint64_t);
-  size_t total = siblings_off + static_cast<size_t>(cpu_words) * 64 * sizeof(uint32_t);
+  size_t sets_off = siblings_off + static_cast<size_t>(cpu_words) * 64 * sizeof(uint32_t);
+  size_t ranges_off = sets_off + nics.sets.size() * sizeof(PlanNicSet);
+  size_t text_off = ranges_off + nics.ranges.size() * sizeof(uint32_t);
+  size_t total = align8(text_off + nics.text.size());
   char* block = static_cast<char*>(calloc(1, total));
   if (!block) {
     *err = "out of memory preparing the plan";
@@ -117,6 +127,16 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, c
   basis->unit_count = static_cast<uint32_t>(units.size());
   basis->unit_cpus = unit_cpus;
   basis->total_bytes = total;
+  basis->nic_set_count = static_cast<uint32_t>(nics.sets.size());
+  basis->nic_range_count = static_cast<uint32_t>(nics.ranges.size());
+  basis->nic_sets = reinterpret_cast<PlanNicSet*>(block + sets_off);
+  basis->nic_ranges = reinterpret_cast<uint32_t*>(block + ranges_off);
+  basis->nic_text = block + text_off;
+  basis->nic_text_bytes = nics.text.size();
+  if (!nics.sets.empty()) memcpy(block + sets_off, nics.sets.data(), nics.sets.size() * sizeof(PlanNicSet));
+  if (!nics.ranges.empty())
+    memcpy(block + ranges_off, nics.ranges.data(), nics.ranges.size() * sizeof(uint32_t));
+  memcpy(block + text_off, nics.text.data(), nics.text.size());
   CopyText(basis->policy_text, sizeof basis->policy_text, policy.text);
   CopyText(basis->memory_text, sizeof basis->memory_text, memory_text);
   for (size_t i = 0; i < drafts.size(); ++i) {
@@ -127,6 +147,7 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, c
     CopyText(slots[i].device, sizeof slots[i].device, drafts[i].device);
     slots[i].device_vendor = drafts[i].vendor;
     slots[i].device_ordinal = drafts[i].ordinal;
+    slots[i].nic_set = nics.slot_set[i];
     drafts[i].nodes.CopyTo(slot_nodes + i * node_words, node_words);
   }
   for (size_t i = 0; i < units.size(); ++i) units[i].CopyTo(unit_cpus + i * cpu_words, cpu_words);
@@ -204,6 +225,8 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
         cpus = topo.CpusOfNodes(entry).IntersectWith(topo.allowed);
         d.label = "node " + entry.ToList();
       }
+      d.place.nodes = d.nodes;
+      d.place.unknown = d.nodes.Empty();
       if (!cpus.Empty()) {
         d.first_unit = static_cast<uint32_t>(units.size());
         d.unit_count = 1;
@@ -211,7 +234,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
       }
       drafts.push_back(d);
     }
-    return Pack(topo, policy, memory, memory_text, false, drafts, units, err);
+    return Pack(topo, policy, memory, memory_text, false, drafts, units, request.want_nics, err);
   }
 
   // Where ranks go: devices, or the nodes with allowed CPUs.
@@ -353,9 +376,10 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
     d.device = targets[i].device;
     d.vendor = targets[i].vendor;
     d.ordinal = targets[i].ordinal;
+    d.place = NicPlace{targets[i].device, targets[i].nodes, targets[i].unknown};
     drafts.push_back(d);
   }
-  return Pack(topo, policy, memory, memory_text, spread, drafts, units, err);
+  return Pack(topo, policy, memory, memory_text, spread, drafts, units, request.want_nics, err);
 }
 
 PlanBasis* Prepare(const numabind_prepare_request& request, std::string* err) {
@@ -367,6 +391,7 @@ PlanBasis* Prepare(const numabind_prepare_request& request, std::string* err) {
   LoadOptions options;
   options.pci = !IsMap(policy.kind) && spec.mode != DeviceMode::kNone;
   options.all_pci = spec.mode == DeviceMode::kList;
+  options.nics = request.want_nics != 0;
   Topology topo;
   std::string why;
   if (!LoadTopology(request.topology, options, &topo, &why)) {

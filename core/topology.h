@@ -64,6 +64,21 @@ struct PciDevice {
   std::string name;       ///< hwloc's PCIVendor/PCIDevice infos when the file has them
   bool locality_known = false;
   NodeSet nodes;  ///< node os numbers
+  /// Bus ids of the PCI-to-PCI bridges above it (switch and root ports), nearest first; filled when NICs
+  /// are discovered (LoadOptions::nics): two devices sharing one sit behind the same switch.
+  std::vector<std::string> bridges;
+};
+
+/// A network device that ranks can talk through: an InfiniBand/RoCE HCA (hwloc's OpenFabrics OS device,
+/// such as mlx5_0) with the ports it can use. core/nics.h discovers them.
+struct Nic {
+  std::string name;             ///< "mlx5_0"
+  std::string bus_id;           ///< its PCI function, "" when hwloc has none
+  std::vector<uint32_t> ports;  ///< usable ports, in order (ACTIVE, or state unknown)
+  std::vector<uint32_t> down;   ///< ports whose known state is not ACTIVE
+  bool locality_known = false;
+  NodeSet nodes;                     ///< node os numbers near it, as PciDevice::nodes
+  std::vector<std::string> bridges;  ///< as PciDevice::bridges
 };
 
 struct Topology {
@@ -83,6 +98,8 @@ struct Topology {
   NodeSet allowed_nodes;       ///< hwloc's allowed nodeset
   bool io_loaded = false;      ///< PCI discovery ran (false: devices unknown, not absent)
   std::vector<PciDevice> pci;  ///< in increasing bus id order
+  bool nics_loaded = false;    ///< NIC discovery ran (LoadOptions::nics)
+  std::vector<Nic> nics;       ///< by bus id, then name
 
   const TopoPu* FindPu(uint32_t os) const;
   /// Index into nodes of node number os, or -1.
@@ -103,6 +120,7 @@ struct Topology {
 struct LoadOptions {
   bool pci = false;      ///< PCI devices and their locality (costs time: only when devices are wanted)
   bool all_pci = false;  ///< every PCI device, not only the classes hwloc counts as important
+  bool nics = false;     ///< InfiniBand/RoCE HCAs (OS devices; costs time: only when NICs are wanted)
 };
 
 /// Loads `spec`: nullptr or "" = the live machine; "synthetic:DESC" (DESC may be quoted) = an hwloc

@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// LoadTopology: hwloc -> plain Topology. The only file of numabind that includes hwloc.
+// LoadTopology: hwloc -> plain Topology. With nics.cc (hwloc_io.h), the only files that include hwloc.
 
 #include <errno.h>
 #include <hwloc.h>
@@ -12,11 +12,10 @@
 #include <algorithm>
 #include <map>
 
+#include "core/hwloc_io.h"
 #include "core/topology.h"
 
 namespace numabind::core {
-
-namespace {
 
 CpuSet FromBitmap(hwloc_const_bitmap_t bitmap) {
   CpuSet s;
@@ -30,6 +29,8 @@ CpuSet FromBitmap(hwloc_const_bitmap_t bitmap) {
   }
   return s;
 }
+
+namespace {
 
 bool IsSpecialMemory(const char* subtype) {
   // Nodes that hold memory near CPUs without being those CPUs' own node: KNL MCDRAM, HBM, persistent
@@ -77,7 +78,6 @@ struct HwlocHolder {
 };
 
 void ReadPci(hwloc_topology_t topo, Topology* out) {
-  hwloc_obj_t root = hwloc_get_root_obj(topo);
   for (hwloc_obj_t obj = hwloc_get_next_pcidev(topo, nullptr); obj; obj = hwloc_get_next_pcidev(topo, obj)) {
     PciDevice d;
     const auto& a = obj->attr->pcidev;
@@ -95,19 +95,9 @@ void ReadPci(hwloc_topology_t topo, Topology* out) {
     const char* device = hwloc_obj_get_info_by_name(obj, "PCIDevice");
     if (vendor) d.name = vendor;
     if (device) d.name += (d.name.empty() ? "" : " ") + std::string(device);
-    // Locality: the nodes (with CPUs) whose CPUs cover the CPUs of the device's first non-I/O ancestor;
-    // when the ancestor spans several nodes (a package of a sub-NUMA-clustered machine), the nodes inside
-    // it. A device hanging off the machine itself has no known locality.
-    hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(topo, obj);
-    if (anc && anc != root && anc->cpuset) {
-      CpuSet near = FromBitmap(anc->cpuset).IntersectWith(out->online);
-      for (const TopoNode& n : out->nodes)
-        if (!n.cpus.Empty() && !near.Empty() && near.IsSubsetOf(n.cpus)) d.nodes.Set(n.os);
-      if (d.nodes.Empty())
-        for (const TopoNode& n : out->nodes)
-          if (n.cpus.Intersects(near)) d.nodes.Set(n.os);
-      d.locality_known = !d.nodes.Empty();
-    }
+    d.nodes = NearNodes(topo, obj, *out);
+    d.locality_known = !d.nodes.Empty();
+    d.bridges = PciBridges(obj);
     out->pci.push_back(std::move(d));
   }
   std::stable_sort(out->pci.begin(), out->pci.end(), [](const PciDevice& x, const PciDevice& y) {
@@ -161,12 +151,15 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
   for (const char* name : {"opencl", "cuda", "nvml", "rsmi", "levelzero", "gl"})
     hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, name);
-  if (options.pci) {
+  if (options.pci || options.nics) {
     hwloc_topology_set_type_filter(topo, HWLOC_OBJ_BRIDGE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
     hwloc_topology_set_type_filter(topo, HWLOC_OBJ_PCI_DEVICE,
                                    options.all_pci ? HWLOC_TYPE_FILTER_KEEP_ALL
                                                    : HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   }
+  // HCAs are OS devices under their PCI function (disks, DMA channels and the rest are skipped later).
+  if (options.nics)
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 
   std::string text = spec ? spec : "";
   if (text.empty()) {
@@ -319,6 +312,7 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   out->allowed = out->online.Intersect(out->hwloc_allowed).IntersectWith(out->affinity);
 
   if (options.pci) ReadPci(topo, out);
+  if (options.nics) ReadNics(topo, out);
   return true;
 }
 

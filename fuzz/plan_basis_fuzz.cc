@@ -6,8 +6,8 @@
 // block, places ranks with ComputeRankPlan exactly as the child side does (CPU and node storage of the
 // basis's own width, refused above the shim's limits). Beyond not crashing (ASan and UBSan watch every
 // read of the block): an accepted block's arrays lie inside it, a placed rank gets a non-empty CPU set drawn
-// from its slot's units and its slot's nodes, labels and device ids are terminated inside their slot, and a
-// refused rank gets a one-line reason.
+// from its slot's units and its slot's nodes, labels and device ids are terminated inside their slot, its
+// NICs are "" or a string terminated inside the NIC text, and a refused rank gets a one-line reason.
 
 #include <string.h>
 
@@ -58,6 +58,12 @@ void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, ui
   FUZZ_CHECK(Inside(plan.label, strlen(plan.label) + 1, slot->label, sizeof(slot->label)) &&
                  Inside(plan.device, strlen(plan.device) + 1, slot->device, sizeof(slot->device)),
              "rank %u: label or device not terminated in its slot", rank);
+  // NICs: "" or a string of the basis's NIC text, terminated inside it.
+  FUZZ_CHECK(plan.nics != nullptr, "rank %u: nics is null", rank);
+  if (plan.nics[0] != '\0') {
+    FUZZ_CHECK(slot->nic_set >= 0 && Inside(plan.nics, strlen(plan.nics) + 1, b.nic_text, b.nic_text_bytes),
+               "rank %u: nics outside the NIC text", rank);
+  }
   uint32_t s = static_cast<uint32_t>(slot - b.slots);
   for (uint32_t w = 0; w < b.node_words; ++w)
     FUZZ_CHECK(nodes[w] == b.slot_nodes[static_cast<uint64_t>(s) * b.node_words + w], "rank %u: nodes", rank);
@@ -103,7 +109,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(b.total_bytes == length, "total_bytes %llu", static_cast<unsigned long long>(b.total_bytes));
     FUZZ_CHECK(Inside(b.slots, sizeof(PlanSlot) * b.slot_count, block, length) &&
                    Inside(b.slot_nodes, 8ull * b.slot_count * b.node_words, block, length) &&
-                   Inside(b.unit_cpus, 8ull * b.unit_count * b.cpu_words, block, length),
+                   Inside(b.unit_cpus, 8ull * b.unit_count * b.cpu_words, block, length) &&
+                   Inside(b.nic_sets, sizeof(numabind::core::PlanNicSet) * b.nic_set_count, block, length) &&
+                   Inside(b.nic_ranges, 4ull * b.nic_range_count, block, length) &&
+                   Inside(b.nic_text, b.nic_text_bytes, block, length),
                "arrays outside the block");
     FUZZ_CHECK(strnlen(b.policy_text, sizeof(b.policy_text)) < sizeof(b.policy_text), "policy_text");
     FUZZ_CHECK(strnlen(b.memory_text, sizeof(b.memory_text)) < sizeof(b.memory_text), "memory_text");

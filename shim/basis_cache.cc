@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config/grammar.h"
 #include "shim/helper_launch.h"
 #include "shim/line.h"
 #include "shim/state.h"
@@ -26,7 +27,9 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-constexpr char kMagic[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', '2'};  // 2: slot device ordinals, CPU siblings
+// The basis layout's version: change it with PlanBasis so that no process reads a file of another layout
+// (2: slot device ordinals, CPU siblings; 3: NIC tables).
+constexpr char kMagic[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', '3'};
 constexpr size_t kMaxFrame = 64u << 20;
 
 struct FileHeader {
@@ -74,6 +77,7 @@ uint64_t NameHash(const char* helper) {
   h.Str("numabind plan basis 1");
   h.Str(helper);  // two installations (or build trees) keep a file each
   h.Str(c.policy), h.Str(c.memory), h.Str(c.devices), h.Str(c.topology);
+  h.Value((c.exports & config::kExportNic) != 0);  // a basis with NIC tables or without
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const char* s = *e;
     if (strncmp(s, "HWLOC_", 6) == 0 || strncmp(s, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "config/grammar.h"
 #include "core/basis_frame.h"
 #include "shim/basis_cache.h"
 #include "shim/child.h"
@@ -124,12 +125,16 @@ void Prepare() {
   bool shared = !SeccompFiltered() && LoadSharedBasis(kHelperPath, &run);
   bool ran = shared;
   if (!shared) {
-    const char* argv[12] = {kHelperPath, "prepare-basis", "--policy",  c.policy,
+    const char* argv[14] = {kHelperPath, "prepare-basis", "--policy",  c.policy,
                             "--memory",  c.memory,        "--devices", c.devices};
     int argc = 8;
     if (c.topology != nullptr) {
       argv[argc++] = "--topology";
       argv[argc++] = c.topology;
+    }
+    if ((c.exports & config::kExportNic) != 0) {
+      argv[argc++] = "--nics";
+      argv[argc++] = "1";
     }
     argv[argc] = nullptr;
     size_t env_bytes = 0;

@@ -284,3 +284,46 @@ Test(plan, bad_export_names_the_option) {
       "numabind plan: --export omq: unknown item omq: expected none or a comma list of omp, omp-cpus, "
       "gpu, nic\n");
 }
+
+Test(plan, nics_column_when_export_asks_for_nics) {
+  std::string topo = RealTopology("8em64t-2n2c2t-4gpu-multirail.xml");
+  Result r = Run({"plan", "--topology", topo, "--policy", "node"}, {"NUMABIND_EXPORT=nic"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(
+      r.out.c_str(),
+      "rank  device        nodes  cpus  memory  nics      exports\n"
+      "0     0000:03:00.0  0      0-3   local   mlx5_0:1  NCCL_IB_HCA==mlx5_0:1 UCX_NET_DEVICES=mlx5_0:1\n"
+      "1     0000:07:00.0  0      0-3   local   mlx5_1:1  NCCL_IB_HCA==mlx5_1:1 UCX_NET_DEVICES=mlx5_1:1\n"
+      "2     0000:83:00.0  1      4-7   local   mlx5_2:1  NCCL_IB_HCA==mlx5_2:1 UCX_NET_DEVICES=mlx5_2:1\n"
+      "3     0000:87:00.0  1      4-7   local   mlx5_3:1  NCCL_IB_HCA==mlx5_3:1 UCX_NET_DEVICES=mlx5_3:1\n");
+  // Without devices, the ranks of a node split its rails.
+  r = Run({"plan", "--topology", topo, "--devices", "none", "--ranks", "4", "--json"},
+          {"NUMABIND_EXPORT=nic"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  std::vector<std::string> nics;
+  for (const char* p = r.out.c_str(); (p = strstr(p, "\"nics\":\"")) != nullptr;) {
+    p += 8;
+    nics.emplace_back(p, strchr(p, '"') - p);
+  }
+  cr_assert_eq(nics.size(), 4u, "%s", r.out.c_str());
+  EXPECT_STREQ(nics[0].c_str(), "mlx5_0:1");
+  EXPECT_STREQ(nics[1].c_str(), "mlx5_1:1,mlx5_4:1");
+  EXPECT_STREQ(nics[2].c_str(), "mlx5_2:1");
+  EXPECT_STREQ(nics[3].c_str(), "mlx5_3:1");
+}
+
+Test(plan, no_nics_unless_asked_and_none_found) {
+  std::string topo = RealTopology("8em64t-2n2c2t-4gpu-multirail.xml");
+  Result r = Run({"plan", "--topology", topo, "--policy", "node", "--json"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_assert_null(strstr(r.out.c_str(), "nics"), "%s", r.out.c_str());
+  r = Run({"plan", "--topology", topo, "--policy", "node", "--export", "omp"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_assert_null(strstr(r.out.c_str(), "nics"), "%s", r.out.c_str());
+  // Asked for, on a machine without HCAs: no column; JSON says "" for each rank.
+  r = Run({"plan", "--topology", kTwoPackages, "--ranks", "2"}, {"NUMABIND_EXPORT=nic"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_assert_null(strstr(r.out.c_str(), "nics"), "%s", r.out.c_str());
+  r = Run({"plan", "--topology", kTwoPackages, "--ranks", "1", "--json"}, {"NUMABIND_EXPORT=nic"});
+  cr_assert_not_null(strstr(r.out.c_str(), "\"memory\":\"local\",\"nics\":\"\","), "%s", r.out.c_str());
+}

@@ -189,3 +189,17 @@ Test(basis_cache, off_shares_nothing) {
   cr_expect(FromHelper(o), "log:\n%s", o.log.c_str());
   cr_expect_eq(s.Files().size(), 0u);
 }
+
+Test(basis_cache, asking_for_nics_is_another_file) {
+  Shared s;
+  Outcome plain = Rank(s, 0);
+  cr_expect(FromHelper(plain), "log:\n%s", plain.log.c_str());
+  // The helper discovers NICs (prepare-basis --nics 1) and the rank is bound as before; its basis is shared
+  // apart from the one without NIC tables.
+  Outcome nics = Rank(s, 0, {"NUMABIND_EXPORT=omp,nic"});
+  cr_expect(FromHelper(nics), "log:\n%s", nics.log.c_str());
+  cr_expect_eq(s.Files().size(), 2u);
+  Outcome again = Rank(s, 1, {"NUMABIND_EXPORT=nic"});
+  cr_expect(FromShared(again), "log:\n%s", again.log.c_str());
+  cr_expect_eq(s.Files().size(), 2u);
+}
