@@ -23,7 +23,7 @@ PURE_FLAGS := -fno-exceptions -fno-rtti -fno-threadsafe-statics -fvisibility=hid
               -fno-stack-protector -fno-tree-loop-distribute-patterns
 HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 
-PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc
+PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc core/plan_auto.cc
 CORE_SRCS := $(filter-out $(PURE_SRCS),$(wildcard core/*.cc))
 SHIM_SRCS := $(wildcard shim/*.cc)
 SHIM_ASM := $(wildcard shim/*.S)
@@ -122,7 +122,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -I. -D_GNU_SOURCE $(FUZZ_SAN)
 FUZZ_UNITS := $(wildcard config/*.cc) core/cpu_set.cc core/devices.cc core/plan_basis.cc core/policy_parse.cc \
-              core/topology.cc shim/text.cc
+              core/plan_auto.cc core/topology.cc shim/text.cc
 FUZZ_SRCS := $(wildcard fuzz/*_fuzz.cc)
 FUZZ_BINS := $(patsubst fuzz/%.cc,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS := $(patsubst %.cc,$(BUILD)/fuzz/obj/%.o,$(FUZZ_UNITS))

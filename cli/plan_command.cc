@@ -11,6 +11,8 @@
 #include "config/config.h"
 #include "config/rank_count.h"
 #include "core/core_api.h"
+#include "core/plan_auto.h"
+#include "core/plan_auto_describe.h"
 #include "core/plan_basis.h"
 
 namespace numabind::cli {
@@ -20,7 +22,7 @@ const OptionSpec kPlanOptions[] = {
     {"--topology", "NUMABIND_TOPOLOGY", false, "FILE|synthetic:DESC",
      "plan on an hwloc XML file or synthetic topology instead of this machine"},
     {"--policy", "NUMABIND_POLICY", false, "P",
-     "node, socket, exclusive, core-complex, cpus:LIST|... or nodes:LIST|... (default node)"},
+     "node, socket, exclusive, core-complex, auto, cpus:LIST|... or nodes:LIST|... (default node)"},
     {"--ranks", "NUMABIND_NRANKS", false, "N",
      "number of local ranks (default: the launcher's local size, else one per device or NUMA node)"},
     {"--devices", "NUMABIND_DEVICES", false, "D", "auto, none or PCI bus ids separated by commas"},
@@ -44,6 +46,7 @@ struct RankRow {
   uint32_t rank;
   bool ok;
   std::string device, nodes, cpus, memory, error;
+  std::string share;  ///< auto: what share of its group the rank got
 };
 
 }  // namespace
@@ -110,6 +113,8 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   std::vector<RankRow> rows;
   std::vector<uint64_t> cpus(basis->cpu_words), nodes(basis->node_words);
   bool all_ok = true;
+  bool is_auto = basis->policy == core::PolicyKind::kAuto;
+  std::vector<core::AutoShare> shares;
   for (uint32_t r = 0; r < nranks; ++r) {
     core::RankPlan plan{};
     std::fill(cpus.begin(), cpus.end(), 0);
@@ -124,6 +129,12 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
       row.nodes = FormatBits(nodes);
       row.cpus = FormatBits(cpus);
       row.memory = core::MemoryName(plan.memory);
+      if (is_auto) {
+        char share[96];
+        core::FormatAutoShare(*basis, plan.share, share, sizeof(share));
+        row.share = share;
+        shares.push_back(plan.share);
+      }
     } else {
       row.error = plan.error;
       if (row.error.empty()) row.error = "rank " + std::to_string(r) + ": cannot be placed";
@@ -131,6 +142,8 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     }
     rows.push_back(std::move(row));
   }
+  // auto says what it decided and why (README: Policies).
+  std::string decision = is_auto ? core::DescribeAuto(*basis, nranks, shares) : "";
   // The rows hold copies of what they need; LeakSanitizer (make test's asan suites) checks the command.
   free(const_cast<core::PlanBasis*>(basis));
 
@@ -139,9 +152,13 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     for (size_t i = 0; i < rows.size(); ++i) {
       const RankRow& row = rows[i];
       if (row.ok) {
-        fprintf(out, "  {\"rank\":%u,\"device\":%s,\"nodes\":%s,\"cpus\":%s,\"memory\":%s}", row.rank,
+        fprintf(out, "  {\"rank\":%u,\"device\":%s,\"nodes\":%s,\"cpus\":%s,\"memory\":%s", row.rank,
                 JsonString(row.device).c_str(), JsonString(row.nodes).c_str(), JsonString(row.cpus).c_str(),
                 JsonString(row.memory).c_str());
+        if (is_auto)
+          fprintf(out, ",\"auto\":{\"decision\":%s,\"share\":%s}", JsonString(decision).c_str(),
+                  JsonString(row.share).c_str());
+        fprintf(out, "}");
       } else {
         fprintf(out, "  {\"rank\":%u,\"error\":%s}", row.rank, JsonString(row.error).c_str());
       }
@@ -151,10 +168,15 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   } else {
     std::vector<std::vector<std::string>> table;
     table.push_back({"rank", "device", "nodes", "cpus", "memory"});
+    if (is_auto) {
+      fprintf(out, "%s\n", decision.c_str());
+      table[0].push_back("auto share");
+    }
     for (const RankRow& row : rows) {
       if (row.ok) {
         table.push_back({std::to_string(row.rank), row.device.empty() ? "-" : row.device, row.nodes, row.cpus,
                          row.memory});
+        if (is_auto) table.back().push_back(row.share);
       } else {
         table.push_back({std::to_string(row.rank), "error: " + row.error});
       }

@@ -25,30 +25,11 @@
 #include <algorithm>
 
 #include "core/devices.h"
+#include "core/plan_pack.h"
 
 namespace numabind::core {
 
 namespace {
-
-void CopyText(char* dst, size_t cap, const std::string& src) {
-  size_t n = src.size() < cap - 1 ? src.size() : cap - 1;
-  if (src.size() > cap - 1 && cap > 4) {
-    n = cap - 4;
-    memcpy(dst, src.data(), n);
-    memcpy(dst + n, "...", 4);
-    return;
-  }
-  memcpy(dst, src.data(), n);
-  dst[n] = '\0';
-}
-
-// One place ranks go, before packing into the basis.
-struct Draft {
-  int32_t group = 0;
-  NodeSet nodes;
-  uint32_t first_unit = 0, unit_count = 0;
-  std::string label, device;
-};
 
 struct Target {
   NodeSet nodes;
@@ -60,53 +41,6 @@ std::string NodeLabel(const NodeSet& nodes, bool unknown) {
   std::string l = "node " + nodes.ToList();
   if (unknown) l += " (locality unknown)";
   return l;
-}
-
-PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, const std::string& memory_text,
-                bool spread, const std::vector<Draft>& drafts, const std::vector<CpuSet>& units,
-                std::string* err) {
-  uint32_t cpu_words = std::max({topo.complete.UsedWords(), topo.allowed.UsedWords(), 1u});
-  for (const CpuSet& u : units) cpu_words = std::max(cpu_words, u.UsedWords());
-  uint32_t node_words = std::max((topo.NodeLimit() + 63) / 64, 1u);
-  for (const Draft& d : drafts) node_words = std::max(node_words, d.nodes.UsedWords());
-
-  auto align8 = [](size_t v) { return (v + 7) & ~size_t{7}; };
-  size_t slots_off = align8(sizeof(PlanBasis));
-  size_t nodes_off = align8(slots_off + drafts.size() * sizeof(PlanSlot));
-  size_t units_off = nodes_off + drafts.size() * node_words * sizeof(uint64_t);
-  size_t total = units_off + units.size() * cpu_words * sizeof(uint64_t);
-  char* block = static_cast<char*>(calloc(1, total));
-  if (!block) {
-    *err = "out of memory preparing the plan";
-    return nullptr;
-  }
-  PlanBasis* basis = reinterpret_cast<PlanBasis*>(block);
-  PlanSlot* slots = reinterpret_cast<PlanSlot*>(block + slots_off);
-  uint64_t* slot_nodes = reinterpret_cast<uint64_t*>(block + nodes_off);
-  uint64_t* unit_cpus = reinterpret_cast<uint64_t*>(block + units_off);
-  basis->policy = policy.kind;
-  basis->memory = memory;
-  basis->spread_in_blocks = spread;
-  basis->cpu_words = cpu_words;
-  basis->node_words = node_words;
-  basis->slot_count = static_cast<uint32_t>(drafts.size());
-  basis->slots = slots;
-  basis->slot_nodes = slot_nodes;
-  basis->unit_count = static_cast<uint32_t>(units.size());
-  basis->unit_cpus = unit_cpus;
-  basis->total_bytes = total;
-  CopyText(basis->policy_text, sizeof basis->policy_text, policy.text);
-  CopyText(basis->memory_text, sizeof basis->memory_text, memory_text);
-  for (size_t i = 0; i < drafts.size(); ++i) {
-    slots[i].group = drafts[i].group;
-    slots[i].first_unit = drafts[i].first_unit;
-    slots[i].unit_count = drafts[i].unit_count;
-    CopyText(slots[i].label, sizeof slots[i].label, drafts[i].label);
-    CopyText(slots[i].device, sizeof slots[i].device, drafts[i].device);
-    drafts[i].nodes.CopyTo(slot_nodes + i * node_words, node_words);
-  }
-  for (size_t i = 0; i < units.size(); ++i) units[i].CopyTo(unit_cpus + i * cpu_words, cpu_words);
-  return basis;
 }
 
 // The distinct cores (or caches) of the PUs in `cpus`, by index.
@@ -141,7 +75,6 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
   MemoryKind memory;
   DeviceSpec spec;
   if (!ParseRequest(request, &policy, &memory, &spec, err)) return nullptr;
-  std::string memory_text = MemoryName(memory);
   if (topo.allowed.Empty()) {
     *err = "no allowed CPUs in the topology of the " + topo.source;
     return nullptr;
@@ -175,7 +108,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
       }
       drafts.push_back(d);
     }
-    return Pack(topo, policy, memory, memory_text, false, drafts, units, err);
+    return Pack(topo, policy, memory, false, drafts, units, AutoUnits(), err);
   }
 
   // Where ranks go: devices, or the nodes with allowed CPUs.
@@ -220,10 +153,16 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
   };
   std::vector<Group> groups;
   std::vector<int32_t> group_of;
+  // auto without devices: one group over every node, whose ranks it spreads itself (plan_auto.h).
+  bool one_group = policy.kind == PolicyKind::kAuto && devices.empty();
   for (const Target& t : targets) {
     int32_t g = -1;
     for (size_t i = 0; i < groups.size(); ++i)
       if (groups[i].unknown == t.unknown && groups[i].nodes == t.nodes) g = static_cast<int32_t>(i);
+    if (one_group && !groups.empty()) {
+      groups[0].nodes.UnionWith(t.nodes);
+      g = 0;
+    }
     if (g < 0) {
       g = static_cast<int32_t>(groups.size());
       Group grp;
@@ -234,6 +173,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
     group_of.push_back(g);
   }
 
+  AutoUnits extra;
   for (Group& g : groups) {
     // The CPUs this group may use: its nodes' allowed CPUs; every allowed CPU when the locality is unknown.
     CpuSet scope = g.unknown ? topo.allowed : topo.CpusOfNodes(g.nodes).IntersectWith(topo.allowed);
@@ -298,6 +238,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
         for (auto& c : complexes) units.push_back(c.cpus);
         break;
       }
+      case PolicyKind::kAuto: AddAutoUnits(topo, scope, &units, &extra); break;
       case PolicyKind::kCpuMap:
       case PolicyKind::kNodeMap: break;
     }
@@ -315,7 +256,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
     d.device = targets[i].device;
     drafts.push_back(d);
   }
-  return Pack(topo, policy, memory, memory_text, spread, drafts, units, err);
+  return Pack(topo, policy, memory, spread, drafts, units, extra, err);
 }
 
 PlanBasis* Prepare(const numabind_prepare_request& request, std::string* err) {

@@ -1,0 +1,45 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The planner's internals (planner.cc): the places ranks go before they are packed into one PlanBasis
+// block, the packing, and auto's units (plan_auto_prepare.cc). Not an interface outside core.
+
+#ifndef NUMABIND_CORE_PLAN_PACK_H_
+#define NUMABIND_CORE_PLAN_PACK_H_
+
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+#include "core/plan_basis.h"
+#include "core/planner.h"
+#include "core/topology.h"
+
+namespace numabind::core {
+
+/// One place ranks go, before packing into the basis.
+struct Draft {
+  int32_t group = 0;
+  NodeSet nodes;
+  uint32_t first_unit = 0, unit_count = 0;
+  std::string label, device;
+};
+
+/// auto's extra data: two words per unit (node number, last-level cache index) and the caches' level.
+struct AutoUnits {
+  std::vector<uint32_t> domains;
+  uint32_t llc_level = 0;
+};
+
+/// Packs everything into one malloc'd block (release with free()), or nullptr with *err.
+PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, bool spread,
+                const std::vector<Draft>& drafts, const std::vector<CpuSet>& units, const AutoUnits& extra,
+                std::string* err);
+
+/// auto: appends the physical cores of `scope` (each core's CPUs in scope) to units, ordered by node
+/// number, then by their last-level cache's lowest CPU, then by their own lowest CPU, and their domains.
+void AddAutoUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* units, AutoUnits* extra);
+
+}  // namespace numabind::core
+
+#endif  // NUMABIND_CORE_PLAN_PACK_H_
