@@ -43,6 +43,40 @@ void ItemUnits(const PlanBasis& b, uint32_t a, uint32_t e, uint32_t level, uint6
   }
 }
 
+// What unit u weighs when ranks are shared out in proportion: one per core while ranks do not outnumber
+// the domain's cores, else its threads (oversubscribed: a core with two threads takes two ranks before a
+// core with one takes a second). Child-safe: pure arithmetic.
+uint64_t Weight(const PlanBasis& b, uint32_t u, bool by_threads) {
+  return by_threads ? CountBits(b.unit_cpus + static_cast<uint64_t>(u) * b.cpu_words, b.cpu_words) : 1;
+}
+
+// Rank `index` of `count` > items of `level` in units [*a, *e), in proportion to the items' weights: the
+// rank goes to the item holding weight position floor(index * total / count), so an item gets ranks in
+// proportion to its cores and, while ranks do not outnumber cores, never more ranks than cores (a cgroup's
+// partial node, offline CPUs). Narrows [*a, *e) to that item and sets *sub (the rank's index there) and
+// *there (the item's ranks). Child-safe: pure arithmetic.
+void Weigh(const PlanBasis& b, uint32_t level, uint64_t index, uint64_t count, uint32_t* a, uint32_t* e,
+           uint64_t* sub, uint64_t* there) {
+  bool by_threads = count > static_cast<uint64_t>(*e - *a);
+  uint64_t total = 0;
+  for (uint32_t u = *a; u < *e; ++u) total += Weight(b, u, by_threads);
+  *sub = 0, *there = 1;
+  if (total == 0) return;  // a malformed block only (units without CPUs)
+  uint64_t anchor = index * total / count, before = 0, at = 0;  // weight before the item, before unit u
+  uint32_t start = *a;
+  for (uint32_t u = *a; u < *e; ++u) {
+    at += Weight(b, u, by_threads);
+    if (u + 1 < *e && Key(b, u + 1, level) == Key(b, u, level)) continue;
+    if (anchor < at) {  // the item is units [start, u + 1), weights [before, at)
+      uint64_t lo = (before * count + total - 1) / total, hi = (at * count + total - 1) / total;
+      *sub = index - lo, *there = hi - lo;
+      *a = start, *e = u + 1;
+      return;
+    }
+    start = u + 1, before = at;
+  }
+}
+
 // Rank `index` of `count` <= items: its first item and how many it takes. Child-safe: pure arithmetic.
 void Block(uint64_t index, uint64_t count, uint64_t items, uint64_t* first, uint64_t* len) {
   uint64_t per = items / count, extra = items % count;
@@ -68,9 +102,6 @@ void TakeUnit(const PlanBasis& b, const uint64_t* slot_nodes, uint32_t u, RankPl
   if (node / 64 < b.node_words && ((slot_nodes[node / 64] >> (node % 64)) & 1))
     out->nodes[node / 64] |= uint64_t{1} << (node % 64);
 }
-
-// Child-safe: pure arithmetic.
-uint32_t Bits(const uint64_t* words, uint32_t n) { return CountBits(words, n); }
 
 }  // namespace
 
@@ -107,17 +138,22 @@ void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes,
       s.node = b.unit_domains[2 * static_cast<uint64_t>(ua < e ? ua : a)];
       return;
     }
-    uint64_t item, sub, there;
-    Spread(index, count, items, &item, &sub, &there);
-    ItemUnits(b, a, e, level, item, item + 1, &ua, &ue);
-    a = ua, e = ue, index = sub, count = there;
-    if (a >= e) return;  // a malformed block only: no units, no CPUs (the caller reports it)
+    uint64_t sub, there;
+    Weigh(b, level, index, count, &a, &e, &sub, &there);
+    if (there == 1) {  // alone in its item: the whole item
+      for (uint32_t u = a; u < e; ++u) TakeUnit(b, slot_nodes, u, out);
+      s.grain = static_cast<AutoGrain>(level);
+      s.taken = 1, s.of = items, s.sharers = static_cast<uint32_t>(count);
+      s.node = b.unit_domains[2 * static_cast<uint64_t>(a)];
+      return;
+    }
+    index = sub, count = there;
   }
   // More ranks than cores: the threads of core `a` shared out among its `count` ranks.
   s.node = b.unit_domains[2 * static_cast<uint64_t>(a)];
   TakeUnit(b, slot_nodes, a, out);  // its node; the CPUs are narrowed to the rank's threads below
   const uint64_t* core = b.unit_cpus + static_cast<uint64_t>(a) * b.cpu_words;
-  uint32_t threads = Bits(core, b.cpu_words);
+  uint32_t threads = CountBits(core, b.cpu_words);
   if (threads == 0) return;
   uint64_t first, len;
   if (count <= threads) {
@@ -158,7 +194,7 @@ size_t FormatAutoShare(const PlanBasis& basis, const AutoShare& s, char* buf, si
   if (cap > 0) buf[0] = '\0';
   switch (s.grain) {
     case AutoGrain::kNodes:
-      if (s.of == 1) return w.Str("whole node "), w.Uint(s.node), w.len;
+      if (s.taken == 1) return w.Str("whole node "), w.Uint(s.node), w.len;
       if (s.taken == s.of) return w.Str("all "), w.Uint(s.of), w.Str(" nodes"), w.len;
       w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" nodes");
       return w.len;

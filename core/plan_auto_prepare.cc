@@ -111,10 +111,10 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
       line += ": " + taken + " whole " + cache + " per rank (of " + std::to_string(of_hi) + " per node)";
       break;
     case AutoGrain::kCores:
-      line += ": " + taken + " cores per rank in one " + cache + " (up to " + per + " ranks per " + cache + ")";
+      line += ": " + taken + (taken_hi == 1 ? " core" : " cores") + " per rank in one " + cache + " (up to " + per + " ranks per " + cache + ")";
       break;
     case AutoGrain::kThreads:
-      line += ": " + taken + " threads per rank in one core (up to " + per + " ranks per core)";
+      line += ": " + taken + (taken_hi == 1 ? " thread" : " threads") + " per rank in one core (up to " + per + " ranks per core)";
       break;
     case AutoGrain::kShared: line += ": oversubscribed, up to " + per + " ranks per thread"; break;
   }
