@@ -198,6 +198,11 @@ bench: deps
 readme-vars: $(CLI)
 	BUILD=$(BUILD) scripts/readme-vars.sh --update README.md
 
+# The table of auto's decisions in tests/data/topologies/README.md (tests/cli/auto_table_test.cc checks it).
+.PHONY: auto-table
+auto-table: $(CLI)
+	BUILD=$(BUILD) scripts/auto_table.sh --update
+
 check-abi: $(LIB)
 	BUILD=$(BUILD) scripts/check-abi.sh $(LIB)
 
