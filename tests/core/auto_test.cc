@@ -150,6 +150,22 @@ Test(auto_policy, devices_node_local_and_exclusive) {
          "(of 2 per node), L3 kept whole");
 }
 
+// The qemu guest's layout A (tests/vm/layout_A.sh): 4 nodes of one L3 with 2 cores x 2 threads, devices on
+// nodes 2 and 1 in that order.
+Test(auto_policy, layout_a) {
+  const char* spec = "synthetic:pack:2 numa:2 l3:1 core:2 pu:2";
+  Basis none, dev;
+  Prepare(Load(spec), "none", &none);
+  Prepare(WithGpus(spec, {2, 1}), "auto", &dev);
+  STR_EQ(Join(*none.basis, 2), "0-7 | 8-15");
+  STR_EQ(Join(*none.basis, 4), "0-3 | 4-7 | 8-11 | 12-15");
+  STR_EQ(Join(*none.basis, 8), "0-1 | 2-3 | 4-5 | 6-7 | 8-9 | 10-11 | 12-13 | 14-15");
+  STR_EQ(Join(*dev.basis, 2), "8-11 | 4-7");
+  STR_EQ(Join(*dev.basis, 4), "8-9 | 4-5 | 10-11 | 6-7");
+  // 3 ranks per node, 2 cores of 2 threads: by threads, the first core takes two ranks (one thread each).
+  STR_EQ(Join(*dev.basis, 6), "8 | 4 | 9 | 5 | 10-11 | 6-7");
+}
+
 // Memory-only nodes (a CXL expander, a Grace-Hopper GPU's memory node) have no CPUs: never a rank's node,
 // even when a device's locality names one.
 Test(auto_policy, memory_only_nodes_never_chosen) {
