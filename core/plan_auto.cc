@@ -16,7 +16,7 @@ constexpr uint32_t kLevels = 3;  // nodes, caches, cores; threads are the bits o
 // The item of `level` unit u belongs to: its node number, its cache's index, or the unit (core) itself.
 // Child-safe: reads the basis.
 uint32_t Key(const PlanBasis& b, uint32_t u, uint32_t level) {
-  return level < 2 ? b.unit_domains[2 * static_cast<uint64_t>(u) + level] : u;
+  return level < 2 ? b.unit_domains[3 * static_cast<uint64_t>(u) + level] : u;
 }
 
 // How many items of `level` units [a, e) hold (runs of equal keys). Child-safe: pure arithmetic.
@@ -47,7 +47,7 @@ void ItemUnits(const PlanBasis& b, uint32_t a, uint32_t e, uint32_t level, uint6
 // the domain's cores, else its threads (oversubscribed: a core with two threads takes two ranks before a
 // core with one takes a second). Child-safe: pure arithmetic.
 uint64_t Weight(const PlanBasis& b, uint32_t u, bool by_threads) {
-  return by_threads ? CountBits(b.unit_cpus + static_cast<uint64_t>(u) * b.cpu_words, b.cpu_words) : 1;
+  return by_threads ? b.unit_domains[3 * static_cast<uint64_t>(u) + 2] : 1;
 }
 
 // Rank `index` of `count` > items of `level` in units [*a, *e), in proportion to the items' weights: the
@@ -98,7 +98,7 @@ void Spread(uint64_t index, uint64_t count, uint64_t items, uint64_t* item, uint
 void TakeUnit(const PlanBasis& b, const uint64_t* slot_nodes, uint32_t u, RankPlan* out) {
   const uint64_t* cpus = b.unit_cpus + static_cast<uint64_t>(u) * b.cpu_words;
   for (uint32_t w = 0; w < b.cpu_words; ++w) out->cpus[w] |= cpus[w];
-  uint32_t node = b.unit_domains[2 * static_cast<uint64_t>(u)];
+  uint32_t node = b.unit_domains[3 * static_cast<uint64_t>(u)];
   if (node / 64 < b.node_words && ((slot_nodes[node / 64] >> (node % 64)) & 1))
     out->nodes[node / 64] |= uint64_t{1} << (node % 64);
 }
@@ -124,7 +124,7 @@ void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes,
   AutoShare& s = out->share;
   s.group_ranks = static_cast<uint32_t>(count);
   uint32_t a = slot.first_unit, e = slot.first_unit + slot.unit_count;
-  s.node = b.unit_domains[2 * static_cast<uint64_t>(a)];
+  s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
   for (uint32_t level = 0; level < kLevels; ++level) {
     uint32_t items = CountItems(b, a, e, level);
     uint32_t ua, ue;
@@ -135,7 +135,7 @@ void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes,
       for (uint32_t u = ua; u < ue; ++u) TakeUnit(b, slot_nodes, u, out);
       s.grain = static_cast<AutoGrain>(level);
       s.taken = static_cast<uint32_t>(len), s.of = items, s.sharers = static_cast<uint32_t>(count);
-      s.node = b.unit_domains[2 * static_cast<uint64_t>(ua < e ? ua : a)];
+      s.node = b.unit_domains[3 * static_cast<uint64_t>(ua < e ? ua : a)];
       return;
     }
     uint64_t sub, there;
@@ -144,13 +144,13 @@ void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes,
       for (uint32_t u = a; u < e; ++u) TakeUnit(b, slot_nodes, u, out);
       s.grain = static_cast<AutoGrain>(level);
       s.taken = 1, s.of = items, s.sharers = static_cast<uint32_t>(count);
-      s.node = b.unit_domains[2 * static_cast<uint64_t>(a)];
+      s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
       return;
     }
     index = sub, count = there;
   }
   // More ranks than cores: the threads of core `a` shared out among its `count` ranks.
-  s.node = b.unit_domains[2 * static_cast<uint64_t>(a)];
+  s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
   TakeUnit(b, slot_nodes, a, out);  // its node; the CPUs are narrowed to the rank's threads below
   const uint64_t* core = b.unit_cpus + static_cast<uint64_t>(a) * b.cpu_words;
   uint32_t threads = CountBits(core, b.cpu_words);

@@ -58,6 +58,7 @@ void AddAutoUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>
     units->push_back(k.cpus);
     extra->domains.push_back(k.node);
     extra->domains.push_back(k.cache);
+    extra->domains.push_back(k.cpus.Count());
   }
 }
 

@@ -259,10 +259,10 @@ bool BasisFromOffsets(void* block, size_t size) {
       !inside(units, static_cast<uint64_t>(b->unit_count) * b->cpu_words, sizeof(uint64_t))) {
     return false;
   }
-  // auto reads two domain words per unit; other policies none.
+  // auto reads three domain words per unit; other policies none.
   uintptr_t domains = reinterpret_cast<uintptr_t>(b->unit_domains);
   bool is_auto = raw[offsetof(PlanBasis, policy)] == static_cast<uint8_t>(PolicyKind::kAuto);
-  if (is_auto ? !inside(domains, static_cast<uint64_t>(b->unit_count) * 2, sizeof(uint32_t)) : domains != 0)
+  if (is_auto ? !inside(domains, static_cast<uint64_t>(b->unit_count) * 3, sizeof(uint32_t)) : domains != 0)
     return false;
   for (uint32_t i = 0; i < b->slot_count; ++i) {
     PlanSlot& s = reinterpret_cast<PlanSlot*>(static_cast<char*>(block) + slots)[i];

@@ -73,8 +73,9 @@ struct PlanBasis {
   const uint64_t* slot_nodes;  ///< slot_count * node_words words
   uint32_t unit_count;
   const uint64_t* unit_cpus;  ///< unit_count * cpu_words words
-  /// auto only (nullptr otherwise): for each unit, a physical core, its node number and its last-level
-  /// cache's index (2 words per unit); units run by node, then cache, then CPU. See core/plan_auto.h.
+  /// auto only (nullptr otherwise): for each unit, a physical core, its node number, its last-level cache's
+  /// index and its thread count (3 words per unit); units run by node, then cache, then CPU. See
+  /// core/plan_auto.h.
   const uint32_t* unit_domains;
   uint32_t llc_level;  ///< auto: the cache level of the last-level caches (3 for L3), 0 when unknown
   /// The policy and memory policy as the user wrote them, for messages ("exclusive", "cpus:1|0").

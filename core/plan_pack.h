@@ -25,7 +25,8 @@ struct Draft {
   std::string label, device;
 };
 
-/// auto's extra data: two words per unit (node number, last-level cache index) and the caches' level.
+/// auto's extra data: three words per unit (node number, last-level cache index, threads) and the caches'
+/// level.
 struct AutoUnits {
   std::vector<uint32_t> domains;
   uint32_t llc_level = 0;
