@@ -61,7 +61,7 @@ void Weigh(const PlanBasis& b, uint32_t level, uint64_t index, uint64_t count, u
   uint64_t total = 0;
   for (uint32_t u = *a; u < *e; ++u) total += Weight(b, u, by_threads);
   *sub = 0, *there = 1;
-  if (total == 0) return;  // a malformed block only (units without CPUs)
+  if (total == 0) return;                                       // a malformed block only (units without CPUs)
   uint64_t anchor = index * total / count, before = 0, at = 0;  // weight before the item, before unit u
   uint32_t start = *a;
   for (uint32_t u = *a; u < *e; ++u) {
@@ -119,9 +119,10 @@ const char* CacheName(const PlanBasis& basis) {
 namespace {
 
 // PlaceAuto without its fallback for nodes. Child-safe: arithmetic on the basis, writes only into *out.
-void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes, uint64_t index, uint64_t count,
-           RankPlan* out) {
+void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes, uint64_t index,
+           uint64_t count, RankPlan* out) {
   AutoShare& s = out->share;
+  if (count == 0 || slot.unit_count == 0) return;  // the caller's contract; nothing to place
   s.group_ranks = static_cast<uint32_t>(count);
   uint32_t a = slot.first_unit, e = slot.first_unit + slot.unit_count;
   s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
@@ -158,7 +159,8 @@ void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes,
   uint64_t first, len;
   if (count <= threads) {
     Block(index, count, threads, &first, &len);
-    s.grain = AutoGrain::kThreads, s.taken = static_cast<uint32_t>(len), s.sharers = static_cast<uint32_t>(count);
+    s.grain = AutoGrain::kThreads, s.taken = static_cast<uint32_t>(len),
+    s.sharers = static_cast<uint32_t>(count);
   } else {
     uint64_t sub, there;
     Spread(index, count, threads, &first, &sub, &there);

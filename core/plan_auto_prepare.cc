@@ -70,8 +70,8 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
   for (uint32_t s = 0; s < basis.slot_count; ++s) {
     if (basis.slots[s].device[0] != '\0') ++devices;
     unknown |= std::string(basis.slots[s].label).find("unknown") != std::string::npos;
-    nodes.UnionWith(NodeSet::FromWords(basis.slot_nodes + static_cast<uint64_t>(s) * basis.node_words,
-                                       basis.node_words));
+    nodes.UnionWith(
+        NodeSet::FromWords(basis.slot_nodes + static_cast<uint64_t>(s) * basis.node_words, basis.node_words));
   }
   std::string where = devices > 0 ? Plural(devices, "device", "devices") + " on " : "no devices, ";
   where += (nodes.Count() == 1 ? "node " : "nodes ") + nodes.ToList();
@@ -107,15 +107,19 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
   std::string taken = Range(taken_lo, taken_hi);
   std::string per = std::to_string(sharers_hi);
   switch (finest) {
-    case AutoGrain::kNodes: line += ": " + taken + (taken_hi == 1 ? " whole node" : " whole nodes") + " per rank"; break;
+    case AutoGrain::kNodes:
+      line += ": " + taken + (taken_hi == 1 ? " whole node" : " whole nodes") + " per rank";
+      break;
     case AutoGrain::kCaches:
       line += ": " + taken + " whole " + cache + " per rank (of " + std::to_string(of_hi) + " per node)";
       break;
     case AutoGrain::kCores:
-      line += ": " + taken + (taken_hi == 1 ? " core" : " cores") + " per rank in one " + cache + " (up to " + per + " ranks per " + cache + ")";
+      line += ": " + taken + (taken_hi == 1 ? " core" : " cores") + " per rank in one " + cache + " (up to " +
+              per + " ranks per " + cache + ")";
       break;
     case AutoGrain::kThreads:
-      line += ": " + taken + (taken_hi == 1 ? " thread" : " threads") + " per rank in one core (up to " + per + " ranks per core)";
+      line += ": " + taken + (taken_hi == 1 ? " thread" : " threads") + " per rank in one core (up to " +
+              per + " ranks per core)";
       break;
     case AutoGrain::kShared: line += ": oversubscribed, up to " + per + " ranks per thread"; break;
   }

@@ -251,7 +251,8 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   m.replaced = replaced;
   // auto says what share it gave the rank (core/plan_auto.h).
   char share[96] = "";
-  if (basis->policy == core::PolicyKind::kAuto) core::FormatAutoShare(*basis, plan.share, share, sizeof(share));
+  if (basis->policy == core::PolicyKind::kAuto)
+    core::FormatAutoShare(*basis, plan.share, share, sizeof(share));
   if (g_state.config.log_format == config::LogFormat::kJson) {
     JsonBound(line, {again, &m, path, cpus, basis->cpu_words, nodes, basis->node_words,
                      memory_denied ? "unchanged" : core::MemoryName(plan.memory), plan.device, entry,

@@ -35,7 +35,8 @@ const char kT64[] = "synthetic:pack:2 numa:2 l3:2 core:4 pu:2";
 
 std::string Join(const PlanBasis& b, uint32_t n, bool nodes = false) {
   std::string s;
-  for (const RankText& t : PlanAll(b, n)) s += (s.empty() ? "" : " | ") + (t.ok ? (nodes ? t.nodes : t.cpus) : "!" + t.error);
+  for (const RankText& t : PlanAll(b, n))
+    s += (s.empty() ? "" : " | ") + (t.ok ? (nodes ? t.nodes : t.cpus) : "!" + t.error);
   return s;
 }
 
@@ -71,7 +72,9 @@ std::string Shares(const PlanBasis& b, uint32_t n) {
   return s;
 }
 
-bool StartsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+bool StartsWith(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
 
 std::string Decision(const PlanBasis& b, uint32_t n) {
   std::vector<AutoShare> shares;
@@ -108,7 +111,8 @@ Test(auto_policy, spreads_without_devices) {
   STR_EQ(Join(*b.basis, 8, true), "0 | 0 | 1 | 1 | 2 | 2 | 3 | 3");
   // 5 ranks: node 0 takes two (one L3 each), the others one node each.
   STR_EQ(Join(*b.basis, 5), "0-7 | 8-15 | 16-31 | 32-47 | 48-63");
-  cr_assert(StartsWith(Join(*b.basis, 16), "0-3 | 4-7 | 8-11 | 12-15 | "), "%s", Join(*b.basis, 16).c_str());  // 2 cores of one L3 each
+  cr_assert(StartsWith(Join(*b.basis, 16), "0-3 | 4-7 | 8-11 | 12-15 | "), "%s",
+            Join(*b.basis, 16).c_str());  // 2 cores of one L3 each
   std::vector<RankText> one_pu = PlanAll(*b.basis, 64);
   for (uint32_t r = 0; r < 64; ++r) STR_EQ(one_pu[r].cpus, std::to_string(r));
   std::vector<RankText> shared = PlanAll(*b.basis, 128);  // oversubscribed: two ranks per thread
@@ -120,16 +124,22 @@ Test(auto_policy, says_what_each_rank_got) {
   Prepare(Load(kT64), "none", &b);
   STR_EQ(Shares(*b.basis, 1), "all 4 nodes");
   STR_EQ(Shares(*b.basis, 3), "2 of 4 nodes | whole node 2 | whole node 3");
-  cr_assert(StartsWith(Shares(*b.basis, 8), "1 of 2 L3 of node 0 | 1 of 2 L3 of node 0"), "%s", Shares(*b.basis, 8).c_str());
-  cr_assert(StartsWith(Shares(*b.basis, 16), "2 of 4 cores of one L3 of node 0"), "%s", Shares(*b.basis, 16).c_str());
-  cr_assert(StartsWith(Shares(*b.basis, 64), "1 of 2 threads of one core of node 0 | "), "%s", Shares(*b.basis, 64).c_str());
-  cr_assert(StartsWith(Shares(*b.basis, 128), "1 thread shared by 2 ranks (node 0) "), "%s", Shares(*b.basis, 128).c_str());
-  STR_EQ(Decision(*b.basis, 8),
-         "auto: no devices, nodes 0-3, 8 ranks -> spread over every node: 1 whole L3 per rank (of 2 per node), "
-         "L3 kept whole");
-  STR_EQ(Decision(*b.basis, 16),
-         "auto: no devices, nodes 0-3, 16 ranks -> spread over every node: 2 cores per rank in one L3 (up to 2 "
-         "ranks per L3), L3 split");
+  cr_assert(StartsWith(Shares(*b.basis, 8), "1 of 2 L3 of node 0 | 1 of 2 L3 of node 0"), "%s",
+            Shares(*b.basis, 8).c_str());
+  cr_assert(StartsWith(Shares(*b.basis, 16), "2 of 4 cores of one L3 of node 0"), "%s",
+            Shares(*b.basis, 16).c_str());
+  cr_assert(StartsWith(Shares(*b.basis, 64), "1 of 2 threads of one core of node 0 | "), "%s",
+            Shares(*b.basis, 64).c_str());
+  cr_assert(StartsWith(Shares(*b.basis, 128), "1 thread shared by 2 ranks (node 0) "), "%s",
+            Shares(*b.basis, 128).c_str());
+  STR_EQ(
+      Decision(*b.basis, 8),
+      "auto: no devices, nodes 0-3, 8 ranks -> spread over every node: 1 whole L3 per rank (of 2 per node), "
+      "L3 kept whole");
+  STR_EQ(
+      Decision(*b.basis, 16),
+      "auto: no devices, nodes 0-3, 16 ranks -> spread over every node: 2 cores per rank in one L3 (up to 2 "
+      "ranks per L3), L3 split");
 }
 
 // Layout A's shape: GPUs on nodes 1 and 2. One rank per device node: the whole node; several: exclusive
@@ -142,9 +152,10 @@ Test(auto_policy, devices_node_local_and_exclusive) {
   STR_EQ(Join(*b.basis, 4), "16-23 | 32-39 | 24-31 | 40-47");
   // 3 ranks per node over 2 L3s of 4 cores: by cores, the first L3 takes two ranks (2 cores each).
   STR_EQ(Join(*b.basis, 6), "16-19 | 32-35 | 20-23 | 36-39 | 24-31 | 40-47");
-  STR_EQ(Decision(*b.basis, 2),
-         "auto: 2 devices on nodes 1-2, 2 ranks -> node-local, one rank per device node: 1 whole node per rank, "
-         "L3 kept whole");
+  STR_EQ(
+      Decision(*b.basis, 2),
+      "auto: 2 devices on nodes 1-2, 2 ranks -> node-local, one rank per device node: 1 whole node per rank, "
+      "L3 kept whole");
   STR_EQ(Decision(*b.basis, 4),
          "auto: 2 devices on nodes 1-2, 4 ranks -> exclusive (2 ranks per device node): 1 whole L3 per rank "
          "(of 2 per node), L3 kept whole");
@@ -216,29 +227,31 @@ void CheckInvariants(const Topology& t, const PlanBasis& b, const PlanBasis& nod
     CpuSet cpus = Parse(x.cpus), nodes = Parse(x.nodes);
     cr_assert(!cpus.Empty() && cpus.IsSubsetOf(t.allowed), "%s rank %u/%u: cpus %s", t.source.c_str(), r, n,
               x.cpus.c_str());
-    cr_assert(!nodes.Empty() && nodes.IsSubsetOf(cpu_nodes), "%s rank %u/%u: nodes %s", t.source.c_str(), r, n,
-              x.nodes.c_str());
-    cr_assert(cpus.IsSubsetOf(t.CpusOfNodes(nodes)), "%s rank %u/%u: cpus %s outside nodes %s", t.source.c_str(),
-              r, n, x.cpus.c_str(), x.nodes.c_str());
+    cr_assert(!nodes.Empty() && nodes.IsSubsetOf(cpu_nodes), "%s rank %u/%u: nodes %s", t.source.c_str(), r,
+              n, x.nodes.c_str());
+    cr_assert(cpus.IsSubsetOf(t.CpusOfNodes(nodes)), "%s rank %u/%u: cpus %s outside nodes %s",
+              t.source.c_str(), r, n, x.cpus.c_str(), x.nodes.c_str());
     // The CPUs the rank's group may use: its device's node (the node policy's set), else every allowed CPU
     // of a node (an allowed CPU outside every node, as in 16amd64-8n2c-cpusets.xml, is never planned).
     CpuSet usable = t.CpusOfNodes(t.NodesWithAllowedCpus()).IntersectWith(t.allowed);
     CpuSet scope = devices ? Parse(scopes[r].cpus) : usable.Empty() ? t.allowed : usable;
-    cr_assert(cpus.IsSubsetOf(scope), "%s rank %u/%u: cpus %s not local to its device (%s)", t.source.c_str(), r,
-              n, x.cpus.c_str(), scopes[r].cpus.c_str());
+    cr_assert(cpus.IsSubsetOf(scope), "%s rank %u/%u: cpus %s not local to its device (%s)", t.source.c_str(),
+              r, n, x.cpus.c_str(), scopes[r].cpus.c_str());
     // Part of a cache: then nothing outside it.
     for (const TopoCache& c : t.llcs) {
-      CpuSet mine = c.cpus.Intersect(cpus), there = c.cpus.Intersect(t.CpusOfNodes(nodes)).IntersectWith(scope);
+      CpuSet mine = c.cpus.Intersect(cpus),
+             there = c.cpus.Intersect(t.CpusOfNodes(nodes)).IntersectWith(scope);
       cr_assert(mine.Empty() || mine == there || cpus.IsSubsetOf(c.cpus),
-                "%s rank %u/%u: cpus %s hold part of cache %s and more", t.source.c_str(), r, n, x.cpus.c_str(),
-                c.cpus.ToList().c_str());
+                "%s rank %u/%u: cpus %s hold part of cache %s and more", t.source.c_str(), r, n,
+                x.cpus.c_str(), c.cpus.ToList().c_str());
     }
     // Exclusive while the ranks of its group (same label) do not outnumber the group's CPUs.
     uint32_t sharing = 0;
     for (uint32_t q = 0; q < n; ++q) sharing += ranks[q].label == x.label;
     for (uint32_t q = 0; sharing <= scope.Count() && q < r; ++q)
-      cr_assert(ranks[q].label != x.label || !Parse(ranks[q].cpus).Intersects(cpus), "%s %u ranks: ranks %u and %u overlap (%s, %s)",
-                t.source.c_str(), n, q, r, ranks[q].cpus.c_str(), x.cpus.c_str());
+      cr_assert(ranks[q].label != x.label || !Parse(ranks[q].cpus).Intersects(cpus),
+                "%s %u ranks: ranks %u and %u overlap (%s, %s)", t.source.c_str(), n, q, r,
+                ranks[q].cpus.c_str(), x.cpus.c_str());
   }
 }
 

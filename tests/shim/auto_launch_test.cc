@@ -75,6 +75,7 @@ Test(auto_launch, bash_loop, .timeout = 60) {
 Test(auto_launch, mpirun, .timeout = 60) {
   SkipUnlessCpus01();
   std::string report = Absolute(BuildDir() + "/helpers/report");
-  ExpectAuto("mpirun", {"mpirun.openmpi", "--oversubscribe", "-np", "2", report, "--out", g_dir + "/ranks.jsonl"},
+  ExpectAuto("mpirun",
+             {"mpirun.openmpi", "--oversubscribe", "-np", "2", report, "--out", g_dir + "/ranks.jsonl"},
              {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"});
 }
