@@ -47,7 +47,9 @@ void ItemUnits(const PlanBasis& b, uint32_t a, uint32_t e, uint32_t level, uint6
 // the domain's cores, else its threads (oversubscribed: a core with two threads takes two ranks before a
 // core with one takes a second). Child-safe: pure arithmetic.
 uint64_t Weight(const PlanBasis& b, uint32_t u, bool by_threads) {
-  return by_threads ? b.unit_domains[3 * static_cast<uint64_t>(u) + 2] : 1;
+  if (!by_threads) return 1;
+  uint64_t threads = b.unit_domains[3 * static_cast<uint64_t>(u) + 2], most = 64ull * b.cpu_words;
+  return threads < most ? threads : most;  // a received block's word cannot count more CPUs than a set holds
 }
 
 // Rank `index` of `count` > items of `level` in units [*a, *e), in proportion to the items' weights: the
@@ -69,7 +71,8 @@ void Weigh(const PlanBasis& b, uint32_t level, uint64_t index, uint64_t count, u
     if (u + 1 < *e && Key(b, u + 1, level) == Key(b, u, level)) continue;
     if (anchor < at) {  // the item is units [start, u + 1), weights [before, at)
       uint64_t lo = (before * count + total - 1) / total, hi = (at * count + total - 1) / total;
-      *sub = index - lo, *there = hi - lo;
+      // lo <= index < hi by construction; a received block's absurd counts could wrap the products.
+      *sub = index >= lo ? index - lo : 0, *there = hi > lo ? hi - lo : 0;
       *a = start, *e = u + 1;
       return;
     }
@@ -79,6 +82,8 @@ void Weigh(const PlanBasis& b, uint32_t level, uint64_t index, uint64_t count, u
 
 // Rank `index` of `count` <= items: its first item and how many it takes. Child-safe: pure arithmetic.
 void Block(uint64_t index, uint64_t count, uint64_t items, uint64_t* first, uint64_t* len) {
+  *first = 0, *len = 0;
+  if (count == 0) return;
   uint64_t per = items / count, extra = items % count;
   *first = index * per + (index < extra ? index : extra);
   *len = per + (index < extra ? 1 : 0);
@@ -141,7 +146,8 @@ void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes,
     }
     uint64_t sub, there;
     Weigh(b, level, index, count, &a, &e, &sub, &there);
-    if (there == 1) {  // alone in its item: the whole item
+    if (there == 0 || sub >= there) return;  // only from a malformed block: no CPUs, the caller says so
+    if (there == 1) {                        // alone in its item: the whole item
       for (uint32_t u = a; u < e; ++u) TakeUnit(b, slot_nodes, u, out);
       s.grain = static_cast<AutoGrain>(level);
       s.taken = 1, s.of = items, s.sharers = static_cast<uint32_t>(count);
