@@ -57,7 +57,8 @@ void PrintPlanHelp(FILE* out) {
       "Usage: numabind plan [OPTIONS]\n"
       "\n"
       "Prints where each local rank goes: its device, NUMA nodes, CPUs and memory policy, as the preloaded\n"
-      "library would bind it. Options default to the NUMABIND_* variables.\n"
+      "library would bind it. Options default to the NUMABIND_* variables. With --policy auto, a first line\n"
+      "says what auto decided and why, and a column each rank's share.\n"
       "\n");
   PrintOptions(out, kPlanOptions, kPlanOptionCount);
   fprintf(
