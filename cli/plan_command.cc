@@ -14,6 +14,7 @@
 #include "core/plan_auto.h"
 #include "core/plan_auto_describe.h"
 #include "core/plan_basis.h"
+#include "core/rank_env.h"
 
 namespace numabind::cli {
 namespace {
@@ -27,6 +28,8 @@ const OptionSpec kPlanOptions[] = {
      "number of local ranks (default: the launcher's local size, else one per device or NUMA node)"},
     {"--devices", "NUMABIND_DEVICES", false, "D", "auto, none or PCI bus ids separated by commas"},
     {"--memory", "NUMABIND_MEMORY", false, "M", "local, preferred, bind or interleave"},
+    {"--export", "NUMABIND_EXPORT", false, "E",
+     "none or a comma list of omp, omp-cpus, gpu, nic: show the variables each rank would get"},
     {"--json", nullptr, true, "", "print a JSON array, one object per rank"},
 };
 constexpr size_t kPlanOptionCount = sizeof(kPlanOptions) / sizeof(kPlanOptions[0]);
@@ -47,7 +50,27 @@ struct RankRow {
   bool ok;
   std::string device, nodes, cpus, memory, error;
   std::string share;  ///< auto: what share of its group the rank got
+  std::vector<std::string> exports;  ///< NUMABIND_EXPORT's "NAME=value" entries
+  std::string note;                  ///< what was asked for and not exported, and why
 };
+
+/// The rank's NUMABIND_EXPORT entries, from the builder the library runs in the rank's exec.
+void AddExports(const core::PlanBasis& basis, const core::RankPlan& plan, uint8_t exports,
+                const char* const* env, RankRow* row) {
+  core::RankEnv built;
+  size_t need = core::BuildRankEnv(basis, plan, exports, env, nullptr, 0, &built);
+  std::vector<char> buf(std::min(need, core::kRankEnvMax) + 1);
+  core::BuildRankEnv(basis, plan, exports, env, buf.data(), std::min(need, core::kRankEnvMax), &built);
+  for (int i = 0; i < built.count; ++i) row->exports.emplace_back(built.entries[i]);
+  row->note = built.note;
+}
+
+std::string JoinExports(const RankRow& row) {
+  std::string s;
+  for (const std::string& e : row.exports) s += (s.empty() ? "" : " ") + e;
+  if (!row.note.empty()) s += (s.empty() ? "(" : " (") + row.note + ")";
+  return s.empty() ? "-" : s;
+}
 
 }  // namespace
 
@@ -136,6 +159,7 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
         row.share = share;
         shares.push_back(plan.share);
       }
+      if (cfg.exports != 0) AddExports(*basis, plan, cfg.exports, merged.get(), &row);
     } else {
       row.error = plan.error;
       if (row.error.empty()) row.error = "rank " + std::to_string(r) + ": cannot be placed";
@@ -159,6 +183,15 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
         if (is_auto)
           fprintf(out, ",\"auto\":{\"decision\":%s,\"share\":%s}", JsonString(decision).c_str(),
                   JsonString(row.share).c_str());
+        if (cfg.exports != 0) {
+          fprintf(out, ",\"exports\":{");
+          for (size_t e = 0; e < row.exports.size(); ++e) {
+            size_t eq = row.exports[e].find('=');
+            fprintf(out, "%s%s:%s", e > 0 ? "," : "", JsonString(row.exports[e].substr(0, eq)).c_str(),
+                    JsonString(row.exports[e].substr(eq + 1)).c_str());
+          }
+          fprintf(out, "},\"export_note\":%s", row.note.empty() ? "null" : JsonString(row.note).c_str());
+        }
         fprintf(out, "}");
       } else {
         fprintf(out, "  {\"rank\":%u,\"error\":%s}", row.rank, JsonString(row.error).c_str());
@@ -173,11 +206,13 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
       fprintf(out, "%s\n", decision.c_str());
       table[0].push_back("auto share");
     }
+    if (cfg.exports != 0) table[0].push_back("exports");
     for (const RankRow& row : rows) {
       if (row.ok) {
         table.push_back({std::to_string(row.rank), row.device.empty() ? "-" : row.device, row.nodes, row.cpus,
                          row.memory});
         if (is_auto) table.back().push_back(row.share);
+        if (cfg.exports != 0) table.back().push_back(JoinExports(row));
       } else {
         table.push_back({std::to_string(row.rank), "error: " + row.error});
       }

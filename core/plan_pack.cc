@@ -40,7 +40,8 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, b
   size_t slots_off = align8(sizeof(PlanBasis));
   size_t nodes_off = align8(slots_off + drafts.size() * sizeof(PlanSlot));
   size_t units_off = nodes_off + drafts.size() * node_words * sizeof(uint64_t);
-  size_t domains_off = units_off + units.size() * cpu_words * sizeof(uint64_t);
+  size_t siblings_off = units_off + units.size() * cpu_words * sizeof(uint64_t);
+  size_t domains_off = siblings_off + static_cast<size_t>(cpu_words) * 64 * sizeof(uint32_t);
   size_t total = align8(domains_off + extra.domains.size() * sizeof(uint32_t));
   char* block = static_cast<char*>(calloc(1, total));
   if (!block) {
@@ -51,6 +52,7 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, b
   PlanSlot* slots = reinterpret_cast<PlanSlot*>(block + slots_off);
   uint64_t* slot_nodes = reinterpret_cast<uint64_t*>(block + nodes_off);
   uint64_t* unit_cpus = reinterpret_cast<uint64_t*>(block + units_off);
+  uint32_t* siblings = reinterpret_cast<uint32_t*>(block + siblings_off);
   basis->policy = policy.kind;
   basis->memory = memory;
   basis->spread_in_blocks = spread;
@@ -76,9 +78,23 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, b
     slots[i].unit_count = drafts[i].unit_count;
     CopyText(slots[i].label, sizeof slots[i].label, drafts[i].label);
     CopyText(slots[i].device, sizeof slots[i].device, drafts[i].device);
+    slots[i].device_vendor = drafts[i].vendor;
+    slots[i].device_ordinal = drafts[i].ordinal;
     drafts[i].nodes.CopyTo(slot_nodes + i * node_words, node_words);
   }
   for (size_t i = 0; i < units.size(); ++i) units[i].CopyTo(unit_cpus + i * cpu_words, cpu_words);
+  // SMT siblings as rings (ascending, then back to the core's lowest CPU): OMP_PLACES per core.
+  uint32_t bits = cpu_words * 64;
+  for (uint32_t c = 0; c < bits; ++c) siblings[c] = c;
+  for (const TopoCore& core : topo.cores) {
+    int64_t first = core.cpus.First();
+    for (int64_t c = first; c >= 0 && c < bits;) {
+      int64_t next = core.cpus.Next(c);
+      siblings[c] = static_cast<uint32_t>(next >= 0 && next < bits ? next : first);
+      c = next;
+    }
+  }
+  basis->cpu_sibling = siblings;
   return basis;
 }
 

@@ -23,6 +23,8 @@ struct Draft {
   NodeSet nodes;
   uint32_t first_unit = 0, unit_count = 0;
   std::string label, device;
+  uint32_t vendor = 0;
+  int32_t ordinal = -1;
 };
 
 /// auto's extra data: three words per unit (node number, last-level cache index, threads) and the caches'

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "core/devices.h"
 #include "core/plan_pack.h"
@@ -35,7 +36,24 @@ struct Target {
   NodeSet nodes;
   bool unknown = false;  // locality unknown: every node, every allowed CPU
   std::string device;
+  uint32_t vendor = 0;
+  int32_t ordinal = -1;
 };
+
+// The index of `d` among the topology's accelerators of its vendor in bus id order: the number CUDA and
+// ROCm give it when nothing hides devices (CUDA_DEVICE_ORDER=PCI_BUS_ID; see core/devices.cc). -1 when
+// the topology does not have it.
+int32_t Ordinal(const Topology& topo, const PciDevice& d) {
+  int32_t before = 0;
+  bool found = false;
+  auto key = [](const PciDevice& p) { return std::make_tuple(p.domain, p.bus, p.dev, p.func); };
+  for (const PciDevice& p : topo.pci) {
+    if (!IsAccelerator(p) || p.vendor != d.vendor) continue;
+    if (p.bus_id == d.bus_id) found = true;
+    if (key(p) < key(d)) ++before;
+  }
+  return found ? before : -1;
+}
 
 std::string NodeLabel(const NodeSet& nodes, bool unknown) {
   std::string l = "node " + nodes.ToList();
@@ -134,6 +152,8 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
     for (const PciDevice& d : devices) {
       Target t;
       t.device = d.bus_id;
+      t.vendor = d.vendor;
+      t.ordinal = Ordinal(topo, d);
       t.nodes = d.nodes.Intersect(cpu_nodes);
       if (!d.locality_known || t.nodes.Empty()) {
         t.nodes = cpu_nodes;
@@ -254,6 +274,8 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
     d.unit_count = g.unit_count;
     d.label = g.label;
     d.device = targets[i].device;
+    d.vendor = targets[i].vendor;
+    d.ordinal = targets[i].ordinal;
     drafts.push_back(d);
   }
   return Pack(topo, policy, memory, spread, drafts, units, extra, err);

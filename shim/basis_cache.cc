@@ -26,7 +26,7 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-constexpr char kMagic[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', '2'};  // 2: PlanBasis::unit_domains (auto)
+constexpr char kMagic[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', '3'};  // 3: PlanBasis::unit_domains (auto)
 constexpr size_t kMaxFrame = 64u << 20;
 
 struct FileHeader {
