@@ -23,7 +23,7 @@ PURE_FLAGS := -fno-exceptions -fno-rtti -fno-threadsafe-statics -fvisibility=hid
               -fno-stack-protector -fno-tree-loop-distribute-patterns
 HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 
-PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc core/plan_nics.cc core/rank_env.cc
+PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc core/plan_nics.cc core/rank_env.cc core/plan_auto.cc
 CORE_SRCS := $(filter-out $(PURE_SRCS),$(wildcard core/*.cc))
 SHIM_SRCS := $(wildcard shim/*.cc)
 SHIM_ASM := $(wildcard shim/*.S)
@@ -127,7 +127,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -I. -D_GNU_SOURCE $(FUZZ_SAN)
 FUZZ_UNITS := $(wildcard config/*.cc) core/cpu_set.cc core/devices.cc core/plan_basis.cc core/plan_nics.cc \
-              core/policy_parse.cc core/rank_env.cc core/topology.cc shim/text.cc
+              core/plan_auto.cc core/policy_parse.cc core/rank_env.cc core/topology.cc shim/text.cc
 FUZZ_SRCS := $(wildcard fuzz/*_fuzz.cc)
 FUZZ_BINS := $(patsubst fuzz/%.cc,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS := $(patsubst %.cc,$(BUILD)/fuzz/obj/%.o,$(FUZZ_UNITS))
@@ -202,6 +202,11 @@ bench: deps
 # README.md's variable table comes from config/vars.cc; a CLI test fails when they drift.
 readme-vars: $(CLI)
 	BUILD=$(BUILD) scripts/readme-vars.sh --update README.md
+
+# The table of auto's decisions in tests/data/topologies/README.md (tests/cli/auto_table_test.cc checks it).
+.PHONY: auto-table
+auto-table: $(CLI)
+	BUILD=$(BUILD) scripts/auto_table.sh --update
 
 check-abi: $(LIB)
 	BUILD=$(BUILD) scripts/check-abi.sh $(LIB)

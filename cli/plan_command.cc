@@ -12,6 +12,8 @@
 #include "config/grammar.h"
 #include "config/rank_count.h"
 #include "core/core_api.h"
+#include "core/plan_auto.h"
+#include "core/plan_auto_describe.h"
 #include "core/plan_basis.h"
 #include "core/rank_env.h"
 
@@ -22,7 +24,7 @@ const OptionSpec kPlanOptions[] = {
     {"--topology", "NUMABIND_TOPOLOGY", false, "FILE|synthetic:DESC",
      "plan on an hwloc XML file or synthetic topology instead of this machine"},
     {"--policy", "NUMABIND_POLICY", false, "P",
-     "node, socket, exclusive, core-complex, cpus:LIST|... or nodes:LIST|... (default node)"},
+     "node, socket, exclusive, core-complex, auto, cpus:LIST|... or nodes:LIST|... (default node)"},
     {"--ranks", "NUMABIND_NRANKS", false, "N",
      "number of local ranks (default: the launcher's local size, else one per device or NUMA node)"},
     {"--devices", "NUMABIND_DEVICES", false, "D", "auto, none or PCI bus ids separated by commas"},
@@ -48,6 +50,7 @@ struct RankRow {
   uint32_t rank;
   bool ok;
   std::string device, nodes, cpus, memory, nics, error;
+  std::string share;                 ///< auto: what share of its group the rank got
   std::vector<std::string> exports;  ///< NUMABIND_EXPORT's "NAME=value" entries
   std::string note;                  ///< what was asked for and not exported, and why
 };
@@ -78,7 +81,8 @@ void PrintPlanHelp(FILE* out) {
       "Usage: numabind plan [OPTIONS]\n"
       "\n"
       "Prints where each local rank goes: its device, NUMA nodes, CPUs and memory policy, as the preloaded\n"
-      "library would bind it. Options default to the NUMABIND_* variables.\n"
+      "library would bind it. Options default to the NUMABIND_* variables. With --policy auto, a first line\n"
+      "says what auto decided and why, and a column each rank's share.\n"
       "\n");
   PrintOptions(out, kPlanOptions, kPlanOptionCount);
   fprintf(
@@ -135,6 +139,8 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   std::vector<RankRow> rows;
   std::vector<uint64_t> cpus(basis->cpu_words), nodes(basis->node_words);
   bool all_ok = true, any_nics = false;
+  bool is_auto = basis->policy == core::PolicyKind::kAuto;
+  std::vector<core::AutoShare> shares;
   for (uint32_t r = 0; r < nranks; ++r) {
     core::RankPlan plan{};
     std::fill(cpus.begin(), cpus.end(), 0);
@@ -151,6 +157,12 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
       row.memory = core::MemoryName(plan.memory);
       row.nics = plan.nics != nullptr ? plan.nics : "";
       any_nics = any_nics || !row.nics.empty();
+      if (is_auto) {
+        char share[96];
+        core::FormatAutoShare(*basis, plan.share, share, sizeof(share));
+        row.share = share;
+        shares.push_back(plan.share);
+      }
       if (cfg.exports != 0) AddExports(*basis, plan, cfg.exports, merged.get(), &row);
     } else {
       row.error = plan.error;
@@ -159,6 +171,8 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     }
     rows.push_back(std::move(row));
   }
+  // auto says what it decided and why (README: Policies).
+  std::string decision = is_auto ? core::DescribeAuto(*basis, nranks, shares) : "";
   // The rows hold copies of what they need; LeakSanitizer (make test's asan suites) checks the command.
   free(const_cast<core::PlanBasis*>(basis));
 
@@ -171,6 +185,9 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
                 JsonString(row.device).c_str(), JsonString(row.nodes).c_str(), JsonString(row.cpus).c_str(),
                 JsonString(row.memory).c_str());
         if (request.want_nics) fprintf(out, ",\"nics\":%s", JsonString(row.nics).c_str());
+        if (is_auto)
+          fprintf(out, ",\"auto\":{\"decision\":%s,\"share\":%s}", JsonString(decision).c_str(),
+                  JsonString(row.share).c_str());
         if (cfg.exports != 0) {
           fprintf(out, ",\"exports\":{");
           for (size_t e = 0; e < row.exports.size(); ++e) {
@@ -190,12 +207,17 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   } else {
     std::vector<std::vector<std::string>> table;
     table.push_back({"rank", "device", "nodes", "cpus", "memory"});
+    if (is_auto) {
+      fprintf(out, "%s\n", decision.c_str());
+      table[0].push_back("auto share");
+    }
     if (any_nics) table.back().push_back("nics");
     if (cfg.exports != 0) table[0].push_back("exports");
     for (const RankRow& row : rows) {
       if (row.ok) {
         table.push_back({std::to_string(row.rank), row.device.empty() ? "-" : row.device, row.nodes, row.cpus,
                          row.memory});
+        if (is_auto) table.back().push_back(row.share);
         if (any_nics) table.back().push_back(row.nics.empty() ? "-" : row.nics);
         if (cfg.exports != 0) table.back().push_back(JoinExports(row));
       } else {

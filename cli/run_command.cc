@@ -20,7 +20,7 @@ namespace {
 
 const OptionSpec kRunOptions[] = {
     {"--policy", "NUMABIND_POLICY", false, "P",
-     "node, socket, exclusive, core-complex, cpus:LIST|... or nodes:LIST|... (required unless set)"},
+     "node, socket, exclusive, core-complex, auto, cpus:LIST|... or nodes:LIST|... (required unless set)"},
     {"--memory", "NUMABIND_MEMORY", false, "M", "local, preferred, bind or interleave"},
     {"--devices", "NUMABIND_DEVICES", false, "D", "auto, none or PCI bus ids separated by commas"},
     {"--ranks", "NUMABIND_NRANKS", false, "N", "number of local ranks, when the launcher does not tell"},

@@ -123,7 +123,8 @@ bool ParsePolicyText(const char* value, PolicyText* out, char* why, size_t cap) 
   } kKeywords[] = {{"node", PolicyForm::kNode},
                    {"socket", PolicyForm::kSocket},
                    {"exclusive", PolicyForm::kExclusive},
-                   {"core-complex", PolicyForm::kCoreComplex}};
+                   {"core-complex", PolicyForm::kCoreComplex},
+                   {"auto", PolicyForm::kAuto}};
   for (const auto& k : kKeywords) {
     if (Eq(value, k.name)) {
       out->form = k.form;
@@ -144,7 +145,7 @@ bool ParsePolicyText(const char* value, PolicyText* out, char* why, size_t cap) 
     what = "node";
     max_id = kMaxNodeId;
   } else {
-    w.Put("expected node, socket, exclusive, core-complex, cpus:LIST|LIST... or nodes:LIST|LIST...");
+    w.Put("expected node, socket, exclusive, core-complex, auto, cpus:LIST|LIST... or nodes:LIST|LIST...");
     return false;
   }
   uint32_t entry = 1;

@@ -18,7 +18,7 @@ constexpr uint32_t kMaxNodeId = 1023;
 /// The most entries a map expands to, after *N repeats (a bound on the planner's time and memory).
 constexpr uint32_t kMaxMapEntries = 4096;
 
-enum class PolicyForm : uint8_t { kNode, kSocket, kExclusive, kCoreComplex, kCpuMap, kNodeMap };
+enum class PolicyForm : uint8_t { kNode, kSocket, kExclusive, kCoreComplex, kCpuMap, kNodeMap, kAuto };
 
 struct PolicyText {
   PolicyForm form = PolicyForm::kNode;

@@ -9,13 +9,16 @@ namespace numabind::config {
 const char kDefaultMatch[] = "*-c from multiprocessing.spawn import spawn_main*--multiprocessing-fork*";
 
 const VarInfo kVars[] = {
-    {"NUMABIND_POLICY", "node|socket|exclusive|core-complex|cpus:LIST|LIST...|nodes:LIST|LIST...", nullptr,
-     "numabind does nothing",
+    {"NUMABIND_POLICY", "node|socket|exclusive|core-complex|auto|cpus:LIST|LIST...|nodes:LIST|LIST...",
+     nullptr, "numabind does nothing",
      "How each local rank is placed; numabind acts only when this is set. node: every CPU of the NUMA node "
      "nearest the rank's device; socket: every CPU of the package holding that node; exclusive: that node's "
      "physical cores shared out among its ranks, SMT siblings kept together; core-complex: one last-level "
      "cache of that node per rank. Without devices, ranks are spread over the NUMA nodes in contiguous "
-     "blocks. cpus: and nodes: are explicit per-rank maps: entries separated by |, each a list such as "
+     "blocks. auto: no configuration: the device's node when a rank is alone there, else exclusive blocks "
+     "of whole last-level caches, then cores, then threads; without devices the same over every node with "
+     "CPUs (README: Policies). cpus: and nodes: are explicit per-rank maps: entries separated by |, each a "
+     "list such as "
      "0-3,8 (CPUs up to 65535, nodes up to 1023), *N repeats an entry (4096 entries in all), ranks wrap "
      "around."},
     {"NUMABIND_MEMORY", "local|preferred|bind|interleave", "local", nullptr,

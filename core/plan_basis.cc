@@ -8,40 +8,14 @@
 
 #include "core/plan_basis.h"
 
+#include "core/plan_auto.h"
+#include "core/text_writer.h"
+
 namespace numabind::core {
 
 namespace {
 
-// Appends text to a fixed buffer, always NUL-terminated, counting what it would need (like snprintf).
-// Child-safe: writes only into the caller's buffer.
-struct Writer {
-  char* buf;
-  size_t cap;
-  size_t len;
-
-  // Child-safe: writes one character into the caller's buffer.
-  void Put(char c) {
-    if (cap > 0 && len + 1 < cap) {
-      buf[len] = c;
-      buf[len + 1] = '\0';
-    }
-    ++len;
-  }
-  // Child-safe: copies a NUL-terminated string through Put.
-  void Str(const char* s) {
-    while (s && *s) Put(*s++);
-  }
-  // Child-safe: decimal digits on the stack, no snprintf.
-  void Uint(uint64_t v) {
-    char digits[24];
-    int n = 0;
-    do {
-      digits[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    while (n > 0) Put(digits[--n]);
-  }
-};
+using Writer = TextWriter;
 
 // Child-safe: pure arithmetic.
 uint32_t PopCount(uint64_t w) {
@@ -166,6 +140,7 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   out->device_ordinal = -1;
   out->nics = "";
   out->error[0] = '\0';
+  out->share = AutoShare{};
   if (basis.slot_count == 0) {
     Writer w = ErrorStart(basis, rank, out);
     w.Str("no place to put ranks");
@@ -205,7 +180,8 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
 
   switch (basis.policy) {
     case PolicyKind::kExclusive:
-    case PolicyKind::kCoreComplex: {
+    case PolicyKind::kCoreComplex:
+    case PolicyKind::kAuto: {
       // This rank's index among the ranks whose slots share its group, and how many there are: O(slots),
       // not O(ranks).
       uint64_t index = 0, count = 0;
@@ -213,6 +189,10 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
         if (basis.slots[t].group != slot.group) continue;
         index += RanksOnSlot(basis, t, rank, n);
         count += RanksOnSlot(basis, t, n, n);
+      }
+      if (basis.policy == PolicyKind::kAuto) {
+        PlaceAuto(basis, slot, index, count, out);
+        break;
       }
       if (basis.policy == PolicyKind::kCoreComplex) {
         OrWords(out->cpus, units + (index % slot.unit_count) * basis.cpu_words, basis.cpu_words);
@@ -261,6 +241,9 @@ void BasisToOffsets(PlanBasis* basis) {
   basis->slot_nodes =
       reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->slot_nodes) - base);
   basis->unit_cpus = reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->unit_cpus) - base);
+  if (basis->unit_domains != nullptr)  // offset 0 (the header) stands for none
+    basis->unit_domains =
+        reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->unit_domains) - base);
   basis->cpu_sibling =
       reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->cpu_sibling) - base);
   NicsToOffsets(basis);
@@ -273,7 +256,7 @@ bool BasisFromOffsets(void* block, size_t size) {
   // The enums and the bool are read as bytes first: loading a bool or enum that holds another value is
   // undefined behaviour (found by fuzz/plan_basis_fuzz.cc).
   const uint8_t* raw = static_cast<const uint8_t*>(block);
-  if (raw[offsetof(PlanBasis, policy)] > static_cast<uint8_t>(PolicyKind::kNodeMap) ||
+  if (raw[offsetof(PlanBasis, policy)] > static_cast<uint8_t>(PolicyKind::kAuto) ||
       raw[offsetof(PlanBasis, memory)] > static_cast<uint8_t>(MemoryKind::kInterleave) ||
       raw[offsetof(PlanBasis, spread_in_blocks)] > 1) {
     return false;
@@ -297,6 +280,11 @@ bool BasisFromOffsets(void* block, size_t size) {
     return false;
   }
   if (!NicsFromOffsets(block, size)) return false;
+  // auto reads three domain words per unit; other policies none.
+  uintptr_t domains = reinterpret_cast<uintptr_t>(b->unit_domains);
+  bool is_auto = raw[offsetof(PlanBasis, policy)] == static_cast<uint8_t>(PolicyKind::kAuto);
+  if (is_auto ? !inside(domains, static_cast<uint64_t>(b->unit_count) * 3, sizeof(uint32_t)) : domains != 0)
+    return false;
   for (uint32_t i = 0; i < b->slot_count; ++i) {
     PlanSlot& s = reinterpret_cast<PlanSlot*>(static_cast<char*>(block) + slots)[i];
     if (s.first_unit > b->unit_count || s.unit_count > b->unit_count - s.first_unit) return false;
@@ -315,6 +303,7 @@ bool BasisFromOffsets(void* block, size_t size) {
   b->slots = reinterpret_cast<const PlanSlot*>(base + slots);
   b->slot_nodes = reinterpret_cast<const uint64_t*>(base + nodes);
   b->unit_cpus = reinterpret_cast<const uint64_t*>(base + units);
+  b->unit_domains = is_auto ? reinterpret_cast<const uint32_t*>(base + domains) : nullptr;
   b->cpu_sibling = reinterpret_cast<const uint32_t*>(base + siblings);
   Printable(b->policy_text, sizeof(b->policy_text));
   Printable(b->memory_text, sizeof(b->memory_text));

@@ -29,6 +29,7 @@ enum class PolicyKind : uint8_t {
   kCoreComplex,  ///< one last-level cache domain of that node per rank, wrapping
   kCpuMap,       ///< explicit `cpus:A|B|...`, entry rank mod count
   kNodeMap,      ///< explicit `nodes:A|B|...`, entry rank mod count
+  kAuto,         ///< zero configuration: the group's nodes, caches, cores, threads shared out (plan_auto.h)
 };
 
 /// Memory policy applied with set_mempolicy over the rank's nodes.
@@ -91,6 +92,11 @@ struct PlanBasis {
   const uint64_t* slot_nodes;  ///< slot_count * node_words words
   uint32_t unit_count;
   const uint64_t* unit_cpus;  ///< unit_count * cpu_words words
+  /// auto only (nullptr otherwise): for each unit, a physical core, its node number, its last-level cache's
+  /// index and its thread count (3 words per unit); units run by node, then cache, then CPU. See
+  /// core/plan_auto.h.
+  const uint32_t* unit_domains;
+  uint32_t llc_level;  ///< auto: the cache level of the last-level caches (3 for L3), 0 when unknown
   /// The policy and memory policy as the user wrote them, for messages ("exclusive", "cpus:1|0").
   char policy_text[64];
   char memory_text[16];
@@ -109,6 +115,18 @@ struct PlanBasis {
   const char* nic_text;
 };
 
+/// The level at which auto shared out a rank's group: whole nodes, whole last-level caches of one node,
+/// cores of one cache, threads of one core, or one thread that several ranks share (oversubscribed).
+enum class AutoGrain : uint8_t { kNodes, kCaches, kCores, kThreads, kShared };
+
+/// What auto gave a rank: `taken` of the `of` items of its grain in the domain (the group's nodes, one
+/// node, one cache, one core) that was shared out among `sharers` ranks; `group_ranks` ranks share the
+/// rank's group (its device's nodes, or every node without devices); `node` is its first unit's node.
+struct AutoShare {
+  AutoGrain grain;
+  uint32_t taken, of, sharers, group_ranks, node;
+};
+
 /// Where one rank goes. The caller provides the storage: cpus must hold basis.cpu_words words and nodes
 /// basis.node_words words.
 struct RankPlan {
@@ -122,6 +140,8 @@ struct RankPlan {
   /// The rank's network rails, comma-separated "name:port" ("mlx5_0:1,mlx5_1:1"), nearest first; points
   /// into the basis; "" when the basis has none for it.
   const char* nics;
+  /// auto only: what share of its group the rank got (FormatAutoShare in core/plan_auto.h writes it).
+  AutoShare share;
   /// Why the rank could not be placed, when ComputeRankPlan returns false: names the rank, the policy and
   /// the reason ("rank 3: policy exclusive: node 0 has 2 cores for 3 ranks").
   char error[160];

@@ -26,34 +26,11 @@
 #include <tuple>
 
 #include "core/devices.h"
-#include "core/nics.h"
+#include "core/plan_pack.h"
 
 namespace numabind::core {
 
 namespace {
-
-void CopyText(char* dst, size_t cap, const std::string& src) {
-  size_t n = src.size() < cap - 1 ? src.size() : cap - 1;
-  if (src.size() > cap - 1 && cap > 4) {
-    n = cap - 4;
-    memcpy(dst, src.data(), n);
-    memcpy(dst + n, "...", 4);
-    return;
-  }
-  memcpy(dst, src.data(), n);
-  dst[n] = '\0';
-}
-
-// One place ranks go, before packing into the basis.
-struct Draft {
-  int32_t group = 0;
-  NodeSet nodes;
-  uint32_t first_unit = 0, unit_count = 0;
-  std::string label, device;
-  uint32_t vendor = 0;
-  int32_t ordinal = -1;
-  NicPlace place;  // where it is, for its network rails
-};
 
 struct Target {
   NodeSet nodes;
@@ -82,88 +59,6 @@ std::string NodeLabel(const NodeSet& nodes, bool unknown) {
   std::string l = "node " + nodes.ToList();
   if (unknown) l += " (locality unknown)";
   return l;
-}
-
-PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, const std::string& memory_text,
-                bool spread, const std::vector<Draft>& drafts, const std::vector<CpuSet>& units,
-                bool want_nics, std::string* err) {
-  std::vector<NicPlace> places;
-  for (const Draft& d : drafts) places.push_back(want_nics ? d.place : NicPlace{"", NodeSet(), true});
-  NicTables nics = want_nics ? BuildNicTables(topo, places) : NicTables{};
-  nics.slot_set.resize(drafts.size(), -1);
-  if (nics.text.empty()) nics.text.assign(1, '\0');
-  uint32_t cpu_words = std::max({topo.complete.UsedWords(), topo.allowed.UsedWords(), 1u});
-  for (const CpuSet& u : units) cpu_words = std::max(cpu_words, u.UsedWords());
-  uint32_t node_words = std::max((topo.NodeLimit() + 63) / 64, 1u);
-  for (const Draft& d : drafts) node_words = std::max(node_words, d.nodes.UsedWords());
-
-  auto align8 = [](size_t v) { return (v + 7) & ~size_t{7}; };
-  size_t slots_off = align8(sizeof(PlanBasis));
-  size_t nodes_off = align8(slots_off + drafts.size() * sizeof(PlanSlot));
-  size_t units_off = nodes_off + drafts.size() * node_words * sizeof(uint64_t);
-  size_t siblings_off = units_off + units.size() * cpu_words * sizeof(uint64_t);
-  size_t sets_off = siblings_off + static_cast<size_t>(cpu_words) * 64 * sizeof(uint32_t);
-  size_t ranges_off = sets_off + nics.sets.size() * sizeof(PlanNicSet);
-  size_t text_off = ranges_off + nics.ranges.size() * sizeof(uint32_t);
-  size_t total = align8(text_off + nics.text.size());
-  char* block = static_cast<char*>(calloc(1, total));
-  if (!block) {
-    *err = "out of memory preparing the plan";
-    return nullptr;
-  }
-  PlanBasis* basis = reinterpret_cast<PlanBasis*>(block);
-  PlanSlot* slots = reinterpret_cast<PlanSlot*>(block + slots_off);
-  uint64_t* slot_nodes = reinterpret_cast<uint64_t*>(block + nodes_off);
-  uint64_t* unit_cpus = reinterpret_cast<uint64_t*>(block + units_off);
-  uint32_t* siblings = reinterpret_cast<uint32_t*>(block + siblings_off);
-  basis->policy = policy.kind;
-  basis->memory = memory;
-  basis->spread_in_blocks = spread;
-  basis->cpu_words = cpu_words;
-  basis->node_words = node_words;
-  basis->slot_count = static_cast<uint32_t>(drafts.size());
-  basis->slots = slots;
-  basis->slot_nodes = slot_nodes;
-  basis->unit_count = static_cast<uint32_t>(units.size());
-  basis->unit_cpus = unit_cpus;
-  basis->total_bytes = total;
-  basis->nic_set_count = static_cast<uint32_t>(nics.sets.size());
-  basis->nic_range_count = static_cast<uint32_t>(nics.ranges.size());
-  basis->nic_sets = reinterpret_cast<PlanNicSet*>(block + sets_off);
-  basis->nic_ranges = reinterpret_cast<uint32_t*>(block + ranges_off);
-  basis->nic_text = block + text_off;
-  basis->nic_text_bytes = nics.text.size();
-  if (!nics.sets.empty()) memcpy(block + sets_off, nics.sets.data(), nics.sets.size() * sizeof(PlanNicSet));
-  if (!nics.ranges.empty())
-    memcpy(block + ranges_off, nics.ranges.data(), nics.ranges.size() * sizeof(uint32_t));
-  memcpy(block + text_off, nics.text.data(), nics.text.size());
-  CopyText(basis->policy_text, sizeof basis->policy_text, policy.text);
-  CopyText(basis->memory_text, sizeof basis->memory_text, memory_text);
-  for (size_t i = 0; i < drafts.size(); ++i) {
-    slots[i].group = drafts[i].group;
-    slots[i].first_unit = drafts[i].first_unit;
-    slots[i].unit_count = drafts[i].unit_count;
-    CopyText(slots[i].label, sizeof slots[i].label, drafts[i].label);
-    CopyText(slots[i].device, sizeof slots[i].device, drafts[i].device);
-    slots[i].device_vendor = drafts[i].vendor;
-    slots[i].device_ordinal = drafts[i].ordinal;
-    slots[i].nic_set = nics.slot_set[i];
-    drafts[i].nodes.CopyTo(slot_nodes + i * node_words, node_words);
-  }
-  for (size_t i = 0; i < units.size(); ++i) units[i].CopyTo(unit_cpus + i * cpu_words, cpu_words);
-  // SMT siblings as rings (ascending, then back to the core's lowest CPU): OMP_PLACES per core.
-  uint32_t bits = cpu_words * 64;
-  for (uint32_t c = 0; c < bits; ++c) siblings[c] = c;
-  for (const TopoCore& core : topo.cores) {
-    int64_t first = core.cpus.First();
-    for (int64_t c = first; c >= 0 && c < bits;) {
-      int64_t next = core.cpus.Next(c);
-      siblings[c] = static_cast<uint32_t>(next >= 0 && next < bits ? next : first);
-      c = next;
-    }
-  }
-  basis->cpu_sibling = siblings;
-  return basis;
 }
 
 // The distinct cores (or caches) of the PUs in `cpus`, by index.
@@ -198,7 +93,6 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
   MemoryKind memory;
   DeviceSpec spec;
   if (!ParseRequest(request, &policy, &memory, &spec, err)) return nullptr;
-  std::string memory_text = MemoryName(memory);
   if (topo.allowed.Empty()) {
     *err = "no allowed CPUs in the topology of the " + topo.source;
     return nullptr;
@@ -234,7 +128,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
       }
       drafts.push_back(d);
     }
-    return Pack(topo, policy, memory, memory_text, false, drafts, units, request.want_nics, err);
+    return Pack(topo, policy, memory, false, drafts, units, AutoUnits(), request.want_nics, err);
   }
 
   // Where ranks go: devices, or the nodes with allowed CPUs.
@@ -281,10 +175,16 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
   };
   std::vector<Group> groups;
   std::vector<int32_t> group_of;
+  // auto without devices: one group over every node, whose ranks it spreads itself (plan_auto.h).
+  bool one_group = policy.kind == PolicyKind::kAuto && devices.empty();
   for (const Target& t : targets) {
     int32_t g = -1;
     for (size_t i = 0; i < groups.size(); ++i)
       if (groups[i].unknown == t.unknown && groups[i].nodes == t.nodes) g = static_cast<int32_t>(i);
+    if (one_group && !groups.empty()) {
+      groups[0].nodes.UnionWith(t.nodes);
+      g = 0;
+    }
     if (g < 0) {
       g = static_cast<int32_t>(groups.size());
       Group grp;
@@ -295,6 +195,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
     group_of.push_back(g);
   }
 
+  AutoUnits extra;
   for (Group& g : groups) {
     // The CPUs this group may use: its nodes' allowed CPUs; every allowed CPU when the locality is unknown.
     CpuSet scope = g.unknown ? topo.allowed : topo.CpusOfNodes(g.nodes).IntersectWith(topo.allowed);
@@ -359,6 +260,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
         for (auto& c : complexes) units.push_back(c.cpus);
         break;
       }
+      case PolicyKind::kAuto: AddAutoUnits(topo, scope, &units, &extra); break;
       case PolicyKind::kCpuMap:
       case PolicyKind::kNodeMap: break;
     }
@@ -379,7 +281,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
     d.place = NicPlace{targets[i].device, targets[i].nodes, targets[i].unknown};
     drafts.push_back(d);
   }
-  return Pack(topo, policy, memory, memory_text, spread, drafts, units, request.want_nics, err);
+  return Pack(topo, policy, memory, spread, drafts, units, extra, request.want_nics, err);
 }
 
 PlanBasis* Prepare(const numabind_prepare_request& request, std::string* err) {

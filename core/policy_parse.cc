@@ -16,7 +16,7 @@ bool ParsePolicy(const char* text, Policy* out, std::string* err) {
   const char* value = text != nullptr ? text : "";
   if (*value == '\0') {
     *err =
-        "NUMABIND_POLICY is empty: use node, socket, exclusive, core-complex, cpus:LIST|LIST... or "
+        "NUMABIND_POLICY is empty: use node, socket, exclusive, core-complex, auto, cpus:LIST|LIST... or "
         "nodes:LIST|LIST...";
     return false;
   }
@@ -32,6 +32,7 @@ bool ParsePolicy(const char* text, Policy* out, std::string* err) {
     case config::PolicyForm::kSocket: out->kind = PolicyKind::kSocket; return true;
     case config::PolicyForm::kExclusive: out->kind = PolicyKind::kExclusive; return true;
     case config::PolicyForm::kCoreComplex: out->kind = PolicyKind::kCoreComplex; return true;
+    case config::PolicyForm::kAuto: out->kind = PolicyKind::kAuto; return true;
     case config::PolicyForm::kCpuMap: out->kind = PolicyKind::kCpuMap; break;
     case config::PolicyForm::kNodeMap: out->kind = PolicyKind::kNodeMap; break;
   }

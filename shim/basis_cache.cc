@@ -28,8 +28,8 @@ namespace numabind::shim {
 namespace {
 
 // The basis layout's version: change it with PlanBasis so that no process reads a file of another layout
-// (2: slot device ordinals, CPU siblings; 3: NIC tables).
-constexpr char kMagic[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', '3'};
+// (2: slot device ordinals, CPU siblings; 3: NIC tables; 4: PlanBasis::unit_domains for auto).
+constexpr char kMagic[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', '4'};
 constexpr size_t kMaxFrame = 64u << 20;
 
 struct FileHeader {

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "config/rank_count.h"
+#include "core/plan_auto.h"
 #include "shim/json_log.h"
 #include "shim/syscalls.h"
 
@@ -248,10 +249,15 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
     replaced |= saved->cpus[w] != g_state.launcher_cpus[w];
   }
   m.replaced = replaced;
+  // auto says what share it gave the rank (core/plan_auto.h).
+  char share[96] = "";
+  if (basis->policy == core::PolicyKind::kAuto)
+    core::FormatAutoShare(*basis, plan.share, share, sizeof(share));
   if (g_state.config.log_format == config::LogFormat::kJson) {
     JsonBound(line, {again, &m, path, cpus, basis->cpu_words, nodes, basis->node_words,
                      memory_denied ? "unchanged" : core::MemoryName(plan.memory), plan.device, entry,
                      replaced ? saved->cpus : nullptr, g_state.launcher_cpu_words});
+    if (share[0] != '\0') line->Str(",\"auto\":").JsonStr(share);
     return BindResult::kBound;
   }
   line->Str(again ? "numabind: rebound rank " : "numabind: bound rank ").Num(m.rank);
@@ -263,6 +269,7 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   else
     line->Str(core::MemoryName(plan.memory));
   if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
+  if (share[0] != '\0') line->Str(" (auto: ").Str(share).Str(")");
   if (entry == Entry::kStartup)
     line->Str(" at start-up");
   else

@@ -124,7 +124,7 @@ Test(defaults, parse_resets_the_config) {
 // ------------------------------------------------------------------------------------------------ policy
 
 Test(policy, keywords) {
-  for (const char* p : {"node", "socket", "exclusive", "core-complex"}) {
+  for (const char* p : {"node", "socket", "exclusive", "core-complex", "auto"}) {
     Config c = Good({std::string("NUMABIND_POLICY=") + p});
     cr_assert_str_eq(c.policy, p);
     cr_assert(c.enabled);
@@ -150,7 +150,7 @@ Test(policy, maps) {
 
 Test(policy, bad_keyword) {
   Bad({"NUMABIND_POLICY=numa"},
-      "NUMABIND_POLICY=numa: expected node, socket, exclusive, core-complex, cpus:LIST|LIST... or "
+      "NUMABIND_POLICY=numa: expected node, socket, exclusive, core-complex, auto, cpus:LIST|LIST... or "
       "nodes:LIST|LIST...");
   BadPrefix({"NUMABIND_POLICY=Node"}, "NUMABIND_POLICY=Node: expected node, socket");
   BadPrefix({"NUMABIND_POLICY=node "}, "NUMABIND_POLICY=node : expected node, socket");

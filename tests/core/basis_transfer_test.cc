@@ -31,7 +31,8 @@ std::vector<char> Sent(PlanBasis* b) {
 
 Test(basis_transfer, round_trip_plans_the_same) {
   Topology topo = Load("synthetic:pack:2 numa:2 l3:2 core:2 pu:2");
-  for (const char* policy : {"node", "socket", "exclusive", "core-complex", "cpus:0-3|8*2", "nodes:1|0,2"}) {
+  for (const char* policy :
+       {"node", "socket", "exclusive", "core-complex", "auto", "cpus:0-3|8*2", "nodes:1|0,2"}) {
     Basis b;
     PrepareOn(topo, policy, &b);
     cr_assert_not_null(b.basis, "%s: %s", policy, b.error.c_str());

@@ -105,6 +105,23 @@ layout_offline() {
   cpu_online 5
 }
 
+# NUMABIND_POLICY=auto (core/plan_auto.h). Without devices: 2 ranks take 2 nodes each, 4 one node each,
+# 8 one core of their node's L3 each. With the devices on nodes 2 and 1: one rank per device node takes the
+# whole node; 2 ranks per node one core each; 3 per node: by threads, the node's first core takes two ranks
+# (one thread each) and the second core the third. Ranks alternate devices: node 2, node 1, node 2...
+layout_auto() {
+  plan_case auto-2 auto 2 none "0-7/0-1 8-15/2-3"
+  plan_case auto-4 auto 4 none "$NODE4"
+  plan_case auto-8 auto 8 none "0-1/0 2-3/0 4-5/1 6-7/1 8-9/2 10-11/2 12-13/3 14-15/3"
+  plan_case auto-devices-2 auto 2 "$DEVS" "8-11/2@$D2 4-7/1@$D1"
+  plan_case auto-devices-4 auto 4 "$DEVS" "8-9/2@$D2 4-5/1@$D1 10-11/2@$D2 6-7/1@$D1"
+  plan_case auto-devices-6 auto 6 "$DEVS" "8/2@$D2 4/1@$D1 9/2@$D2 5/1@$D1 10-11/2@$D2 6-7/1@$D1"
+  L_LOG_SAYS="(auto: "  # each rank's bound line says its share
+  launch_case auto-bash-8 bash 8 auto none - "0-1/0 2-3/0 4-5/1 6-7/1 8-9/2 10-11/2 12-13/3 14-15/3"
+  launch_case auto-ompi-devices-4 ompi 4 auto "$DEVS" - "8-9/2 4-5/1 10-11/2 6-7/1" --bind-to none
+  L_LOG_SAYS=""
+}
+
 layout_checks() {
   layout_topology
   layout_plans
@@ -112,4 +129,5 @@ layout_checks() {
   layout_memory
   layout_confined
   layout_offline
+  layout_auto
 }
