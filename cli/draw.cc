@@ -15,16 +15,21 @@ namespace {
 constexpr char kMarks[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 constexpr size_t kMarkCount = sizeof(kMarks) - 1;
 
+/// `text` wrapped at kDrawWidth, appended line by line to *lines.
+void AddWrapped(const std::string& text, std::vector<std::string>* lines) {
+  std::string wrapped = Wrap(text, 0, kDrawWidth);
+  for (size_t pos = 0; pos < wrapped.size();) {
+    size_t end = wrapped.find('\n', pos);
+    lines->push_back(Cut(wrapped.substr(pos, end - pos), kDrawWidth));
+    pos = end + 1;
+  }
+}
+
 /// The title, the machine's line and the key to the map.
 std::vector<std::string> Head(const core::Topology& topo, const Drawing& d, const core::CpuSet& usable,
                               size_t per) {
   std::vector<std::string> head;
-  std::string title = Wrap(d.title, 0, kDrawWidth);
-  for (size_t pos = 0; pos < title.size();) {
-    size_t end = title.find('\n', pos);
-    head.push_back(Cut(title.substr(pos, end - pos), kDrawWidth));
-    pos = end + 1;
-  }
+  AddWrapped(d.title, &head);
   size_t cpu_nodes = 0;
   uint64_t memory = 0;
   for (const core::TopoNode& n : topo.nodes) {
@@ -43,11 +48,11 @@ std::vector<std::string> Head(const core::Topology& topo, const Drawing& d, cons
   machine += ", " + count(topo.packages.size(), "package");
   if (memory > 0) machine += ", " + DrawSize(memory) + " memory";
   head.push_back(Cut(machine, kDrawWidth));
-  std::string key = "map: a cell is " + count(per, "CPU") + (per == 1 ? "" : " (their most common mark)") +
+  std::string key = "map: a cell is " + count(per, "CPU") + (per == 1 ? "" : " (the most common mark)") +
                     "; 0-9A-Za-z: a " + d.item_word + ", #: several, .: free";
   if (!usable.IsSubsetOf(topo.online) || !topo.online.IsSubsetOf(usable)) key += ", x: not usable";
   if (d.items.size() > kMarkCount) key += "; marks repeat after " + std::to_string(kMarkCount);
-  head.push_back(Cut(key, kDrawWidth));
+  AddWrapped(key, &head);
   return head;
 }
 
