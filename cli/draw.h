@@ -73,8 +73,11 @@ std::string ShortBusId(const std::string& bus_id);
 std::string CutList(const core::CpuSet& set, size_t width);
 /// `text` cut to at most `width` characters, ending in "..." when cut.
 std::string Cut(const std::string& text, size_t width);
+/// The most lines WrapList gives.
+inline constexpr size_t kWrapLines = 2;
 /// `items` after `prefix`, separated by ", " and wrapped at kDrawWidth (continuation lines indented as
-/// far as the prefix), appended to *out; nothing when there are none.
+/// far as the prefix), appended to *out: at most kWrapLines lines, the last ending in ", +N more" when
+/// items were left out; nothing when there are none.
 void WrapList(const std::string& prefix, const std::vector<std::string>& items,
               std::vector<std::string>* out);
 /// The rows of a table as lines, columns two spaces apart, trailing spaces dropped, cut at kDrawWidth.

@@ -49,21 +49,28 @@ std::string CutList(const core::CpuSet& set, size_t width) {
   return list.substr(0, comma) + ",...";
 }
 
-void WrapList(const std::string& prefix, const std::vector<std::string>& devs,
+void WrapList(const std::string& prefix, const std::vector<std::string>& items,
               std::vector<std::string>* out) {
-  if (devs.empty()) return;
+  if (items.empty()) return;
+  std::vector<std::string> lines;
   std::string line = prefix;
-  bool first = true;
-  for (const std::string& dv : devs) {
-    if (!first && line.size() + 2 + dv.size() > kDrawWidth) {
-      out->push_back(line);
+  size_t on_line = 0, done = 0;
+  for (const std::string& item : items) {
+    if (on_line > 0 && line.size() + 2 + item.size() > kDrawWidth) {
+      if (lines.size() + 1 == kWrapLines) break;  // the last line counts the rest
+      lines.push_back(line);
       line = std::string(prefix.size(), ' ');
-      first = true;
+      on_line = 0;
     }
-    line += (first ? "" : ", ") + dv;
-    first = false;
+    line += (on_line++ > 0 ? ", " : "") + item;
+    ++done;
   }
-  out->push_back(Cut(line, kDrawWidth));
+  if (done < items.size()) {
+    std::string more = ", +" + std::to_string(items.size() - done) + " more";
+    line = Cut(line, kDrawWidth - more.size()) + more;
+  }
+  lines.push_back(Cut(line, kDrawWidth));
+  out->insert(out->end(), lines.begin(), lines.end());
 }
 
 std::vector<std::string> Columns(const std::vector<std::vector<std::string>>& cells) {

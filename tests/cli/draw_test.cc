@@ -366,3 +366,16 @@ Test(draw, show_draws_live_processes) {
   cr_assert_neq(r.out.find("bind:0"), std::string::npos, "%s", r.out.c_str());
   cr_assert_neq(r.out.find("interleave:0"), std::string::npos, "%s", r.out.c_str());
 }
+
+Test(draw, device_lists_are_bounded) {
+  std::vector<std::string> items(40, "gpu 0000:06:00.0 (ranks 0,3)"), lines;
+  numabind::cli::WrapList("  near: ", items, &lines);
+  cr_assert_eq(lines.size(), numabind::cli::kWrapLines);
+  for (const std::string& l : lines) cr_assert_leq(l.size(), numabind::cli::kDrawWidth, "%s", l.c_str());
+  cr_assert(lines.back().size() > 10 && lines.back().compare(lines.back().size() - 10, 10, ", +34 more") == 0,
+            "%s", lines.back().c_str());
+  lines.clear();
+  numabind::cli::WrapList("near: ", {"eth 01:00.0", "ib 05:00.0"}, &lines);
+  cr_assert_eq(lines.size(), 1u);
+  EXPECT_STREQ(lines[0], "near: eth 01:00.0, ib 05:00.0");
+}
