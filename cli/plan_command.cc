@@ -151,11 +151,12 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
                     (cfg.memory != nullptr ? cfg.memory : "local") + ", on " + where;
     drawing.item_word = "rank";
     drawing.items_word = "ranks";
+    std::string ignored;  // the lists are FormatBits' own output
     for (const RankRow& row : rows) {
       DrawItem item;
       item.id = std::to_string(row.rank);
-      core::CpuSet::ParseList(row.cpus.c_str(), &item.cpus, &error);  // FormatBits' own output
-      core::CpuSet::ParseList(row.nodes.c_str(), &item.nodes, &error);
+      core::CpuSet::ParseList(row.cpus.c_str(), &item.cpus, &ignored);
+      core::CpuSet::ParseList(row.nodes.c_str(), &item.nodes, &ignored);
       item.device = row.device;
       item.error = row.error;
       drawing.items.push_back(std::move(item));

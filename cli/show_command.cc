@@ -215,6 +215,10 @@ int ShowCommand(const Args& args, FILE* out, FILE* err) {
     PrintShowHelp(out);
     return 0;
   }
+  if (parsed.Has("--json") && parsed.Has("--draw")) {
+    fprintf(err, "numabind show: --json and --draw do not go together\n");
+    return kExitUsage;
+  }
   std::vector<long> pids;
   for (const std::string& a : parsed.positionals) {
     char* end = nullptr;
@@ -238,10 +242,6 @@ int ShowCommand(const Args& args, FILE* out, FILE* err) {
       continue;
     }
     found.push_back(info);
-  }
-  if (parsed.Has("--json") && parsed.Has("--draw")) {
-    fprintf(err, "numabind show: --json and --draw do not go together\n");
-    return kExitUsage;
   }
   if (parsed.Has("--draw") && !found.empty()) {
     std::string text;
