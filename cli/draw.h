@@ -60,7 +60,8 @@ bool DrawOn(const char* spec, const Drawing& drawing, std::string* out, std::str
 
 /// The table's header line, then a block per node: its row (package, node, memory, CPUs, a bar of `per`
 /// CPUs a cell, the items there) with its devices at the end when they fit, else on lines under it.
-/// Devices near no node (or unknown to the topology) go to *floating as "gpu 06:00.0 (rank 0)".
+/// Devices near no node (or unknown to the topology) go to *floating as "gpu 06:00.0 (rank 0)" or
+/// "dev 34:00.0 (rank 0)" (a listed device the topology does not have: its kind is unknown).
 std::vector<std::vector<std::string>> NodeBlocks(const core::Topology& topo, const Drawing& drawing,
                                                  const core::CpuSet& usable, size_t per,
                                                  std::vector<std::string>* floating);

@@ -59,13 +59,14 @@ std::string Bar(const core::TopoNode& node, const Owners& o, const core::CpuSet&
   return bar;
 }
 
-/// "gpu", "ib", "eth", "net" for the devices worth drawing, "" for the rest.
+/// "gpu" (accelerators), "ib", "eth", "net" (network cards by PCI class), "dev" (another device a rank
+/// uses); "" for the devices not worth drawing.
 std::string DeviceKind(const core::PciDevice& dev, bool used) {
-  if (used || core::IsAccelerator(dev)) return "gpu";
+  if (core::IsAccelerator(dev)) return "gpu";
   if (dev.class_id == 0x0207 || dev.class_id == 0x0c06) return "ib";  // InfiniBand: network or serial bus
   if (dev.class_id == 0x0200) return "eth";
   if (dev.class_id >> 8 == 0x02) return "net";
-  return "";
+  return used ? "dev" : "";
 }
 
 /// The items that use `bus_id`, as " (rank 0,3)"; "" for none.
@@ -135,7 +136,7 @@ std::vector<NodeRow> NodeRows(const core::Topology& topo, const Drawing& d,
   for (const std::string& bus : used) {
     if (std::find(placed.begin(), placed.end(), bus) != placed.end()) continue;
     placed.push_back(bus);
-    floating->push_back("gpu " + ShortBusId(bus) + DeviceUsers(d, bus));
+    floating->push_back("dev " + ShortBusId(bus) + DeviceUsers(d, bus));
   }
   return rows;
 }
