@@ -23,7 +23,7 @@ PURE_FLAGS := -fno-exceptions -fno-rtti -fno-threadsafe-statics -fvisibility=hid
               -fno-stack-protector -fno-tree-loop-distribute-patterns
 HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 
-PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc
+PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc core/rank_env.cc
 CORE_SRCS := $(filter-out $(PURE_SRCS),$(wildcard core/*.cc))
 SHIM_SRCS := $(wildcard shim/*.cc)
 SHIM_ASM := $(wildcard shim/*.S)
@@ -93,6 +93,11 @@ $(BUILD)/helpers/%: tests/shim/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
 
+# An OpenMP program (NUMABIND_EXPORT=omp's tests): libgomp.
+$(BUILD)/helpers/omp_report: tests/shim/helpers/omp_report.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -fopenmp -o $@ $<
+
 $(BUILD)/helpers/musl/%: tests/shim/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(MUSL_CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
@@ -122,6 +127,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -I. -D_GNU_SOURCE $(FUZZ_SAN)
 FUZZ_UNITS := $(wildcard config/*.cc) core/cpu_set.cc core/devices.cc core/plan_basis.cc core/policy_parse.cc \
+              core/rank_env.cc \
               core/topology.cc shim/text.cc
 FUZZ_SRCS := $(wildcard fuzz/*_fuzz.cc)
 FUZZ_BINS := $(patsubst fuzz/%.cc,$(BUILD)/fuzz/%,$(FUZZ_SRCS))

@@ -13,6 +13,7 @@
 #include "config/rank_count.h"
 #include "core/core_api.h"
 #include "core/plan_basis.h"
+#include "core/rank_env.h"
 
 namespace numabind::cli {
 namespace {
@@ -26,6 +27,8 @@ const OptionSpec kPlanOptions[] = {
      "number of local ranks (default: the launcher's local size, else one per device or NUMA node)"},
     {"--devices", "NUMABIND_DEVICES", false, "D", "auto, none or PCI bus ids separated by commas"},
     {"--memory", "NUMABIND_MEMORY", false, "M", "local, preferred, bind or interleave"},
+    {"--export", "NUMABIND_EXPORT", false, "E",
+     "none or a comma list of omp, omp-cpus, gpu, nic: show the variables each rank would get"},
     {"--json", nullptr, true, "", "print a JSON array, one object per rank"},
     {"--draw", nullptr, true, "",
      "draw the machine (packages, NUMA nodes with their CPUs, memory and devices) with a mark per rank "
@@ -48,7 +51,27 @@ struct RankRow {
   uint32_t rank;
   bool ok;
   std::string device, nodes, cpus, memory, error;
+  std::vector<std::string> exports;  ///< NUMABIND_EXPORT's "NAME=value" entries
+  std::string note;                  ///< what was asked for and not exported, and why
 };
+
+/// The rank's NUMABIND_EXPORT entries, from the builder the library runs in the rank's exec.
+void AddExports(const core::PlanBasis& basis, const core::RankPlan& plan, uint8_t exports,
+                const char* const* env, RankRow* row) {
+  core::RankEnv built;
+  size_t need = core::BuildRankEnv(basis, plan, exports, env, nullptr, 0, &built);
+  std::vector<char> buf(std::min(need, core::kRankEnvMax) + 1);
+  core::BuildRankEnv(basis, plan, exports, env, buf.data(), std::min(need, core::kRankEnvMax), &built);
+  for (int i = 0; i < built.count; ++i) row->exports.emplace_back(built.entries[i]);
+  row->note = built.note;
+}
+
+std::string JoinExports(const RankRow& row) {
+  std::string s;
+  for (const std::string& e : row.exports) s += (s.empty() ? "" : " ") + e;
+  if (!row.note.empty()) s += (s.empty() ? "(" : " (") + row.note + ")";
+  return s.empty() ? "-" : s;
+}
 
 }  // namespace
 
@@ -132,6 +155,7 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
       row.nodes = FormatBits(nodes);
       row.cpus = FormatBits(cpus);
       row.memory = core::MemoryName(plan.memory);
+      if (cfg.exports != 0) AddExports(*basis, plan, cfg.exports, merged.get(), &row);
     } else {
       row.error = plan.error;
       if (row.error.empty()) row.error = "rank " + std::to_string(r) + ": cannot be placed";
@@ -172,9 +196,19 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     for (size_t i = 0; i < rows.size(); ++i) {
       const RankRow& row = rows[i];
       if (row.ok) {
-        fprintf(out, "  {\"rank\":%u,\"device\":%s,\"nodes\":%s,\"cpus\":%s,\"memory\":%s}", row.rank,
+        fprintf(out, "  {\"rank\":%u,\"device\":%s,\"nodes\":%s,\"cpus\":%s,\"memory\":%s", row.rank,
                 JsonString(row.device).c_str(), JsonString(row.nodes).c_str(), JsonString(row.cpus).c_str(),
                 JsonString(row.memory).c_str());
+        if (cfg.exports != 0) {
+          fprintf(out, ",\"exports\":{");
+          for (size_t e = 0; e < row.exports.size(); ++e) {
+            size_t eq = row.exports[e].find('=');
+            fprintf(out, "%s%s:%s", e > 0 ? "," : "", JsonString(row.exports[e].substr(0, eq)).c_str(),
+                    JsonString(row.exports[e].substr(eq + 1)).c_str());
+          }
+          fprintf(out, "},\"export_note\":%s", row.note.empty() ? "null" : JsonString(row.note).c_str());
+        }
+        fprintf(out, "}");
       } else {
         fprintf(out, "  {\"rank\":%u,\"error\":%s}", row.rank, JsonString(row.error).c_str());
       }
@@ -184,10 +218,12 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   } else {
     std::vector<std::vector<std::string>> table;
     table.push_back({"rank", "device", "nodes", "cpus", "memory"});
+    if (cfg.exports != 0) table[0].push_back("exports");
     for (const RankRow& row : rows) {
       if (row.ok) {
         table.push_back({std::to_string(row.rank), row.device.empty() ? "-" : row.device, row.nodes, row.cpus,
                          row.memory});
+        if (cfg.exports != 0) table.back().push_back(JoinExports(row));
       } else {
         table.push_back({std::to_string(row.rank), "error: " + row.error});
       }

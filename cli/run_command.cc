@@ -32,6 +32,8 @@ const OptionSpec kRunOptions[] = {
     {"--log-file", "NUMABIND_LOG_FILE", false, "FILE", "append log lines to FILE instead of standard error"},
     {"--log-format", "NUMABIND_LOG_FORMAT", false, "F", "text or json (one JSON object per line)"},
     {"--strict", "NUMABIND_STRICT", true, "", "do not start a rank that cannot be bound"},
+    {"--export", "NUMABIND_EXPORT", false, "E",
+     "none or a comma list of omp, omp-cpus, gpu, nic (rank variables)"},
 };
 constexpr size_t kRunOptionCount = sizeof(kRunOptions) / sizeof(kRunOptions[0]);
 

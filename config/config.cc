@@ -335,6 +335,16 @@ bool Parse(const char* const* env, Config* out, Error* err) {
     }
   }
 
+  v = Lookup(env, "NUMABIND_EXPORT");
+  if (v != nullptr && *v != '\0') {
+    char why[160];
+    if (!ParseExportText(v, &out->exports, why, sizeof(why))) {
+      Msg m = Begin(sink, "NUMABIND_EXPORT", 15, v);
+      m.Put(why);
+      bad();
+    }
+  }
+
   v = Lookup(env, "NUMABIND_BOUND");
   if (v != nullptr && *v != '\0') out->bound = v;  // written by numabind itself: any value, compared whole
 

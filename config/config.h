@@ -35,6 +35,8 @@ struct Config {
   /// NUMABIND_BOUND: "VAR=value", the rank variable a numabind launcher (or this rank's own start-up)
   /// bound by; nullptr when unset.
   const char* bound = nullptr;
+  /// NUMABIND_EXPORT: config::kExport* bits (grammar.h); 0 = none.
+  uint8_t exports = 0;
 };
 
 /// A parse error: one line naming the variable and the bad value.

@@ -230,4 +230,51 @@ bool ParseBusId(const char* s, size_t n, BusId* out) {
   return true;
 }
 
+bool ParseExportText(const char* value, uint8_t* out, char* why, size_t cap) {
+  *out = 0;
+  // why = a + b[0..bn) + c, cut to cap.
+  auto say = [&](const char* a, const char* b, size_t bn, const char* c) {
+    size_t at = 0;
+    auto put = [&](char ch) {
+      if (at + 1 < cap) why[at++] = ch;
+    };
+    for (; *a != '\0'; ++a) put(*a);
+    for (size_t i = 0; i < bn; ++i) put(b[i]);
+    for (; *c != '\0'; ++c) put(*c);
+    if (cap > 0) why[at] = '\0';
+    return false;
+  };
+  constexpr const char* kExpected = ": expected none or a comma list of omp, omp-cpus, gpu, nic";
+  if (value == nullptr || value[0] == '\0') return true;
+  if (Eq(value, "none")) return true;
+  struct Item {
+    const char* name;
+    uint8_t bits;
+  };
+  const Item items[] = {{"omp", kExportOmp},
+                        {"omp-cpus", kExportOmp | kExportOmpCpus},
+                        {"gpu", kExportGpu},
+                        {"nic", kExportNic}};
+  uint8_t seen = 0;
+  for (const char* p = value;;) {
+    const char* end = p;
+    while (*end != '\0' && *end != ',') ++end;
+    size_t n = static_cast<size_t>(end - p);
+    int found = -1;
+    for (int i = 0; i < 4; ++i) {
+      size_t k = 0;
+      while (k < n && items[i].name[k] == p[k]) ++k;
+      if (k == n && items[i].name[k] == '\0') found = i;
+    }
+    if (n == 0) return say("an empty item", "", 0, kExpected);
+    if (found < 0) return say("unknown item ", p, n > 40 ? 40 : n, kExpected);
+    if ((seen & (1u << found)) != 0) return say("item ", p, n, " given twice");
+    seen = static_cast<uint8_t>(seen | (1u << found));
+    *out = static_cast<uint8_t>(*out | items[found].bits);
+    if (*end == '\0') break;
+    p = end + 1;
+  }
+  return true;
+}
+
 }  // namespace numabind::config

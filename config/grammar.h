@@ -63,6 +63,17 @@ struct BusId {
 };
 bool ParseBusId(const char* s, size_t n, BusId* out);
 
+/// NUMABIND_EXPORT: what a bound rank's environment gets (bits of ParseExportText's result).
+constexpr uint8_t kExportOmp = 1;      ///< OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND
+constexpr uint8_t kExportOmpCpus = 2;  ///< with kExportOmp: one place per CPU instead of per core
+constexpr uint8_t kExportGpu = 4;      ///< CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES narrowed
+constexpr uint8_t kExportNic = 8;      ///< NCCL_IB_HCA, UCX_NET_DEVICES
+
+/// Parses a NUMABIND_EXPORT value: "none" or a comma list of omp, omp-cpus (implies omp), gpu and nic, no
+/// spaces, each at most once. "" is none. On failure writes why into why[0..cap) ("unknown item ompp:
+/// expected none or a comma list of omp, omp-cpus, gpu, nic").
+bool ParseExportText(const char* value, uint8_t* out, char* why, size_t cap);
+
 }  // namespace numabind::config
 
 #endif  // NUMABIND_CONFIG_GRAMMAR_H_

@@ -69,6 +69,12 @@ const VarInfo kVars[] = {
      "Added by numabind to the environment of every rank it binds: the rank variable it bound by, such as "
      "LOCAL_RANK=1. A process whose own rank variable and value are the same does not bind itself again, so "
      "a rank's children and a taskset or numactl inside a rank keep their binding."},
+    {"NUMABIND_EXPORT", "none|omp,omp-cpus,gpu,nic", "none", nullptr,
+     "What else a bound rank's environment gets, set only in the rank's exec (see README). omp: "
+     "OMP_NUM_THREADS, OMP_PLACES (one place per physical core of the rank's CPUs; omp-cpus: per CPU) and "
+     "OMP_PROC_BIND=close, each unless already set; gpu: CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES "
+     "narrowed to the rank's device; nic: NCCL_IB_HCA and UCX_NET_DEVICES naming the NICs near the rank, "
+     "unless already set."},
 };
 
 const int kVarCount = sizeof(kVars) / sizeof(kVars[0]);

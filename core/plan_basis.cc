@@ -162,6 +162,9 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   out->memory = basis.memory;
   out->device = "";
   out->label = "";
+  out->device_vendor = 0;
+  out->device_ordinal = -1;
+  out->nics = "";  // numabind-exports: placeholder until the nic branch (h12-nic) sets it
   out->error[0] = '\0';
   if (basis.slot_count == 0) {
     Writer w = ErrorStart(basis, rank, out);
@@ -178,6 +181,8 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   const PlanSlot& slot = basis.slots[s];
   out->device = slot.device;
   out->label = slot.label;
+  out->device_vendor = slot.device_vendor;
+  out->device_ordinal = slot.device_ordinal;
   const uint64_t* slot_nodes = basis.slot_nodes + static_cast<uint64_t>(s) * basis.node_words;
   for (uint32_t i = 0; i < basis.node_words; ++i) out->nodes[i] = slot_nodes[i];
 
@@ -247,6 +252,8 @@ void BasisToOffsets(PlanBasis* basis) {
   basis->slot_nodes =
       reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->slot_nodes) - base);
   basis->unit_cpus = reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->unit_cpus) - base);
+  basis->cpu_sibling =
+      reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->cpu_sibling) - base);
 }
 
 bool BasisFromOffsets(void* block, size_t size) {
@@ -271,10 +278,17 @@ bool BasisFromOffsets(void* block, size_t size) {
   uintptr_t slots = reinterpret_cast<uintptr_t>(b->slots);
   uintptr_t nodes = reinterpret_cast<uintptr_t>(b->slot_nodes);
   uintptr_t units = reinterpret_cast<uintptr_t>(b->unit_cpus);
+  uintptr_t siblings = reinterpret_cast<uintptr_t>(b->cpu_sibling);
+  uint64_t cpu_bits = static_cast<uint64_t>(b->cpu_words) * 64;
   if (!inside(slots, b->slot_count, sizeof(PlanSlot)) ||
       !inside(nodes, static_cast<uint64_t>(b->slot_count) * b->node_words, sizeof(uint64_t)) ||
-      !inside(units, static_cast<uint64_t>(b->unit_count) * b->cpu_words, sizeof(uint64_t))) {
+      !inside(units, static_cast<uint64_t>(b->unit_count) * b->cpu_words, sizeof(uint64_t)) ||
+      !inside(siblings, cpu_bits, sizeof(uint32_t))) {
     return false;
+  }
+  const uint32_t* ring = reinterpret_cast<const uint32_t*>(static_cast<char*>(block) + siblings);
+  for (uint64_t c = 0; c < cpu_bits; ++c) {
+    if (ring[c] >= cpu_bits) return false;  // a sibling outside the CPU sets
   }
   for (uint32_t i = 0; i < b->slot_count; ++i) {
     PlanSlot& s = reinterpret_cast<PlanSlot*>(static_cast<char*>(block) + slots)[i];
@@ -286,6 +300,7 @@ bool BasisFromOffsets(void* block, size_t size) {
   b->slots = reinterpret_cast<const PlanSlot*>(base + slots);
   b->slot_nodes = reinterpret_cast<const uint64_t*>(base + nodes);
   b->unit_cpus = reinterpret_cast<const uint64_t*>(base + units);
+  b->cpu_sibling = reinterpret_cast<const uint32_t*>(base + siblings);
   Printable(b->policy_text, sizeof(b->policy_text));
   Printable(b->memory_text, sizeof(b->memory_text));
   return true;

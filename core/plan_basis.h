@@ -53,6 +53,11 @@ struct PlanSlot {
   char label[48];
   /// PCI bus id of the slot's device ("0000:34:00.0"), empty without devices.
   char device[32];
+  /// The device's PCI vendor (0x10de NVIDIA, 0x1002 AMD), 0 without one; and its index among the
+  /// accelerators of that vendor in PCI bus order (what CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES
+  /// number), -1 when unknown. For NUMABIND_EXPORT=gpu.
+  uint32_t device_vendor;
+  int32_t device_ordinal;
 };
 
 /// Everything ComputeRankPlan needs; built by PreparePlanBasis as one self-contained allocation, so a
@@ -77,6 +82,9 @@ struct PlanBasis {
   char memory_text[16];
   /// Bytes in the whole block (this struct and the arrays it points to), for copying it to another process.
   uint64_t total_bytes;
+  /// cpu_words * 64 entries: the next SMT sibling of each CPU in a ring ascending then wrapping to the
+  /// core's lowest CPU (the CPU itself when it has none or is unknown). For NUMABIND_EXPORT=omp's places.
+  const uint32_t* cpu_sibling;
 };
 
 /// Where one rank goes. The caller provides the storage: cpus must hold basis.cpu_words words and nodes
@@ -85,8 +93,12 @@ struct RankPlan {
   uint64_t* cpus;
   uint64_t* nodes;
   MemoryKind memory;
-  const char* device;  ///< points into the basis; "" without devices
-  const char* label;   ///< points into the basis
+  const char* device;      ///< points into the basis; "" without devices
+  const char* label;       ///< points into the basis
+  uint32_t device_vendor;  ///< the slot's (PlanSlot::device_vendor)
+  int32_t device_ordinal;  ///< the slot's (PlanSlot::device_ordinal)
+  /// NICs near the rank, "name:port,name:port" ("" when none); points into the basis.
+  const char* nics;  // numabind-exports: placeholder until the nic branch (h12-nic) fills it; keep theirs
   /// Why the rank could not be placed, when ComputeRankPlan returns false: names the rank, the policy and
   /// the reason ("rank 3: policy exclusive: node 0 has 2 cores for 3 ranks").
   char error[160];

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "core/devices.h"
 
@@ -48,13 +49,32 @@ struct Draft {
   NodeSet nodes;
   uint32_t first_unit = 0, unit_count = 0;
   std::string label, device;
+  uint32_t vendor = 0;
+  int32_t ordinal = -1;
 };
 
 struct Target {
   NodeSet nodes;
   bool unknown = false;  // locality unknown: every node, every allowed CPU
   std::string device;
+  uint32_t vendor = 0;
+  int32_t ordinal = -1;
 };
+
+// The index of `d` among the topology's accelerators of its vendor in bus id order: the number CUDA and
+// ROCm give it when nothing hides devices (CUDA_DEVICE_ORDER=PCI_BUS_ID; see core/devices.cc). -1 when
+// the topology does not have it.
+int32_t Ordinal(const Topology& topo, const PciDevice& d) {
+  int32_t before = 0;
+  bool found = false;
+  auto key = [](const PciDevice& p) { return std::make_tuple(p.domain, p.bus, p.dev, p.func); };
+  for (const PciDevice& p : topo.pci) {
+    if (!IsAccelerator(p) || p.vendor != d.vendor) continue;
+    if (p.bus_id == d.bus_id) found = true;
+    if (key(p) < key(d)) ++before;
+  }
+  return found ? before : -1;
+}
 
 std::string NodeLabel(const NodeSet& nodes, bool unknown) {
   std::string l = "node " + nodes.ToList();
@@ -74,7 +94,8 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, c
   size_t slots_off = align8(sizeof(PlanBasis));
   size_t nodes_off = align8(slots_off + drafts.size() * sizeof(PlanSlot));
   size_t units_off = nodes_off + drafts.size() * node_words * sizeof(uint64_t);
-  size_t total = units_off + units.size() * cpu_words * sizeof(uint64_t);
+  size_t siblings_off = units_off + units.size() * cpu_words * sizeof(uint64_t);
+  size_t total = siblings_off + static_cast<size_t>(cpu_words) * 64 * sizeof(uint32_t);
   char* block = static_cast<char*>(calloc(1, total));
   if (!block) {
     *err = "out of memory preparing the plan";
@@ -84,6 +105,7 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, c
   PlanSlot* slots = reinterpret_cast<PlanSlot*>(block + slots_off);
   uint64_t* slot_nodes = reinterpret_cast<uint64_t*>(block + nodes_off);
   uint64_t* unit_cpus = reinterpret_cast<uint64_t*>(block + units_off);
+  uint32_t* siblings = reinterpret_cast<uint32_t*>(block + siblings_off);
   basis->policy = policy.kind;
   basis->memory = memory;
   basis->spread_in_blocks = spread;
@@ -103,9 +125,23 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, c
     slots[i].unit_count = drafts[i].unit_count;
     CopyText(slots[i].label, sizeof slots[i].label, drafts[i].label);
     CopyText(slots[i].device, sizeof slots[i].device, drafts[i].device);
+    slots[i].device_vendor = drafts[i].vendor;
+    slots[i].device_ordinal = drafts[i].ordinal;
     drafts[i].nodes.CopyTo(slot_nodes + i * node_words, node_words);
   }
   for (size_t i = 0; i < units.size(); ++i) units[i].CopyTo(unit_cpus + i * cpu_words, cpu_words);
+  // SMT siblings as rings (ascending, then back to the core's lowest CPU): OMP_PLACES per core.
+  uint32_t bits = cpu_words * 64;
+  for (uint32_t c = 0; c < bits; ++c) siblings[c] = c;
+  for (const TopoCore& core : topo.cores) {
+    int64_t first = core.cpus.First();
+    for (int64_t c = first; c >= 0 && c < bits;) {
+      int64_t next = core.cpus.Next(c);
+      siblings[c] = static_cast<uint32_t>(next >= 0 && next < bits ? next : first);
+      c = next;
+    }
+  }
+  basis->cpu_sibling = siblings;
   return basis;
 }
 
@@ -201,6 +237,8 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
     for (const PciDevice& d : devices) {
       Target t;
       t.device = d.bus_id;
+      t.vendor = d.vendor;
+      t.ordinal = Ordinal(topo, d);
       t.nodes = d.nodes.Intersect(cpu_nodes);
       if (!d.locality_known || t.nodes.Empty()) {
         t.nodes = cpu_nodes;
@@ -313,6 +351,8 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
     d.unit_count = g.unit_count;
     d.label = g.label;
     d.device = targets[i].device;
+    d.vendor = targets[i].vendor;
+    d.ordinal = targets[i].ordinal;
     drafts.push_back(d);
   }
   return Pack(topo, policy, memory, memory_text, spread, drafts, units, err);

@@ -13,8 +13,10 @@
 
 #include <vector>
 
+#include "config/grammar.h"
 #include "core/basis_frame.h"
 #include "core/plan_basis.h"
+#include "core/rank_env.h"
 #include "fuzz/fuzz_util.h"
 
 namespace {
@@ -65,6 +67,21 @@ void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, ui
       units[w] |= b.unit_cpus[static_cast<uint64_t>(u) * b.cpu_words + w];
   for (uint32_t w = 0; w < b.cpu_words; ++w)
     FUZZ_CHECK((cpus[w] & ~units[w]) == 0, "rank %u of %u: CPUs outside its slot's units", rank, nranks);
+  // NUMABIND_EXPORT's entries from this plan (the block's sibling rings): sized, then built whole into a
+  // buffer of that size (at most kRankEnvMax), each entry inside it and terminated.
+  numabind::core::RankEnv env;
+  uint8_t all = numabind::config::kExportOmp | numabind::config::kExportGpu | numabind::config::kExportNic;
+  for (uint8_t exports : {all, static_cast<uint8_t>(all | numabind::config::kExportOmpCpus)}) {
+    size_t need = numabind::core::BuildRankEnv(b, plan, exports, nullptr, nullptr, 0, &env);
+    size_t cap = need < numabind::core::kRankEnvMax ? need : numabind::core::kRankEnvMax;
+    std::vector<char> buf(cap + 1, 'x');
+    FUZZ_CHECK(numabind::core::BuildRankEnv(b, plan, exports, nullptr, buf.data(), cap, &env) == need,
+               "rank %u: export size changed", rank);
+    FUZZ_CHECK(buf[cap] == 'x' && env.count <= numabind::core::kRankEnvEntries, "rank %u: exports overflow",
+               rank);
+    for (int i = 0; i < env.count; ++i)
+      FUZZ_CHECK(Inside(env.entries[i], strlen(env.entries[i]) + 1, buf.data(), cap), "rank %u: entry", rank);
+  }
   (void)block, (void)size;
 }
 

@@ -28,7 +28,7 @@ else
     for f in $srcs; do
       extra=""
       case $f in
-        config/*|core/plan_basis.cc|shim/*) extra=", $pure" ;;
+        config/*|core/plan_basis.cc|core/rank_env.cc|shim/*) extra=", $pure" ;;
       esac
       [ "$f" = shim/prepare.cc ] && extra="$extra, \"-DNUMABIND_HELPER_PATH=\\\"/x\\\"\""
       [ "$f" = cli/run_command.cc ] && extra="$extra, \"-DNUMABIND_SHIM_PATH=\\\"\\\"\""

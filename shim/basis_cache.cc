@@ -26,7 +26,7 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-constexpr char kMagic[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', '1'};
+constexpr char kMagic[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', '2'};  // 2: slot device ordinals, CPU siblings
 constexpr size_t kMaxFrame = 64u << 20;
 
 struct FileHeader {

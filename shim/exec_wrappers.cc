@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "shim/child.h"
+#include "shim/rank_exports.h"
 #include "shim/syscalls.h"
 
 extern char** environ;
@@ -19,8 +20,8 @@ namespace {
 
 /// Binds the calling thread to rank `found`'s plan, runs `call(env)` (the real exec) and restores the
 /// binding if it returns. A rank's environment gets NUMABIND_BOUND first (built on this stack), so that it
-/// does not bind itself again at start-up, nor do its children. Not inlined: its line, saved binding and
-/// marked environment are on the stack only now, not while FindRank reads /proc.
+/// does not bind itself again at start-up, nor do its children, then NUMABIND_EXPORT's entries. Not inlined:
+/// its line, saved binding and marked environment are on the stack only now, not while FindRank reads /proc.
 template <typename Call>
 __attribute__((noinline)) int BindAndExec(Entry entry, const char* path, char* const* envp, RankMatch* found,
                                           pid_t self, Call call) {
@@ -38,9 +39,16 @@ __attribute__((noinline)) int BindAndExec(Entry entry, const char* path, char* c
       g_state.fork_child && found->rank == g_state.worker_rank && found->nranks == g_state.worker_nranks;
   if (r == BindResult::kBound && (!logged || found->replaced)) FinishBoundLine(&line, self);
   bool mark = NeedsMarker(*found);
+  // NUMABIND_EXPORT's entries, on this stack (sized first: 0 when none are asked for).
+  size_t need = r == BindResult::kBound ? ExportBytes(*found, envp) : 0;
+  char exported[need > 0 ? need : 1];
+  core::RankEnv exports;
+  exports.count = 0;
+  if (need > 0) BuildExports(*found, envp, path, exported, need, &exports);
+  bool rebuild = mark || exports.count > 0;
   char marker[kMarkerMax];
-  char* marked[mark ? EnvCount(envp) + 2 : 1];
-  int ret = call(mark ? MarkEnvironment(envp, *found, marker, marked) : envp);
+  char* marked[rebuild ? EnvCount(envp) + 2 + exports.count : 1];
+  int ret = call(rebuild ? RankEnvironment(envp, *found, mark, marker, exports, marked) : envp);
   if (r == BindResult::kBound) {
     int e = errno;
     Restore(saved);

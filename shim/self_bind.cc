@@ -11,6 +11,7 @@
 
 #include "config/rank_count.h"
 #include "shim/child.h"
+#include "shim/rank_exports.h"
 #include "shim/syscalls.h"
 
 extern char** environ;
@@ -45,16 +46,24 @@ void LogLauncher(const char* program, const char* const* env) {
 
 /// Makes `environ` the start-up environment with NUMABIND_BOUND first, in pages of its own (this runs
 /// before main: no malloc). glibc passes environ, read after the constructors, to main.
-void MarkOwnEnvironment(const RankMatch& m) {
-  if (!NeedsMarker(m)) return;
+/// NUMABIND_EXPORT's entries (when `bound`) go in after it: they reach this process's getenv from now on,
+/// its children, and runtimes loaded later (Python importing torch); a runtime linked into the program
+/// (libgomp) has read its variables already, in its own constructor, which runs before this library's.
+void MarkOwnEnvironment(const RankMatch& m, bool bound, const char* program) {
+  bool mark = NeedsMarker(m);
+  size_t need = bound ? ExportBytes(m, environ) : 0;
+  if (!mark && need == 0) return;
   size_t n = EnvCount(environ);
-  size_t bytes = (n + 2) * sizeof(char*) + kMarkerMax;
+  size_t bytes = (n + 2 + core::kRankEnvEntries) * sizeof(char*) + kMarkerMax + need;
   long p =
       Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p < 0 && p > -4096) return;  // the children will bind themselves again: the same plan
   char** array = reinterpret_cast<char**>(p);
-  char* marker = reinterpret_cast<char*>(array + n + 2);
-  environ = const_cast<char**>(MarkEnvironment(environ, m, marker, array));
+  char* marker = reinterpret_cast<char*>(array + n + 2 + core::kRankEnvEntries);
+  core::RankEnv exports;
+  exports.count = 0;
+  if (need > 0) BuildExports(m, environ, program, marker + kMarkerMax, need, &exports);
+  environ = const_cast<char**>(RankEnvironment(environ, m, mark, marker, exports, array));
 }
 
 void BindSelf(const char* program, RankMatch* m) {
@@ -86,7 +95,7 @@ void BindSelf(const char* program, RankMatch* m) {
     }
     FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
   }
-  MarkOwnEnvironment(*m);
+  MarkOwnEnvironment(*m, r == BindResult::kBound, program);
 }
 
 }  // namespace

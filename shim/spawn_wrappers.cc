@@ -12,6 +12,7 @@
 
 #include "shim/child.h"
 #include "shim/guard.h"
+#include "shim/rank_exports.h"
 #include "shim/syscalls.h"
 
 extern char** environ;
@@ -32,9 +33,16 @@ __attribute__((noinline)) auto BindAndCall(Entry entry, const char* path, char* 
   BindResult r = BindRank(entry, path, m, &saved, &line, refused_errno);
   if (r == BindResult::kRefused) return decltype(call(envp))();
   bool mark = NeedsMarker(*m);
+  // NUMABIND_EXPORT's entries, on this stack (sized first: 0 when none are asked for).
+  size_t need = r == BindResult::kBound ? ExportBytes(*m, envp) : 0;
+  char exported[need > 0 ? need : 1];
+  core::RankEnv exports;
+  exports.count = 0;
+  if (need > 0) BuildExports(*m, envp, path, exported, need, &exports);
+  bool rebuild = mark || exports.count > 0;
   char marker[kMarkerMax];
-  char* marked[mark ? EnvCount(envp) + 2 : 1];
-  auto ret = call(mark ? MarkEnvironment(envp, *m, marker, marked) : envp);
+  char* marked[rebuild ? EnvCount(envp) + 2 + exports.count : 1];
+  auto ret = call(rebuild ? RankEnvironment(envp, *m, mark, marker, exports, marked) : envp);
   if (r == BindResult::kBound) {
     int e = errno;
     Restore(saved);

@@ -234,3 +234,53 @@ Test(plan, this_machine) {
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   cr_assert(r.out.find("\"rank\":0,") != std::string::npos, "%s", r.out.c_str());
 }
+
+// NUMABIND_EXPORT (--export): each rank's variables, from the builder the library runs in the rank's exec.
+Test(plan, exports_table) {
+  Result r =
+      Run({"plan", "--topology", kFourNodes, "--policy", "exclusive", "--ranks", "4", "--export", "omp"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(
+      r.out.c_str(),
+      "rank  device  nodes  cpus   memory  exports\n"
+      "0     -       0      0-3    local   OMP_NUM_THREADS=2 OMP_PLACES={0,1},{2,3} OMP_PROC_BIND=close\n"
+      "1     -       1      4-7    local   OMP_NUM_THREADS=2 OMP_PLACES={4,5},{6,7} OMP_PROC_BIND=close\n"
+      "2     -       2      8-11   local   OMP_NUM_THREADS=2 OMP_PLACES={8,9},{10,11} OMP_PROC_BIND=close\n"
+      "3     -       3      12-15  local   OMP_NUM_THREADS=2 OMP_PLACES={12,13},{14,15} "
+      "OMP_PROC_BIND=close\n");
+}
+
+Test(plan, exports_json_keep_what_is_set_and_say_what_is_not_exported) {
+  Result r = Run({"plan", "--topology", kFourNodes, "--ranks", "2", "--json"},
+                 {"NUMABIND_EXPORT=omp-cpus,gpu", "OMP_NUM_THREADS=2"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(
+      r.out.c_str(),
+      "[\n"
+      "  {\"rank\":0,\"device\":\"\",\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\",\"exports\":"
+      "{\"OMP_PLACES\":\"{0},{1},{2},{3}\",\"OMP_PROC_BIND\":\"close\"},\"export_note\":\"gpu: the rank "
+      "has no device\"},\n"
+      "  {\"rank\":1,\"device\":\"\",\"nodes\":\"2\",\"cpus\":\"8-11\",\"memory\":\"local\",\"exports\":"
+      "{\"OMP_PLACES\":\"{8},{9},{10},{11}\",\"OMP_PROC_BIND\":\"close\"},\"export_note\":\"gpu: the rank "
+      "has no device\"}\n"
+      "]\n");
+}
+
+Test(plan, exports_of_gpus_on_a_real_machine) {
+  Result r = Run({"plan", "--topology", RealTopology("32em64t-2n8c2t-pci-wholeio.xml"), "--export", "gpu"},
+                 {"CUDA_VISIBLE_DEVICES=2,1"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(r.out.c_str(),
+               "rank  device        nodes  cpus        memory  exports\n"
+               "0     0000:84:00.0  1      8-15,24-31  local   CUDA_VISIBLE_DEVICES=2\n"
+               "1     0000:83:00.0  1      8-15,24-31  local   CUDA_VISIBLE_DEVICES=1\n");
+}
+
+Test(plan, bad_export_names_the_option) {
+  Result r = Run({"plan", "--export", "omq"});
+  cr_assert_eq(r.status, 2);
+  EXPECT_STREQ(
+      r.err.c_str(),
+      "numabind plan: --export omq: unknown item omq: expected none or a comma list of omp, omp-cpus, "
+      "gpu, nic\n");
+}

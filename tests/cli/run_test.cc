@@ -71,12 +71,31 @@ Test(run, sets_preload_and_variables) {
 
 Test(run, every_option_sets_its_variable) {
   std::string dir = BuildTreeLayout();
-  Result r = RunProgram({dir + "/numabind", "run",      "--policy",   "cpus:1|0",
-                         "--memory",        "bind",     "--devices",  "none",
-                         "--ranks",         "2",        "--rank-var", "MY_RANK",
-                         "--match",         "*worker*", "--topology", "synthetic:pack:2 core:1 pu:1",
-                         "--log",           "info",     "--log-file", "/tmp/x.log",
-                         "--strict",        "--",       "env"});
+  Result r = RunProgram({dir + "/numabind",
+                         "run",
+                         "--policy",
+                         "cpus:1|0",
+                         "--memory",
+                         "bind",
+                         "--devices",
+                         "none",
+                         "--ranks",
+                         "2",
+                         "--rank-var",
+                         "MY_RANK",
+                         "--match",
+                         "*worker*",
+                         "--topology",
+                         "synthetic:pack:2 core:1 pu:1",
+                         "--log",
+                         "info",
+                         "--log-file",
+                         "/tmp/x.log",
+                         "--strict",
+                         "--export",
+                         "omp,gpu",
+                         "--",
+                         "env"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   const char* expected[][2] = {
       {"NUMABIND_POLICY", "cpus:1|0"},
@@ -89,6 +108,7 @@ Test(run, every_option_sets_its_variable) {
       {"NUMABIND_LOG", "info"},
       {"NUMABIND_LOG_FILE", "/tmp/x.log"},
       {"NUMABIND_STRICT", "1"},
+      {"NUMABIND_EXPORT", "omp,gpu"},
   };
   for (const auto& e : expected) {
     EXPECT_STREQ(std::string(e[0]) + "=" + EnvValue(r.out, e[0]), std::string(e[0]) + "=" + e[1]);

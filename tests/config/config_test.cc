@@ -546,8 +546,8 @@ Test(table, every_variable_once_and_known_to_parse) {
   const char* expected[] = {
       "NUMABIND_POLICY", "NUMABIND_MEMORY",   "NUMABIND_DEVICES", "NUMABIND_NRANKS",     "NUMABIND_RANK_VAR",
       "NUMABIND_MATCH",  "NUMABIND_TOPOLOGY", "NUMABIND_LOG",     "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE",
-      "NUMABIND_STRICT", "NUMABIND_DISABLE",  "NUMABIND_SHARED",  "NUMABIND_BOUND"};
-  cr_assert_eq(kVarCount, 14);
+      "NUMABIND_STRICT", "NUMABIND_DISABLE",  "NUMABIND_SHARED",  "NUMABIND_BOUND",      "NUMABIND_EXPORT"};
+  cr_assert_eq(kVarCount, 15);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
     cr_assert(strlen(kVars[i].values) > 0);

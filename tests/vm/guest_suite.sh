@@ -68,6 +68,10 @@ if [ -f "$here/layout_$layout.sh" ]; then
     # shellcheck source=slurm.sh
     . "$here/slurm.sh"
     slurm_checks
+    # NUMABIND_EXPORT=omp: OpenMP threads inside each rank.
+    # shellcheck source=omp.sh
+    . "$here/omp.sh"
+    omp_checks
   fi
   # Site-wide use of the installed package, in the quicker layout.
   if [ "$layout" = B ]; then
