@@ -281,3 +281,10 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
+
+# The pictures of `numabind plan --draw` that tests/cli/draw_test.cc compares with tests/cli/golden/*.txt,
+# written anew (review them with `git diff tests/cli/golden`).
+.PHONY: golden
+golden: all $(BUILD)/tests/cli_test
+	mkdir -p tests/cli/golden
+	GOLDEN_UPDATE=1 BUILD=$(abspath $(BUILD)) $(BUILD)/tests/cli_test --filter 'draw/golden_pictures'

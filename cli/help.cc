@@ -65,7 +65,7 @@ void PrintUsage(FILE* out) {
           "Usage:\n"
           "  numabind run [OPTIONS] [--] CMD [ARGS...]  run CMD with libnumabind.so preloaded\n"
           "  numabind plan [OPTIONS]                    show where each local rank goes\n"
-          "  numabind show [--json] [PID...]            show where processes run (default: this one)\n"
+          "  numabind show [--json|--draw] [PID...]     show where processes run (default: this one)\n"
           "  numabind vars [--markdown]                 list the NUMABIND_* variables\n"
           "  numabind help [COMMAND]                    a command's options\n"
           "  numabind --version\n"

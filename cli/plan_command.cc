@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "cli/cli.h"
+#include "cli/draw.h"
 #include "config/config.h"
 #include "config/grammar.h"
 #include "config/rank_count.h"
@@ -32,6 +33,9 @@ const OptionSpec kPlanOptions[] = {
     {"--export", "NUMABIND_EXPORT", false, "E",
      "none or a comma list of omp, omp-cpus, gpu, nic: show the variables each rank would get"},
     {"--json", nullptr, true, "", "print a JSON array, one object per rank"},
+    {"--draw", nullptr, true, "",
+     "draw the machine (packages, NUMA nodes with their CPUs, memory and devices) with a mark per rank "
+     "on its CPUs, and a legend"},
 };
 constexpr size_t kPlanOptionCount = sizeof(kPlanOptions) / sizeof(kPlanOptions[0]);
 
@@ -106,6 +110,10 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
             parsed.positionals[0].c_str());
     return kExitUsage;
   }
+  if (parsed.Has("--json") && parsed.Has("--draw")) {
+    fprintf(err, "numabind plan: --json and --draw do not go together\n");
+    return kExitUsage;
+  }
   Environment merged = MergeOptions(env, parsed);
   merged.Unset("NUMABIND_DISABLE");  // the plan is shown whether or not the library is switched off
   config::Config cfg;
@@ -176,7 +184,32 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   // The rows hold copies of what they need; LeakSanitizer (make test's asan suites) checks the command.
   free(const_cast<core::PlanBasis*>(basis));
 
-  if (parsed.Has("--json")) {
+  if (parsed.Has("--draw")) {
+    Drawing drawing;
+    std::string where = cfg.topology != nullptr && *cfg.topology != '\0' ? cfg.topology : "this machine";
+    if (where.compare(0, 10, "synthetic:") != 0) where = where.substr(where.rfind('/') + 1);  // a file's name
+    drawing.title = "numabind plan: " + std::to_string(nranks) + (nranks == 1 ? " rank" : " ranks") +
+                    ", policy " + request.policy + ", memory " +
+                    (cfg.memory != nullptr ? cfg.memory : "local") + ", on " + where;
+    drawing.item_word = "rank";
+    drawing.items_word = "ranks";
+    std::string ignored;  // the lists are FormatBits' own output
+    for (const RankRow& row : rows) {
+      DrawItem item;
+      item.id = std::to_string(row.rank);
+      core::CpuSet::ParseList(row.cpus.c_str(), &item.cpus, &ignored);
+      core::CpuSet::ParseList(row.nodes.c_str(), &item.nodes, &ignored);
+      item.device = row.device;
+      item.error = row.error;
+      drawing.items.push_back(std::move(item));
+    }
+    std::string text;
+    if (!DrawOn(cfg.topology, drawing, &text, &error)) {
+      fprintf(err, "numabind plan: %s\n", error.c_str());
+      return kExitFailure;
+    }
+    fputs(text.c_str(), out);
+  } else if (parsed.Has("--json")) {
     fprintf(out, "[\n");
     for (size_t i = 0; i < rows.size(); ++i) {
       const RankRow& row = rows[i];

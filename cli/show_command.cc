@@ -15,12 +15,16 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli/draw.h"
 
 namespace numabind::cli {
 namespace {
 
 const OptionSpec kShowOptions[] = {
     {"--json", nullptr, true, "", "print a JSON array, one object per process"},
+    {"--draw", nullptr, true, "",
+     "draw this machine (packages, NUMA nodes with their CPUs, memory and devices) with a mark per "
+     "process on its CPUs, and a legend"},
 };
 constexpr size_t kShowOptionCount = sizeof(kShowOptions) / sizeof(kShowOptions[0]);
 
@@ -164,12 +168,34 @@ bool ReadProc(long pid, bool self, ProcInfo* info, std::string* error) {
   return true;
 }
 
+/// The processes as items of a picture: their CPUs, and the nodes their memory policy names.
+Drawing ShowDrawing(const std::vector<ProcInfo>& found) {
+  Drawing d;
+  d.title = "numabind show: " + std::to_string(found.size()) + " process" + (found.size() == 1 ? "" : "es") +
+            " on this machine";
+  d.item_word = "process";
+  d.items_word = "processes";
+  d.plan = false;
+  std::string ignored;
+  for (const ProcInfo& p : found) {
+    DrawItem item;
+    item.id = std::to_string(p.pid);
+    core::CpuSet::ParseList(p.cpus.c_str(), &item.cpus, &ignored);  // "?" (unreadable) draws nothing
+    size_t colon = p.memory.rfind(':');
+    if (colon != std::string::npos)
+      core::CpuSet::ParseList(p.memory.c_str() + colon + 1, &item.nodes, &ignored);
+    item.details = {p.memory, Cut(p.command, 40)};
+    d.items.push_back(std::move(item));
+  }
+  return d;
+}
+
 }  // namespace
 
 void PrintShowHelp(FILE* out) {
   fprintf(
       out,
-      "Usage: numabind show [--json] [PID...]\n"
+      "Usage: numabind show [--json|--draw] [PID...]\n"
       "\n"
       "Prints each process's CPUs (Cpus_allowed_list), NUMA nodes (Mems_allowed_list), memory policy and\n"
       "command; without PID, this process's own.\n"
@@ -188,6 +214,10 @@ int ShowCommand(const Args& args, FILE* out, FILE* err) {
   if (parsed.help) {
     PrintShowHelp(out);
     return 0;
+  }
+  if (parsed.Has("--json") && parsed.Has("--draw")) {
+    fprintf(err, "numabind show: --json and --draw do not go together\n");
+    return kExitUsage;
   }
   std::vector<long> pids;
   for (const std::string& a : parsed.positionals) {
@@ -213,7 +243,14 @@ int ShowCommand(const Args& args, FILE* out, FILE* err) {
     }
     found.push_back(info);
   }
-  if (parsed.Has("--json")) {
+  if (parsed.Has("--draw") && !found.empty()) {
+    std::string text;
+    if (!DrawOn(nullptr, ShowDrawing(found), &text, &error)) {
+      fprintf(err, "numabind show: %s\n", error.c_str());
+      return kExitFailure;
+    }
+    fputs(text.c_str(), out);
+  } else if (parsed.Has("--json")) {
     fprintf(out, "[\n");
     for (size_t i = 0; i < found.size(); ++i) {
       const ProcInfo& p = found[i];

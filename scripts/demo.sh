@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make demo`: this machine's plan, a two-socket plan from a synthetic topology, then real ranks launched
-# through the shim by a bash loop and by Open MPI's mpirun, each reporting where it landed.
+# `make demo`: this machine's plan, a two-socket plan from a synthetic topology (a table, then drawn), then
+# real ranks launched through the shim by a bash loop and by Open MPI's mpirun, each reporting where it landed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=build-link.sh
@@ -15,6 +15,9 @@ $NB plan --policy exclusive --ranks "$ranks"
 echo
 echo "== numabind plan for a 2-socket, 4-node synthetic machine (policy node, 8 ranks, memory bind)"
 $NB plan --topology 'synthetic:pack:2 numa:2 l3:1 core:4 pu:2' --policy node --ranks 8 --memory bind
+echo
+echo "== the same machine drawn, policy exclusive (numabind plan --draw)"
+$NB plan --draw --topology 'synthetic:pack:2 numa:2 l3:1 core:4 pu:2' --policy exclusive --ranks 8
 echo
 
 report() {  # prints the report lines of $1, sorted by rank
