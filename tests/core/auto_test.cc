@@ -267,7 +267,9 @@ void CheckTopology(const Topology& t, bool want_devices) {
 
 }  // namespace
 
-Test(auto_policy, invariants_on_every_topology_file, .timeout = 120) {
+// No .timeout on these: Criterion 2.4.1 leaks 48 bytes in its runner when a run has two timed tests,
+// which fails the ASan suite.
+Test(auto_policy, invariants_on_every_topology_file) {
   DIR* dir = opendir(TopologyDir().c_str());
   cr_assert_not_null(dir, "no %s", TopologyDir().c_str());
   int files = 0;
@@ -283,7 +285,7 @@ Test(auto_policy, invariants_on_every_topology_file, .timeout = 120) {
   cr_assert_geq(files, 7, "%d topology files", files);
 }
 
-Test(auto_policy, invariants_on_synthetic_machines, .timeout = 60) {
+Test(auto_policy, invariants_on_synthetic_machines) {
   for (const char* spec : {kT64, "synthetic:pack:1 core:4 pu:1", "synthetic:pack:2 numa:1 l3:3 core:2 pu:2",
                            "synthetic:pack:1 numa:3 core:5 pu:2", "synthetic:numa:2 l2:4 core:1 pu:4"}) {
     CheckTopology(Load(spec), false);

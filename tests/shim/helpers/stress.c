@@ -11,7 +11,8 @@
  * P.begin and P.end: Linux before 6.2 resets every task of a cpuset to the new CPUs when they change, so a
  * rank that was already running then (started before P.end, still running at P.begin) may be found with the
  * cpuset's CPUs. Those are counted apart ("N reset by the kernel"), and excused; a rank started after P.end
- * must be exact. Exit status: 0 when every spawn was bound as planned or excused. */
+ * must be exact. With STRESS_ENTRIES=N (1-8), only the first N entry points are used (spawn k goes through
+ * entry k mod N). Exit status: 0 when every spawn was bound as planned or excused. */
 #include <errno.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -26,7 +27,7 @@
 extern char** environ;
 extern pid_t _Fork(void);
 
-static int threads, spawns, nranks;
+static int threads, spawns, nranks, entries = 8;
 static const char* checker;
 static atomic_int next_spawn, ok, wrong, crashed, failed, reset;
 static char fence_begin[4096], fence_end[4096]; /* "" without STRESS_FENCE */
@@ -131,14 +132,14 @@ static void* Worker(void* arg) {
     int k = atomic_fetch_add(&next_spawn, 1);
     if (k >= spawns) return NULL;
     int settled = Exists(fence_end); /* the cpuset changed before this rank started */
-    int status = SpawnOne(k % kEntries, k % nranks);
+    int status = SpawnOne(k % entries, k % nranks);
     if (!settled && Exists(fence_begin) && WIFEXITED(status) && WEXITSTATUS(status) == 3) {
       atomic_fetch_add(&reset, 1);
       continue;
     }
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && atomic_load(&failed) + atomic_load(&wrong) < 5) {
       fprintf(stderr, "stress: spawn %d (rank %d via %s): status %#x\n", k, k % nranks,
-              kEntryNames[k % kEntries], (unsigned)status);
+              kEntryNames[k % entries], (unsigned)status);
     }
     Count(status);
   }
@@ -151,6 +152,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   checker = argv[4];
+  const char* only = getenv("STRESS_ENTRIES");
+  if (only != NULL && *only != '\0' && ((entries = atoi(only)) < 1 || entries > kEntries)) {
+    fprintf(stderr, "stress: STRESS_ENTRIES=%s: expected 1 to %d\n", only, kEntries);
+    return 2;
+  }
   const char* fence = getenv("STRESS_FENCE");
   if (fence != NULL && *fence != '\0') {
     snprintf(fence_begin, sizeof fence_begin, "%s.begin", fence);
