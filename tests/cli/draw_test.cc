@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 
 #include "cli/draw.h"
+#include "tests/cli/bound_child.h"
 #include "tests/cli/cli_util.h"
 
 using numabind::test::CountLines;
@@ -289,42 +290,6 @@ Test(draw, text_pieces) {
   EXPECT_STREQ(cut.back(), "  ... and 36 more (see x)");
 }
 
-namespace {
-
-/// A child bound to CPU `cpu` with memory policy `mode` on node 0; it waits to be killed.
-pid_t BoundChild(int cpu, int mode) {
-  int ready[2];
-  cr_assert_eq(pipe(ready), 0);
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  cr_assert(pid >= 0);
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the test even when the test fails before reaping it
-    if (getppid() != parent) _exit(0);
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    unsigned long mask = 1;
-    int ok =
-        sched_setaffinity(0, sizeof(set), &set) == 0 && syscall(SYS_set_mempolicy, mode, &mask, 64UL) == 0;
-    char c = ok ? 'y' : 'n';
-    (void)!write(ready[1], &c, 1);
-    for (;;) pause();
-  }
-  close(ready[1]);
-  char c = 0;
-  cr_assert_eq(read(ready[0], &c, 1), 1);
-  close(ready[0]);
-  if (c != 'y') {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    cr_assert_fail("cannot bind a child to CPU %d and a memory policy on node 0 here", cpu);
-  }
-  return pid;
-}
-
-}  // namespace
-
 Test(draw, show_draws_live_processes) {
   // Two processes on two CPUs of this machine (the two lowest it lets this test use), with bind and
   // interleave on node 0: each mark on its own CPU, no CPU shared, both in the legend with their policy.
@@ -337,10 +302,8 @@ Test(draw, show_draws_live_processes) {
   pid_t a = BoundChild(cpus[0], 2 /* MPOL_BIND */);
   pid_t b = BoundChild(cpus[1], 3 /* MPOL_INTERLEAVE */);
   Result r = Run({"show", "--draw", std::to_string(a), std::to_string(b)});
-  kill(a, SIGKILL);
-  kill(b, SIGKILL);
-  waitpid(a, nullptr, 0);
-  waitpid(b, nullptr, 0);
+  Reap(a);
+  Reap(b);
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   cr_assert(r.out.rfind("numabind show: 2 processes on this machine\n", 0) == 0, "%s", r.out.c_str());
   size_t width = 0;

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 
 #include "cli/cli.h"
+#include "tests/cli/bound_child.h"
 #include "tests/cli/cli_util.h"
 
 using numabind::test::CountLines;
@@ -40,43 +41,6 @@ Result ShowHere(const std::vector<std::string>& args) {
   free(out_buf);
   free(err_buf);
   return r;
-}
-
-/// A child that binds itself to CPU `cpu` and memory policy (mode, node 0), then waits to be killed.
-pid_t BoundChild(int cpu, int mode) {
-  int ready[2];
-  cr_assert_eq(pipe(ready), 0);
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  cr_assert(pid >= 0);
-  if (pid == 0) {
-    // Dies with the test, even one that fails before it reaps: a leftover child would hold the test's
-    // output pipe open and hang whatever reads it.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(0);
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    int ok = sched_setaffinity(0, sizeof(set), &set) == 0 && SetMempolicy(mode, 1) == 0;
-    char c = ok ? 'y' : 'n';
-    (void)!write(ready[1], &c, 1);
-    for (;;) pause();
-  }
-  close(ready[1]);
-  char c = 0;
-  cr_assert_eq(read(ready[0], &c, 1), 1);
-  close(ready[0]);
-  if (c != 'y') {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    cr_assert_fail("cannot bind a child to CPU 0 and MPOL_BIND on node 0 here");
-  }
-  return pid;
-}
-
-void Reap(pid_t pid) {
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
 }
 
 }  // namespace
