@@ -6,7 +6,8 @@
 # that totals them all ("tests: N passed, N failed, N skipped"). A suite that crashes or prints no result
 # counts as a failure, never as a pass. A skipped test (Criterion's cr_skip_test, a suite's "N skipped") is
 # counted as skipped; under CI (CI=true), which runs as root with every package installed, a skip fails the
-# run.
+# run. Before the total it prints how long each suite took (wall time; the cluster suite runs beside the
+# guests), and the build's time when the Makefile passes BUILD_SECONDS.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=build-link.sh
@@ -14,6 +15,11 @@ cd "$(dirname "$0")/.."
 preloadable_build "${BUILD:-build}"
 export BUILD=$PRELOAD_BUILD  # the test binaries preload $BUILD/libnumabind.so into the programs they run
 passed=0 failed=0 skipped=0 status=0
+times=()  # "SECONDS NAME" per suite, for the table at the end
+t_suite=0
+started() { t_suite=$(date +%s); }
+took() { times+=("$(($(date +%s) - t_suite)) $1"); }  # $1 = suite name
+t_all=$(date +%s)
 log=$(mktemp) cluster_log=$(mktemp)
 trap 'rm -f "$log" "$cluster_log"; [ -z "$BUILD_LINK_DIR" ] || rm -rf "$BUILD_LINK_DIR"' EXIT
 
@@ -47,6 +53,7 @@ tally() {  # $1 = suite name, $2 = exit status; reads $log
 for bin in "$@"; do
   name=$(basename "$bin")
   echo "=== $name"
+  started
   if [[ $bin == *.sh ]]; then
     "$bin" 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
   else
@@ -54,6 +61,7 @@ for bin in "$@"; do
     "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
     rc=${PIPESTATUS[0]}
   fi
+  took "$name"
   tally "$name" "$rc"
 done
 
@@ -65,16 +73,20 @@ done
 for bin in ${ASAN_TESTS:-}; do
   name="asan $(basename "$bin")"
   echo "=== $name"
+  started
   BUILD=$BUILD/asan ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0:fast_unwind_on_malloc=0 \
     LSAN_OPTIONS="suppressions='$PWD/tests/lsan.supp'" UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
   rc=${PIPESTATUS[0]}
+  took "$name"
   tally "$name" "$rc"
 done
 if [ -n "${FUZZ_TARGETS:-}" ]; then
   echo "=== fuzz (scripts/fuzz.sh --short)"
+  started
   # shellcheck disable=SC2086  # a list of paths without blanks, from the Makefile
   BUILD=$BUILD scripts/fuzz.sh --short $FUZZ_TARGETS 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
+  took fuzz
   tally fuzz "$rc"
 fi
 
@@ -83,18 +95,22 @@ fi
 cluster_pid=
 if [ "${SKIP_CLUSTER:-0}" != 1 ]; then
   echo "=== cluster (tests/cluster/run.sh, beside the guests; output when it ends)"
+  t_cluster=$(date +%s)
   BUILD=$BUILD tests/cluster/run.sh >"$cluster_log" 2>&1 &
   cluster_pid=$!
 fi
 
 if [ "${SKIP_VM:-0}" != 1 ]; then
   echo "=== vm (tests/vm/run.sh)"
+  started
   BUILD=$BUILD tests/vm/run.sh 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
+  took vm
   tally vm "$rc"
 fi
 
 if [ -n "$cluster_pid" ]; then
   wait "$cluster_pid"; rc=$?
+  t_suite=$t_cluster; took "cluster (beside vm)"
   echo "=== cluster (tests/cluster/run.sh)"
   cat "$cluster_log"; cp "$cluster_log" "$log"
   tally cluster "$rc"
@@ -103,5 +119,9 @@ fi
 if [ "$skipped" -gt 0 ] && [ "${CI:-}" = true ]; then
   echo "run-tests: $skipped tests skipped under CI, which must run them all"; status=1
 fi
+echo "=== time per suite (wall seconds)"
+[ -z "${BUILD_SECONDS:-}" ] || printf '%6s  %s\n' "$BUILD_SECONDS" build
+for t in "${times[@]}"; do printf '%6s  %s\n' "${t%% *}" "${t#* }"; done
+printf '%6s  %s\n' "$(($(date +%s) - t_all + ${BUILD_SECONDS:-0}))" total
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit $status

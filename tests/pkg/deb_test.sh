@@ -85,20 +85,19 @@ got=$(login bash -lc 'bash -lc "printf %s \"\$LD_PRELOAD\""' 2>&1)
 check nested_login_once "$([ "$got" = '/usr/$LIB/libnumabind.so' ] || echo "LD_PRELOAD='$got'")"
 got=$(login NUMABIND_DISABLE=1 bash -lc 'printf %s "${LD_PRELOAD-unset}"' 2>&1)
 check login_disabled "$([ "$got" = unset ] || echo "LD_PRELOAD='$got'")"
-# The library is really in a login shell's programs, and a 32-bit one starts without a loader error.
+# The library is really in a login shell's programs. (A 32-bit program, which loads the lib32 stub, needs a
+# kernel that runs 32-bit programs: tests/pkg/sitewide_inside.sh checks it in the guest.)
 got=$(login bash -lc 'grep -c libnumabind.so /proc/self/maps' 2>&1)
 check login_loaded "$([ "$got" -ge 1 ] 2>/dev/null || echo "not mapped: $got")"
-got=$(login bash -lc "$T/prog32; echo status \$?" 2>&1)
-check login_32bit "$([ "$got" = "status 3" ] || echo "$got")"
 # A rank started from a login shell is bound by the installed library, through the installed helper.
 got=$(login NUMABIND_POLICY=node NUMABIND_LOG=info bash -lc 'LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 /bin/true' 2>&1)
 check installed_binds_rank "$([[ $got == *"numabind: bound rank 0 of 1 (LOCAL_RANK) /bin/true: cpus "* ]] || echo "$got")"
 
-# The README's /etc/ld.so.preload line: every process, without a login shell; 64- and 32-bit start clean.
+# The README's /etc/ld.so.preload line: every process, without a login shell, starts clean (32-bit ones: in
+# the guest, as above).
 echo '/usr/$LIB/libnumabind.so' >/etc/ld.so.preload
 got=$(env -i /bin/sh -c 'grep -q libnumabind.so /proc/self/maps && echo mapped; /bin/true; echo status $?' 2>&1)
-got32=$(env -i "$T/prog32" 2>&1; echo "status $?")
-check ld_so_preload "$([ "$got" = "$(printf 'mapped\nstatus 0')" ] && [ "$got32" = "status 3" ] || echo "$got / $got32")"
+check ld_so_preload "$([ "$got" = "$(printf 'mapped\nstatus 0')" ] || echo "$got")"
 got=$(env -i NUMABIND_POLICY=node NUMABIND_LOG=info /bin/sh -c 'LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 /bin/true' 2>&1)
 check ld_so_preload_binds "$([[ $got == *"bound rank 1 of 2 (LOCAL_RANK) /bin/true"* ]] || echo "$got")"
 
@@ -174,8 +173,6 @@ check purge "$why"
 echo END
 EOF
 
-printf 'int main(void) { return 3; }\n' | ${CC:-gcc} -m32 -x c -o "$tmp/prog32" - 2>/dev/null ||
-  fail prog32 "cannot build a 32-bit program (gcc-multilib: scripts/install-deps.sh)"
 T=$tmp HELPERS=$(realpath "$BUILD/helpers") DEB=$(realpath "$deb") DEB_UP=$tmp/up/numabind_${version}+1.deb VERSION=$version \
   unshare --mount --propagation private bash "$tmp/inside.sh" >"$tmp/inside.log" 2>&1
 grep -v "^END$" "$tmp/inside.log"

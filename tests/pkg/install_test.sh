@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make install DESTDIR=... PREFIX=/usr` and `make uninstall`: the files and only those, the helper path
 # compiled into the library, the library never running a program found next to itself, the profile.d
-# script, the loader's $LIB for 64- and 32-bit programs, and the manual pages. Needs no root. Prints
-# "PASS name" or "FAIL name: why" per check and ends with "install: N passed, N failed".
+# script, the loader's $LIB for 64-bit programs (32-bit ones run in the guest) and the manual pages. Needs
+# no root. Prints "PASS name" or "FAIL name: why" per check and ends with "install: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -89,26 +89,17 @@ for sh in sh bash; do
   check "profile_$sh: NUMABIND_DISABLE=1" "$([ "$got" = unset ] || echo "LD_PRELOAD='$got'")"
 done
 
-# 5. The loader's $LIB: 64-bit programs load the library, 32-bit ones the empty stub, neither prints a
-# loader error. Without the stub a 32-bit program does print one (so this check can fail).
-if ! printf 'int main(void) { return 3; }\n' | ${CC:-gcc} -m32 -x c -o "$tmp/prog32" - 2>"$tmp/cc.log"; then
-  fail dollar_lib "cannot build a 32-bit program (gcc-multilib: scripts/install-deps.sh): $(head -2 "$tmp/cc.log")"
-else
-  preload="$dest/usr/\$LIB/libnumabind.so"
-  out64=$(LD_PRELOAD="$preload" LD_DEBUG=libs /bin/true 2>&1; echo "status $?")
-  out32=$(LD_PRELOAD="$preload" LD_DEBUG=libs "$tmp/prog32" 2>&1; echo "status $?")
-  why=""
-  [[ $out64 == *"calling init: $dest/usr/lib/$multiarch/libnumabind.so"* ]] || why+=" 64-bit did not load it;"
-  [[ $out32 == *"calling init: $dest/usr/lib32/libnumabind.so"* ]] || why+=" 32-bit did not load the stub;"
-  [[ $out64 == *"status 0" && $out32 == *"status 3" ]] || why+=" exit statuses changed;"
-  err=$(LD_PRELOAD="$preload" /bin/true 2>&1; LD_PRELOAD="$preload" "$tmp/prog32" 2>&1)
-  [ -z "$err" ] || why+=" loader said: $err"
-  check dollar_lib "$why"
-  mv "$dest/usr/lib32/libnumabind.so" "$tmp/stub"
-  err=$(LD_PRELOAD="$preload" "$tmp/prog32" 2>&1)
-  mv "$tmp/stub" "$dest/usr/lib32/libnumabind.so"
-  check dollar_lib_control "$([[ $err == *"cannot be preloaded"* ]] || echo "no loader error without the stub: '$err'")"
-fi
+# 5. The loader's $LIB: a 64-bit program loads the library from lib/<multiarch> without a loader error.
+# A 32-bit program loading the stub from lib32 needs a kernel that runs 32-bit programs, which this machine
+# need not have: that half runs in the guest (tests/pkg/sitewide_inside.sh with RUN32=1, tests/vm/sitewide.sh).
+preload="$dest/usr/\$LIB/libnumabind.so"
+out64=$(LD_PRELOAD="$preload" LD_DEBUG=libs /bin/true 2>&1; echo "status $?")
+why=""
+[[ $out64 == *"calling init: $dest/usr/lib/$multiarch/libnumabind.so"* ]] || why+=" 64-bit did not load it;"
+[[ $out64 == *"status 0" ]] || why+=" exit status changed;"
+err=$(LD_PRELOAD="$preload" /bin/true 2>&1)
+[ -z "$err" ] || why+=" loader said: $err"
+check dollar_lib_64 "$why"
 
 # 6. Manual pages: render without warnings, and hold every variable and every command's options.
 why=""
