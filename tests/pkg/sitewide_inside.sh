@@ -47,9 +47,12 @@ done
 P=/usr/sbin:/usr/bin:/sbin:/bin
 # man-db's trigger would index every manual page at dpkg -i (minutes in the emulated guest); not tested here.
 rm -f /var/lib/man-db/auto-update
+# The login shell's HOME is empty: the package's start-up file is in /etc/profile.d, and this machine's
+# /root/.bashrc runs pyenv's set-up, 14 s a login shell in the emulated guest.
+mkdir -p "$T/home"
 # NAME|COMMAND: the workload, each run as a fresh process tree from a clean environment plus $E.
 WORK=(
-  "login_shell|env -i \$E HOME=/root PATH=$P bash -lc 'echo \$HOME; ls / | grep -c .; exit 4'"
+  "login_shell|env -i \$E HOME=$T/home PATH=$P bash -lc 'echo \$HOME; ls / | grep -c .; exit 4'"
   "bash_c|env -i \$E PATH=$P bash -c 'seq 1 500 | sort -rn | head -2; exit 3'"
   "coreutils|env -i \$E PATH=$P sh -c 'printf \"b\\na\\nb\\n\" | sort | uniq -c; date -u -d @0 +%F; cut -d: -f1 /etc/passwd | head -3; wc -c < /etc/hostname'"
   "find_xargs|env -i \$E PATH=$P sh -c 'cd $T/tree && find . -type f | sort | xargs -n 2 echo'"
@@ -97,11 +100,12 @@ grep -q '^x$' "$T/out/off/make_j.out" || why+=" make_j: $(cat "$T/out/off/make_j
 check "off: the workload runs" "$why"
 dpkg -i "$DEB" >"$T/dpkg.log" 2>&1 || fail install "$(tail -3 "$T/dpkg.log")"
 if [ "${RUN32:-0}" = 1 ]; then
-  # The loader's $LIB: a 32-bit program given the installed preload path (a login shell's, from profile.d)
-  # loads the empty lib32 stub and runs as before, with no loader error; without the stub the loader does
-  # complain (so the check can fail).
-  got=$(env -i HOME=/root PATH=$P bash -lc 'printf %s "$LD_PRELOAD"; echo; '"$T/bin/prog32"' >/dev/null; echo "status $?"' 2>&1)
-  check login_32bit "$([ "$got" = "$(printf '/usr/$LIB/libnumabind.so\nstatus 5')" ] || echo "$got")"
+  # The loader's $LIB: a 32-bit program given the installed preload path (a login shell's, from the
+  # profile.d script, sourced here: a login shell's own start-up files are not the package's) loads the
+  # empty lib32 stub and runs as before, with no loader error; without the stub the loader does complain
+  # (so the check can fail).
+  got=$(env -i PATH=$P sh -c '. /etc/profile.d/numabind.sh; printf "%s\n" "$LD_PRELOAD"; '"$T/bin/prog32"' >/dev/null; echo "status $?"' 2>&1)
+  check profile_32bit "$([ "$got" = "$(printf '/usr/$LIB/libnumabind.so\nstatus 5')" ] || echo "$got")"
   got=$(LD_PRELOAD='/usr/$LIB/libnumabind.so' LD_DEBUG=libs "$T/bin/prog32" 2>&1 >/dev/null; echo "status $?")
   why=""
   [[ $got == *"calling init: /usr/lib32/libnumabind.so"* ]] || why+=" the stub was not loaded;"
