@@ -20,8 +20,8 @@ constexpr size_t kTail = sizeof(kTruncated) - 1 + 1;
 /// The most Head writes, and the comma before a bound line's body: a host name of 64 bytes each escaped
 /// as \u00XX, a pid of 20 characters.
 constexpr size_t kHeadMax = sizeof("{\"time\":\"2026-12-02T17:30:00.123Z\"") - 1 + sizeof(",\"host\":") - 1 +
-                            2 + 6 * 64 + sizeof(",\"pid\":") - 1 + 20 + sizeof(",\"level\":\"debug\"") - 1 +
-                            1;
+                            2 + size_t{6} * 64 + sizeof(",\"pid\":") - 1 + 20 +
+                            sizeof(",\"level\":\"debug\"") - 1 + 1;
 
 /// Child-safe: writes n as exactly `width` digits at d.
 void Digits(char* d, long n, int width) {
