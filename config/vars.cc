@@ -53,9 +53,10 @@ const VarInfo kVars[] = {
      "warn: problems only; info: also one line per bound rank (pid, rank and where it came from, command, "
      "CPUs, nodes, memory policy, entry point); debug: also the spawning call stack."},
     {"NUMABIND_LOG_FORMAT", "text|json", "text", nullptr,
-     "json: every log line is one JSON object with time, host, pid and level; a bound rank's also has "
-     "event, rank, nranks, rank_var, command, cpus, nodes, memory, device, entry and replaced (with "
-     "launcher_cpus when true); a problem's has message."},
+     "json: every log line is one JSON object of strict UTF-8 with time, host, pid and level; a bound "
+     "rank's also has event, rank, nranks, rank_var, command, cpus, nodes, memory, device, entry and "
+     "replaced (true when the rank started on other CPUs than its plan's, named by launcher_cpus); a "
+     "problem's has message; a line cut to 2 KB ends with \"truncated\":true."},
     {"NUMABIND_LOG_FILE", "PATH", nullptr, "standard error", "Append log lines to this file instead."},
     {"NUMABIND_STRICT", "0|1", "0", nullptr,
      "1: a rank that cannot be bound is not started (its exec or spawn fails with errno set; a rank binding "

@@ -134,8 +134,7 @@ __attribute__((noinline)) void LogOnce(const char* fn, long target, const uint8_
     l.Str(", refused (EINVAL): none of them is the rank's");
   l.Str(" (the rank's cpus ").Bits(g_rank_cpus, kMaxCpuWords).Str("; said once) pid ").Num(Sys6(SYS_getpid));
   l.Str("\n").Str(stack);
-  size_t len = l.Finish();
-  WriteLog(config::LogLevel::kWarn, l.data(), len);
+  WriteLog(config::LogLevel::kWarn, &l);
   errno = saved_errno;
 }
 

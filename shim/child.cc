@@ -80,14 +80,21 @@ long ApplyMemory(const core::RankPlan& plan, uint32_t node_words) {
   return -EINVAL;
 }
 
+/// Child-safe: whether two bit sets are equal (a missing word counts as zero).
+bool SameBits(const uint64_t* a, uint32_t a_words, const uint64_t* b, uint32_t b_words) {
+  for (uint32_t w = 0; w < a_words || w < b_words; ++w) {
+    if ((w < a_words ? a[w] : 0) != (w < b_words ? b[w] : 0)) return false;
+  }
+  return true;
+}
+
 /// Child-safe: logs why a rank is not bound (in `l`, the caller's line, unused on this path: one line
 /// buffer on the stack, not two) and decides between running unbound and refusing (strict).
 BindResult Fail(Line* l, const char* path, const RankMatch& m, const char* what, const char* why, int e,
                 int* err) {
   l->Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
   l->Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
-  size_t len = l->Finish();
-  WriteLog(config::LogLevel::kWarn, l->data(), len);
+  WriteLog(config::LogLevel::kWarn, l);
   if (!g_state.config.strict) return BindResult::kUnbound;
   *err = e;
   return BindResult::kRefused;
@@ -108,8 +115,7 @@ BindResult FailValue(Line* line, const char* path, const RankMatch& m, int* err)
   l.Str(large ? " is too large for a local rank (0 to " : " is not a local rank (a decimal number, 0 to ");
   l.Num(config::kMaxRanks - 1).Str("): ").Str(path);
   l.Str(g_state.config.strict ? " not started" : " runs unbound");
-  size_t len = l.Finish();
-  WriteLog(config::LogLevel::kWarn, l.data(), len);
+  WriteLog(config::LogLevel::kWarn, &l);
   if (!g_state.config.strict) return BindResult::kUnbound;
   *err = EINVAL;
   return BindResult::kRefused;
@@ -244,10 +250,17 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
   bool again = entry != Entry::kSetenv && g_state.fork_child && m.rank == g_state.worker_rank &&
                m.nranks == g_state.worker_nranks;
-  bool replaced = false;
-  for (uint32_t w = 0; saved->cpus_saved && w < g_state.launcher_cpu_words; ++w) {
-    replaced |= saved->cpus[w] != g_state.launcher_cpus[w];
-  }
+  // The binding the rank started with is replaced when it was one (other CPUs than its launcher's; at
+  // start-up, than the job's it widened to) and the plan's differs from it.
+  bool widened = m.started_cpus != nullptr;
+  const uint64_t* started = widened ? m.started_cpus : saved->cpus;
+  uint32_t started_words = widened ? m.started_words : kMaxCpuWords;
+  bool was_bound =
+      saved->cpus_saved &&
+      (widened ? !SameBits(started, started_words, saved->cpus, kMaxCpuWords)
+               : g_state.launcher_cpu_words > 0 &&
+                     !SameBits(started, started_words, g_state.launcher_cpus, g_state.launcher_cpu_words));
+  bool replaced = was_bound && !SameBits(started, started_words, cpus, basis->cpu_words);
   m.replaced = replaced;
   // auto says what share it gave the rank (core/plan_auto.h).
   char share[96] = "";
@@ -256,8 +269,7 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   if (g_state.config.log_format == config::LogFormat::kJson) {
     JsonBound(line, {again, &m, path, cpus, basis->cpu_words, nodes, basis->node_words,
                      memory_denied ? "unchanged" : core::MemoryName(plan.memory), plan.device, entry,
-                     replaced ? saved->cpus : nullptr, g_state.launcher_cpu_words});
-    if (share[0] != '\0') line->Str(",\"auto\":").JsonStr(share);
+                     replaced ? started : nullptr, started_words, share});
     return BindResult::kBound;
   }
   line->Str(again ? "numabind: rebound rank " : "numabind: bound rank ").Num(m.rank);
@@ -275,9 +287,11 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   else
     line->Str(" via ").Str(EntryName(entry));
   if (replaced) {
-    line->Str(" (replaced the launcher's binding to cpus ")
-        .Bits(saved->cpus, g_state.launcher_cpu_words)
-        .Str(")");
+    bool slurm = m.var != nullptr && StrEq(m.var, config::kRankVars[config::kRankVarCount - 1].rank);
+    line->Str(!widened ? " (replaced the launcher's binding to cpus "
+              : slurm  ? " (replaced Slurm's binding to cpus "
+                       : " (replaced the binding it started with, cpus ");
+    line->Bits(started, started_words).Str(")");
   }
   return BindResult::kBound;
 }
@@ -329,15 +343,35 @@ long OpenLogFile(const char* file, const char** why) {
   return fd;
 }
 
+/// Child-safe: says why the log goes to standard error: a JSON line of its own, or the text line's start.
+/// Not inlined: its line is on the stack only on this path.
+__attribute__((noinline)) void NoteLogFileFallback(const char* file, const char* why) {
+  if (g_state.config.log_format == config::LogFormat::kJson) return WriteJsonLogFileNote(file, why);
+  Line note;
+  note.Str("numabind: NUMABIND_LOG_FILE=").Str(file).Str(" ").Str(why).Str(" (logging to standard error): ");
+  Sys6(SYS_write, 2, reinterpret_cast<long>(note.data()), static_cast<long>(note.size()));
+}
+
 }  // namespace
 
-// Child-safe: raw open, write and close; one write per line, so lines from many ranks stay whole.
+// Child-safe: a JSON line of its own in JSON mode, else one raw write.
 void WriteLog(config::LogLevel level, const char* text, size_t len) {
   if (g_state.config.log < level) return;
-  // NUMABIND_LOG_FORMAT=json: a text line comes back here as a JSON object (whose first byte is '{').
-  if (g_state.config.log_format == config::LogFormat::kJson && len > 0 && text[0] != '{') {
-    return WriteJsonLog(level, text, len);
-  }
+  if (g_state.config.log_format == config::LogFormat::kJson) return WriteJsonLog(level, text, len, false);
+  WriteLogRaw(text, len);
+}
+
+// Child-safe: as above, saying in JSON when the line was cut short.
+void WriteLog(config::LogLevel level, Line* line) {
+  if (g_state.config.log < level) return;
+  if (g_state.config.log_format == config::LogFormat::kJson)
+    return WriteJsonLog(level, line->CStr(), line->size(), line->truncated());
+  size_t len = line->Finish();
+  WriteLogRaw(line->data(), len);
+}
+
+// Child-safe: raw open, write and close; one write per line, so lines from many ranks stay whole.
+void WriteLogRaw(const char* text, size_t len) {
   const char* file = g_state.config.log_file;
   long fd = 2;
   if (file != nullptr && *file != '\0') {
@@ -345,15 +379,7 @@ void WriteLog(config::LogLevel level, const char* text, size_t len) {
     fd = OpenLogFile(file, &why);
     if (fd < 0) {
       fd = 2;
-      // Said on every line that falls back: this may be a vfork child, which must not remember it.
-      char note[256];
-      size_t n = 0;
-      const char* parts[] = {"numabind: NUMABIND_LOG_FILE=", file, " ", why,
-                             " (logging to standard error): "};
-      for (const char* part : parts) {
-        for (; *part != '\0' && n < sizeof(note); ++part) note[n++] = *part;
-      }
-      Sys6(SYS_write, 2, reinterpret_cast<long>(note), static_cast<long>(n));
+      NoteLogFileFallback(file, why);  // on every line that falls back: a vfork child must not remember it
     }
   }
   Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));

@@ -43,7 +43,11 @@ struct RankMatch {
   const char* entry = nullptr;  ///< the rank variable's "NAME=value" in the environment, or nullptr
   uint32_t rank = 0;
   uint32_t nranks = 0;    ///< 0 = unknown
-  bool replaced = false;  ///< set by BindRank: the launcher had bound the child itself
+  bool replaced = false;  ///< set by BindRank: the binding the rank started with was another, now replaced
+  /// The CPUs the rank started with, when its caller widened them before BindRank (a rank binding itself,
+  /// in shim/self_bind.cc), else nullptr: then it started with the binding BindRank finds.
+  const uint64_t* started_cpus = nullptr;
+  uint32_t started_words = 0;
   /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
   /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
   const char* bad_value = nullptr;

@@ -62,8 +62,7 @@ __attribute__((noinline)) void LogPrepared(long us, bool shared) {
   l.Str("numabind: prepared NUMABIND_POLICY=").Str(g_state.config.policy).Str(" in ").Num(us / 1000).Str(".");
   l.Num(us % 1000 / 100).Num(us % 100 / 10).Str(shared ? " ms from the shared basis, not " : " ms by ");
   l.Str(kHelperPath).Str(" prepare-basis (pid ").Num(Sys6(SYS_getpid)).Str(")");
-  size_t len = l.Finish();
-  WriteLog(config::LogLevel::kDebug, l.data(), len);
+  WriteLog(config::LogLevel::kDebug, &l);
 }
 
 /// The environment for the helper: the launcher's (CUDA_VISIBLE_DEVICES...), with the library switched
@@ -88,8 +87,7 @@ __attribute__((noinline)) void LogMemoryPolicyDenied(const char* why) {
   Line l;
   l.Str("numabind: set_mempolicy: ").Str(why[0] == 'k' ? "the calling process is " : "").Str(why);
   l.Str(": ranks get their CPUs, memory policy unchanged");
-  size_t len = l.Finish();
-  WriteLog(config::LogLevel::kWarn, l.data(), len);
+  WriteLog(config::LogLevel::kWarn, &l);
 }
 
 /// Whether this process runs under a seccomp filter (/proc/self/status "Seccomp:" other than 0). Only then

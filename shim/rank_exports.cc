@@ -54,8 +54,7 @@ void BuildExports(const RankMatch& m, char* const* envp, const char* path, char*
   Line l;
   l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
   l.Str(": NUMABIND_EXPORT: ").Str(out->note).Str(" (the rank is bound as planned)");
-  size_t len = l.Finish();
-  WriteLog(config::LogLevel::kWarn, l.data(), len);
+  WriteLog(config::LogLevel::kWarn, &l);
 }
 
 // Child-safe: copies pointers into the caller's stack array.

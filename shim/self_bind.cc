@@ -40,8 +40,7 @@ void LogLauncher(const char* program, const char* const* env) {
   l.Str("numabind: ").Str(program).Str(" not bound: the only task of its Slurm step on this node (");
   l.Str(source).Str("=").Str(config::Lookup(env, source)).Str(") is a launcher, never narrowed ");
   l.Str("(NUMABIND_RANK_VAR=SLURM_LOCALID binds it as a rank) pid ").Num(Sys6(SYS_getpid));
-  size_t len = l.Finish();
-  WriteLog(config::LogLevel::kInfo, l.data(), len);
+  WriteLog(config::LogLevel::kInfo, &l);
 }
 
 /// Makes `environ` the start-up environment with NUMABIND_BOUND first, in pages of its own (this runs
@@ -74,8 +73,8 @@ void BindSelf(const char* program, RankMatch* m) {
   for (uint32_t w = 0; w < kMaxCpuWords; ++w) widened[w] = ~0ull;
   bool widen =
       got > 0 && Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
-  if (widen) Sys6(SYS_sched_getaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened));
   EnsurePrepared();
+  if (widen) m->started_cpus = started, m->started_words = static_cast<uint32_t>(got / 8);
   SavedBinding saved;
   Line line;
   int err = 0;
@@ -85,16 +84,7 @@ void BindSelf(const char* program, RankMatch* m) {
   if (r != BindResult::kBound) {
     if (widen) Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
   } else {
-    bool replaced = false;
-    for (uint32_t w = 0; widen && w < static_cast<uint32_t>(got / 8); ++w)
-      replaced |= started[w] != widened[w];
-    if (replaced) {
-      bool slurm = Same(m->var, config::kRankVars[config::kRankVarCount - 1].rank);
-      line.Str(slurm ? " (replaced Slurm's binding to cpus "
-                     : " (replaced the binding it started with, cpus ");
-      line.Bits(started, static_cast<uint32_t>(got / 8)).Str(")");
-    }
-    FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
+    FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));  // says whether it replaced `started`
   }
   MarkOwnEnvironment(*m, r == BindResult::kBound, program);
 }
