@@ -59,9 +59,20 @@ struct Shared {
 struct Final {
   int32_t clone_errno;
   int32_t exec_errno;
-  int32_t status;  // wait status
+  int32_t exec_step;  // which Step failed, with exec_errno
+  int32_t status;     // wait status
   int32_t timed_out;
   int32_t probe;  // 0 allowed, > 0 errno, < 0 -signal, kNotProbed
+};
+
+/// The helper's steps from clone to exec, named in run->why when one fails ("open /dev/null ENOENT").
+enum Step : int32_t { kExec, kDupOutput, kOpenNull, kDupNull, kStepCount };
+constexpr const char* kStepNames[kStepCount] = {"exec", "dup3 stdout", "open /dev/null", "dup3 /dev/null"};
+
+/// What the helper sends over the close-on-exec pipe when a step fails (below PIPE_BUF, so whole).
+struct StepError {
+  int32_t step;
+  int32_t errno_value;
 };
 
 /// A fixed buffer writer for short messages. Async-signal-safe.
@@ -135,16 +146,21 @@ int HelperMain(void* arg) {
       Sys6(SYS_rt_sigaction, sig, reinterpret_cast<long>(&dfl), 0, kSigsetBytes);
     }
   }
+  StepError e{kDupOutput, 0};
   long r = Sys6(SYS_dup3, s->data_w, 1, 0);  // data_w >= 3 (the host saw to it)
-  long nul = r < 0 ? r : Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/dev/null"), O_RDWR);
+  long nul = -1;
+  if (r >= 0) {
+    e.step = kOpenNull;
+    r = nul = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/dev/null"), O_RDWR);
+  }
   if (nul >= 0) {
+    e.step = kDupNull;
     if (nul != 0) r = Sys6(SYS_dup3, nul, 0, 0);
     if (r >= 0 && nul != 2) r = Sys6(SYS_dup3, nul, 2, 0);
     if (nul > 2) Sys6(SYS_close, nul);
-  } else {
-    r = nul;
   }
   if (r >= 0) {
+    e.step = kExec;
     int keep[] = {0, 1, 2, s->err_w};
     CloseAllBut(keep, 4);
     uint64_t none = 0;
@@ -152,7 +168,7 @@ int HelperMain(void* arg) {
     r = Sys6(SYS_execve, reinterpret_cast<long>(s->path), reinterpret_cast<long>(s->argv),
              reinterpret_cast<long>(s->envp));
   }
-  int32_t e = static_cast<int32_t>(-r);
+  e.errno_value = static_cast<int32_t>(-r);
   Sys6(SYS_write, s->err_w, reinterpret_cast<long>(&e), sizeof(e));
   Sys6(SYS_exit_group, 127);
   return 127;
@@ -200,7 +216,7 @@ int KeeperMain(void* arg) {
   Sys6(SYS_rt_sigaction, SIGCHLD, reinterpret_cast<long>(&dfl), 0, kSigsetBytes);
   int keep[] = {s->data_w, s->err_r, s->err_w, s->status_w};
   CloseAllBut(keep, 4);  // the host's other descriptors (a `$(...)` pipe) are not held open by us
-  Final f{0, 0, 0, 0, kNotProbed};
+  Final f{0, 0, kExec, 0, 0, kNotProbed};
   int pid = clone(HelperMain, s->helper_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<Shared*>(s));
   if (pid < 0) f.clone_errno = errno != 0 ? errno : EAGAIN;
   Sys6(SYS_close, s->err_w);
@@ -208,8 +224,11 @@ int KeeperMain(void* arg) {
   int32_t p = pid > 0 ? pid : 0;
   Sys6(SYS_write, s->status_w, reinterpret_cast<long>(&p), sizeof(p));
   if (pid > 0) {
-    int32_t e = 0;
-    if (Sys6(SYS_read, s->err_r, reinterpret_cast<long>(&e), sizeof(e)) == sizeof(e)) f.exec_errno = e;
+    StepError e{kExec, 0};
+    if (Sys6(SYS_read, s->err_r, reinterpret_cast<long>(&e), sizeof(e)) == sizeof(e)) {
+      f.exec_step = e.step >= 0 && e.step < kStepCount ? e.step : kExec;
+      f.exec_errno = e.errno_value;
+    }
     f.status = WaitBounded(pid, s->timeout_ms, &f.timed_out);
   }
   Sys6(SYS_close, s->err_r);
@@ -362,7 +381,7 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
       reported += static_cast<size_t>(got);
     }
   }
-  Final f{0, 0, 0, 0, kNotProbed};
+  Final f{0, 0, kExec, 0, 0, kNotProbed};
   bool complete = reported == sizeof(reports);
   if (complete) {
     for (size_t i = 0; i < sizeof(f); ++i) reinterpret_cast<char*>(&f)[i] = reports[sizeof(int32_t) + i];
@@ -391,7 +410,7 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
   } else if (f.clone_errno != 0) {
     why.Str("clone ").Str(ErrnoShortName(f.clone_errno, name));
   } else if (f.exec_errno != 0) {
-    why.Str("exec ").Str(ErrnoShortName(f.exec_errno, name));
+    why.Str(kStepNames[f.exec_step]).Str(" ").Str(ErrnoShortName(f.exec_errno, name));
   } else if (too_much) {
     why.Str("wrote more than ").Num(static_cast<long>(cap)).Str(" bytes");
   } else if (f.timed_out) {
