@@ -79,11 +79,7 @@ uint64_t NameHash(const char* helper) {
   h.Str(c.policy), h.Str(c.memory), h.Str(c.devices), h.Str(c.topology);
   h.Value((c.exports & config::kExportNic) != 0);  // a basis with NIC tables or without
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const char* s = *e;
-    if (strncmp(s, "HWLOC_", 6) == 0 || strncmp(s, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
-        strncmp(s, "ROCR_VISIBLE_DEVICES=", 21) == 0 || strncmp(s, "HIP_VISIBLE_DEVICES=", 20) == 0) {
-      h.Str(s);
-    }
+    if (PlannerReads(*e)) h.Str(*e);
   }
   uint64_t cpus[kMaxCpuWords] = {0};
   long got = Sys6(SYS_sched_getaffinity, 0, sizeof(cpus), reinterpret_cast<long>(cpus));
@@ -157,6 +153,11 @@ bool WriteAll(int fd, const char* buf, size_t n) {
 }
 
 }  // namespace
+
+bool PlannerReads(const char* entry) {
+  return strncmp(entry, "HWLOC_", 6) == 0 || strncmp(entry, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
+         strncmp(entry, "ROCR_VISIBLE_DEVICES=", 21) == 0 || strncmp(entry, "HIP_VISIBLE_DEVICES=", 20) == 0;
+}
 
 bool LoadSharedBasis(const char* helper, HelperRun* run) {
   int dir = OpenDirectory();

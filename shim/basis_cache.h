@@ -31,6 +31,11 @@ bool LoadSharedBasis(const char* helper, HelperRun* run);
 /// Shares a basis frame the helper just produced; failures only mean the next process prepares again.
 void StoreSharedBasis(const char* helper, const char* frame, size_t size);
 
+/// Whether the planner helper reads the environment entry ("NAME=value"): hwloc's HWLOC_* and the device
+/// lists core/devices.cc reads (CUDA_VISIBLE_DEVICES...). The helper is given only these (with what starts
+/// it), and the shared basis is named by them. Async-signal-safe.
+bool PlannerReads(const char* entry);
+
 }  // namespace numabind::shim
 
 #endif  // NUMABIND_SHIM_BASIS_CACHE_H_

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,6 +32,10 @@ constexpr long kStackSize = 64L * 1024;  // each of the keeper's and the helper'
 constexpr long kSigsetBytes = 8;         // the kernel's sigset_t: 64 signals
 constexpr int kMarginMs = 2000;          // the host's own bound beyond the keeper's, should the keeper stall
 constexpr int32_t kNotProbed = INT32_MIN;
+constexpr int kStopSignals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM};  // a process asked to stop
+constexpr long kSfdNonblockCloexec = 04000 | 02000000;              // SFD_NONBLOCK | SFD_CLOEXEC
+
+constexpr uint64_t Bit(int sig) { return 1ULL << (sig - 1); }
 
 /// The kernel's struct sigaction (x86_64 layout; aarch64 has no restorer, and all-zero means SIG_DFL in
 /// both). Large enough for either.
@@ -43,6 +48,7 @@ struct KernelSigaction {
 
 /// What the host hands the keeper and the helper (on the host's stack, which outlives both).
 struct Shared {
+  long host;  // the host's pid: the keeper's parent
   const char* path;
   char* const* argv;
   char* const* envp;
@@ -59,9 +65,20 @@ struct Shared {
 struct Final {
   int32_t clone_errno;
   int32_t exec_errno;
-  int32_t status;  // wait status
+  int32_t exec_step;  // which Step failed, with exec_errno
+  int32_t status;     // wait status
   int32_t timed_out;
   int32_t probe;  // 0 allowed, > 0 errno, < 0 -signal, kNotProbed
+};
+
+/// The helper's steps from clone to exec, named in run->why when one fails ("open /dev/null ENOENT").
+enum Step : int32_t { kExec, kDupOutput, kOpenNull, kDupNull, kStepCount };
+constexpr const char* kStepNames[kStepCount] = {"exec", "dup3 stdout", "open /dev/null", "dup3 /dev/null"};
+
+/// What the helper sends over the close-on-exec pipe when a step fails (below PIPE_BUF, so whole).
+struct StepError {
+  int32_t step;
+  int32_t errno_value;
 };
 
 /// A fixed buffer writer for short messages. Async-signal-safe.
@@ -121,10 +138,25 @@ void CloseAllBut(int* keep, int n) {
   CloseRange(lo, ~0u);
 }
 
+/// What the keeper hands the helper (on the keeper's stack).
+struct Launch {
+  const Shared* shared;
+  long keeper;  // the keeper's pid: the helper's parent
+};
+
+/// Ends the calling process with its parent thread (PR_SET_PDEATHSIG), or now when the parent already ended:
+/// a launcher killed while preparing leaves no keeper or helper behind.
+void DieWithParent(long parent) {
+  Sys6(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
+  if (Sys6(SYS_getppid) != parent) Sys6(SYS_exit_group, 127);
+}
+
 /// The helper, between clone and exec (the keeper waits, CLONE_VFORK): signals default and unblocked,
 /// standard output the pipe, standard input and error /dev/null, no other descriptor.
 int HelperMain(void* arg) {
-  const Shared* s = static_cast<const Shared*>(arg);
+  const Launch* launch = static_cast<const Launch*>(arg);
+  const Shared* s = launch->shared;
+  DieWithParent(launch->keeper);
   // Everything is blocked (the host blocked it around the clone): reset, then unblock, so that none of the
   // host's handlers can run here, in the host's memory.
   for (int sig = 1; sig <= 64; ++sig) {
@@ -135,16 +167,21 @@ int HelperMain(void* arg) {
       Sys6(SYS_rt_sigaction, sig, reinterpret_cast<long>(&dfl), 0, kSigsetBytes);
     }
   }
+  StepError e{kDupOutput, 0};
   long r = Sys6(SYS_dup3, s->data_w, 1, 0);  // data_w >= 3 (the host saw to it)
-  long nul = r < 0 ? r : Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/dev/null"), O_RDWR);
+  long nul = -1;
+  if (r >= 0) {
+    e.step = kOpenNull;
+    r = nul = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/dev/null"), O_RDWR);
+  }
   if (nul >= 0) {
+    e.step = kDupNull;
     if (nul != 0) r = Sys6(SYS_dup3, nul, 0, 0);
     if (r >= 0 && nul != 2) r = Sys6(SYS_dup3, nul, 2, 0);
     if (nul > 2) Sys6(SYS_close, nul);
-  } else {
-    r = nul;
   }
   if (r >= 0) {
+    e.step = kExec;
     int keep[] = {0, 1, 2, s->err_w};
     CloseAllBut(keep, 4);
     uint64_t none = 0;
@@ -152,7 +189,7 @@ int HelperMain(void* arg) {
     r = Sys6(SYS_execve, reinterpret_cast<long>(s->path), reinterpret_cast<long>(s->argv),
              reinterpret_cast<long>(s->envp));
   }
-  int32_t e = static_cast<int32_t>(-r);
+  e.errno_value = static_cast<int32_t>(-r);
   Sys6(SYS_write, s->err_w, reinterpret_cast<long>(&e), sizeof(e));
   Sys6(SYS_exit_group, 127);
   return 127;
@@ -195,21 +232,26 @@ int WaitBounded(long pid, int timeout_ms, int32_t* timed_out) {
 /// none and the host never sees it.
 int KeeperMain(void* arg) {
   const Shared* s = static_cast<const Shared*>(arg);
+  DieWithParent(s->host);
+  Launch launch{s, Sys6(SYS_getpid)};
   // SIGCHLD must become pending here even if the host ignores it (SIG_IGN would also reap the helper).
   KernelSigaction dfl{};
   Sys6(SYS_rt_sigaction, SIGCHLD, reinterpret_cast<long>(&dfl), 0, kSigsetBytes);
   int keep[] = {s->data_w, s->err_r, s->err_w, s->status_w};
   CloseAllBut(keep, 4);  // the host's other descriptors (a `$(...)` pipe) are not held open by us
-  Final f{0, 0, 0, 0, kNotProbed};
-  int pid = clone(HelperMain, s->helper_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<Shared*>(s));
+  Final f{0, 0, kExec, 0, 0, kNotProbed};
+  int pid = clone(HelperMain, s->helper_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &launch);
   if (pid < 0) f.clone_errno = errno != 0 ? errno : EAGAIN;
   Sys6(SYS_close, s->err_w);
   Sys6(SYS_close, s->data_w);
   int32_t p = pid > 0 ? pid : 0;
   Sys6(SYS_write, s->status_w, reinterpret_cast<long>(&p), sizeof(p));
   if (pid > 0) {
-    int32_t e = 0;
-    if (Sys6(SYS_read, s->err_r, reinterpret_cast<long>(&e), sizeof(e)) == sizeof(e)) f.exec_errno = e;
+    StepError e{kExec, 0};
+    if (Sys6(SYS_read, s->err_r, reinterpret_cast<long>(&e), sizeof(e)) == sizeof(e)) {
+      f.exec_step = e.step >= 0 && e.step < kStepCount ? e.step : kExec;
+      f.exec_errno = e.errno_value;
+    }
     f.status = WaitBounded(pid, s->timeout_ms, &f.timed_out);
   }
   Sys6(SYS_close, s->err_r);
@@ -241,6 +283,16 @@ bool Pipe(int fds[2]) {
     fds[i] = static_cast<int>(moved);
   }
   return true;
+}
+
+/// The first of `watched` pending for the calling thread or its process, 0 when none is.
+int PendingStop(uint64_t watched) {
+  uint64_t pending = 0;
+  Sys6(SYS_rt_sigpending, reinterpret_cast<long>(&pending), kSigsetBytes);
+  for (int sig : kStopSignals) {
+    if ((pending & watched & Bit(sig)) != 0) return sig;
+  }
+  return 0;
 }
 
 /// Appends up to what `fd` has to run->out, growing the mapping; false at end of file or error.
@@ -285,23 +337,53 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
   }
   long stacks = Sys6(SYS_mmap, 0, 2 * kStackSize, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  Shared s{path,   argv,      envp,       data[1],         err[0],
-           err[1], status[1], timeout_ms, probe_mempolicy, reinterpret_cast<char*>(stacks) + 2 * kStackSize};
+  Shared s{Sys6(SYS_getpid),
+           path,
+           argv,
+           envp,
+           data[1],
+           err[0],
+           err[1],
+           status[1],
+           timeout_ms,
+           probe_mempolicy,
+           reinterpret_cast<char*>(stacks) + 2 * kStackSize};
   int keeper = -1;
+  // The stop signals the host does not ignore are blocked in this thread while it waits, so that one that
+  // comes stays pending, where a signalfd sees it: the wait then ends at once (the helper killed), and the
+  // signal acts when the mask is restored, on return: its default action, or a handler that asks the
+  // caller to stop (Python's runs when the interpreter regains control: the spawn must return for it).
+  // Waiting with them unblocked could not tell which signal interrupted it, and a host that had them
+  // blocked (CPython's subprocess blocks every signal around its vfork) never is interrupted.
+  uint64_t old = 0, watched = 0;
+  for (int sig : kStopSignals) {
+    KernelSigaction act{};
+    if (Sys6(SYS_rt_sigaction, sig, 0, reinterpret_cast<long>(&act), kSigsetBytes) == 0 &&
+        act.handler != SIG_IGN) {
+      watched |= Bit(sig);
+    }
+  }
   if (stacks < 0 && stacks > -4096) {
     why.Str("mmap ").Str(ErrnoShortName(static_cast<int>(-stacks), name));
   } else {
     // Every signal blocked across the clone: no handler of the host may run in the keeper (it has the
     // host's memory and TLS). The raw call also blocks the C library's internal signals.
-    uint64_t all = ~0ULL, old = 0;
+    uint64_t all = ~0ULL;
     Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&all), reinterpret_cast<long>(&old),
          kSigsetBytes);
     int saved_errno = errno;
     keeper = clone(KeeperMain, reinterpret_cast<char*>(stacks) + kStackSize, CLONE_VM, &s);  // no exit signal
     if (keeper < 0) why.Str("clone ").Str(ErrnoShortName(errno, name));
     errno = saved_errno;
-    Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&old), 0, kSigsetBytes);
+    uint64_t waiting = keeper > 0 ? old | watched : old;
+    Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&waiting), 0, kSigsetBytes);
   }
+  // Made after the clone: the keeper never holds it.
+  int stop_fd = keeper > 0 && watched != 0
+                    ? static_cast<int>(Sys6(SYS_signalfd4, -1, reinterpret_cast<long>(&watched), kSigsetBytes,
+                                            kSfdNonblockCloexec))
+                    : -1;
+  int stop = 0;
   int theirs[] = {data[1], err[0], err[1], status[1]};
   for (int fd : theirs) Sys6(SYS_close, fd);
 
@@ -310,19 +392,21 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
   size_t reported = 0, mapped = 0;
   bool data_open = keeper > 0, status_open = keeper > 0, too_much = false;
   long deadline = start + timeout_ms + kMarginMs;
-  while (data_open || status_open) {
+  while ((data_open || status_open) && (stop = PendingStop(watched)) == 0) {
     long left = deadline - NowMs();
     if (left <= 0) break;
-    pollfd fds[2];
+    if (stop_fd < 0 && left > 100) left = 100;  // no signalfd (a seccomp filter?): look every 100 ms
+    pollfd fds[3];
     int n = 0;
     if (data_open) fds[n++] = {data[0], POLLIN, 0};
     if (status_open) fds[n++] = {status[0], POLLIN, 0};
+    if (stop_fd >= 0) fds[n++] = {stop_fd, POLLIN, 0};  // never read: the signal stays pending
     timespec ts{left / 1000, (left % 1000) * 1000000L};
     long r = Sys6(SYS_ppoll, reinterpret_cast<long>(fds), n, reinterpret_cast<long>(&ts), 0, kSigsetBytes);
     if (r == -EINTR || r == 0) continue;
     if (r < 0) break;
     for (int i = 0; i < n; ++i) {
-      if (fds[i].revents == 0) continue;
+      if (fds[i].revents == 0 || fds[i].fd == stop_fd) continue;
       if (fds[i].fd == data[0]) {
         data_open = ReadSome(data[0], cap, run, &mapped);
         too_much = run->size > cap;
@@ -351,7 +435,7 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
   Sys6(SYS_close, data[0]);  // past the cap: the helper's next write fails (EPIPE, SIGPIPE)
   if (too_much && status_open) {
     // Wait for the keeper's report of the helper's end (bounded by the keeper's timeout).
-    while (reported < sizeof(reports) && NowMs() < deadline) {
+    while (reported < sizeof(reports) && NowMs() < deadline && (stop = PendingStop(watched)) == 0) {
       pollfd fd{status[0], POLLIN, 0};
       timespec ts{0, 100 * 1000000L};
       if (Sys6(SYS_ppoll, reinterpret_cast<long>(&fd), 1, reinterpret_cast<long>(&ts), 0, kSigsetBytes) <= 0)
@@ -362,12 +446,14 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
       reported += static_cast<size_t>(got);
     }
   }
-  Final f{0, 0, 0, 0, kNotProbed};
+  Final f{0, 0, kExec, 0, 0, kNotProbed};
   bool complete = reported == sizeof(reports);
   if (complete) {
+    stop = 0;  // the helper's answer came all the same
     for (size_t i = 0; i < sizeof(f); ++i) reinterpret_cast<char*>(&f)[i] = reports[sizeof(int32_t) + i];
   } else if (keeper > 0) {
-    // The keeper stalled (stopped?): end both, the helper first (not reaped yet: its pid is still its own).
+    // The keeper stalled (stopped?) or a stop signal came: end both, the helper first (not reaped yet: its
+    // pid is still its own).
     int32_t helper = 0;
     if (reported >= sizeof(helper)) {
       for (size_t i = 0; i < sizeof(helper); ++i) reinterpret_cast<char*>(&helper)[i] = reports[i];
@@ -376,22 +462,26 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
     Sys6(SYS_kill, keeper, SIGKILL);
   }
   Sys6(SYS_close, status[0]);
+  if (stop_fd >= 0) Sys6(SYS_close, stop_fd);
   if (keeper > 0) {
     int st = 0;
     while (Sys6(SYS_wait4, keeper, reinterpret_cast<long>(&st), __WCLONE, 0) == -EINTR) {
     }
   }
-  if (stacks > 0 || stacks < -4096) Sys6(SYS_munmap, stacks, 2 * kStackSize);
+  // Left mapped when the keeper was killed: its helper (before its exec) or probe may still run on them.
+  if ((stacks > 0 || stacks < -4096) && (keeper < 0 || complete)) Sys6(SYS_munmap, stacks, 2 * kStackSize);
   run->elapsed_ms = NowMs() - start;
 
   if (keeper < 0) {
     // why already says it
+  } else if (stop != 0) {
+    why.Str("interrupted by ").Str(SignalName(stop, name));
   } else if (!complete) {
     why.Str("timed out after ").Num(timeout_ms + kMarginMs).Str(" ms");
   } else if (f.clone_errno != 0) {
     why.Str("clone ").Str(ErrnoShortName(f.clone_errno, name));
   } else if (f.exec_errno != 0) {
-    why.Str("exec ").Str(ErrnoShortName(f.exec_errno, name));
+    why.Str(kStepNames[f.exec_step]).Str(" ").Str(ErrnoShortName(f.exec_errno, name));
   } else if (too_much) {
     why.Str("wrote more than ").Num(static_cast<long>(cap)).Str(" bytes");
   } else if (f.timed_out) {
@@ -408,6 +498,8 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
     mp.Str("killed by ").Str(SignalName(-f.probe, name));
   run->mapped = mapped;
   if (run->why[0] != '\0') FreeHelperOutput(run);  // on success the caller keeps what run->out holds
+  // A pending stop signal acts now (the process may end here, its helper gone).
+  if (keeper > 0) Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&old), 0, kSigsetBytes);
   return run->why[0] == '\0';
 }
 

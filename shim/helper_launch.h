@@ -27,8 +27,9 @@ struct HelperRun {
   char* out = nullptr;
   size_t size = 0;
   size_t mapped = 0;  ///< the mapping's length
-  /// Why the run failed, "" when it exited 0 in time: "exec ENOENT", "exited 3", "killed by SIGSEGV",
-  /// "timed out after 10000 ms", "wrote more than 16777216 bytes", "clone EAGAIN".
+  /// Why the run failed, "" when it exited 0 in time: "exec ENOENT", "open /dev/null ENOENT" (the step
+  /// before the exec that failed), "exited 3", "killed by SIGSEGV", "timed out after 10000 ms", "wrote
+  /// more than 16777216 bytes", "clone EAGAIN".
   char why[64] = {0};
   /// The set_mempolicy probe (probe_mempolicy): "" when a process may set its memory policy, else why not
   /// ("EPERM", "ENOSYS", "killed by SIGSYS"): a seccomp profile may kill on it, so the host never tries.

@@ -65,8 +65,10 @@ __attribute__((noinline)) void LogPrepared(long us, bool shared) {
   WriteLog(config::LogLevel::kDebug, &l);
 }
 
-/// The environment for the helper: the launcher's (CUDA_VISIBLE_DEVICES...), with the library switched
-/// off. mmap'd (no malloc: see the top of this file); the caller unmaps `*bytes`.
+/// The environment for the helper: the entries it reads (PlannerReads) and LD_LIBRARY_PATH (the loader's,
+/// for a libhwloc that a module put there), with the library switched off. Not the launcher's whole
+/// environment: a rank's may be near the kernel's exec limit, and the helper's arguments would tip it over
+/// (E2BIG). mmap'd (no malloc: see the top of this file); the caller unmaps `*bytes`.
 char** HelperEnvironment(size_t* bytes) {
   size_t n = 0;
   while (environ != nullptr && environ[n] != nullptr) ++n;
@@ -75,10 +77,13 @@ char** HelperEnvironment(size_t* bytes) {
                 -1, 0);
   if (p < 0 && p > -4096) return nullptr;
   char** envp = reinterpret_cast<char**>(p);
-  // First: a variable's first entry is the one that counts, and the launcher may carry NUMABIND_DISABLE=0.
-  envp[0] = const_cast<char*>("NUMABIND_DISABLE=1");
-  for (size_t i = 0; i < n; ++i) envp[i + 1] = environ[i];
-  envp[n + 1] = nullptr;
+  // NUMABIND_DISABLE=1 for a library loaded otherwise than by LD_PRELOAD (/etc/ld.so.preload).
+  size_t k = 0;
+  envp[k++] = const_cast<char*>("NUMABIND_DISABLE=1");
+  for (size_t i = 0; i < n; ++i) {
+    if (PlannerReads(environ[i]) || strncmp(environ[i], "LD_LIBRARY_PATH=", 16) == 0) envp[k++] = environ[i];
+  }
+  envp[k] = nullptr;
   return envp;
 }
 

@@ -148,3 +148,44 @@ Test(helper_launch, names_for_unknown_numbers) {
   cr_expect_str_eq(numabind::shim::SignalName(SIGSEGV, buf), "SIGSEGV");
   cr_expect_str_eq(numabind::shim::SignalName(40, buf), "signal 40");
 }
+
+namespace {
+
+volatile sig_atomic_t g_sigterm;
+void OnTerm(int) { g_sigterm = g_sigterm + 1; }
+
+}  // namespace
+
+Test(helper_launch, stop_signal_ends_the_wait) {
+  // The helper sends the host SIGTERM, then would run 30 s: the host stops waiting at once, the helper
+  // killed, and the signal reaches the host's handler as the call returns.
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = OnTerm;
+  sigaction(SIGTERM, &sa, nullptr);
+  std::string kill_host = "kill -TERM " + std::to_string(getpid()) + "; exec sleep 30";
+  Result r = Launch({"/bin/sh", "-c", kill_host.c_str()});
+  cr_expect_eq(r.why, "interrupted by SIGTERM");
+  cr_expect_lt(r.seconds, 1.0, "took %.2f s", r.seconds);
+  cr_expect_eq(g_sigterm, 1);
+  // A host that blocks it (CPython around its vfork): the signal stays pending for the host to take.
+  sigset_t term, mask;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  sigprocmask(SIG_BLOCK, &term, nullptr);
+  r = Launch({"/bin/sh", "-c", kill_host.c_str()});
+  cr_expect_eq(r.why, "interrupted by SIGTERM");
+  cr_expect_lt(r.seconds, 1.0, "took %.2f s", r.seconds);
+  sigpending(&mask);
+  cr_expect(sigismember(&mask, SIGTERM), "SIGTERM no longer pending");
+  int sig = 0;
+  sigwait(&term, &sig);
+  sigprocmask(SIG_BLOCK, nullptr, &mask);
+  cr_expect(sigismember(&mask, SIGTERM) && !sigismember(&mask, SIGINT), "the host's mask was not restored");
+  // An ignored one changes nothing.
+  signal(SIGINT, SIG_IGN);
+  std::string int_host = "kill -INT " + std::to_string(getpid()) + "; echo done";
+  r = Launch({"/bin/sh", "-c", int_host.c_str()});
+  cr_expect(r.ok, "%s", r.why.c_str());
+  cr_expect_eq(r.out, "done\n");
+}
