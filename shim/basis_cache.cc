@@ -108,9 +108,9 @@ uint64_t Identity(const char* helper) {
   return h.h;
 }
 
-/// Opens (creating it when missing) DIR/numabind-UID, or returns -1 when it is not the user's own,
-/// private directory.
-int OpenDirectory() {
+}  // namespace
+
+int OpenSharedDirectory() {
   const char* base = g_state.config.shared;
   if (base == nullptr) return -1;
   uid_t uid = geteuid();
@@ -126,6 +126,10 @@ int OpenDirectory() {
   }
   return fd;
 }
+
+uint64_t SharedBasisName(const char* helper) { return NameHash(helper); }
+
+namespace {
 
 void FileName(uint64_t name, char* out) {
   static const char kHex[] = "0123456789abcdef";
@@ -159,7 +163,7 @@ bool WriteAll(int fd, const char* buf, size_t n) {
 }  // namespace
 
 bool LoadSharedBasis(const char* helper, HelperRun* run) {
-  int dir = OpenDirectory();
+  int dir = OpenSharedDirectory();
   if (dir < 0) return false;
   uint64_t name = NameHash(helper);
   char file[32];
@@ -200,7 +204,7 @@ bool LoadSharedBasis(const char* helper, HelperRun* run) {
 }
 
 void StoreSharedBasis(const char* helper, const char* frame, size_t size) {
-  int dir = OpenDirectory();
+  int dir = OpenSharedDirectory();
   if (dir < 0) return;
   FileHeader header;
   memcpy(header.magic, kMagic, sizeof(kMagic));
@@ -216,6 +220,7 @@ void StoreSharedBasis(const char* helper, const char* frame, size_t size) {
   clock_gettime(CLOCK_MONOTONIC, &now);
   Line tmp;
   tmp.Str(".").Str(file).Str(".").Num(Sys6(SYS_getpid)).Str(".").Num(now.tv_nsec);
+  RemoveStaleTemporaries(dir);
   int fd = openat(dir, tmp.CStr(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd >= 0) {
     bool ok =
