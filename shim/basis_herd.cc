@@ -62,10 +62,9 @@ long TemporaryWriter(const char* name) {
 /// Opens (creating it) the configuration's lock file, lock-HASH: a regular file of the user's that no one
 /// else can write, or -1.
 int OpenLock(int dir, uint64_t name) {
-  Line file;
-  file.Str("lock-");
-  for (int i = 0; i < 16; ++i) file.Str(&"0123456789abcdef"[(name >> (60 - 4 * i)) & 15], 1);
-  int fd = openat(dir, file.CStr(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+  char file[] = "lock-0123456789abcdef";
+  for (int i = 0; i < 16; ++i) file[5 + i] = "0123456789abcdef"[(name >> (60 - 4 * i)) & 15];
+  int fd = openat(dir, file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
@@ -80,9 +79,14 @@ int OpenLock(int dir, uint64_t name) {
 int WatchDirectory(int dir) {
   int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (watch < 0) return -1;
-  Line path;
-  path.Str("/proc/self/fd/").Num(dir);  // the very directory opened and checked, not its name again
-  if (inotify_add_watch(watch, path.CStr(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
+  char path[32] = "/proc/self/fd/";  // the very directory opened and checked, not its name again
+  char digits[12];
+  int n = 0, at = 14;
+  for (unsigned v = static_cast<unsigned>(dir); v != 0 || n == 0; v /= 10)
+    digits[n++] = static_cast<char>('0' + v % 10);
+  while (n > 0) path[at++] = digits[--n];
+  path[at] = '\0';
+  if (inotify_add_watch(watch, path, IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
     close(watch);
     return -1;
   }
@@ -118,7 +122,10 @@ bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, Prepar
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
       // This process prepares, unless the last holder stored the basis since it was looked for.
       loaded = LoadSharedBasis(helper, run);
-      if (!loaded) lock->fd = fd, fd = -1;
+      if (!loaded) {
+        lock->fd = fd;
+        fd = -1;
+      }
       break;
     }
     if (errno != EWOULDBLOCK) break;  // no locks on this file system (ENOLCK): prepare, as before
@@ -142,7 +149,7 @@ bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, Prepar
     long r =
         Sys6(SYS_ppoll, reinterpret_cast<long>(&p), watch >= 0 ? 1 : 0, reinterpret_cast<long>(&ts), 0, 8);
     if (r == -EINTR) break;  // a handler ran: return to the host; this process prepares itself
-    char events[1024] __attribute__((aligned(8)));
+    char events[512] __attribute__((aligned(8)));  // more than one event with the longest name
     while (watch >= 0 && read(watch, events, sizeof(events)) > 0) {
     }
   }
@@ -166,11 +173,12 @@ void RemoveStaleTemporaries(int dir) {
     unsigned char type;
     char name[1];
   };
-  char buf[2048] __attribute__((aligned(8)));
+  char buf[1024] __attribute__((aligned(8))) = {0};  // filled by a raw call the analyzer cannot see into
   long n;
   while ((n = Sys6(SYS_getdents64, list, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
     for (long at = 0; at < n;) {
       const Entry* e = reinterpret_cast<const Entry*>(buf + at);
+      if (e->reclen == 0) break;
       at += e->reclen;
       long pid = TemporaryWriter(e->name);
       if (pid <= 0 || pid == self) continue;
