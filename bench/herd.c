@@ -61,8 +61,8 @@ static int HerdOnce(const char* build, const char* self, int ranks, const char* 
     char rank[32];
     snprintf(rank, sizeof(rank), "LOCAL_RANK=%d", i);
     char* argv[] = {(char*)self, "herd-rank", NULL};
-    char* envp[] = {"PATH=/usr/bin:/bin", preload, env_policy, env_shared, "NUMABIND_LOG=debug",
-                    env_log, rank, NULL};
+    char* envp[] = {"PATH=/usr/bin:/bin", preload, env_policy, env_shared,
+                    "NUMABIND_LOG=debug", env_log, rank,       NULL};
     pids[i] = fork();
     if (pids[i] == 0) {
       close(barrier[1]);
@@ -94,10 +94,11 @@ static int HerdOnce(const char* build, const char* self, int ranks, const char* 
   int helper = CountLines(log, "ms by "), shared_basis = CountLines(log, "ms from the shared basis");
   char why[512] = "";
   FirstLine(log, "failed", why, sizeof(why));
-  printf("herd: run %d: %d ranks started at once, cold, NUMABIND_POLICY=%s: helper runs %d, from the shared "
-         "basis %d, prepared nothing (unbound) %d, failed %d; last rank's main after %.1f ms (%d mains)\n",
-         run, ranks, policy, helper, shared_basis, ranks - helper - shared_basis, failed,
-         last > start ? (double)(last - start) / 1e6 : 0.0, mains);
+  printf(
+      "herd: run %d: %d ranks started at once, cold, NUMABIND_POLICY=%s: helper runs %d, from the shared "
+      "basis %d, prepared nothing (unbound) %d, failed %d; last rank's main after %.1f ms (%d mains)\n",
+      run, ranks, policy, helper, shared_basis, ranks - helper - shared_basis, failed,
+      last > start ? (double)(last - start) / 1e6 : 0.0, mains);
   if (why[0] != '\0') printf("herd: run %d: the first failure: %s", run, why);
   fflush(stdout);
   char rm[300];
@@ -111,10 +112,14 @@ int RunHerd(int argc, char** argv) {
   const char* policy = "node";
   int ranks = 64, runs = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (strcmp(argv[i], "--build") == 0) build = argv[i + 1];
-    else if (strcmp(argv[i], "--ranks") == 0) ranks = atoi(argv[i + 1]);
-    else if (strcmp(argv[i], "--policy") == 0) policy = argv[i + 1];
-    else if (strcmp(argv[i], "--runs") == 0) runs = atoi(argv[i + 1]);
+    if (strcmp(argv[i], "--build") == 0)
+      build = argv[i + 1];
+    else if (strcmp(argv[i], "--ranks") == 0)
+      ranks = atoi(argv[i + 1]);
+    else if (strcmp(argv[i], "--policy") == 0)
+      policy = argv[i + 1];
+    else if (strcmp(argv[i], "--runs") == 0)
+      runs = atoi(argv[i + 1]);
   }
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
