@@ -79,4 +79,10 @@ int ReadCpusAllowed(int pid, char* buf, size_t cap);
 /// Writes s to f as a JSON string literal, quotes included.
 void JsonString(FILE* f, const char* s);
 
+/// `herd --build DIR [--ranks N] [--policy P] [--runs R]`: N self-binding ranks started at once, cold;
+/// see herd.c.
+int RunHerd(int argc, char** argv);
+/// `herd-rank`: what each of those ranks runs (writes its time at main to stdout).
+int RunHerdRank(void);
+
 #endif  // NUMABIND_BENCH_BENCH_H_

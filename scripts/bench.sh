@@ -10,6 +10,9 @@
 # `spawn_bench affinity` then times NUMABIND_GUARD's cost per sched_setaffinity call (bench/affinity.c), and
 # scripts/bench_startup.py then times what self-binding costs a rank at start-up and what preparing costs
 # with and without the shared basis (BENCH_STARTUP_RUNS starts per variant, default 200).
+# Then `spawn_bench herd` starts 64 self-binding ranks at once, cold, in the 16-CPU qemu guest (tests/vm layout
+# A, tests/vm/bench_herd.sh: helper runs and the wall time to the last rank's main; a few minutes here;
+# BENCH_VM=0 skips it, and it is skipped with a line when qemu or a kernel to boot is missing).
 # BENCH_PROFILE=1 adds callgrind's count of the user-space instructions one preloaded /bin/true executes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +39,18 @@ topology=${BENCH_TOPOLOGY:-tests/data/topologies/192em64t-12gr2n8c2t.xml}
 
 # Self-binding at start-up, and preparation with and without the shared basis (BENCH_STARTUP_RUNS, 200).
 ${PYTHON:-/usr/bin/python3} scripts/bench_startup.py "$abs_build"
+
+if [ "${BENCH_VM:-1}" != 0 ]; then
+  # The guest reads this checkout and $BUILD over 9p; its serial log ($BUILD/vm/A.log) carries the figures.
+  echo
+  echo "64 self-binding ranks started at once, cold, in the 16-CPU guest (tests/vm layout A)"
+  if VM_LAYOUTS=A VM_SCRIPT="$PWD/tests/vm/bench_herd.sh" BUILD="$abs_build" tests/vm/run.sh \
+    > "$abs_build/bench/herd.log" 2>&1; then
+    sed -n 's/\r$//; s/^herd: /  /p' "$abs_build/vm/A.log"
+  else
+    echo "  not measured: $(grep -m1 -E 'FAIL|prerequisites' "$abs_build/bench/herd.log" || tail -n 1 "$abs_build/bench/herd.log")"
+  fi
+fi
 
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
   # Instructions executed in user space by one start of /bin/true (callgrind's Ir): noise-free, unlike time.

@@ -104,9 +104,9 @@ uint64_t Identity(const char* helper) {
   return h.h;
 }
 
-/// Opens (creating it when missing) DIR/numabind-UID, or returns -1 when it is not the user's own,
-/// private directory.
-int OpenDirectory() {
+}  // namespace
+
+int OpenSharedDirectory() {
   const char* base = g_state.config.shared;
   if (base == nullptr) return -1;
   uid_t uid = geteuid();
@@ -122,6 +122,10 @@ int OpenDirectory() {
   }
   return fd;
 }
+
+uint64_t SharedBasisName(const char* helper) { return NameHash(helper); }
+
+namespace {
 
 void FileName(uint64_t name, char* out) {
   static const char kHex[] = "0123456789abcdef";
@@ -160,7 +164,7 @@ bool PlannerReads(const char* entry) {
 }
 
 bool LoadSharedBasis(const char* helper, HelperRun* run) {
-  int dir = OpenDirectory();
+  int dir = OpenSharedDirectory();
   if (dir < 0) return false;
   uint64_t name = NameHash(helper);
   char file[32];
@@ -201,7 +205,7 @@ bool LoadSharedBasis(const char* helper, HelperRun* run) {
 }
 
 void StoreSharedBasis(const char* helper, const char* frame, size_t size) {
-  int dir = OpenDirectory();
+  int dir = OpenSharedDirectory();
   if (dir < 0) return;
   FileHeader header;
   memcpy(header.magic, kMagic, sizeof(kMagic));
@@ -217,6 +221,7 @@ void StoreSharedBasis(const char* helper, const char* frame, size_t size) {
   clock_gettime(CLOCK_MONOTONIC, &now);
   Line tmp;
   tmp.Str(".").Str(file).Str(".").Num(Sys6(SYS_getpid)).Str(".").Num(now.tv_nsec);
+  RemoveStaleTemporaries(dir);
   int fd = openat(dir, tmp.CStr(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd >= 0) {
     bool ok =

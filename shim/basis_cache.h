@@ -11,12 +11,19 @@
 // HWLOC_* variables) and the allowed CPUs and nodes (a different cgroup cpuset is another file); inside, an
 // identity of the machine's state (boot, online CPUs and nodes, the helper and topology files) is checked,
 // and a file that no longer matches (CPU hotplug, reboot, a rebuilt numabind) is prepared again and
-// replaced. Files are written whole under a temporary name, then renamed.
+// replaced. Files are written whole under a temporary name (.basis-HASH.PID.NS: its writer is known), then
+// renamed; a writer first removes the temporaries of writers that died (shim/basis_herd.cc).
+//
+// One preparation per machine and configuration: when there is no file to trust, the first process takes
+// the configuration's lock (lock-HASH, flock'd: the kernel releases it when its holder dies) and prepares,
+// and the others wait for its file instead of each running the helper (a herd, at boot or after CPU
+// hotplug), within the helper's own time bound.
 
 #ifndef NUMABIND_SHIM_BASIS_CACHE_H_
 #define NUMABIND_SHIM_BASIS_CACHE_H_
 
 #include <stddef.h>
+#include <stdint.h>
 
 namespace numabind::shim {
 
@@ -35,6 +42,37 @@ void StoreSharedBasis(const char* helper, const char* frame, size_t size);
 /// lists core/devices.cc reads (CUDA_VISIBLE_DEVICES...). The helper is given only these (with what starts
 /// it), and the shared basis is named by them. Async-signal-safe.
 bool PlannerReads(const char* entry);
+
+/// The configuration's lock, held while this process prepares; released (closed) when it goes out of
+/// scope, after StoreSharedBasis.
+struct PreparationLock {
+  int fd = -1;
+  PreparationLock() = default;
+  ~PreparationLock();
+  PreparationLock(const PreparationLock&) = delete;
+  PreparationLock& operator=(const PreparationLock&) = delete;
+};
+
+/// LoadSharedBasis, and when there is no basis to trust, one preparation per configuration: true with the
+/// basis in `run` when it is (or, waiting, becomes) there; false when this process must prepare, holding
+/// lock->fd when it got the configuration's lock. Waits for the process holding it at most timeout_ms
+/// (inotify on the directory: woken by the file's rename or the lock's release, when the holder ends or
+/// dies and one of the waiters takes over), then prepares without it. A signal handler that runs ends the
+/// wait too (the host may have something to do). No signal is blocked or handled here, so a signal's
+/// default action (SIGTERM) takes effect at once; every descriptor opened here is closed but lock->fd.
+bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, PreparationLock* lock);
+
+// Shared by basis_cache.cc and basis_herd.cc.
+
+/// DIR/numabind-UID opened (created when missing), or -1 when it is not the user's own private directory.
+int OpenSharedDirectory();
+
+/// The hash that names this process's configuration's files.
+uint64_t SharedBasisName(const char* helper);
+
+/// Removes the temporaries (.basis-HASH.PID.NS) in `dir` whose writer is dead or that are older than any
+/// write takes. Called by a writer before it writes its own, never on the path that only reads.
+void RemoveStaleTemporaries(int dir);
 
 }  // namespace numabind::shim
 

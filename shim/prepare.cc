@@ -124,8 +124,10 @@ void Prepare() {
   timespec start, end;
   clock_gettime(CLOCK_MONOTONIC, &start);
   HelperRun run;
-  // Another process of this user prepared the same configuration on this machine (shim/basis_cache.h).
-  bool shared = !SeccompFiltered() && LoadSharedBasis(kHelperPath, &run);
+  // Another process of this user prepared the same configuration on this machine, or is preparing it and
+  // this one waits (shim/basis_cache.h). The lock, when this process got it, is released on return.
+  PreparationLock lock;
+  bool shared = !SeccompFiltered() && AwaitSharedBasis(kHelperPath, kHelperTimeoutMs, &run, &lock);
   bool ran = shared;
   if (!shared) {
     const char* argv[14] = {kHelperPath, "prepare-basis", "--policy",  c.policy,
