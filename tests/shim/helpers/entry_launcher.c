@@ -11,6 +11,8 @@
  *                   ("after-failed-exec cpus=LIST") and runs PROGRAM unbound with execv
  *   small:ENTRY     any of the above but threads-vfork and direct-execve, run from a thread whose stack is
  *                   16 KiB (glibc's PTHREAD_STACK_MIN), as a launcher's spawning thread may have
+ * With NB_TEST_MAPS set, the launcher prints "maps after rank R: N" (the lines of its /proc/self/maps) after
+ * each rank exits: what a spawn left mapped in it.
  * Also built with musl-gcc (BUILD/helpers/musl/entry_launcher) when musl-tools is installed.
  * Rank variables reach the child's environment without setenv (environ is replaced in the child), so only
  * the entry point under test sees them. Exit status: 0 when every child exited 0. */
@@ -132,6 +134,15 @@ static pid_t VforkExecve(char** env) {
   return pid;
 }
 
+/* The lines of /proc/self/maps: one per mapping. */
+static int CountMaps(void) {
+  FILE* f = fopen("/proc/self/maps", "r");
+  int n = 0, c;
+  while (f != NULL && (c = getc(f)) != EOF) n += c == '\n';
+  if (f != NULL) fclose(f);
+  return n;
+}
+
 static int Wait(pid_t pid) {
   int status;
   if (pid <= 0 || waitpid(pid, &status, 0) != pid) return 1;
@@ -248,6 +259,7 @@ static int Launch(int nranks) {
       if (pid == 0) ExecThrough(how, env);
     }
     failures += Wait(pid);
+    if (getenv("NB_TEST_MAPS") != NULL) printf("maps after rank %d: %d\n", rank, CountMaps());
   }
   return failures != 0;
 }
