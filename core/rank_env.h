@@ -1,7 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // NUMABIND_EXPORT: the variables a bound rank's environment gets, from its plan. One builder serves the
-// shim (between fork/vfork and exec, on the caller's stack) and `numabind plan`, so the command shows
+// shim (between fork/vfork and exec, in the caller's memory) and `numabind plan`, so the command shows
 // exactly what a launch exports. Compiled into the shim: plain arithmetic on the caller's memory, no
 // allocation, locks, libc or system calls.
 //
@@ -24,7 +24,7 @@
 
 namespace numabind::core {
 
-/// The most bytes of exported entries a rank gets (the child builds them on its stack); an entry that
+/// The most bytes of exported entries a rank gets (the shim builds them in a mapping); an entry that
 /// would not fit is left out with a note, and the rank is bound as usual.
 constexpr size_t kRankEnvMax = 16384;
 /// The most entries BuildRankEnv adds (OMP x3, one visibility variable, NCCL and UCX).

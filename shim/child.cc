@@ -182,7 +182,7 @@ bool NeedsMarker(const RankMatch& m) {
   return m.entry != nullptr && StrLen(m.entry) + sizeof("NUMABIND_BOUND=") <= kMarkerMax;
 }
 
-// Child-safe: copies pointers into the caller's stack arrays.
+// Child-safe: copies pointers into the caller's arrays.
 char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out) {
   size_t len = 0;
   for (const char* s = "NUMABIND_BOUND="; *s != '\0'; ++s) marker[len++] = *s;
@@ -294,6 +294,12 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
     line->Bits(started, started_words).Str(")");
   }
   return BindResult::kBound;
+}
+
+// Child-safe: formats on the stack and writes with raw system calls.
+BindResult FailEnvironment(Line* line, const char* path, const RankMatch& m, int e, int* err) {
+  line->Reset();
+  return Fail(line, path, m, "no memory for its environment: ", ErrnoName(e), e, err);
 }
 
 // Child-safe: formats on the stack and writes with raw system calls.

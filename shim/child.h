@@ -3,7 +3,11 @@
 // The child side of a spawn: deciding whether the program about to start is a rank, binding the calling
 // thread to its plan, and putting the old binding back when the exec fails. Everything here may run between
 // fork/vfork and exec: raw system calls on data the parent prepared, no allocation, locks, stdio or dlsym,
-// and no writes to memory a vfork parent could see other than the caller's own stack.
+// and no writes to memory a vfork parent could see other than the caller's own stack (and an exec
+// wrapper's mapping of the rank's environment, shim/rank_exports.h, which the parent unmaps).
+// Stack budget (gcc -O2 -fstack-usage): 9.4 KiB at most on the deepest path, whatever the environment's size
+// or the CPU count: an exec wrapper's BindAndExec (3.7 KiB: a Line and a SavedBinding, the largest frame),
+// BindRank (1 KiB, and its CPU and node sets: 1.5 KiB at 8192 CPUs), a warn line in JSON (2.8 KiB).
 
 #ifndef NUMABIND_SHIM_CHILD_H_
 #define NUMABIND_SHIM_CHILD_H_
@@ -96,6 +100,11 @@ char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker
 /// with FinishBoundLine (before the exec, or after posix_spawn returns the child's pid). `path` names the
 /// program. Sets m->replaced. On kRefused, *err is the errno to fail with.
 BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, Line* line, int* err);
+
+/// Child-safe: rank m's new environment could not be built (errno `e`, from mmap), after BindRank bound it
+/// (the caller has Restore'd it): one warn line, in `line` (emptied first). kUnbound: start it with the
+/// environment it has; kRefused (NUMABIND_STRICT=1): fail the spawn with *err = e.
+BindResult FailEnvironment(Line* line, const char* path, const RankMatch& m, int e, int* err);
 
 /// Child-safe: appends " pid N" to a line BindRank filled and writes it at NUMABIND_LOG=info.
 void FinishBoundLine(Line* line, pid_t pid);

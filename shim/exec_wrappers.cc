@@ -3,7 +3,8 @@
 // The exec family. glibc's execv, execvp, execl... call its internal __execve, not the execve we export, so
 // each is wrapped itself. An exec wrapper binds the calling thread just before the real exec (affinity and
 // memory policy survive exec) and puts the old binding back if the exec fails. It usually runs in the child
-// of a fork or vfork, so it touches nothing but its stack and data the parent prepared.
+// of a fork or vfork, so it touches nothing but its stack, data the parent prepared and a mapping of its own
+// (the rank's environment: its size follows the environment's, and the thread's stack may be 16 KiB).
 
 #include <errno.h>
 #include <stdarg.h>
@@ -19,9 +20,11 @@ namespace numabind::shim {
 namespace {
 
 /// Binds the calling thread to rank `found`'s plan, runs `call(env)` (the real exec) and restores the
-/// binding if it returns. A rank's environment gets NUMABIND_BOUND first (built on this stack), so that it
-/// does not bind itself again at start-up, nor do its children, then NUMABIND_EXPORT's entries. Not inlined:
-/// its line, saved binding and marked environment are on the stack only now, not while FindRank reads /proc.
+/// binding if it returns. A rank's environment gets NUMABIND_BOUND first, so that it does not bind itself
+/// again at start-up, nor do its children, then NUMABIND_EXPORT's entries: built in a mapping of its own
+/// (BuildRankBlock), which the exec drops, or, in a vfork child, numabind_after_vfork in the parent. Not
+/// inlined: its line and saved binding are on the stack only now, not while FindRank reads /proc.
+/// Stack: this frame is 3.7 KiB (the line and the saved binding), the largest on the child side (child.h).
 template <typename Call>
 __attribute__((noinline)) int BindAndExec(Entry entry, const char* path, char* const* envp, RankMatch* found,
                                           pid_t self, Call call) {
@@ -33,27 +36,32 @@ __attribute__((noinline)) int BindAndExec(Entry entry, const char* path, char* c
     errno = err;
     return -1;
   }
+  RankBlock block;
+  int e = BuildRankBlock(envp, *found, r == BindResult::kBound, path, &block);
+  if (e != 0 && r == BindResult::kBound) {
+    Restore(saved);
+    r = FailEnvironment(&line, path, *found, e, &err);
+    if (r == BindResult::kRefused) {
+      errno = err;
+      return -1;
+    }
+  }
+  // A mapping an exec in a CLONE_VM child left here (no vfork of ours to unmap it): unused now.
+  if (t_exec_mapping.map != nullptr) {
+    Sys6(SYS_munmap, reinterpret_cast<long>(t_exec_mapping.map), static_cast<long>(t_exec_mapping.size));
+  }
+  t_exec_mapping = {block.map, block.map_size};
   // A successful exec does not come back: log now, unless setenv already bound and logged this rank.
   // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
   bool logged =
       g_state.fork_child && found->rank == g_state.worker_rank && found->nranks == g_state.worker_nranks;
   if (r == BindResult::kBound && (!logged || found->replaced)) FinishBoundLine(&line, self);
-  bool mark = NeedsMarker(*found);
-  // NUMABIND_EXPORT's entries, on this stack (sized first: 0 when none are asked for).
-  size_t need = r == BindResult::kBound ? ExportBytes(*found, envp) : 0;
-  char exported[need > 0 ? need : 1];
-  core::RankEnv exports;
-  exports.count = 0;
-  if (need > 0) BuildExports(*found, envp, path, exported, need, &exports);
-  bool rebuild = mark || exports.count > 0;
-  char marker[kMarkerMax];
-  char* marked[rebuild ? EnvCount(envp) + 2 + exports.count : 1];
-  int ret = call(rebuild ? RankEnvironment(envp, *found, mark, marker, exports, marked) : envp);
-  if (r == BindResult::kBound) {
-    int e = errno;
-    Restore(saved);
-    errno = e;
-  }
+  int ret = call(block.env);
+  e = errno;
+  FreeRankBlock(&block);
+  t_exec_mapping = {nullptr, 0};
+  if (r == BindResult::kBound) Restore(saved);
+  errno = e;
   return ret;
 }
 

@@ -13,6 +13,7 @@
 #include "shim/affinity_guard.h"
 #include "shim/child.h"
 #include "shim/guard.h"
+#include "shim/rank_exports.h"
 #include "shim/syscalls.h"
 
 extern char** environ;
@@ -113,9 +114,27 @@ NUMABIND_EXPORT pid_t _Fork() {
   return pid;
 }
 
-extern "C" void numabind_before_vfork() {
+namespace {
+/// The return address of this thread's vfork caller, from numabind_before_vfork to numabind_after_vfork.
+__thread void* t_vfork_caller __attribute__((tls_model("initial-exec")));
+}  // namespace
+
+extern "C" void numabind_before_vfork(void* caller) {
+  t_vfork_caller = caller;
   numabind::shim::EnsureResolved();  // the child's exec wrapper must find the real functions ready
   if (g_state.active && !numabind::shim::t_in_shim) numabind::shim::BeforeFork();
+}
+
+// Child-safe in the child (pid 0): reads one thread-local slot. In the parent, the child has exec'd or
+// exited: a rank block its exec wrapper mapped is this process's memory, unused now.
+extern "C" void* numabind_after_vfork(int pid) {
+  numabind::shim::ExecMapping& m = numabind::shim::t_exec_mapping;
+  if (pid != 0 && m.map != nullptr) {
+    numabind::shim::Sys6(SYS_munmap, reinterpret_cast<long>(m.map), static_cast<long>(m.size));
+    m.map = nullptr;
+    m.size = 0;
+  }
+  return t_vfork_caller;
 }
 
 NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {

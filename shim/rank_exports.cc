@@ -1,11 +1,16 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Every function in this file may run between fork/vfork and exec: arithmetic on the prepared basis and
-// the caller's stack, one raw write for the log.
+// Every function in this file may run between fork/vfork and exec: arithmetic on the prepared basis, the
+// caller's stack (a few small arrays) and a raw mmap, one raw write for the log.
 
 #include "shim/rank_exports.h"
 
+#include <sys/mman.h>
+
+#include <new>
+
 #include "config/config.h"
+#include "shim/syscalls.h"
 
 namespace numabind::shim {
 namespace {
@@ -41,7 +46,7 @@ size_t ExportBytes(const RankMatch& m, char* const* envp) {
 
 // Child-safe: arithmetic on the basis, writes into buf and *out, one raw write for the log.
 void BuildExports(const RankMatch& m, char* const* envp, const char* path, char* buf, size_t cap,
-                  core::RankEnv* out) {
+                  core::RankEnv* out, Line* line) {
   out->count = 0;
   out->note[0] = '\0';
   if (g_state.config.exports == 0 || !Usable()) return;
@@ -51,13 +56,15 @@ void BuildExports(const RankMatch& m, char* const* envp, const char* path, char*
   core::BuildRankEnv(*g_state.basis, plan, g_state.config.exports, const_cast<const char* const*>(envp), buf,
                      cap, out);
   if (out->note[0] == '\0') return;
-  Line l;
+  Line& l = *line;
   l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
   l.Str(": NUMABIND_EXPORT: ").Str(out->note).Str(" (the rank is bound as planned)");
   WriteLog(config::LogLevel::kWarn, &l);
 }
 
-// Child-safe: copies pointers into the caller's stack array.
+__thread ExecMapping t_exec_mapping __attribute__((tls_model("initial-exec")));
+
+// Child-safe: copies pointers into the caller's array.
 char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, char* marker,
                              const core::RankEnv& exports, char** out) {
   size_t n = 0;
@@ -74,6 +81,42 @@ char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, c
   }
   out[n] = nullptr;
   return out;
+}
+
+// Child-safe: a raw mmap, then arithmetic and copies into it.
+int BuildRankBlock(char* const* envp, const RankMatch& m, bool bound, const char* path, RankBlock* out) {
+  out->env = envp;
+  out->map = nullptr;
+  out->map_size = 0;
+  bool mark = NeedsMarker(m);
+  size_t need = bound ? ExportBytes(m, envp) : 0;
+  if (!mark && need == 0) return 0;
+  // The line that says what was not exported (here rather than on the stack: 2 KiB), the pointers
+  // (NUMABIND_BOUND, the exports, envp's entries, the NULL), the marker, the exports' text.
+  size_t line_bytes = need > 0 ? sizeof(Line) : 0;
+  static_assert(sizeof(Line) % sizeof(char*) == 0, "the pointers follow the line");
+  size_t pointers = EnvCount(envp) + 2 + core::kRankEnvEntries;
+  size_t bytes = line_bytes + pointers * sizeof(char*) + kMarkerMax + need;
+  long p =
+      Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p < 0 && p > -4096) return static_cast<int>(-p);
+  out->map = reinterpret_cast<char*>(p);
+  out->map_size = bytes;
+  char** array = reinterpret_cast<char**>(p + static_cast<long>(line_bytes));
+  char* marker = reinterpret_cast<char*>(array + pointers);
+  core::RankEnv exports;
+  exports.count = 0;
+  if (need > 0) BuildExports(m, envp, path, marker + kMarkerMax, need, &exports, new (out->map) Line);
+  if (mark || exports.count > 0) out->env = RankEnvironment(envp, m, mark, marker, exports, array);
+  return 0;
+}
+
+// Child-safe: a raw munmap.
+void FreeRankBlock(RankBlock* block) {
+  if (block->map != nullptr)
+    Sys6(SYS_munmap, reinterpret_cast<long>(block->map), static_cast<long>(block->map_size));
+  block->map = nullptr;
+  block->map_size = 0;
 }
 
 }  // namespace numabind::shim

@@ -7,8 +7,6 @@
 #include "shim/self_bind.h"
 
 #include <errno.h>
-#include <sys/mman.h>
-
 #include "config/rank_count.h"
 #include "shim/child.h"
 #include "shim/rank_exports.h"
@@ -49,20 +47,9 @@ void LogLauncher(const char* program, const char* const* env) {
 /// its children, and runtimes loaded later (Python importing torch); a runtime linked into the program
 /// (libgomp) has read its variables already, in its own constructor, which runs before this library's.
 void MarkOwnEnvironment(const RankMatch& m, bool bound, const char* program) {
-  bool mark = NeedsMarker(m);
-  size_t need = bound ? ExportBytes(m, environ) : 0;
-  if (!mark && need == 0) return;
-  size_t n = EnvCount(environ);
-  size_t bytes = (n + 2 + core::kRankEnvEntries) * sizeof(char*) + kMarkerMax + need;
-  long p =
-      Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p < 0 && p > -4096) return;  // the children will bind themselves again: the same plan
-  char** array = reinterpret_cast<char**>(p);
-  char* marker = reinterpret_cast<char*>(array + n + 2 + core::kRankEnvEntries);
-  core::RankEnv exports;
-  exports.count = 0;
-  if (need > 0) BuildExports(m, environ, program, marker + kMarkerMax, need, &exports);
-  environ = const_cast<char**>(RankEnvironment(environ, m, mark, marker, exports, array));
+  RankBlock block;
+  // On failure the children bind themselves again: the same plan. The block stays: it is environ now.
+  if (BuildRankBlock(environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
 }
 
 void BindSelf(const char* program, RankMatch* m) {

@@ -21,9 +21,9 @@ namespace numabind::shim {
 namespace {
 
 /// Binds the calling thread to rank `m`'s plan, runs `call(env)` and restores the thread. `env` is envp with
-/// NUMABIND_BOUND first for a rank (on this stack), so that the rank does not bind itself again. Not
-/// inlined: its line, saved binding and marked environment are on the stack only now, not while FindRank
-/// reads /proc.
+/// NUMABIND_BOUND first for a rank, so that the rank does not bind itself again, and NUMABIND_EXPORT's
+/// entries, built in a mapping of their own (the calling thread's stack may be 16 KiB). Not inlined: its
+/// line and saved binding are on the stack only now, not while FindRank reads /proc.
 template <typename Call>
 __attribute__((noinline)) auto BindAndCall(Entry entry, const char* path, char* const* envp, RankMatch* m,
                                            int* refused_errno, pid_t* child_pid, Call call)
@@ -32,23 +32,21 @@ __attribute__((noinline)) auto BindAndCall(Entry entry, const char* path, char* 
   Line line;
   BindResult r = BindRank(entry, path, m, &saved, &line, refused_errno);
   if (r == BindResult::kRefused) return decltype(call(envp))();
-  bool mark = NeedsMarker(*m);
-  // NUMABIND_EXPORT's entries, on this stack (sized first: 0 when none are asked for).
-  size_t need = r == BindResult::kBound ? ExportBytes(*m, envp) : 0;
-  char exported[need > 0 ? need : 1];
-  core::RankEnv exports;
-  exports.count = 0;
-  if (need > 0) BuildExports(*m, envp, path, exported, need, &exports);
-  bool rebuild = mark || exports.count > 0;
-  char marker[kMarkerMax];
-  char* marked[rebuild ? EnvCount(envp) + 2 + exports.count : 1];
-  auto ret = call(rebuild ? RankEnvironment(envp, *m, mark, marker, exports, marked) : envp);
+  RankBlock block;
+  int e = BuildRankBlock(envp, *m, r == BindResult::kBound, path, &block);
+  if (e != 0 && r == BindResult::kBound) {
+    Restore(saved);
+    r = FailEnvironment(&line, path, *m, e, refused_errno);
+    if (r == BindResult::kRefused) return decltype(call(envp))();
+  }
+  auto ret = call(block.env);
+  e = errno;
+  FreeRankBlock(&block);
   if (r == BindResult::kBound) {
-    int e = errno;
     Restore(saved);
     if (child_pid == nullptr || *child_pid > 0) FinishBoundLine(&line, child_pid ? *child_pid : 0);
-    errno = e;
   }
+  errno = e;
   return ret;
 }
 

@@ -60,8 +60,13 @@ void Need(T* slot, const char* name) {
   if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == nullptr) *slot = reinterpret_cast<T>(ResolveOne(name));
 }
 
-/// Parent side, before every vfork (called by the trampoline in vfork_x86_64.S).
-extern "C" void numabind_before_vfork();
+/// Parent side, before every vfork (called by the trampoline in vfork_x86_64.S): prepares, and keeps
+/// `caller` (the vfork caller's return address, which the child overwrites on the stack they share).
+extern "C" void numabind_before_vfork(void* caller);
+
+/// After vfork returns (`pid`: 0 in the child), in both processes: in the parent, unmaps what the child's
+/// exec wrapper mapped (t_exec_mapping, shim/rank_exports.h). Returns the caller's return address.
+extern "C" void* numabind_after_vfork(int pid);
 
 /// Largest CPU and node sets the child side handles on its stack (8192 CPUs, Linux's largest NR_CPUS;
 /// 4096 nodes).

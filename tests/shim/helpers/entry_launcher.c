@@ -9,11 +9,16 @@
  *   threads-vfork   NRANKS threads at once, each vfork + execve
  *   failed-execve   fork; the child execs a missing program as rank 0, then reports its own affinity
  *                   ("after-failed-exec cpus=LIST") and runs PROGRAM unbound with execv
+ *   small:ENTRY     any of the above but threads-vfork and direct-execve, run from a thread whose stack is
+ *                   16 KiB (glibc's PTHREAD_STACK_MIN), as a launcher's spawning thread may have
+ * With NB_TEST_MAPS set, the launcher prints "maps after rank R: N" (the lines of its /proc/self/maps) after
+ * each rank exits: what a spawn left mapped in it.
  * Also built with musl-gcc (BUILD/helpers/musl/entry_launcher) when musl-tools is installed.
  * Rank variables reach the child's environment without setenv (environ is replaced in the child), so only
  * the entry point under test sees them. Exit status: 0 when every child exited 0. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <spawn.h>
@@ -104,6 +109,40 @@ static void ExecThrough(const char* how, char** env) {
   _exit(127);
 }
 
+static int Launch(int nranks);
+
+static void* SmallStackThread(void* arg) { return (void*)(long)Launch((int)(long)arg); }
+
+/* Launch(nranks) on a thread with a 16 KiB stack (at least the C library's minimum); its result. */
+static int LaunchOnSmallStack(int nranks) {
+  size_t size = 16384 > PTHREAD_STACK_MIN ? 16384 : PTHREAD_STACK_MIN;
+  pthread_attr_t attr;
+  pthread_t t;
+  void* r = (void*)1L;
+  if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, size) != 0 ||
+      pthread_create(&t, &attr, SmallStackThread, (void*)(long)nranks) != 0 || pthread_join(t, &r) != 0) {
+    fprintf(stderr, "entry_launcher: cannot run a thread with a %zu-byte stack\n", size);
+    return 1;
+  }
+  return (int)(long)r;
+}
+
+/* vfork, then execve in the child, which never returns from here (the frame is its parent's). */
+static pid_t VforkExecve(char** env) {
+  pid_t pid = vfork();
+  if (pid == 0) ExecThrough("execve", env);
+  return pid;
+}
+
+/* The lines of /proc/self/maps: one per mapping. */
+static int CountMaps(void) {
+  FILE* f = fopen("/proc/self/maps", "r");
+  int n = 0, c;
+  while (f != NULL && (c = getc(f)) != EOF) n += c == '\n';
+  if (f != NULL) fclose(f);
+  return n;
+}
+
 static int Wait(pid_t pid) {
   int status;
   if (pid <= 0 || waitpid(pid, &status, 0) != pid) return 1;
@@ -129,8 +168,8 @@ int main(int argc, char** argv) {
   entry = argv[1];
   int nranks = atoi(argv[2]);
   prog_argv = argv + 3;
-  int failures = 0;
   if (strcmp(entry, "threads-vfork") == 0) {
+    int failures = 0;
     pthread_t t[64];
     for (int i = 0; i < nranks && i < 64; ++i) pthread_create(&t[i], NULL, VforkThread, (void*)(long)i);
     for (int i = 0; i < nranks && i < 64; ++i) {
@@ -145,6 +184,16 @@ int main(int argc, char** argv) {
     perror("execve");
     return 127;
   }
+  if (strncmp(entry, "small:", 6) == 0) {
+    entry += 6;
+    return LaunchOnSmallStack(nranks);
+  }
+  return Launch(nranks);
+}
+
+/* Starts the ranks through `entry`, one after the other; 0 when every one exited 0. */
+static int Launch(int nranks) {
+  int failures = 0;
   for (int rank = 0; rank < nranks; ++rank) {
     char** env = RankEnv(rank, nranks);
     pid_t pid = -1;
@@ -198,12 +247,11 @@ int main(int argc, char** argv) {
         execv(prog_argv[0], prog_argv);
         _exit(127);
       }
+    } else if (strcmp(entry, "vfork-execve") == 0) {
+      pid = VforkExecve(env);
     } else {
       const char* how = entry;
-      if (strcmp(entry, "vfork-execve") == 0) {
-        pid = vfork();
-        how = "execve";
-      } else if (strcmp(entry, "_Fork-execve") == 0) {
+      if (strcmp(entry, "_Fork-execve") == 0) {
         pid = _Fork();
         how = "execve";
       } else
@@ -211,6 +259,7 @@ int main(int argc, char** argv) {
       if (pid == 0) ExecThrough(how, env);
     }
     failures += Wait(pid);
+    if (getenv("NB_TEST_MAPS") != NULL) printf("maps after rank %d: %d\n", rank, CountMaps());
   }
   return failures != 0;
 }
