@@ -1,8 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// A rank binding itself before main, while it has one thread: the same plan and the same raw system calls
-// as a launcher's child side, then NUMABIND_BOUND in its environment so that its children and a taskset
-// inside it keep what they have.
+// A rank binding itself before main: the same plan and the same raw system calls as a launcher's child
+// side, then every thread that libraries' constructors started before (shim/process_threads.h), then
+// NUMABIND_BOUND in its environment so that its children and a taskset inside it keep what they have.
 
 #include "shim/self_bind.h"
 
@@ -11,6 +11,7 @@
 
 #include "config/rank_count.h"
 #include "shim/child.h"
+#include "shim/process_threads.h"
 #include "shim/rank_exports.h"
 #include "shim/syscalls.h"
 
@@ -66,6 +67,28 @@ void MarkOwnEnvironment(const RankMatch& m, bool bound, const char* program) {
   environ = const_cast<char**>(RankEnvironment(environ, m, mark, marker, exports, array));
 }
 
+/// Says what became of the threads that libraries' constructors started before this one ran: bound to
+/// the rank's CPUs, but with the memory policy they had (set_mempolicy reaches only the calling thread).
+/// A warning when a memory policy was set, info otherwise (nothing differs then).
+void LogOtherThreads(const char* program, const OtherThreads& t) {
+  if (t.bound == 0 && t.failed == 0) return;
+  const config::Config& c = g_state.config;
+  bool memory = g_state.memory_policy_denied[0] == '\0' && !Same(c.memory, "local");
+  config::LogLevel level = memory || t.failed > 0 ? config::LogLevel::kWarn : config::LogLevel::kInfo;
+  if (c.log < level) return;
+  Line l;
+  l.Str("numabind: ").Str(program).Str(" pid ").Num(Sys6(SYS_getpid)).Str(": ").Num(t.bound + t.failed);
+  l.Str(t.bound + t.failed == 1 ? " thread" : " threads").Str(" started before start-up (by a library's ");
+  l.Str("constructor): ").Num(t.bound).Str(" moved to the rank's cpus");
+  if (t.failed > 0) l.Str(", ").Num(t.failed).Str(" not (sched_setaffinity: errno ").Num(-t.error).Str(")");
+  if (memory) {
+    l.Str("; ").Str(t.bound + t.failed == 1 ? "it keeps its" : "they keep their").Str(" memory policy, not ");
+    l.Str(c.memory).Str(" (set_mempolicy sets the calling thread's only)");
+  }
+  size_t len = l.Finish();
+  WriteLog(level, l.data(), len);
+}
+
 void BindSelf(const char* program, RankMatch* m) {
   // Plan inside the job's cpuset, not inside the binding the rank started with (Slurm's task/affinity, a
   // launcher's bind-to-core): widen first; the kernel clips the request to the cgroup's CPUs.
@@ -95,6 +118,7 @@ void BindSelf(const char* program, RankMatch* m) {
       line.Bits(started, static_cast<uint32_t>(got / 8)).Str(")");
     }
     FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
+    LogOtherThreads(program, BindOtherThreads());
   }
   MarkOwnEnvironment(*m, r == BindResult::kBound, program);
 }
