@@ -2,7 +2,8 @@
 //
 // A rank binding itself before main: the same plan and the same raw system calls as a launcher's child
 // side, then every thread that libraries' constructors started before (shim/process_threads.h), then
-// NUMABIND_BOUND in its environment so that its children and a taskset inside it keep what they have.
+// NUMABIND_BOUND in its environment so that its children and a taskset inside it keep what they have, and
+// a launcher inside it plans within its CPUs (shim/bound_marker.h).
 
 #include "shim/self_bind.h"
 
@@ -10,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "config/rank_count.h"
+#include "shim/bound_marker.h"
 #include "shim/child.h"
 #include "shim/process_threads.h"
 #include "shim/rank_exports.h"
@@ -92,11 +94,14 @@ void LogOtherThreads(const char* program, const OtherThreads& t) {
 void BindSelf(const char* program, RankMatch* m) {
   // Plan inside the job's cpuset, not inside the binding the rank started with (Slurm's task/affinity, a
   // launcher's bind-to-core): widen first; the kernel clips the request to the cgroup's CPUs.
+  // A launcher inside a rank numabind bound (its NUMABIND_BOUND's proof holds) is not widened: its ranks
+  // share that rank's CPUs out, and the ranks of the rank next to it do the same with its own.
   uint64_t started[kMaxCpuWords] = {0}, widened[kMaxCpuWords];
   long got = Sys6(SYS_sched_getaffinity, 0, sizeof(started), reinterpret_cast<long>(started));
+  bool nested = got > 0 && InsideNumabindBinding(g_state.config.bound);
   for (uint32_t w = 0; w < kMaxCpuWords; ++w) widened[w] = ~0ull;
-  bool widen =
-      got > 0 && Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
+  bool widen = got > 0 && !nested &&
+               Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
   if (widen) Sys6(SYS_sched_getaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened));
   EnsurePrepared();
   SavedBinding saved;
@@ -116,6 +121,12 @@ void BindSelf(const char* program, RankMatch* m) {
       line.Str(slurm ? " (replaced Slurm's binding to cpus "
                      : " (replaced the binding it started with, cpus ");
       line.Bits(started, static_cast<uint32_t>(got / 8)).Str(")");
+    }
+    if (nested) {
+      const char* b = g_state.config.bound;
+      line.Str(" (inside the cpus ").Bits(started, static_cast<uint32_t>(got / 8)).Str(" of rank ");
+      for (; *b != '\0' && *b != ' '; ++b) line.Str(b, 1);
+      line.Str(", which numabind bound)");
     }
     FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
     LogOtherThreads(program, BindOtherThreads());
@@ -143,7 +154,7 @@ bool StartAsRank(const char* const* env) {
     return false;
   }
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
-  if (Same(c.bound, m.entry)) return g_state.rank_bound = true;
+  if (BoundBy(c.bound, m.entry)) return g_state.rank_bound = true;
   g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
   BindSelf(program, &m);
   return true;
