@@ -23,7 +23,8 @@ bool StartsWith(const char* s, const char* prefix) {
 bool ReadNumber(const char** s, uint64_t* out) {
   uint64_t v = 0;
   int digits = 0;
-  for (; **s >= '0' && **s <= '9' && digits < 10; ++*s, ++digits) v = v * 10 + static_cast<uint64_t>(**s - '0');
+  for (; **s >= '0' && **s <= '9' && digits < 10; ++*s, ++digits)
+    v = v * 10 + static_cast<uint64_t>(**s - '0');
   *out = v;
   return digits > 0 && digits < 10;
 }
@@ -91,7 +92,8 @@ void AppendBoundProof(char* marker, size_t len, size_t cap) {
   at += need;
   char digits[12];
   int n = 0;
-  for (long pid = Sys6(SYS_getpid); pid > 0 && n < 12; pid /= 10) digits[n++] = static_cast<char>('0' + pid % 10);
+  for (long pid = Sys6(SYS_getpid); pid > 0 && n < 12; pid /= 10)
+    digits[n++] = static_cast<char>('0' + pid % 10);
   put(" by=");
   while (n > 0 && at < cap - 1) marker[at++] = digits[--n];
   if (n > 0) return (void)(marker[len] = '\0');

@@ -68,7 +68,7 @@ OtherThreads BindOtherThreads() {
         if (tid < 0 || tid == self || Seen(seen, nseen, tid)) continue;
         found_new = true;
         long r = Sys6(SYS_sched_setaffinity, tid, size, reinterpret_cast<long>(cpus));
-        if (r == -ESRCH) continue;  // it exited meanwhile
+        if (r == -ESRCH) continue;        // it exited meanwhile
         if (nseen == kMaxSeen) continue;  // bound, not counted: the next walk binds it again
         seen[nseen++] = tid;
         if (r == 0) {

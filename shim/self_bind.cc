@@ -122,11 +122,16 @@ void BindSelf(const char* program, RankMatch* m) {
                      : " (replaced the binding it started with, cpus ");
       line.Bits(started, static_cast<uint32_t>(got / 8)).Str(")");
     }
-    if (nested) {
+    if (nested) {  // the rank it planned inside: NUMABIND_BOUND's "VAR=value"
       const char* b = g_state.config.bound;
-      line.Str(" (inside the cpus ").Bits(started, static_cast<uint32_t>(got / 8)).Str(" of rank ");
-      for (; *b != '\0' && *b != ' '; ++b) line.Str(b, 1);
-      line.Str(", which numabind bound)");
+      size_t n = 0;
+      while (b[n] != '\0' && b[n] != ' ') ++n;
+      if (g_state.config.log_format == config::LogFormat::kJson) {
+        line.Str(",\"inside\":").JsonStr(b, n);
+      } else {
+        line.Str(" (inside the cpus ").Bits(started, static_cast<uint32_t>(got / 8)).Str(" of rank ");
+        line.Str(b, n).Str(", which numabind bound)");
+      }
     }
     FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
     LogOtherThreads(program, BindOtherThreads());

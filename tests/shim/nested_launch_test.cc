@@ -55,21 +55,37 @@ std::string CpuOf(int r) { return std::to_string(AllowedCpus()[r]); }
 Test(nested_launch, workers_stay_inside_their_launchers_rank) {
   if (AllowedCpus().size() < 2) cr_skip_test("needs 2 CPUs");
   const std::string script =
-      "LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 \"$0\" --out \"$1\"; LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 \"$0\" --out \"$1\"";
+      "LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 \"$0\" --out \"$1\"; LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 \"$0\" --out "
+      "\"$1\"";
   for (int r = 0; r < 2; ++r) {
     Outcome o = Start({"bash", "-c", script, "@REPORT", "@OUT"},
                       {"OMPI_COMM_WORLD_LOCAL_RANK=" + std::to_string(r), "OMPI_COMM_WORLD_LOCAL_SIZE=2"});
     cr_assert_eq(o.run.exit_code, 0, "%s\nlog:\n%s", Tail(o.output).c_str(), o.log.c_str());
     cr_assert_eq(o.reports.size(), 2u, "%s", Tail(o.output).c_str());
     for (const Report& w : o.reports) {
-      cr_expect_eq(w.Get("cpus"), CpuOf(r), "outer rank %d's worker %s: %s\nlog:\n%s", r, w.Get("rank").c_str(),
-                   w.line.c_str(), o.log.c_str());
+      cr_expect_eq(w.Get("cpus"), CpuOf(r), "outer rank %d's worker %s: %s\nlog:\n%s", r,
+                   w.Get("rank").c_str(), w.line.c_str(), o.log.c_str());
     }
     cr_expect_eq(LinesWith(o.log, "(inside the cpus " + CpuOf(r) + " of rank OMPI_COMM_WORLD_LOCAL_RANK=" +
                                       std::to_string(r) + ", which numabind bound)")
                      .size(),
                  2u, "log:\n%s", o.log.c_str());
   }
+}
+
+// NUMABIND_LOG_FORMAT=json: the worker's line stays one JSON object and names the rank in "inside".
+Test(nested_launch, json_line_names_the_rank_it_planned_inside) {
+  if (AllowedCpus().size() < 2) cr_skip_test("needs 2 CPUs");
+  Outcome o =
+      Start({"bash", "-c", "LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 \"$0\" --out \"$1\"", "@REPORT", "@OUT"},
+            {"OMPI_COMM_WORLD_LOCAL_RANK=1", "OMPI_COMM_WORLD_LOCAL_SIZE=2", "NUMABIND_LOG_FORMAT=json"});
+  std::vector<std::string> lines = LinesWith(o.log, "\"rank_var\":\"LOCAL_RANK\"");
+  cr_assert_eq(lines.size(), 1u, "log:\n%s", o.log.c_str());
+  Report line;
+  std::string err;
+  cr_assert(ParseReport(lines[0], &line, &err), "%s: %s", err.c_str(), lines[0].c_str());
+  cr_expect_eq(line.Get("inside"), "OMPI_COMM_WORLD_LOCAL_RANK=1", "%s", lines[0].c_str());
+  cr_expect_eq(line.Get("cpus"), CpuOf(1), "%s", lines[0].c_str());
 }
 
 /// A pid that is nobody's ancestor: a child that has exited and been reaped.
@@ -91,15 +107,18 @@ Test(nested_launch, only_a_binding_numabind_made_is_kept) {
   const std::vector<Case> cases = {
       {" cpus=" + CpuOf(1) + " by=" + ancestor, CpuOf(1), "the proof holds: kept"},
       {"", CpuOf(0), "no proof (a NUMABIND_BOUND that numabind did not write): replaced"},
-      {" cpus=" + CpuOf(1) + " by=" + DeadPid(), CpuOf(0), "recorded by a process not its ancestor: replaced"},
+      {" cpus=" + CpuOf(1) + " by=" + DeadPid(), CpuOf(0),
+       "recorded by a process not its ancestor: replaced"},
       {" cpus=" + CpuOf(0) + " by=" + ancestor, CpuOf(0), "bound outside the CPUs recorded: replaced"},
       {" cpus=" + CpuOf(1) + " by=x", CpuOf(0), "a proof that does not parse: replaced"},
   };
   for (const Case& c : cases) {
-    Outcome o = Start({"taskset", "-c", CpuOf(1), "env", "-u", "NUMABIND_DISABLE", "@REPORT", "--out", "@OUT"},
-                      {"NUMABIND_DISABLE=1", "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=2", "OMPI_COMM_WORLD_LOCAL_RANK=1",
-                       "NUMABIND_BOUND=OMPI_COMM_WORLD_LOCAL_RANK=1" + c.proof});
-    cr_assert_eq(o.run.exit_code, 0, "%s: %s\nlog:\n%s", c.what.c_str(), Tail(o.output).c_str(), o.log.c_str());
+    Outcome o =
+        Start({"taskset", "-c", CpuOf(1), "env", "-u", "NUMABIND_DISABLE", "@REPORT", "--out", "@OUT"},
+              {"NUMABIND_DISABLE=1", "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=2", "OMPI_COMM_WORLD_LOCAL_RANK=1",
+               "NUMABIND_BOUND=OMPI_COMM_WORLD_LOCAL_RANK=1" + c.proof});
+    cr_assert_eq(o.run.exit_code, 0, "%s: %s\nlog:\n%s", c.what.c_str(), Tail(o.output).c_str(),
+                 o.log.c_str());
     cr_assert_eq(o.reports.size(), 1u, "%s: %s", c.what.c_str(), Tail(o.output).c_str());
     cr_expect_eq(o.reports[0].Get("cpus"), c.want, "%s: %s\nlog:\n%s", c.what.c_str(),
                  o.reports[0].line.c_str(), o.log.c_str());

@@ -155,8 +155,8 @@ Test(safety, descriptors_and_environment_unchanged) {
       std::string cpu = TwoAllowedCpus().ForRank(std::stoi(r.Get("rank")));
       std::string mark = "\"NUMABIND_BOUND\":\"LOCAL_RANK=" + r.Get("rank") + " cpus=" + cpu + " by=";
       bool by_rank = r.Get("env").find(mark + r.Get("pid") + "\"") != std::string::npos;
-      cr_expect(by_rank || r.Get("env").find(mark + r.Get("ppid") + "\"") != std::string::npos, "%s: %s", entry,
-                r.line.c_str());
+      cr_expect(by_rank || r.Get("env").find(mark + r.Get("ppid") + "\"") != std::string::npos, "%s: %s",
+                entry, r.line.c_str());
     }
     cr_expect_eq(LinesWith(with.log, "bound rank").size(), 2u, "%s: the shim did not act:\n%s", entry,
                  with.log.c_str());

@@ -49,8 +49,9 @@ int main(int argc, char** argv) {
   }
   if (d != NULL) closedir(d);
   char report[20480];
-  int n = snprintf(report, sizeof report, "{\"threads\":%d,\"early\":%d,\"cpus\":\"%s\",\"thread_cpus\":\"%s\"}\n",
-                   threads, early_thread_started(), main_cpus, all);
+  int n = snprintf(report, sizeof report,
+                   "{\"threads\":%d,\"early\":%d,\"cpus\":\"%s\",\"thread_cpus\":\"%s\"}\n", threads,
+                   early_thread_started(), main_cpus, all);
   int fd = out_path ? open(out_path, O_WRONLY | O_APPEND | O_CREAT, 0644) : 1;
   if (fd < 0 || n <= 0 || write(fd, report, (size_t)n) != n) return 1;
   return 0;
