@@ -114,7 +114,7 @@ bool ParseBoundProof(const char* bound, BoundProof* out) {
       ++s;
       if (!ReadNumber(&s, &last)) return false;
     }
-    if (last < first || last >= kMaxCpuWords * 64) return false;
+    if (last < first || last >= uint64_t{kMaxCpuWords} * 64) return false;
     for (uint64_t c = first; c <= last; ++c) out->cpus[c / 64] |= 1ull << (c % 64);
     if (*s != ',') break;
     ++s;

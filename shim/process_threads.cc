@@ -63,7 +63,9 @@ OtherThreads BindOtherThreads() {
     while ((n = Sys6(SYS_getdents64, fd, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
       for (long at = 0; at < n;) {
         const DirEntry* e = reinterpret_cast<const DirEntry*>(buf + at);
-        at += e->reclen;
+        // The analyzer cannot see getdents64 fill buf through Sys6's asm.
+        at += e->reclen;  // NOLINT(clang-analyzer-core.uninitialized.Assign)
+        if (e->reclen == 0) break;
         int tid = TidOf(e->name);
         if (tid < 0 || tid == self || Seen(seen, nseen, tid)) continue;
         found_new = true;
