@@ -98,6 +98,16 @@ $(BUILD)/helpers/omp_report: tests/shim/helpers/omp_report.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -fopenmp -o $@ $<
 
+# A program whose linked library starts a thread in its constructor, as OpenBLAS's pthread build does: the
+# thread exists before the preloaded shim's constructor runs (self-binding must reach it).
+$(BUILD)/helpers/libearly_thread.so: tests/shim/early/early_thread.c
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -O2 -g -Wall -Wextra -pthread -o $@ $<
+$(BUILD)/helpers/thread_report: tests/shim/helpers/thread_report.c $(BUILD)/helpers/libearly_thread.so
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $< -L$(BUILD)/helpers -learly_thread \
+	  -Wl,-rpath,'$$ORIGIN'
+
 $(BUILD)/helpers/musl/%: tests/shim/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(MUSL_CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<

@@ -346,7 +346,8 @@ bool Parse(const char* const* env, Config* out, Error* err) {
   }
 
   v = Lookup(env, "NUMABIND_BOUND");
-  if (v != nullptr && *v != '\0') out->bound = v;  // written by numabind itself: any value, compared whole
+  // Written by numabind itself: any value, read by shim/bound_marker.h.
+  if (v != nullptr && *v != '\0') out->bound = v;
 
   v = Lookup(env, "NUMABIND_GUARD");
   if (v != nullptr && *v != '\0') {

@@ -33,7 +33,7 @@ struct Config {
   bool strict = false;                      ///< NUMABIND_STRICT=1
   const char* shared = "/dev/shm";  ///< NUMABIND_SHARED: directory of the shared plan basis; nullptr = off
   /// NUMABIND_BOUND: "VAR=value", the rank variable a numabind launcher (or this rank's own start-up)
-  /// bound by; nullptr when unset.
+  /// bound by, then its proof " cpus=LIST by=PID" (shim/bound_marker.h); nullptr when unset.
   const char* bound = nullptr;
   /// NUMABIND_EXPORT: config::kExport* bits (grammar.h); 0 = none.
   uint8_t exports = 0;

@@ -71,8 +71,10 @@ const VarInfo kVars[] = {
      "off: every process prepares its own."},
     {"NUMABIND_BOUND", "VAR=VALUE", nullptr, "set by numabind only",
      "Added by numabind to the environment of every rank it binds: the rank variable it bound by, such as "
-     "LOCAL_RANK=1. A process whose own rank variable and value are the same does not bind itself again, so "
-     "a rank's children and a taskset or numactl inside a rank keep their binding."},
+     "LOCAL_RANK=1, then, when it bound it, ' cpus=LIST by=PID' (the rank's CPUs and who bound them). A "
+     "process whose own rank variable and value are the same does not bind itself again, so a rank's "
+     "children and a taskset or numactl inside a rank keep their binding; a launcher inside a rank plans its "
+     "ranks within that rank's CPUs."},
     {"NUMABIND_EXPORT", "none|omp,omp-cpus,gpu,nic", "none", nullptr,
      "What else a bound rank's environment gets, set only in the rank's exec (see README). omp: "
      "OMP_NUM_THREADS, OMP_PLACES (one place per physical core of the rank's CPUs; omp-cpus: per CPU) and "

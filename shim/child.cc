@@ -14,6 +14,7 @@
 
 #include "config/rank_count.h"
 #include "core/plan_auto.h"
+#include "shim/bound_marker.h"
 #include "shim/json_log.h"
 #include "shim/syscalls.h"
 
@@ -182,12 +183,13 @@ bool NeedsMarker(const RankMatch& m) {
   return m.entry != nullptr && StrLen(m.entry) + sizeof("NUMABIND_BOUND=") <= kMarkerMax;
 }
 
-// Child-safe: copies pointers into the caller's arrays.
+// Child-safe: copies pointers into the caller's arrays; raw sched_getaffinity and getpid.
 char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out) {
   size_t len = 0;
   for (const char* s = "NUMABIND_BOUND="; *s != '\0'; ++s) marker[len++] = *s;
   for (const char* s = m.entry; *s != '\0' && len < kMarkerMax - 1; ++s) marker[len++] = *s;
   marker[len] = '\0';
+  if (m.bound) AppendBoundProof(marker, len, kMarkerMax);
   size_t n = 0;
   out[n++] = marker;  // first: the first entry of a name is the one getenv finds
   for (size_t i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
@@ -262,6 +264,7 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
                      !SameBits(started, started_words, g_state.launcher_cpus, g_state.launcher_cpu_words));
   bool replaced = was_bound && !SameBits(started, started_words, cpus, basis->cpu_words);
   m.replaced = replaced;
+  m.bound = true;
   // auto says what share it gave the rank (core/plan_auto.h).
   char share[96] = "";
   if (basis->policy == core::PolicyKind::kAuto)

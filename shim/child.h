@@ -52,6 +52,7 @@ struct RankMatch {
   /// in shim/self_bind.cc), else nullptr: then it started with the binding BindRank finds.
   const uint64_t* started_cpus = nullptr;
   uint32_t started_words = 0;
+  bool bound = false;     ///< set by BindRank: the calling thread is on the rank's CPUs
   /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
   /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
   const char* bad_value = nullptr;
@@ -82,7 +83,7 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
 bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out);
 
 /// Longest NUMABIND_BOUND entry MarkEnvironment writes.
-constexpr size_t kMarkerMax = 160;
+constexpr size_t kMarkerMax = 512;
 
 /// Child-safe: whether `envp` must be given a NUMABIND_BOUND entry for rank `m` (it has a variable, and
 /// the entry fits).
@@ -93,6 +94,9 @@ size_t EnvCount(char* const* envp);
 
 /// Child-safe: writes "NUMABIND_BOUND=<m.entry>" into marker (kMarkerMax bytes) and fills out (room for
 /// EnvCount(envp) + 2 pointers) with it followed by envp's entries other than NUMABIND_BOUND. Returns out.
+/// When m.bound, the value goes on with the proof that numabind made the binding: " cpus=LIST by=PID", the
+/// calling thread's CPUs and the process that bound them (the rank itself, or the launcher whose
+/// posix_spawn it is: an ancestor of the rank either way); left out when it does not fit.
 char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out);
 
 /// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank). Failures are logged at

@@ -64,7 +64,12 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   // Strict mode cannot refuse a worker that is already running: it stops it, as a failed exec would.
   if (r == BindResult::kRefused) _exit(127);
   // The worker's own children (and an exec of it) must not bind themselves again.
-  if (NeedsMarker(m)) g_real.setenv("NUMABIND_BOUND", m.entry, 1);
+  if (NeedsMarker(m)) {
+    char marker[kMarkerMax];
+    char* two[2];
+    MarkEnvironment(nullptr, m, marker, two);  // writes the marker only: envp is empty
+    g_real.setenv("NUMABIND_BOUND", marker + sizeof("NUMABIND_BOUND=") - 1, 1);
+  }
   if (r != BindResult::kBound) return;
   // This fork child's memory is its own: remember the binding, so that a later exec of the same rank is
   // neither logged again nor mistaken for a launcher's own binding.

@@ -31,7 +31,7 @@ T0=$SECONDS LAUNCH_PID=""
 
 SCENARIOS=(srun sbatch salloc ompi-alloc hydra-slurm hydra-ssh ompi-ssh torchrun children children/taskset
            children/numactl no-policy unbound strict affinity/control affinity/srun
-           affinity/cpu-bind)
+           affinity/cpu-bind nested)
 
 summary() {
   echo "cluster: took $((SECONDS - T0)) s"
@@ -238,6 +238,38 @@ launch children/numactl 60 srun -N2 -n4 sh -c \
   'numactl --physcpubind=$((1 - SLURM_LOCALID)) "$R" --out "$W/children-numactl.ranks"'
 case_ranks children/numactl $? "$W/children-numactl.ranks" "1 0" "0-1 0"
 NB_POLICY='cpus:1|0'
+
+# Nested launchers (issue 18): each of the 2 tasks per host is a launcher that starts 2 workers
+# (LOCAL_RANK 0 and 1). The tasks bind themselves (auto: one CPU each); their workers plan inside their
+# task's CPU, never the whole host again, so the two tasks' workers do not overlap: on every host, each
+# worker is on its parent's (its task's) CPU, and the tasks are on different CPUs.
+NB_POLICY=auto NB_ENV=(NUMABIND_DEVICES=none)
+launch nested 60 srun -N2 --ntasks-per-node=2 sh -c \
+  'LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 "$R" --out "$W/nested.ranks" & \
+   LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 "$R" --out "$W/nested.ranks"; wait'
+rc=$?
+NB_POLICY='cpus:1|0' NB_ENV=()
+if [ $rc -ne 0 ]; then
+  fail nested "$(launch_failed $rc nested)"
+else
+  why=""
+  for host in "${CL_HOSTS[@]}"; do
+    mapfile -t lines < <(grep -F "\"host\":\"$host\"," "$W/nested.ranks")
+    [ ${#lines[@]} -eq 4 ] || { why+="$host: ${#lines[@]} workers, want 4; "; continue; }
+    parents=""
+    for line in "${lines[@]}"; do
+      jlist "$line" cpus; got=$REPLY
+      jlist "$line" parent_cpus; parent=$REPLY
+      [ "$got" = "$parent" ] || why+="$host worker on CPUs $got, its task on $parent; "
+      [ "$parent" != "$ALL" ] || why+="$host: a task on every CPU; "
+      parents+="$parent "
+    done
+    [ "$(tr ' ' '\n' <<<"$parents" | sort -u | grep -c .)" -eq 2 ] || why+="$host: tasks on CPUs $parents; "
+  done
+  [ -n "$why" ] || [ "$(grep -c 'of rank SLURM_LOCALID=., which numabind bound)' "$W/nested.log")" -eq 8 ] ||
+    why="not 8 workers' lines say they planned inside their task: $(head -c 600 "$W/nested.log")"
+  verdict nested "${why%; }"
+fi
 
 # No policy: the library is preloaded everywhere and binds nothing.
 NB_POLICY=""

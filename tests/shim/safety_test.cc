@@ -135,7 +135,7 @@ Test(safety, plan_error_names_rank_and_policy) {
 }
 
 Test(safety, descriptors_and_environment_unchanged) {
-  // Only NUMABIND_BOUND is added: it names the variable the rank was bound by.
+  // Only NUMABIND_BOUND is added: the variable the rank was bound by, and its proof (its CPUs, who bound it).
   std::vector<std::string> args = {"--env-skip", "LD_PRELOAD",     "--env-skip", "NUMABIND_POLICY",
                                    "--env-skip", "NUMABIND_LOG",   "--env-skip", "NUMABIND_LOG_FILE",
                                    "--env-skip", "NUMABIND_BOUND", "--env",      "NUMABIND_BOUND"};
@@ -151,9 +151,12 @@ Test(safety, descriptors_and_environment_unchanged) {
       cr_expect_eq(with.reports[i].Get("env_hash"), without.reports[i].Get("env_hash"),
                    "%s: environment differs", entry);
       cr_expect_eq(with.reports[i].Get("env_count"), without.reports[i].Get("env_count"), "%s", entry);
-      cr_expect(with.reports[i].Get("env").find("\"NUMABIND_BOUND\":\"LOCAL_RANK=" +
-                                                with.reports[i].Get("rank") + "\"") != std::string::npos,
-                "%s: %s", entry, with.reports[i].line.c_str());
+      const Report& r = with.reports[i];
+      std::string cpu = TwoAllowedCpus().ForRank(std::stoi(r.Get("rank")));
+      std::string mark = "\"NUMABIND_BOUND\":\"LOCAL_RANK=" + r.Get("rank") + " cpus=" + cpu + " by=";
+      bool by_rank = r.Get("env").find(mark + r.Get("pid") + "\"") != std::string::npos;
+      cr_expect(by_rank || r.Get("env").find(mark + r.Get("ppid") + "\"") != std::string::npos, "%s: %s",
+                entry, r.line.c_str());
     }
     cr_expect_eq(LinesWith(with.log, "bound rank").size(), 2u, "%s: the shim did not act:\n%s", entry,
                  with.log.c_str());

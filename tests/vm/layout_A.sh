@@ -122,6 +122,29 @@ layout_auto() {
   L_LOG_SAYS=""
 }
 
+# Nested launchers (issue 18): `mpirun -np 2` of a script that starts 2 workers (LOCAL_RANK 0, 1). auto gives
+# the 2 ranks 2 nodes each; each rank's workers plan inside their rank's CPUs, one node each, so the 4
+# workers sit on the 4 nodes, each inside its rank (its parent) and none where the other rank's are.
+layout_nested() {
+  local name=nested-ompi-auto line cpus parent got="" why=""
+  rm -f "$WORK/ranks" "$WORK/log"
+  env LD_PRELOAD="$SHIM" NUMABIND_LOG=info NUMABIND_LOG_FILE="$WORK/log" NUMABIND_POLICY=auto \
+    NUMABIND_DEVICES=none timeout -k 5 120 mpirun.openmpi -np 2 --bind-to none -x R="$REPORT" -x F="$WORK/ranks" \
+    bash -c 'LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 $R --out $F & LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 $R --out $F & wait' \
+    >"$WORK/nested.out" 2>&1 || { fail "$name" "mpirun exit $?: $(tail -c 300 "$WORK/nested.out")"; return; }
+  while read -r line; do
+    jlist "$line" cpus; cpus=$REPLY
+    jlist "$line" parent_cpus; parent=$REPLY
+    got+="$cpus "
+    case "$cpus/$parent" in 0-3/0-7 | 4-7/0-7 | 8-11/8-15 | 12-15/8-15) ;; *) why+="worker on $cpus, its rank on $parent; " ;; esac
+  done < "$WORK/ranks"
+  got=$(tr ' ' '\n' <<<"$got" | grep . | sort -n | tr '\n' ' ')
+  [ "$got" = "0-3 4-7 8-11 12-15 " ] || why+="workers on CPUs $got, want 0-3 4-7 8-11 12-15; "
+  [ -n "$why" ] || [ "$(grep -c 'which numabind bound)' "$WORK/log")" -eq 4 ] ||
+    why="not 4 workers' lines say they planned inside their rank: $(head -c 400 "$WORK/log")"
+  verdict "$name" "${why%; }"
+}
+
 layout_checks() {
   layout_topology
   layout_plans
@@ -130,4 +153,5 @@ layout_checks() {
   layout_confined
   layout_offline
   layout_auto
+  layout_nested
 }

@@ -1,0 +1,74 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A rank that binds itself at start-up binds every thread it has then, not only the calling one: a library
+// linked into the program (OpenBLAS's pthread build) starts its threads in its own constructor, which the
+// dynamic linker runs before the preloaded library's. helpers/thread_report is linked with such a library
+// (tests/shim/early/early_thread.c) and reports the CPUs of each of its threads.
+
+#include <criterion/criterion.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/shim/launch_util.h"
+
+namespace numabind::shim::test {
+namespace {
+
+struct Outcome {
+  RunResult run;
+  std::vector<Report> reports;
+  std::string log;
+  std::string output;
+};
+
+/// helpers/thread_report under the shim, NUMABIND_LOG=info into a log file, and `env`.
+Outcome ThreadReport(std::vector<std::string> env) {
+  std::string dir = MakeTempDir("numabind-threads");
+  std::vector<std::string> all = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_LOG=info",
+                                  "NUMABIND_LOG_FILE=" + dir + "/log"};
+  all.insert(all.end(), env.begin(), env.end());
+  Outcome o;
+  o.run = Run({BuildDir() + "/helpers/thread_report", "--out", dir + "/reports"}, all, dir + "/output", 60);
+  o.reports = ReadReports(dir + "/reports");
+  o.log = ReadFile(dir + "/log");
+  o.output = ReadFile(dir + "/output");
+  RemoveTree(dir);
+  return o;
+}
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, sep);) parts.push_back(part);
+  return parts;
+}
+
+// Rank 0 of "cpus:SECOND|FIRST" belongs on the second CPU: every thread must be there, the library's too.
+Test(early_threads, a_librarys_threads_end_on_the_ranks_cpus) {
+  CpuPair c = TwoAllowedCpus();
+  for (const char* memory : {"local", "bind"}) {
+    Outcome o = ThreadReport({"NUMABIND_POLICY=" + c.policy, "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=2",
+                              std::string("NUMABIND_MEMORY=") + memory});
+    cr_assert_eq(o.run.exit_code, 0, "%s\nlog:\n%s", Tail(o.output).c_str(), o.log.c_str());
+    cr_assert_eq(o.reports.size(), 1u, "%s", Tail(o.output).c_str());
+    const Report& r = o.reports[0];
+    cr_assert_eq(r.Get("early"), "1", "the library's thread did not start: %s", r.line.c_str());
+    cr_assert_eq(r.Get("threads"), "2", "%s", r.line.c_str());
+    cr_expect_eq(r.Get("cpus"), c.second, "main thread: %s\nlog:\n%s", r.line.c_str(), o.log.c_str());
+    for (const std::string& cpus : Split(r.Get("thread_cpus"), ';')) {
+      cr_expect_eq(cpus, c.second, "a thread on cpus %s, the rank's are %s: %s\nlog:\n%s", cpus.c_str(),
+                   c.second.c_str(), r.line.c_str(), o.log.c_str());
+    }
+    std::vector<std::string> lines = LinesWith(o.log, "1 thread started before start-up");
+    cr_expect_eq(lines.size(), 1u, "memory %s, log:\n%s", memory, o.log.c_str());
+    // Its memory policy is its own: said when a policy was set and could be (containers may forbid it).
+    bool set = std::string(memory) == "bind" && LinesWith(o.log, "memory unchanged").empty();
+    bool said = !lines.empty() && lines[0].find("it keeps its memory policy, not bind") != std::string::npos;
+    cr_expect_eq(said, set, "memory %s, log:\n%s", memory, o.log.c_str());
+  }
+}
+
+}  // namespace
+}  // namespace numabind::shim::test
