@@ -52,7 +52,7 @@ struct RankMatch {
   /// in shim/self_bind.cc), else nullptr: then it started with the binding BindRank finds.
   const uint64_t* started_cpus = nullptr;
   uint32_t started_words = 0;
-  bool bound = false;     ///< set by BindRank: the calling thread is on the rank's CPUs
+  bool bound = false;  ///< set by BindRank: the calling thread is on the rank's CPUs
   /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
   /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
   const char* bad_value = nullptr;

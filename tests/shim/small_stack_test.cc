@@ -128,8 +128,8 @@ Test(small_stack, posix_spawn_4000_variables, .timeout = 60) { ExpectManyVariabl
 Test(small_stack, vfork_leaves_nothing_mapped_in_the_launcher, .timeout = 60) {
   std::string dir = MakeTempDir("numabind-small-stack");
   std::string build = BuildDir();
-  RunResult run = Run({build + "/helpers/entry_launcher", "small:vfork-execve", "3", build + "/helpers/report",
-                       "--out", dir + "/reports"},
+  RunResult run = Run({build + "/helpers/entry_launcher", "small:vfork-execve", "3",
+                       build + "/helpers/report", "--out", dir + "/reports"},
                       {"LD_PRELOAD=" + build + "/libnumabind.so", kTopology, kAllCpus,
                        "NUMABIND_EXPORT=omp-cpus", "NB_TEST_MAPS=1"},
                       dir + "/output", 60);
