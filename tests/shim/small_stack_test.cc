@@ -83,7 +83,8 @@ void ExpectRan(const Outcome& o, const std::string& what) {
   const Report& r = o.reports[0];
   cr_expect_eq(r.Get("rank"), "0", "%s: %s", what.c_str(), r.line.c_str());
   cr_expect_eq(r.Get("cpus"), FormatCpuList(AllowedCpus()), "%s: %s", what.c_str(), r.line.c_str());
-  // "VAR=value cpus=LIST by=PID": the CPUs numabind gave the rank and who bound it (shim/bound_marker.h).
+  // "VAR=value cpus=LIST by=PID": the CPUs numabind gave the rank and who bound it
+  // (shim/child/bound_marker.h).
   std::string marker = EnvOf(r, "NUMABIND_BOUND");
   std::string want = "\"LOCAL_RANK=0 cpus=" + FormatCpuList(AllowedCpus()) + " by=";
   cr_expect_eq(marker.compare(0, want.size(), want), 0, "%s: %s", what.c_str(), r.line.c_str());
@@ -128,8 +129,8 @@ Test(small_stack, posix_spawn_4000_variables, .timeout = 60) { ExpectManyVariabl
 Test(small_stack, vfork_leaves_nothing_mapped_in_the_launcher, .timeout = 60) {
   std::string dir = MakeTempDir("numabind-small-stack");
   std::string build = BuildDir();
-  RunResult run = Run({build + "/helpers/entry_launcher", "small:vfork-execve", "3", build + "/helpers/report",
-                       "--out", dir + "/reports"},
+  RunResult run = Run({build + "/helpers/entry_launcher", "small:vfork-execve", "3",
+                       build + "/helpers/report", "--out", dir + "/reports"},
                       {"LD_PRELOAD=" + build + "/libnumabind.so", kTopology, kAllCpus,
                        "NUMABIND_EXPORT=omp-cpus", "NB_TEST_MAPS=1"},
                       dir + "/output", 60);
