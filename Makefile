@@ -1,5 +1,10 @@
 # numabind: `make` builds the library and the command, `make test` runs every test, `make demo` shows it.
-# Sources are found by folder, so adding a file needs no change here.
+# Sources are found by folder, so adding a file needs no change here. The folder says where the code runs:
+#   base/ config/ plan/   libc only, for any context (the library, and the command with the same objects)
+#   shim/**               the library, libnumabind.so (libc only; one subfolder per context, README.md)
+#   planner/ cli/         the command and its helper mode (hwloc, libstdc++)
+# base, config, plan and shim are compiled with PURE_FLAGS; `make -s print-pure-srcs` prints that set for
+# scripts/lint.sh, and the fuzz build takes the libc-only layers from the same variables.
 
 BUILD ?= build
 PREFIX ?= /usr/local
@@ -23,10 +28,14 @@ PURE_FLAGS := -fno-exceptions -fno-rtti -fno-threadsafe-statics -fvisibility=hid
               -fno-stack-protector -fno-tree-loop-distribute-patterns
 HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 
-PURE_SRCS := $(wildcard config/*.cc) core/plan_basis.cc core/plan_nics.cc core/rank_env.cc core/plan_auto.cc
-CORE_SRCS := $(filter-out $(PURE_SRCS),$(wildcard core/*.cc))
-SHIM_SRCS := $(wildcard shim/*.cc)
-SHIM_ASM := $(wildcard shim/*.S)
+# The layers, lowest first; each may use the ones before it (the shim: base, config and plan).
+LIBC_LAYERS := base config plan
+LIBC_SRCS := $(foreach l,$(LIBC_LAYERS),$(wildcard $(l)/*.cc))
+SHIM_SRCS := $(sort $(shell find shim -name '*.cc'))
+SHIM_ASM := $(sort $(shell find shim -name '*.S'))
+# Everything compiled with PURE_FLAGS: the library's sources.
+PURE_SRCS := $(LIBC_SRCS) $(SHIM_SRCS)
+PLANNER_SRCS := $(wildcard planner/*.cc)
 CLI_SRCS := $(wildcard cli/*.cc)
 HELPER_SRCS := $(wildcard tests/shim/helpers/*.c)
 
@@ -41,12 +50,13 @@ HELPERS := $(patsubst tests/shim/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
 MUSL_CC ?= musl-gcc
 MUSL_HELPERS := $(if $(shell command -v $(MUSL_CC) 2>/dev/null),$(BUILD)/helpers/musl/entry_launcher)
 
-TEST_LAYERS := $(notdir $(wildcard tests/core tests/config tests/cli tests/shim))
-TEST_BINS := $(foreach l,$(TEST_LAYERS),$(if $(wildcard tests/$(l)/*_test.cc),$(BUILD)/tests/$(l)_test))
+# One test binary per folder of tests/ that holds *_test.cc files (tests/<layer>/<unit>_test.cc).
+TEST_LAYERS := $(sort $(patsubst tests/%/,%,$(dir $(wildcard tests/*/*_test.cc))))
+TEST_BINS := $(foreach l,$(TEST_LAYERS),$(BUILD)/tests/$(l)_test)
 # Shell suites: installing and packaging (they build what they install themselves).
 TEST_SCRIPTS := $(wildcard tests/pkg/*_test.sh)
 
-.PHONY: FORCE all lint test test-unit test-vm test-cluster stress demo install install-build uninstall deb man check-abi deps clean bench readme-vars
+.PHONY: FORCE all print-pure-srcs print-command-srcs lint test test-unit test-vm test-cluster stress demo install install-build uninstall deb man check-abi deps clean bench readme-vars
 all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(MUSL_HELPERS)
 
 # run_command.o is rebuilt whenever SHIM_PATH changes (the stamp holds the last value).
@@ -61,8 +71,8 @@ $(BUILD)/pure/%.o: %.cc
 	$(CXX) $(CXXFLAGS_BASE) $(PURE_FLAGS) $(EXTRA_FLAGS) -MMD -MP -c $< -o $@
 
 # prepare.o is rebuilt whenever HELPER_PATH changes (the stamp holds the last value).
-$(BUILD)/pure/shim/prepare.o: EXTRA_FLAGS = -DNUMABIND_HELPER_PATH='"$(HELPER_PATH)"'
-$(BUILD)/pure/shim/prepare.o: $(BUILD)/helper-path.stamp
+$(BUILD)/pure/shim/launcher/prepare.o: EXTRA_FLAGS = -DNUMABIND_HELPER_PATH='"$(HELPER_PATH)"'
+$(BUILD)/pure/shim/launcher/prepare.o: $(BUILD)/helper-path.stamp
 $(BUILD)/helper-path.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(HELPER_PATH)' | cmp -s - $@ || echo '$(HELPER_PATH)' > $@
@@ -77,11 +87,11 @@ $(BUILD)/pure/shim/%.o: shim/%.S
 	$(CC) -c $< -o $@
 
 # The shim: linked by the C driver so libstdc++ is never added; -z defs catches anything that needs more.
-$(LIB): $(call pureobj,$(SHIM_SRCS) $(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) shim/exports.map
-	$(CC) -shared -Wl,-z,defs -Wl,--version-script=shim/exports.map -Wl,--gc-sections \
+$(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) shim/entry/exports.map
+	$(CC) -shared -Wl,-z,defs -Wl,--version-script=shim/entry/exports.map -Wl,--gc-sections \
 	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^)
 
-$(CLI): $(call obj,$(CLI_SRCS) $(CORE_SRCS)) $(call pureobj,$(PURE_SRCS))
+$(CLI): $(call obj,$(CLI_SRCS) $(PLANNER_SRCS)) $(call pureobj,$(LIBC_SRCS))
 	$(CXX) $(SAN_FLAGS) -o $@ $^ $(HWLOC_LIBS)
 
 # The floor for any preloaded library, for the benchmarks and the shim's tests.
@@ -112,32 +122,46 @@ $(BUILD)/helpers/musl/%: tests/shim/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(MUSL_CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
 
-# The shim's tests run programs with the library preloaded; the helper launch alone is also linked into them,
-# to be tested against plain commands (it needs libc alone).
-TEST_UNITS_shim := shim/helper_launch.cc
+# The sources each layer's tests link: the layer and the layers below it, never one above. The shim's tests
+# run programs with the library preloaded and never link it; only the helper launch is linked into them, to
+# be tested against plain commands (it needs libc alone).
+TEST_DEPS_base := base
+TEST_DEPS_config := config base
+TEST_DEPS_plan := plan config base
+TEST_DEPS_planner := planner plan config base
+TEST_DEPS_cli := cli planner plan config base
+TEST_UNITS_shim := shim/launcher/helper_launch.cc
+# A layer's objects: libc-only layers as the library builds them (PURE_FLAGS), the others as the command does.
+layer_objs = $(foreach l,$(1),$(if $(filter $(l),$(LIBC_LAYERS)),$(call pureobj,$(wildcard $(l)/*.cc)),$(call obj,$(filter-out cli/main.cc,$(wildcard $(l)/*.cc)))))
+
+# The source sets, for scripts/lint.sh: `make -s --no-print-directory print-pure-srcs`.
+print-pure-srcs:
+	@echo $(PURE_SRCS)
+print-command-srcs:
+	@echo $(PLANNER_SRCS) $(CLI_SRCS)
 
 # Keep the test objects (intermediate files of the pattern rules below) so that a rebuild is incremental.
 .SECONDARY:
 
 .SECONDEXPANSION:
-# One Criterion binary per test layer (its *_test.cc files and their helpers); it links what that layer tests (never the shim: shim tests run
-# helper programs with LD_PRELOAD and read what they report).
-$(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*.cc) $$(TEST_UNITS_$$*)) $(call obj,$(CORE_SRCS) $(filter-out cli/main.cc,$(CLI_SRCS))) $(call pureobj,$(PURE_SRCS))
+# One Criterion binary per test layer (its *_test.cc files and their helpers), linked with TEST_DEPS_<layer>
+# (hwloc only when the planner is among them).
+$(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*.cc) $$(TEST_UNITS_$$*)) $$(call layer_objs,$$(TEST_DEPS_$$*))
 	@mkdir -p $(dir $@)
-	$(CXX) $(SAN_FLAGS) -o $@ $^ $(HWLOC_LIBS) -lcriterion
-# The shim's tests also link its child-safe glob matcher, to test it against fnmatch directly.
-TEST_UNITS_shim += shim/text.cc
+	$(CXX) $(SAN_FLAGS) -o $@ $^ $(if $(filter planner,$(TEST_DEPS_$*)),$(HWLOC_LIBS)) -lcriterion
 
 # Fuzzing (fuzz/README.md): one libFuzzer binary per fuzz/*_fuzz.cc, built by clang with ASan and UBSan
-# into $(BUILD)/fuzz with the parsers it exercises (FUZZ_UNITS, the same sources the library and the command
-# build). `make fuzz` runs each for FUZZ_SECONDS; `make test` runs a short pass (scripts/fuzz.sh --short).
+# into $(BUILD)/fuzz with the parsers it exercises: the libc-only layers (LIBC_SRCS, as the library builds
+# them) and the planner's parsers, taken from an archive of the planner layer so that only what the targets
+# call is linked (no hwloc). `make fuzz` runs each for FUZZ_SECONDS; `make test` runs a short pass
+# (scripts/fuzz.sh --short).
 .PHONY: fuzz fuzz-build asan-build
 FUZZ_CXX ?= clang++-14
 FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -I. -D_GNU_SOURCE $(FUZZ_SAN)
-FUZZ_UNITS := $(wildcard config/*.cc) core/cpu_set.cc core/devices.cc core/plan_basis.cc core/plan_nics.cc \
-              core/plan_auto.cc core/policy_parse.cc core/rank_env.cc core/topology.cc shim/text.cc
+FUZZ_UNITS := $(LIBC_SRCS)
+FUZZ_PLANNER := $(BUILD)/fuzz/libplanner.a
 FUZZ_SRCS := $(wildcard fuzz/*_fuzz.cc)
 FUZZ_BINS := $(patsubst fuzz/%.cc,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS := $(patsubst %.cc,$(BUILD)/fuzz/obj/%.o,$(FUZZ_UNITS))
@@ -146,9 +170,12 @@ $(BUILD)/fuzz/obj/%.o: %.cc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
-$(BUILD)/fuzz/%_fuzz: fuzz/%_fuzz.cc $(FUZZ_OBJS) fuzz/fuzz_util.h
+$(FUZZ_PLANNER): $(patsubst %.cc,$(BUILD)/fuzz/obj/%.o,$(PLANNER_SRCS))
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/fuzz/%_fuzz: fuzz/%_fuzz.cc $(FUZZ_OBJS) $(FUZZ_PLANNER) fuzz/fuzz_util.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS)
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS) $(FUZZ_PLANNER)
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -156,12 +183,12 @@ fuzz: deps
 	$(MAKE) $(JOBS) fuzz-build
 	BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_BINS)
 
-# The unit tests (core, config, cli) and the command again, under ASan and UBSan, in $(ASAN_BUILD). The
+# The unit tests (every layer's but the shim's) and the command again, under ASan and UBSan, in $(ASAN_BUILD). The
 # library is not built there (it must not pull in the sanitizer runtime): the cli tests that preload it get
 # the plain build's libnumabind.so and libempty.so through links.
 ASAN_BUILD := $(BUILD)/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-ASAN_LAYERS := $(filter core config cli,$(TEST_LAYERS))
+ASAN_LAYERS := $(filter-out shim,$(TEST_LAYERS))
 ASAN_TEST_BINS := $(foreach l,$(ASAN_LAYERS),$(ASAN_BUILD)/tests/$(l)_test)
 
 asan-build: $(LIB) $(EMPTYLIB)

@@ -44,7 +44,7 @@ static long EnvLong(const char* name, long def) {
 }
 
 // Runs argv `runs` times (stdout captured) and records wall times. For `numabind prepare-basis` (is_basis)
-// the output must be a basis frame (core/basis_frame.h: tag "NBBASIS1"); an error frame's text is the note.
+// the output must be a basis frame (plan/basis_frame.h: tag "NBBASIS1"); an error frame's text is the note.
 static void TimeCommand(const Paths* p, Timing* t, char* const argv[], int runs, int is_basis) {
   char** env = BaseEnv();
   if (truncate(p->errlog, 0) != 0 && errno != ENOENT) perror("bench: truncate");

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "cli/cli.h"
-#include "core/basis_frame.h"
-#include "core/core_api.h"
+#include "plan/basis_frame.h"
+#include "planner/core_api.h"
 
 namespace numabind::cli {
 namespace {

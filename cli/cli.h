@@ -34,7 +34,7 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
 int ShowCommand(const Args& args, FILE* out, FILE* err);
 int VarsCommand(const Args& args, FILE* out, FILE* err);
 /// Internal, run by the shim: `prepare-basis --policy P [--memory M] [--devices D] [--topology T]` writes
-/// the prepared plan basis to `out` as a framed binary block (shim/prepare.cc reads it).
+/// the prepared plan basis to `out` as a framed binary block (shim/launcher/prepare.cc reads it).
 int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
 /// Internal, run at build time: `man 1|7` prints numabind(1) or numabind(7) in roff.
 int ManCommand(const Args& args, FILE* out, FILE* err);

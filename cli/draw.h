@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_set.h"
-#include "core/topology.h"
+#include "planner/cpu_set.h"
+#include "planner/topology.h"
 
 namespace numabind::cli {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "cli/draw.h"
-#include "core/devices.h"
+#include "planner/devices.h"
 
 namespace numabind::cli {
 namespace {

@@ -12,11 +12,11 @@
 #include "config/config.h"
 #include "config/grammar.h"
 #include "config/rank_count.h"
-#include "core/core_api.h"
-#include "core/plan_auto.h"
-#include "core/plan_auto_describe.h"
-#include "core/plan_basis.h"
-#include "core/rank_env.h"
+#include "plan/plan_auto.h"
+#include "plan/plan_basis.h"
+#include "plan/rank_env.h"
+#include "planner/core_api.h"
+#include "planner/plan_auto_describe.h"
 
 namespace numabind::cli {
 namespace {

@@ -346,7 +346,7 @@ bool Parse(const char* const* env, Config* out, Error* err) {
   }
 
   v = Lookup(env, "NUMABIND_BOUND");
-  // Written by numabind itself: any value, read by shim/bound_marker.h.
+  // Written by numabind itself: any value, read by shim/child/bound_marker.h.
   if (v != nullptr && *v != '\0') out->bound = v;
 
   v = Lookup(env, "NUMABIND_GUARD");

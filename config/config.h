@@ -33,11 +33,12 @@ struct Config {
   bool strict = false;                      ///< NUMABIND_STRICT=1
   const char* shared = "/dev/shm";  ///< NUMABIND_SHARED: directory of the shared plan basis; nullptr = off
   /// NUMABIND_BOUND: "VAR=value", the rank variable a numabind launcher (or this rank's own start-up)
-  /// bound by, then its proof " cpus=LIST by=PID" (shim/bound_marker.h); nullptr when unset.
+  /// bound by, then its proof " cpus=LIST by=PID" (shim/child/bound_marker.h); nullptr when unset.
   const char* bound = nullptr;
   /// NUMABIND_EXPORT: config::kExport* bits (grammar.h); 0 = none.
   uint8_t exports = 0;
-  /// NUMABIND_GUARD=1: a bound rank's own affinity calls are narrowed to its CPUs (shim/affinity_guard.h).
+  /// NUMABIND_GUARD=1: a bound rank's own affinity calls are narrowed to its CPUs
+  /// (shim/rank/affinity_guard.h).
   bool guard = false;
 };
 

@@ -2,8 +2,9 @@
 //
 // The grammar of the values that both the library and the command read: NUMABIND_POLICY (keywords and
 // cpus:/nodes: maps) and PCI bus ids (NUMABIND_DEVICES). One parser each, here: config::Parse checks
-// with it, and core builds its plan from what it yields, so `numabind plan` accepts exactly what a launch
-// does. Allocation-free (compiled into the shim); strict: no spaces, no signs, decimal ids, hex bus ids.
+// with it, and the planner builds its plan from what it yields, so `numabind plan` accepts exactly what a
+// launch does. Allocation-free (compiled into the shim); strict: no spaces, no signs, decimal ids, hex bus
+// ids.
 
 #ifndef NUMABIND_CONFIG_GRAMMAR_H_
 #define NUMABIND_CONFIG_GRAMMAR_H_

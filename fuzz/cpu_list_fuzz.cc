@@ -1,15 +1,15 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// CPU and node lists (core/cpu_set.cc): the list syntax ("0-3,8") and the kernel's hex mask ("ff,ffffffff"),
-// as read from NUMABIND_POLICY maps, sysfs and /proc. Beyond not crashing: a parsed set stays below
-// CpuSet::kMaxBits, formats back to text that parses to the same set (list, hex and /proc-width hex), and
-// the shim's child-side formatter (FormatBitList) writes exactly what CpuSet::ToList does.
+// CPU and node lists (planner/cpu_set.cc): the list syntax ("0-3,8") and the kernel's hex mask
+// ("ff,ffffffff"), as read from NUMABIND_POLICY maps, sysfs and /proc. Beyond not crashing: a parsed set
+// stays below CpuSet::kMaxBits, formats back to text that parses to the same set (list, hex and /proc-width
+// hex), and the shim's child-side formatter (FormatBitList) writes exactly what CpuSet::ToList does.
 
 #include <string>
 
-#include "core/cpu_set.h"
-#include "core/plan_basis.h"
 #include "fuzz/fuzz_util.h"
+#include "plan/plan_basis.h"
+#include "planner/cpu_set.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// NUMABIND_DEVICES and PCI bus ids (core/devices.cc, and config/config.cc's check of the same variable).
+// NUMABIND_DEVICES and PCI bus ids (planner/devices.cc, and config/config.cc's check of the same variable).
 // Beyond not crashing: a normalized bus id has the form dddd:bb:dd.f and normalizes to itself; the list
 // keeps one id per entry, in order; a rejected value gets a reason naming the variable; and the library's
 // check (config::Parse) and the planner (core::ParseDevices) accept exactly the same values.
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "config/config.h"
-#include "core/devices.h"
 #include "fuzz/fuzz_util.h"
+#include "planner/devices.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The NUMABIND_MATCH glob (shim/text.cc GlobMatch, the child-safe matcher the shim runs on a joined argv
+// The NUMABIND_MATCH glob (base/text.cc GlobMatch, the child-safe matcher the shim runs on a joined argv
 // between fork and exec). Input: the pattern on the first line, the text on the second. Beyond not crashing
 // (and finishing: libFuzzer's -timeout catches a matcher that backtracks without bound): the result is
 // fnmatch(3)'s in the C locale with no flags, the behaviour the README promises, for every pattern without
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "base/text.h"
 #include "fuzz/fuzz_util.h"
-#include "shim/child.h"
 
 namespace {
 

@@ -1,10 +1,10 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The plan basis the planner helper sends back (core/basis_frame.h, core/plan_basis.cc): untrusted bytes
+// The plan basis the planner helper sends back (plan/basis_frame.h, plan/plan_basis.cc): untrusted bytes
 // from another process. The input is the whole frame as the shim reads it from the pipe (tag, length,
-// payload); the target checks it as the shim does (shim/prepare.cc) and, when BasisFromOffsets accepts the
-// block, places ranks with ComputeRankPlan exactly as the child side does (CPU and node storage of the
-// basis's own width, refused above the shim's limits). Beyond not crashing (ASan and UBSan watch every
+// payload); the target checks it as the shim does (shim/launcher/prepare.cc) and, when BasisFromOffsets
+// accepts the block, places ranks with ComputeRankPlan exactly as the child side does (CPU and node storage
+// of the basis's own width, refused above the shim's limits). Beyond not crashing (ASan and UBSan watch every
 // read of the block): an accepted block's arrays lie inside it, a placed rank gets a non-empty CPU set drawn
 // from its slot's units and its slot's nodes, labels and device ids are terminated inside their slot, its
 // NICs are "" or a string terminated inside the NIC text, and a refused rank gets a one-line reason.
@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "config/grammar.h"
-#include "core/basis_frame.h"
-#include "core/plan_basis.h"
-#include "core/rank_env.h"
 #include "fuzz/fuzz_util.h"
+#include "plan/basis_frame.h"
+#include "plan/plan_basis.h"
+#include "plan/rank_env.h"
 
 namespace {
 
@@ -25,7 +25,7 @@ using numabind::core::PlanBasis;
 using numabind::core::PlanSlot;
 using numabind::core::RankPlan;
 
-// The shim's storage for one rank's sets (shim/state.h kMaxCpuWords, kMaxNodeWords).
+// The shim's storage for one rank's sets (shim/entry/state.h kMaxCpuWords, kMaxNodeWords).
 constexpr uint32_t kMaxCpuWords = 256;
 constexpr uint32_t kMaxNodeWords = 64;
 
@@ -65,7 +65,7 @@ void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, ui
                "rank %u: nics outside the NIC text", rank);
   }
   uint32_t s = static_cast<uint32_t>(slot - b.slots);
-  // auto gives the nodes of the rank's CPUs, within the slot's (core/plan_auto.h); the others the slot's.
+  // auto gives the nodes of the rank's CPUs, within the slot's (plan/plan_auto.h); the others the slot's.
   bool is_auto = b.policy == numabind::core::PolicyKind::kAuto;
   for (uint32_t w = 0; w < b.node_words; ++w) {
     uint64_t slot_w = b.slot_nodes[static_cast<uint64_t>(s) * b.node_words + w];

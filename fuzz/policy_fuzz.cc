@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// NUMABIND_POLICY and NUMABIND_MEMORY as the planner parses them (core/policy_parse.cc, on the grammar of
+// NUMABIND_POLICY and NUMABIND_MEMORY as the planner parses them (planner/policy_parse.cc, on the grammar of
 // config/grammar.cc). Beyond not crashing: a map has 1 to config::kMaxMapEntries entries, none empty, ids
 // within config::kMaxCpuId or kMaxNodeId; a map formatted back ("cpus:" and each entry's list, joined by
 // '|') parses to the same entries; a rejected value gets a reason naming the variable; and the library's
@@ -11,8 +11,8 @@
 
 #include "config/config.h"
 #include "config/grammar.h"
-#include "core/planner.h"
 #include "fuzz/fuzz_util.h"
+#include "planner/planner.h"
 
 namespace {
 
@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(policy.entries.empty(), "input \"%s\"", in);
   }
 
-  // One grammar: what config accepts, core plans.
+  // One grammar: what config accepts, the planner plans.
   std::string var = "NUMABIND_POLICY=" + text;
   const char* env[] = {var.c_str(), nullptr};
   numabind::config::Config config;

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Checks the shim's binary interface: libc alone in DT_NEEDED (preloading a library that needs libstdc++
 # nearly doubles the cost of starting /bin/true), and exactly the wrapped functions exported (the names in
-# shim/exports.map). Usage: check-abi.sh [path/to/libnumabind.so]. Exit 0 when both hold.
+# shim/entry/exports.map). Usage: check-abi.sh [path/to/libnumabind.so]. Exit 0 when both hold.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 lib=${1:-${BUILD:-build}/libnumabind.so}
-map=$here/shim/exports.map
+map=$here/shim/entry/exports.map
 [ -f "$lib" ] || { echo "check-abi: $lib: no such file"; exit 1; }
 status=0
 

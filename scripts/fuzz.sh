@@ -38,7 +38,7 @@ for bin in "$@"; do
     # The finding: the invariant or sanitizer report and the frames in numabind's own code.
     { grep -a -A1 'invariant failed' "$log"
       grep -a -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|^SUMMARY' "$log"
-      grep -a -E '^    #[0-9]+ .* (core|config|shim|cli|fuzz)/[a-z_]+\.(cc|h):' "$log" | head -n 8
+      grep -a -E '^    #[0-9]+ .* (base|config|plan|planner|shim|cli|fuzz)/([a-z_]+/)?[a-z_]+\.(cc|h):' "$log" | head -n 8
       grep -a 'Test unit written' "$log"; } | head -n 20
   fi
 done

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `make lint`: the format check (scripts/format.sh --check, .clang-format) and clang-tidy (.clang-tidy, every
-# warning an error) over the sources of config/, core/, cli/ and shim/, two at a time. Prints one line
-# "lint: N passed, N failed, N skipped" (one check each: format, tidy; a missing tool is a skip) for
-# scripts/run-tests.sh, and exits 1 when a check fails. The compile flags are the Makefile's (CXXFLAGS_BASE, PURE_FLAGS, the two path macros).
+# warning an error) over every source the Makefile builds into the library and the command, two at a time.
+# Prints one line "lint: N passed, N failed, N skipped" (one check each: format, tidy; a missing tool is a
+# skip) for scripts/run-tests.sh, and exits 1 when a check fails. The compile flags are the Makefile's
+# (CXXFLAGS_BASE, PURE_FLAGS, the two path macros), and so are the sets: `make print-pure-srcs` (base/,
+# config/, plan/, shim/**: PURE_FLAGS) and `make print-command-srcs` (planner/, cli/).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -22,15 +24,15 @@ else
   db=$BUILD/lint; mkdir -p "$db"
   flags='"-std=c++17", "-I.", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Wshadow", "-Wno-unused-parameter"'
   pure='"-fno-exceptions", "-fno-rtti", "-fno-threadsafe-statics", "-fvisibility=hidden"'
-  srcs=$(ls config/*.cc core/*.cc cli/*.cc shim/*.cc)
+  pure_srcs=$(make -s --no-print-directory print-pure-srcs) || exit 1
+  command_srcs=$(make -s --no-print-directory print-command-srcs) || exit 1
+  srcs="$pure_srcs $command_srcs"
   {
     echo "["; sep=""
     for f in $srcs; do
       extra=""
-      case $f in
-        config/*|core/plan_basis.cc|core/rank_env.cc|core/plan_auto.cc|shim/*) extra=", $pure" ;;
-      esac
-      [ "$f" = shim/prepare.cc ] && extra="$extra, \"-DNUMABIND_HELPER_PATH=\\\"/x\\\"\""
+      case " $pure_srcs " in *" $f "*) extra=", $pure" ;; esac
+      [ "$f" = shim/launcher/prepare.cc ] && extra="$extra, \"-DNUMABIND_HELPER_PATH=\\\"/x\\\"\""
       [ "$f" = cli/run_command.cc ] && extra="$extra, \"-DNUMABIND_SHIM_PATH=\\\"\\\"\""
       printf '%s{"directory": "%s", "file": "%s", "arguments": ["c++", %s%s, "-c", "%s"]}\n' \
         "$sep" "$PWD" "$f" "$flags" "$extra" "$f"

@@ -1,8 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// NUMABIND_GUARD (shim/affinity_guard.cc): helpers/widen, a program that widens its own affinity to the whole
-// machine (sched_setaffinity on itself, pthread_setaffinity_np on a second thread), run under the shim. A
-// rank with the guard on stays inside its set and says so once, with the caller's stack; with the guard off
+// NUMABIND_GUARD (shim/rank/affinity_guard.cc): helpers/widen, a program that widens its own affinity to the
+// whole machine (sched_setaffinity on itself, pthread_setaffinity_np on a second thread), run under the shim.
+// A rank with the guard on stays inside its set and says so once, with the caller's stack; with the guard off
 // it widens; a process that is not a rank, and a call for another process, are untouched. The map puts rank 0
 // on the second allowed CPU, so an unbound or widened rank cannot pass.
 

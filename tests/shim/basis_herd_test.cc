@@ -1,7 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The shared basis under churn (shim/basis_herd.cc): self-binding ranks started at once, cold, run the
-// helper once and are all bound; when the process preparing dies, one of those waiting takes over well
+// The shared basis under churn (shim/launcher/basis_herd.cc): self-binding ranks started at once, cold, run
+// the helper once and are all bound; when the process preparing dies, one of those waiting takes over well
 // within the bound, and a waiter still dies of SIGTERM at once; a writer killed while writing leaves a
 // temporary that the next writer removes. Ranks are forked by the test and held at a barrier (a pipe whose
 // write end the test closes), then exec helpers/report preloaded.

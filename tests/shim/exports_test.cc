@@ -68,7 +68,8 @@ void ExpectOneCpuEach(const std::vector<std::string>& launcher, const std::strin
     cr_expect_eq(EnvOf(r, "OMP_PROC_BIND"), "\"close\"", "%s: %s", what.c_str(), r.line.c_str());
     cr_expect_eq(r.Get("threads"), "1", "%s: %s", what.c_str(), r.line.c_str());
     cr_expect_eq(r.Get("thread_cpus"), cpu, "%s: %s", what.c_str(), r.line.c_str());
-    // Then the proof (shim/bound_marker.h): its CPUs, and the rank (exec) or its launcher (a spawn) by pid.
+    // Then the proof (shim/child/bound_marker.h): its CPUs, and the rank (exec) or its launcher (a spawn) by
+    // pid.
     std::string mark = "\"LOCAL_RANK=" + r.Get("rank") + " cpus=" + cpu + " by=";
     cr_expect_eq(EnvOf(r, "NUMABIND_BOUND").rfind(mark, 0), 0u, "%s", r.line.c_str());
   }
@@ -84,7 +85,7 @@ Test(exports, omp_system, .timeout = 60) { ExpectOneCpuEach(Entry("system"), "sy
 Test(exports, omp_threads_vfork, .timeout = 60) { ExpectOneCpuEach(Entry("threads-vfork"), "threads"); }
 
 // Two CPUs per rank: a team of two, thread i bound to place i (one CPU each: this machine's cores have one
-// thread; a core's siblings share a place, tests/core/rank_env_test.cc).
+// thread; a core's siblings share a place, tests/planner/rank_env_test.cc).
 Test(exports, omp_team_spread_one_thread_per_place, .timeout = 60) {
   CpuPair p = TwoAllowedCpus();
   std::string both = "cpus:" + p.first + "," + p.second + "|" + p.first + "," + p.second;

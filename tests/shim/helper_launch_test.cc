@@ -1,8 +1,8 @@
-// The helper launch (shim/helper_launch.h), linked into this test and run against plain commands: what the
-// helper gets (descriptors, signals), what comes back (output, a decoded status), its bounds (time, size),
-// and that the host sees no child, no SIGCHLD and no zombie.
+// The helper launch (shim/launcher/helper_launch.h), linked into this test and run against plain commands:
+// what the helper gets (descriptors, signals), what comes back (output, a decoded status), its bounds (time,
+// size), and that the host sees no child, no SIGCHLD and no zombie.
 
-#include "shim/helper_launch.h"
+#include "shim/launcher/helper_launch.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,5 +1,6 @@
-// Preparing the plan in a launcher (shim/prepare.cc, shim/helper_launch.cc) at its edges: a launcher told
-// to stop while the planner helper runs, an environment near the kernel's exec limit, no /dev/null.
+// Preparing the plan in a launcher (shim/launcher/prepare.cc, shim/launcher/helper_launch.cc) at its edges: a
+// launcher told to stop while the planner helper runs, an environment near the kernel's exec limit, no
+// /dev/null.
 
 #include <criterion/criterion.h>
 #include <fcntl.h>

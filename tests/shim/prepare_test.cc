@@ -1,5 +1,5 @@
-// Preparing the plan in a launcher (shim/prepare.cc): the planner helper is invisible to the launcher,
-// bounded in time and size, and always the one compiled in.
+// Preparing the plan in a launcher (shim/launcher/prepare.cc): the planner helper is invisible to the
+// launcher, bounded in time and size, and always the one compiled in.
 
 #include <criterion/criterion.h>
 #include <limits.h>

@@ -83,7 +83,8 @@ void ExpectRan(const Outcome& o, const std::string& what) {
   const Report& r = o.reports[0];
   cr_expect_eq(r.Get("rank"), "0", "%s: %s", what.c_str(), r.line.c_str());
   cr_expect_eq(r.Get("cpus"), FormatCpuList(AllowedCpus()), "%s: %s", what.c_str(), r.line.c_str());
-  // "VAR=value cpus=LIST by=PID": the CPUs numabind gave the rank and who bound it (shim/bound_marker.h).
+  // "VAR=value cpus=LIST by=PID": the CPUs numabind gave the rank and who bound it
+  // (shim/child/bound_marker.h).
   std::string marker = EnvOf(r, "NUMABIND_BOUND");
   std::string want = "\"LOCAL_RANK=0 cpus=" + FormatCpuList(AllowedCpus()) + " by=";
   cr_expect_eq(marker.compare(0, want.size(), want), 0, "%s: %s", what.c_str(), r.line.c_str());

@@ -105,7 +105,7 @@ layout_offline() {
   cpu_online 5
 }
 
-# NUMABIND_POLICY=auto (core/plan_auto.h). Without devices: 2 ranks take 2 nodes each, 4 one node each,
+# NUMABIND_POLICY=auto (plan/plan_auto.h). Without devices: 2 ranks take 2 nodes each, 4 one node each,
 # 8 one core of their node's L3 each. With the devices on nodes 2 and 1: one rank per device node takes the
 # whole node; 2 ranks per node one core each; 3 per node: by threads, the node's first core takes two ranks
 # (one thread each) and the second core the third. Ranks alternate devices: node 2, node 1, node 2...

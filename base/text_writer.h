@@ -1,0 +1,47 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Appending text to a fixed buffer without libc, for the child side (plan_basis.cc, plan_auto.cc): no
+// snprintf, as a vfork child shares its parent's memory and must not take locks.
+
+#ifndef NUMABIND_BASE_TEXT_WRITER_H_
+#define NUMABIND_BASE_TEXT_WRITER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace numabind::core {
+
+/// Appends to buf[0..cap), always NUL-terminated, counting what it would need (like snprintf). Child-safe:
+/// writes only into the caller's buffer.
+struct TextWriter {
+  char* buf;
+  size_t cap;
+  size_t len;
+
+  // Child-safe: writes one character into the caller's buffer.
+  void Put(char c) {
+    if (cap > 0 && len + 1 < cap) {
+      buf[len] = c;
+      buf[len + 1] = '\0';
+    }
+    ++len;
+  }
+  // Child-safe: copies a NUL-terminated string through Put.
+  void Str(const char* s) {
+    while (s && *s) Put(*s++);
+  }
+  // Child-safe: decimal digits on the stack, no snprintf.
+  void Uint(uint64_t v) {
+    char digits[24];
+    int n = 0;
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    while (n > 0) Put(digits[--n]);
+  }
+};
+
+}  // namespace numabind::core
+
+#endif  // NUMABIND_BASE_TEXT_WRITER_H_

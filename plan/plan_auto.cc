@@ -1,0 +1,227 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The child side of NUMABIND_POLICY=auto (plan_auto.h): plain arithmetic on the prepared basis, no
+// allocation, no libc calls, no statics with guards (compiled into the shim, runs between fork and exec).
+
+#include "plan/plan_auto.h"
+
+#include "base/text_writer.h"
+
+namespace numabind::core {
+
+namespace {
+
+constexpr uint32_t kLevels = 3;  // nodes, caches, cores; threads are the bits of one core's unit
+
+// The item of `level` unit u belongs to: its node number, its cache's index, or the unit (core) itself.
+// Child-safe: reads the basis.
+uint32_t Key(const PlanBasis& b, uint32_t u, uint32_t level) {
+  return level < 2 ? b.unit_domains[3 * static_cast<uint64_t>(u) + level] : u;
+}
+
+// How many items of `level` units [a, e) hold (runs of equal keys). Child-safe: pure arithmetic.
+uint32_t CountItems(const PlanBasis& b, uint32_t a, uint32_t e, uint32_t level) {
+  uint32_t n = 0;
+  for (uint32_t u = a; u < e; ++u)
+    if (u == a || Key(b, u, level) != Key(b, u - 1, level)) ++n;
+  return n;
+}
+
+// The units [*ua, *ue) of items [i0, i1) of `level` among units [a, e). Child-safe: pure arithmetic.
+void ItemUnits(const PlanBasis& b, uint32_t a, uint32_t e, uint32_t level, uint64_t i0, uint64_t i1,
+               uint32_t* ua, uint32_t* ue) {
+  *ua = e;
+  *ue = e;
+  uint64_t item = 0;
+  for (uint32_t u = a; u < e; ++u) {
+    if (u != a && Key(b, u, level) != Key(b, u - 1, level)) ++item;
+    if (item == i0 && *ua == e) *ua = u;
+    if (item == i1) {
+      *ue = u;
+      return;
+    }
+  }
+}
+
+// What unit u weighs when ranks are shared out in proportion: one per core while ranks do not outnumber
+// the domain's cores, else its threads (oversubscribed: a core with two threads takes two ranks before a
+// core with one takes a second). Child-safe: pure arithmetic.
+uint64_t Weight(const PlanBasis& b, uint32_t u, bool by_threads) {
+  if (!by_threads) return 1;
+  uint64_t threads = b.unit_domains[3 * static_cast<uint64_t>(u) + 2], most = 64ull * b.cpu_words;
+  return threads < most ? threads : most;  // a received block's word cannot count more CPUs than a set holds
+}
+
+// Rank `index` of `count` > items of `level` in units [*a, *e), in proportion to the items' weights: the
+// rank goes to the item holding weight position floor(index * total / count), so an item gets ranks in
+// proportion to its cores and, while ranks do not outnumber cores, never more ranks than cores (a cgroup's
+// partial node, offline CPUs). Narrows [*a, *e) to that item and sets *sub (the rank's index there) and
+// *there (the item's ranks). Child-safe: pure arithmetic.
+void Weigh(const PlanBasis& b, uint32_t level, uint64_t index, uint64_t count, uint32_t* a, uint32_t* e,
+           uint64_t* sub, uint64_t* there) {
+  bool by_threads = count > static_cast<uint64_t>(*e - *a);
+  uint64_t total = 0;
+  for (uint32_t u = *a; u < *e; ++u) total += Weight(b, u, by_threads);
+  *sub = 0, *there = 1;
+  if (total == 0) return;                                       // a malformed block only (units without CPUs)
+  uint64_t anchor = index * total / count, before = 0, at = 0;  // weight before the item, before unit u
+  uint32_t start = *a;
+  for (uint32_t u = *a; u < *e; ++u) {
+    at += Weight(b, u, by_threads);
+    if (u + 1 < *e && Key(b, u + 1, level) == Key(b, u, level)) continue;
+    if (anchor < at) {  // the item is units [start, u + 1), weights [before, at)
+      uint64_t lo = (before * count + total - 1) / total, hi = (at * count + total - 1) / total;
+      // lo <= index < hi by construction; a received block's absurd counts could wrap the products.
+      *sub = index >= lo ? index - lo : 0, *there = hi > lo ? hi - lo : 0;
+      *a = start, *e = u + 1;
+      return;
+    }
+    start = u + 1, before = at;
+  }
+}
+
+// Rank `index` of `count` <= items: its first item and how many it takes. Child-safe: pure arithmetic.
+void Block(uint64_t index, uint64_t count, uint64_t items, uint64_t* first, uint64_t* len) {
+  *first = 0, *len = 0;
+  if (count == 0) return;
+  uint64_t per = items / count, extra = items % count;
+  *first = index * per + (index < extra ? index : extra);
+  *len = per + (index < extra ? 1 : 0);
+}
+
+// Rank `index` of `count` > items: its item, its index there and how many ranks the item has. Child-safe.
+void Spread(uint64_t index, uint64_t count, uint64_t items, uint64_t* item, uint64_t* sub, uint64_t* there) {
+  uint64_t per = count / items, extra = count % items, big = extra * (per + 1);
+  if (index < big) {
+    *item = index / (per + 1), *sub = index % (per + 1), *there = per + 1;
+  } else {
+    *item = extra + (index - big) / per, *sub = (index - big) % per, *there = per;
+  }
+}
+
+// Adds unit u's CPUs to the rank and its node (when it is one of the slot's nodes). Child-safe.
+void TakeUnit(const PlanBasis& b, const uint64_t* slot_nodes, uint32_t u, RankPlan* out) {
+  const uint64_t* cpus = b.unit_cpus + static_cast<uint64_t>(u) * b.cpu_words;
+  for (uint32_t w = 0; w < b.cpu_words; ++w) out->cpus[w] |= cpus[w];
+  uint32_t node = b.unit_domains[3 * static_cast<uint64_t>(u)];
+  if (node / 64 < b.node_words && ((slot_nodes[node / 64] >> (node % 64)) & 1))
+    out->nodes[node / 64] |= uint64_t{1} << (node % 64);
+}
+
+}  // namespace
+
+// Child-safe: returns a string literal.
+const char* CacheName(const PlanBasis& basis) {
+  switch (basis.llc_level) {
+    case 1: return "L1";
+    case 2: return "L2";
+    case 3: return "L3";
+    case 4: return "L4";
+    default: return "cache domain";
+  }
+}
+
+namespace {
+
+// PlaceAuto without its fallback for nodes. Child-safe: arithmetic on the basis, writes only into *out.
+void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes, uint64_t index,
+           uint64_t count, RankPlan* out) {
+  AutoShare& s = out->share;
+  if (count == 0 || slot.unit_count == 0) return;  // the caller's contract; nothing to place
+  s.group_ranks = static_cast<uint32_t>(count);
+  uint32_t a = slot.first_unit, e = slot.first_unit + slot.unit_count;
+  s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
+  for (uint32_t level = 0; level < kLevels; ++level) {
+    uint32_t items = CountItems(b, a, e, level);
+    uint32_t ua, ue;
+    if (count <= items) {
+      uint64_t first, len;
+      Block(index, count, items, &first, &len);
+      ItemUnits(b, a, e, level, first, first + len, &ua, &ue);
+      for (uint32_t u = ua; u < ue; ++u) TakeUnit(b, slot_nodes, u, out);
+      s.grain = static_cast<AutoGrain>(level);
+      s.taken = static_cast<uint32_t>(len), s.of = items, s.sharers = static_cast<uint32_t>(count);
+      s.node = b.unit_domains[3 * static_cast<uint64_t>(ua < e ? ua : a)];
+      return;
+    }
+    uint64_t sub, there;
+    Weigh(b, level, index, count, &a, &e, &sub, &there);
+    if (there == 0 || sub >= there) return;  // only from a malformed block: no CPUs, the caller says so
+    if (there == 1) {                        // alone in its item: the whole item
+      for (uint32_t u = a; u < e; ++u) TakeUnit(b, slot_nodes, u, out);
+      s.grain = static_cast<AutoGrain>(level);
+      s.taken = 1, s.of = items, s.sharers = static_cast<uint32_t>(count);
+      s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
+      return;
+    }
+    index = sub, count = there;
+  }
+  // More ranks than cores: the threads of core `a` shared out among its `count` ranks.
+  s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
+  TakeUnit(b, slot_nodes, a, out);  // its node; the CPUs are narrowed to the rank's threads below
+  const uint64_t* core = b.unit_cpus + static_cast<uint64_t>(a) * b.cpu_words;
+  uint32_t threads = CountBits(core, b.cpu_words);
+  if (threads == 0) return;
+  uint64_t first, len;
+  if (count <= threads) {
+    Block(index, count, threads, &first, &len);
+    s.grain = AutoGrain::kThreads, s.taken = static_cast<uint32_t>(len),
+    s.sharers = static_cast<uint32_t>(count);
+  } else {
+    uint64_t sub, there;
+    Spread(index, count, threads, &first, &sub, &there);
+    len = 1;
+    s.grain = AutoGrain::kShared, s.taken = 1, s.sharers = static_cast<uint32_t>(there);
+  }
+  s.of = threads;
+  // Keep the len threads (set bits of the core) from the first-th on.
+  uint64_t seen = 0;
+  for (uint32_t w = 0; w < b.cpu_words; ++w) {
+    uint64_t keep = 0;
+    for (uint64_t bits = core[w]; bits != 0; bits &= bits - 1, ++seen)
+      if (seen >= first && seen < first + len) keep |= bits & (~bits + 1);
+    out->cpus[w] = (out->cpus[w] & ~core[w]) | keep;
+  }
+}
+
+}  // namespace
+
+// Child-safe: arithmetic on the basis, writes only into *out and its storage.
+void PlaceAuto(const PlanBasis& b, const PlanSlot& slot, uint64_t index, uint64_t count, RankPlan* out) {
+  const uint64_t* slot_nodes = b.slot_nodes + static_cast<uint64_t>(&slot - b.slots) * b.node_words;
+  for (uint32_t w = 0; w < b.node_words; ++w) out->nodes[w] = 0;
+  Place(b, slot, slot_nodes, index, count, out);
+  // CPUs outside every node (a restricted topology file): memory over the slot's nodes, as other policies.
+  if (CountBits(out->nodes, b.node_words) == 0)
+    for (uint32_t w = 0; w < b.node_words; ++w) out->nodes[w] = slot_nodes[w];
+}
+
+// Child-safe: writes only into buf.
+size_t FormatAutoShare(const PlanBasis& basis, const AutoShare& s, char* buf, size_t cap) {
+  TextWriter w{buf, cap, 0};
+  if (cap > 0) buf[0] = '\0';
+  switch (s.grain) {
+    case AutoGrain::kNodes:
+      if (s.taken == 1) return w.Str("whole node "), w.Uint(s.node), w.len;
+      if (s.taken == s.of) return w.Str("all "), w.Uint(s.of), w.Str(" nodes"), w.len;
+      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" nodes");
+      return w.len;
+    case AutoGrain::kCaches:
+      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Put(' '), w.Str(CacheName(basis));
+      w.Str(" of node "), w.Uint(s.node);
+      return w.len;
+    case AutoGrain::kCores:
+      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" cores of one "), w.Str(CacheName(basis));
+      w.Str(" of node "), w.Uint(s.node);
+      return w.len;
+    case AutoGrain::kThreads:
+      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" threads of one core of node "), w.Uint(s.node);
+      return w.len;
+    case AutoGrain::kShared:
+      w.Str("1 thread shared by "), w.Uint(s.sharers), w.Str(" ranks (node "), w.Uint(s.node), w.Put(')');
+      return w.len;
+  }
+  return w.len;
+}
+
+}  // namespace numabind::core

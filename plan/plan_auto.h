@@ -1,0 +1,48 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// NUMABIND_POLICY=auto: one policy for any machine, after LLNL's mpibind. Ranks are grouped as for the
+// other policies: with devices, the ranks whose devices share NUMA nodes (node-local); without devices,
+// every rank over every node with allowed CPUs. Each group's ranks then share its CPUs out level by level
+// (nodes, last-level caches, physical cores, hardware threads), in CPU order:
+//
+//   at a level with at least as many items as ranks, each rank takes a contiguous block of whole items
+//   (items/ranks each, lower ranks one more for the remainder) and stops there;
+//   with fewer items than ranks, the ranks go to the items in contiguous blocks (lower items one more)
+//   and each item's ranks share it out at the next level;
+//   more ranks than a core has threads share its threads (the only overlap, and only when oversubscribed).
+//
+// So one rank per device node gets the whole node; several get exclusive blocks of whole caches, and a
+// cache is split only when its node has more ranks than caches; no rank ever spans part of a cache.
+// Memory-only NUMA nodes (KNL MCDRAM, HBM, CXL expanders, a Grace-Hopper GPU's memory) have no CPUs and are
+// never chosen; a rank's memory nodes are those of its CPUs. The decision is made per rank count in
+// ComputeRankPlan, from units the planner prepared (plan_auto_prepare.cc): physical cores with their node
+// and cache (PlanBasis::unit_domains).
+//
+// plan_auto.cc is compiled into the shim: plain C++ only, child-safe.
+
+#ifndef NUMABIND_PLAN_PLAN_AUTO_H_
+#define NUMABIND_PLAN_PLAN_AUTO_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan/plan_basis.h"
+
+namespace numabind::core {
+
+/// Places rank `index` of the `count` ranks of `slot`'s group: ORs its CPUs into out->cpus, sets
+/// out->nodes to its CPUs' nodes (within the slot's nodes) and out->share. count >= 1, index < count.
+/// Child-safe: arithmetic on the basis.
+void PlaceAuto(const PlanBasis& basis, const PlanSlot& slot, uint64_t index, uint64_t count, RankPlan* out);
+
+/// Writes what a rank got ("2 of 4 L3 of node 1", "1 of 2 threads of one core") into buf, always
+/// NUL-terminated; returns the length it needed. Child-safe.
+size_t FormatAutoShare(const PlanBasis& basis, const AutoShare& share, char* buf, size_t cap);
+
+/// "L3" (or "L2"...) for the basis's last-level caches, "cache domain" when the level is unknown.
+/// Child-safe.
+const char* CacheName(const PlanBasis& basis);
+
+}  // namespace numabind::core
+
+#endif  // NUMABIND_PLAN_PLAN_AUTO_H_

@@ -1,0 +1,213 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+
+#include "planner/devices.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+
+#include "config/grammar.h"
+
+namespace numabind::core {
+
+namespace {
+
+constexpr uint32_t kNvidia = 0x10de;
+constexpr uint32_t kAmd = 0x1002;
+constexpr uint32_t kIntel = 0x8086;
+constexpr uint32_t kHabana = 0x1da3;
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t at = s.find(sep, start);
+    parts.push_back(Trim(s.substr(start, at == std::string::npos ? std::string::npos : at - start)));
+    if (at == std::string::npos) break;
+    start = at + 1;
+  }
+  return parts;
+}
+
+const char* Lookup(const char* const* env, const char* name) {
+  if (!env) return nullptr;
+  size_t len = strlen(name);
+  for (const char* const* e = env; *e; ++e)
+    if (strncmp(*e, name, len) == 0 && (*e)[len] == '=') return *e + len + 1;
+  return nullptr;
+}
+
+// A numeric visibility list ("0,2,3"): the indexes, or false when the variable is unset, empty or not
+// numeric (UUIDs, MIG names: those cannot be matched to bus ids here, so the auto list stands).
+bool NumericList(const char* value, std::vector<uint32_t>* out) {
+  if (!value) return false;
+  std::string v = Trim(value);
+  if (v.empty()) return false;
+  out->clear();
+  for (const std::string& part : Split(v, ',')) {
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    out->push_back(
+        static_cast<uint32_t>(strtoul(part.c_str(), nullptr, 10)));  // 1 to 6 digits, checked above
+  }
+  return true;
+}
+
+// Selects from `from` by index like the CUDA and ROCm runtimes: an out-of-range or repeated index ends
+// the list (the runtimes ignore it and everything after it).
+std::vector<PciDevice> Pick(const std::vector<PciDevice>& from, const std::vector<uint32_t>& indexes) {
+  std::vector<PciDevice> out;
+  std::vector<bool> used(from.size(), false);
+  for (uint32_t i : indexes) {
+    if (i >= from.size() || used[i]) break;
+    used[i] = true;
+    out.push_back(from[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool NormalizeBusId(const std::string& text, std::string* out) {
+  config::BusId id;
+  if (!config::ParseBusId(text.c_str(), text.size(), &id)) return false;
+  char buf[40];
+  snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", id.domain, id.bus, id.dev, id.func);
+  *out = buf;
+  return true;
+}
+
+bool ParseDevices(const char* text, DeviceSpec* out, std::string* err) {
+  *out = DeviceSpec();
+  std::string s = text ? text : "";
+  if (s.empty() || s == "auto") return true;
+  if (s == "none") {
+    out->mode = DeviceMode::kNone;
+    return true;
+  }
+  out->mode = DeviceMode::kList;
+  size_t start = 0;
+  while (true) {
+    size_t comma = s.find(',', start);
+    std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string id;
+    if (!NormalizeBusId(part, &id)) {
+      *err = "NUMABIND_DEVICES=" + s +
+             ": expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0 "
+             "(not a bus id: " +
+             part + ")";
+      return false;
+    }
+    out->bus_ids.push_back(id);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return true;
+}
+
+bool IsAccelerator(const PciDevice& d) {
+  uint32_t base = d.class_id >> 8;
+  switch (d.vendor) {
+    case kNvidia:  // GPUs are VGA (0x0300) or 3D (0x0302) controllers; NVSwitch is a bridge.
+      return d.class_id == 0x0300 || d.class_id == 0x0302;
+    case kAmd:  // Instinct: display-other (0x0380) or processing accelerator (0x12xx). An AMD/ATI VGA
+                // controller (0x0300) on a server is the management VGA (ES1000 and kin), never counted.
+      return d.class_id == 0x0380 || base == 0x12;
+    case kIntel:  // Data Center GPU Max/Flex: 0x0380 / 0x0302; the 0x0300 VGA class is client graphics.
+      return d.class_id == 0x0380 || d.class_id == 0x0302 || base == 0x12;
+    case kHabana:  // Gaudi: every function it exposes is the accelerator.
+      return true;
+    case 0x1e52:  // Tenstorrent
+    case 0x17cb:  // Qualcomm Cloud AI
+    case 0x1de0:  // Groq
+    case 0x19e5:  // Huawei Ascend (its NICs are class 0x02: excluded by the class test)
+    case 0xcabc:  // Cambricon
+    case 0x1ed2:  // FuriosaAI
+      return base == 0x12;
+    default:  // ASPEED (0x1a03), Matrox (0x102b) and every other VGA: management adapters.
+      return false;
+  }
+}
+
+bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* const* env,
+                   std::vector<PciDevice>* out, std::string* err) {
+  out->clear();
+  if (spec.mode == DeviceMode::kNone) return true;
+  if (spec.mode == DeviceMode::kList) {
+    bool pci_known = topo.io_loaded && !topo.pci.empty();
+    for (const std::string& id : spec.bus_ids) {
+      const PciDevice* found = nullptr;
+      for (const PciDevice& d : topo.pci)
+        if (d.bus_id == id) found = &d;
+      if (found) {
+        out->push_back(*found);
+      } else if (pci_known) {
+        *err = "NUMABIND_DEVICES: no PCI device " + id + " in the topology of the " + topo.source;
+        return false;
+      } else {
+        PciDevice d;
+        d.bus_id = id;
+        config::BusId parsed;  // id passed NormalizeBusId, so it parses: the one bus id grammar, not sscanf
+        if (config::ParseBusId(id.data(), id.size(), &parsed))
+          d.domain = parsed.domain, d.bus = parsed.bus, d.dev = parsed.dev, d.func = parsed.func;
+        out->push_back(d);  // locality unknown: near every node
+      }
+    }
+    return true;
+  }
+  // auto: accelerators in bus id order.
+  std::vector<PciDevice> all, nvidia, amd;
+  for (const PciDevice& d : topo.pci)
+    if (IsAccelerator(d)) all.push_back(d);
+  std::stable_sort(all.begin(), all.end(), [](const PciDevice& x, const PciDevice& y) {
+    if (x.domain != y.domain) return x.domain < y.domain;
+    if (x.bus != y.bus) return x.bus < y.bus;
+    if (x.dev != y.dev) return x.dev < y.dev;
+    return x.func < y.func;
+  });
+  for (const PciDevice& d : all) {
+    if (d.vendor == kNvidia) nvidia.push_back(d);
+    if (d.vendor == kAmd) amd.push_back(d);
+  }
+  // CUDA numbers NVIDIA GPUs; with CUDA_DEVICE_ORDER=PCI_BUS_ID that is bus id order. Its default
+  // (FASTEST_FIRST) equals bus id order on the identical GPUs of a training node, which is what we assume.
+  // ROCm: ROCR_VISIBLE_DEVICES selects first, HIP_VISIBLE_DEVICES indexes what ROCR left.
+  std::vector<uint32_t> idx;
+  bool applied = false;
+  std::vector<PciDevice> chosen;
+  if (!nvidia.empty() && NumericList(Lookup(env, "CUDA_VISIBLE_DEVICES"), &idx)) {
+    std::vector<PciDevice> pick = Pick(nvidia, idx);
+    chosen.insert(chosen.end(), pick.begin(), pick.end());
+    applied = true;
+  }
+  if (!amd.empty()) {
+    std::vector<PciDevice> rocm = amd;
+    bool amd_applied = false;
+    if (NumericList(Lookup(env, "ROCR_VISIBLE_DEVICES"), &idx)) {
+      rocm = Pick(rocm, idx);
+      amd_applied = true;
+    }
+    if (NumericList(Lookup(env, "HIP_VISIBLE_DEVICES"), &idx)) {
+      rocm = Pick(rocm, idx);
+      amd_applied = true;
+    }
+    if (amd_applied) {
+      chosen.insert(chosen.end(), rocm.begin(), rocm.end());
+      applied = true;
+    }
+  }
+  // A job that says which GPUs it uses uses exactly those.
+  *out = applied ? chosen : all;
+  return true;
+}
+
+}  // namespace numabind::core

@@ -1,0 +1,46 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Which device each local rank drives: NUMABIND_DEVICES = auto | none | comma list of PCI bus ids.
+// auto finds accelerators by PCI vendor and class, ordered by bus id; with a numeric CUDA_VISIBLE_DEVICES
+// (NVIDIA) or ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES (AMD) in the launcher's environment, local rank i
+// uses the i-th visible device. Rank r uses device r mod count (PlanBasis slots).
+
+#ifndef NUMABIND_PLANNER_DEVICES_H_
+#define NUMABIND_PLANNER_DEVICES_H_
+
+#include <string>
+#include <vector>
+
+#include "planner/topology.h"
+
+namespace numabind::core {
+
+enum class DeviceMode { kAuto, kNone, kList };
+
+struct DeviceSpec {
+  DeviceMode mode = DeviceMode::kAuto;
+  std::vector<std::string> bus_ids;  ///< kList: normalized ("0000:34:00.0"), in the order given
+};
+
+/// Parses NUMABIND_DEVICES (nullptr or "" = auto). Returns false with a reason naming the bad entry.
+bool ParseDevices(const char* text, DeviceSpec* out, std::string* err);
+
+/// "34:00.0" or "0000:34:00.0" (any case) -> "0000:34:00.0". False when it is not a PCI bus id.
+bool NormalizeBusId(const std::string& text, std::string* out);
+
+/// Whether `auto` picks this device: NVIDIA VGA/3D controllers, AMD Instinct (display-other or processing
+/// accelerator class; an AMD VGA controller on a server is a management adapter such as the ES1000),
+/// Intel data-centre GPUs (display-other/3D; not the VGA class of integrated and client graphics),
+/// Habana Gaudi, and processing accelerators of a few AI vendors. Never ASPEED, Matrox or other BMC VGA.
+bool IsAccelerator(const PciDevice& d);
+
+/// The devices ranks use, in local-rank order. auto: accelerators of the topology (io_loaded), filtered
+/// and ordered by the *_VISIBLE_DEVICES variables of `env` (may be nullptr); an empty result means none.
+/// kList: the listed devices; one that the topology does not have is an error when the topology knows its
+/// PCI devices, and a device of unknown locality when it does not (synthetic topologies, no I/O data).
+bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* const* env,
+                   std::vector<PciDevice>* out, std::string* err);
+
+}  // namespace numabind::core
+
+#endif  // NUMABIND_PLANNER_DEVICES_H_

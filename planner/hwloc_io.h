@@ -1,0 +1,37 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The hwloc side of I/O discovery, shared by topology_load.cc (PCI devices) and nics.cc (network devices):
+// the only files of numabind that include hwloc. hwloc's types are declared, not included, so that this
+// header stays free of hwloc for everything else.
+
+#ifndef NUMABIND_PLANNER_HWLOC_IO_H_
+#define NUMABIND_PLANNER_HWLOC_IO_H_
+
+#include <string>
+#include <vector>
+
+#include "planner/topology.h"
+
+struct hwloc_topology;
+struct hwloc_obj;
+struct hwloc_bitmap_s;
+
+namespace numabind::core {
+
+/// An hwloc bitmap as a set (empty for nullptr or an infinite bitmap).
+CpuSet FromBitmap(const hwloc_bitmap_s* bitmap);
+
+/// The nodes (with CPUs) near an I/O object: those whose CPUs cover the CPUs of its first non-I/O ancestor;
+/// when the ancestor spans several nodes (a package of a sub-NUMA-clustered machine), the nodes inside it.
+/// Empty (locality unknown) for an object hanging off the machine itself.
+NodeSet NearNodes(hwloc_topology* topo, hwloc_obj* obj, const Topology& out);
+
+/// Bus ids of the PCI-to-PCI bridges above `obj`, nearest first (host bridges have none).
+std::vector<std::string> PciBridges(hwloc_obj* obj);
+
+/// Fills out->nics from the OpenFabrics OS devices of a loaded topology (LoadOptions::nics).
+void ReadNics(hwloc_topology* topo, Topology* out);
+
+}  // namespace numabind::core
+
+#endif  // NUMABIND_PLANNER_HWLOC_IO_H_

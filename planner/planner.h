@@ -1,0 +1,60 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The first half of planning: (topology, policy, memory policy, devices) -> PlanBasis, built once per
+// launcher. ComputeRankPlan (plan_basis.h) then places each rank. Policies follow `torchrun
+// --numa-binding` (torch/numa/binding.py) where it defines them; where numabind differs it says so below
+// and in planner.cc.
+//
+//   node          every allowed CPU of the rank's NUMA node (the node of its device, or its block of nodes)
+//   socket        every allowed CPU of the package(s) holding that node; memory over that package's nodes
+//   exclusive     the node's physical cores (each core's allowed PUs: SMT siblings never split), in CPU
+//                 order, cut into contiguous slices for the ranks that share the node, lower ranks taking
+//                 the remainder; fewer cores than ranks is an error for those ranks
+//   core-complex  one last-level-cache domain of the node per rank: caches with more allowed CPUs first,
+//                 ties to the lowest CPU, wrapping when ranks outnumber caches
+//   cpus:A|B|...  rank r gets CPU list entry r mod count (`*N` repeats an entry: "cpus:0-3*2|4-7*2")
+//   nodes:A|B|... rank r gets the allowed CPUs of node list entry r mod count, memory on those nodes
+//
+// Without devices, ranks spread over the NUMA nodes that have allowed CPUs in contiguous blocks (rank r of
+// n on node floor(r*N/n)); with devices, rank r drives device r mod count and goes to that device's node.
+
+#ifndef NUMABIND_PLANNER_PLANNER_H_
+#define NUMABIND_PLANNER_PLANNER_H_
+
+#include <string>
+#include <vector>
+
+#include "plan/plan_basis.h"
+#include "planner/core_api.h"
+#include "planner/cpu_set.h"
+#include "planner/topology.h"
+
+namespace numabind::core {
+
+/// A parsed NUMABIND_POLICY.
+struct Policy {
+  PolicyKind kind = PolicyKind::kNode;
+  std::string text;  ///< as written
+  /// Maps only: one set per rank entry after `*N` expansion (CPU numbers for cpus:, node numbers for
+  /// nodes:).
+  std::vector<CpuSet> entries;
+};
+
+/// Parses NUMABIND_POLICY with config/grammar.h (at most config::kMaxMapEntries map entries). Returns
+/// false with the line config::Parse gives: the variable, the value and the bad part.
+bool ParsePolicy(const char* text, Policy* out, std::string* err);
+
+/// Parses NUMABIND_MEMORY (nullptr or "" = local).
+bool ParseMemory(const char* text, MemoryKind* out, std::string* err);
+
+/// Builds the basis for `request` on `topo` (request.topology is ignored). Returns one malloc'd block
+/// (release with free()) or nullptr with a one-line reason in *err.
+PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request& request, std::string* err);
+
+/// Checks the request, loads the topology it names (PCI discovery only when devices are wanted) and builds
+/// the basis. What numabind_prepare and `numabind plan` call.
+PlanBasis* Prepare(const numabind_prepare_request& request, std::string* err);
+
+}  // namespace numabind::core
+
+#endif  // NUMABIND_PLANNER_PLANNER_H_

@@ -1,0 +1,57 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Queries on a loaded Topology (no hwloc here: see topology_load.cc).
+
+#include "planner/topology.h"
+
+#include <algorithm>
+
+namespace numabind::core {
+
+const TopoPu* Topology::FindPu(uint32_t os) const {
+  auto it =
+      std::lower_bound(pus.begin(), pus.end(), os, [](const TopoPu& p, uint32_t v) { return p.os < v; });
+  return it != pus.end() && it->os == os ? &*it : nullptr;
+}
+
+int Topology::NodeIndex(uint32_t os) const {
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].os == os) return static_cast<int>(i);
+  return -1;
+}
+
+NodeSet Topology::CpuNodes() const {
+  NodeSet s;
+  for (const TopoNode& n : nodes)
+    if (!n.cpus.Empty()) s.Set(n.os);
+  return s;
+}
+
+NodeSet Topology::NodesWithAllowedCpus() const {
+  NodeSet s;
+  for (const TopoNode& n : nodes)
+    if (n.cpus.Intersects(allowed)) s.Set(n.os);
+  return s;
+}
+
+CpuSet Topology::CpusOfNodes(const NodeSet& wanted) const {
+  CpuSet s;
+  for (const TopoNode& n : nodes)
+    if (wanted.Has(n.os)) s.UnionWith(n.cpus);
+  return s;
+}
+
+NodeSet Topology::NodesOfCpus(const CpuSet& cpus) const {
+  NodeSet s;
+  for (const TopoNode& n : nodes)
+    if (n.cpus.Intersects(cpus)) s.Set(n.os);
+  return s;
+}
+
+uint32_t Topology::NodeLimit() const {
+  uint32_t limit = 0;
+  for (const TopoNode& n : nodes) limit = std::max(limit, n.os + 1);
+  return limit;
+}
+
+}  // namespace numabind::core

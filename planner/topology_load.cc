@@ -1,0 +1,319 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// LoadTopology: hwloc -> plain Topology. With nics.cc (hwloc_io.h), the only files that include hwloc.
+
+#include <errno.h>
+#include <hwloc.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+#include "planner/hwloc_io.h"
+#include "planner/topology.h"
+
+namespace numabind::core {
+
+CpuSet FromBitmap(hwloc_const_bitmap_t bitmap) {
+  CpuSet s;
+  if (!bitmap) return s;
+  // An infinite bitmap (hwloc's "all") has no last bit; nothing numabind reads is infinite, but never loop
+  // forever on one.
+  if (hwloc_bitmap_last(bitmap) < 0 && !hwloc_bitmap_iszero(bitmap)) return s;
+  for (int i = hwloc_bitmap_first(bitmap); i >= 0; i = hwloc_bitmap_next(bitmap, i)) {
+    if (static_cast<uint32_t>(i) >= CpuSet::kMaxBits) break;
+    s.Set(static_cast<uint32_t>(i));
+  }
+  return s;
+}
+
+namespace {
+
+bool IsSpecialMemory(const char* subtype) {
+  // Nodes that hold memory near CPUs without being those CPUs' own node: KNL MCDRAM, HBM, persistent
+  // memory, GPU memory exposed as a node, CXL expanders. An ordinary node has no subtype or "DRAM".
+  return subtype && *subtype && strcmp(subtype, "DRAM") != 0;
+}
+
+// The calling thread's affinity, of any size.
+CpuSet ThreadAffinity() {
+  CpuSet s;
+  for (size_t ncpus = 1024; ncpus <= CpuSet::kMaxBits; ncpus *= 2) {
+    size_t bytes = CPU_ALLOC_SIZE(ncpus);
+    cpu_set_t* set = CPU_ALLOC(ncpus);
+    if (!set) return s;
+    CPU_ZERO_S(bytes, set);
+    if (sched_getaffinity(0, bytes, set) == 0) {
+      for (size_t i = 0; i < ncpus; ++i)
+        if (CPU_ISSET_S(i, bytes, set)) s.Set(static_cast<uint32_t>(i));
+      CPU_FREE(set);
+      return s;
+    }
+    int e = errno;
+    CPU_FREE(set);
+    if (e != EINVAL) break;
+  }
+  return s;
+}
+
+std::string Trim(const char* text) {
+  std::string s = text;
+  size_t b = s.find_first_not_of(" \t\n");
+  size_t e = s.find_last_not_of(" \t\n");
+  if (b == std::string::npos) return "";
+  s = s.substr(b, e - b + 1);
+  if (s.size() >= 2 && (s[0] == '"' || s[0] == '\'') && s.back() == s[0]) s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+// Frees the hwloc topology however LoadTopology returns.
+struct HwlocHolder {
+  hwloc_topology_t topo = nullptr;
+  ~HwlocHolder() {
+    if (topo) hwloc_topology_destroy(topo);
+  }
+};
+
+void ReadPci(hwloc_topology_t topo, Topology* out) {
+  for (hwloc_obj_t obj = hwloc_get_next_pcidev(topo, nullptr); obj; obj = hwloc_get_next_pcidev(topo, obj)) {
+    PciDevice d;
+    const auto& a = obj->attr->pcidev;
+    d.domain = a.domain;
+    d.bus = a.bus;
+    d.dev = a.dev;
+    d.func = a.func;
+    d.vendor = a.vendor_id;
+    d.device = a.device_id;
+    d.class_id = a.class_id;
+    char id[32];
+    snprintf(id, sizeof id, "%04x:%02x:%02x.%01x", d.domain, d.bus, d.dev, d.func);
+    d.bus_id = id;
+    const char* vendor = hwloc_obj_get_info_by_name(obj, "PCIVendor");
+    const char* device = hwloc_obj_get_info_by_name(obj, "PCIDevice");
+    if (vendor) d.name = vendor;
+    if (device) d.name += (d.name.empty() ? "" : " ") + std::string(device);
+    d.nodes = NearNodes(topo, obj, *out);
+    d.locality_known = !d.nodes.Empty();
+    d.bridges = PciBridges(obj);
+    out->pci.push_back(std::move(d));
+  }
+  std::stable_sort(out->pci.begin(), out->pci.end(), [](const PciDevice& x, const PciDevice& y) {
+    if (x.domain != y.domain) return x.domain < y.domain;
+    if (x.bus != y.bus) return x.bus < y.bus;
+    if (x.dev != y.dev) return x.dev < y.dev;
+    return x.func < y.func;
+  });
+  out->io_loaded = true;
+}
+
+/// The PUs a synthetic description makes: the product of its arities ("pack:2 core:4 pu:2" is 16), outside
+/// attributes in parentheses and memory children in brackets; saturates above `cap`.
+uint64_t SyntheticPus(const std::string& desc, uint64_t cap) {
+  uint64_t product = 1;
+  int depth = 0;
+  for (size_t i = 0; i < desc.size(); ++i) {
+    char c = desc[i];
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (c != ':' || depth != 0) continue;
+    uint64_t n = 0;
+    for (size_t j = i + 1; j < desc.size() && desc[j] >= '0' && desc[j] <= '9' && n <= cap; ++j) {
+      n = n * 10 + static_cast<uint64_t>(desc[j] - '0');
+    }
+    product = n > cap ? cap + 1 : product * (n == 0 ? 1 : n);
+    if (product > cap) return cap + 1;
+  }
+  return product;
+}
+
+}  // namespace
+
+bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, std::string* err) {
+  *out = Topology();
+  HwlocHolder h;
+  if (hwloc_topology_init(&h.topo) != 0) {
+    *err = std::string("hwloc_topology_init failed: ") + strerror(errno);
+    return false;
+  }
+  hwloc_topology_t topo = h.topo;
+  // Keep disallowed PUs and nodes: the allowed set is read separately, and the planner must know a node's
+  // CPUs even when some are not allowed (exclusive keeps SMT siblings together).
+  hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+  hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+  hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MEMCACHE, HWLOC_TYPE_FILTER_KEEP_NONE);
+  hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
+  // hwloc's x86 backend binds the calling thread to every CPU in turn to run cpuid: slow on big machines
+  // and it moves a launcher's thread around. Linux's sysfs tells numabind everything it needs. The GPU
+  // library backends (NVML, OpenCL, ROCm SMI, Level Zero, GL) only add OS devices, which are filtered out.
+  hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
+  for (const char* name : {"opencl", "cuda", "nvml", "rsmi", "levelzero", "gl"})
+    hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, name);
+  if (options.pci || options.nics) {
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_BRIDGE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_PCI_DEVICE,
+                                   options.all_pci ? HWLOC_TYPE_FILTER_KEEP_ALL
+                                                   : HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  }
+  // HCAs are OS devices under their PCI function (disks, DMA channels and the rest are skipped later).
+  if (options.nics)
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+
+  std::string text = spec ? spec : "";
+  if (text.empty()) {
+    out->source = "live machine";
+    out->live = true;
+  } else if (text.compare(0, 10, "synthetic:") == 0) {
+    std::string desc = Trim(text.c_str() + 10);
+    out->source = "synthetic:" + desc;
+    // hwloc builds every object: "pack:1000 core:1000 pu:1000" would take minutes and gigabytes.
+    constexpr uint64_t kMaxSyntheticPus = 65536;
+    if (SyntheticPus(desc, kMaxSyntheticPus) > kMaxSyntheticPus) {
+      *err = "hwloc synthetic description \"" + desc + "\" makes more than 65536 PUs";
+      return false;
+    }
+    if (desc.empty() || hwloc_topology_set_synthetic(topo, desc.c_str()) != 0) {
+      *err = "invalid hwloc synthetic description \"" + desc + "\" (e.g. \"pack:2 numa:2 l3:2 core:4 pu:2\")";
+      return false;
+    }
+  } else {
+    out->source = text;
+    if (access(text.c_str(), R_OK) != 0) {
+      *err = "cannot read topology file " + text + ": " + strerror(errno);
+      return false;
+    }
+    if (hwloc_topology_set_xml(topo, text.c_str()) != 0) {
+      *err = "cannot use topology file " + text + " as hwloc XML: " + strerror(errno);
+      return false;
+    }
+  }
+  // The calling thread's affinity, read before hwloc looks at the machine.
+  CpuSet affinity;
+  if (out->live) affinity = ThreadAffinity();
+  if (hwloc_topology_load(topo) != 0) {
+    *err = "hwloc could not load the topology of the " + out->source + ": " + strerror(errno);
+    return false;
+  }
+
+  hwloc_obj_t root = hwloc_get_root_obj(topo);
+  out->complete = FromBitmap(root->complete_cpuset);
+  out->online = FromBitmap(root->cpuset);
+  out->complete.UnionWith(out->online);
+  out->hwloc_allowed = FromBitmap(hwloc_topology_get_allowed_cpuset(topo));
+  out->allowed_nodes = FromBitmap(hwloc_topology_get_allowed_nodeset(topo));
+
+  // NUMA nodes, in node number order.
+  std::vector<hwloc_obj_t> node_objs;
+  for (hwloc_obj_t n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, nullptr); n;
+       n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n))
+    node_objs.push_back(n);
+  std::sort(node_objs.begin(), node_objs.end(),
+            [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
+  std::vector<uint32_t> node_weight;
+  for (hwloc_obj_t n : node_objs) {
+    TopoNode tn;
+    tn.os = n->os_index;
+    tn.locality = FromBitmap(n->cpuset).IntersectWith(out->online);
+    tn.memory = n->attr ? n->attr->numanode.local_memory : 0;
+    if (n->subtype) tn.subtype = n->subtype;
+    node_weight.push_back(tn.locality.Count());
+    out->nodes.push_back(std::move(tn));
+  }
+
+  // Packages.
+  std::map<hwloc_obj_t, int> package_index;
+  for (hwloc_obj_t p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, nullptr); p;
+       p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, p)) {
+    package_index[p] = static_cast<int>(out->packages.size());
+    TopoPackage tp;
+    tp.os = p->os_index == HWLOC_UNKNOWN_INDEX ? static_cast<uint32_t>(out->packages.size()) : p->os_index;
+    tp.cpus = FromBitmap(p->cpuset).IntersectWith(out->online);
+    out->packages.push_back(std::move(tp));
+  }
+
+  // PUs with their core, last-level cache, package and local node.
+  std::map<hwloc_obj_t, int> core_index, cache_index;
+  std::vector<hwloc_obj_t> pu_objs;
+  for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, nullptr); pu;
+       pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu))
+    pu_objs.push_back(pu);
+  std::sort(pu_objs.begin(), pu_objs.end(),
+            [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
+  for (hwloc_obj_t pu : pu_objs) {
+    TopoPu p;
+    p.os = pu->os_index;
+    hwloc_obj_t core = nullptr, llc = nullptr, package = nullptr;
+    for (hwloc_obj_t a = pu->parent; a; a = a->parent) {
+      if (a->type == HWLOC_OBJ_CORE && !core) core = a;
+      if (a->type == HWLOC_OBJ_PACKAGE && !package) package = a;
+      if (hwloc_obj_type_is_dcache(a->type) && a->attr->cache.type != HWLOC_OBJ_CACHE_INSTRUCTION &&
+          !(a->subtype && strcmp(a->subtype, "MemorySideCache") == 0) &&
+          (!llc || a->attr->cache.depth > llc->attr->cache.depth))
+        llc = a;
+    }
+    // Core: a PU outside any Core object (a synthetic topology without cores) is a core of its own.
+    if (core) {
+      auto it = core_index.find(core);
+      if (it == core_index.end()) {
+        it = core_index.emplace(core, static_cast<int>(out->cores.size())).first;
+        out->cores.push_back(TopoCore{FromBitmap(core->cpuset).IntersectWith(out->online)});
+      }
+      p.core = it->second;
+    } else {
+      p.core = static_cast<int>(out->cores.size());
+      out->cores.push_back(TopoCore{CpuSet::Range(p.os, p.os)});
+    }
+    // Last-level cache: without cache information the PU's core stands in (never groups unrelated cores).
+    if (llc) {
+      auto it = cache_index.find(llc);
+      if (it == cache_index.end()) {
+        it = cache_index.emplace(llc, static_cast<int>(out->llcs.size())).first;
+        out->llcs.push_back(
+            TopoCache{FromBitmap(llc->cpuset).IntersectWith(out->online), llc->attr->cache.depth});
+      }
+      p.llc = it->second;
+    } else {
+      auto key =
+          reinterpret_cast<hwloc_obj_t>(static_cast<uintptr_t>(p.core) * 2 + 1);  // never a real pointer
+      auto it = cache_index.find(key);
+      if (it == cache_index.end()) {
+        it = cache_index.emplace(key, static_cast<int>(out->llcs.size())).first;
+        out->llcs.push_back(TopoCache{out->cores[p.core].cpus, 0});
+      }
+      p.llc = it->second;
+    }
+    if (package) p.package = package_index[package];
+    // Local node: of the nodes near this PU, an ordinary one before HBM/MCDRAM, then the most local
+    // (fewest CPUs), then the lowest number. Linux gives every CPU exactly one node; hwloc attaches
+    // CPU-less memory (KNL MCDRAM, HBM) to the same CPUs, so the subtype tells them apart.
+    int best = -1;
+    for (size_t i = 0; i < node_objs.size(); ++i) {
+      if (!out->nodes[i].locality.Has(p.os)) continue;
+      if (best < 0) {
+        best = static_cast<int>(i);
+        continue;
+      }
+      bool special_i = IsSpecialMemory(node_objs[i]->subtype),
+           special_b = IsSpecialMemory(node_objs[best]->subtype);
+      if (special_i != special_b) {
+        if (!special_i) best = static_cast<int>(i);
+      } else if (node_weight[i] < node_weight[best]) {
+        best = static_cast<int>(i);
+      }
+    }
+    p.node = best;
+    if (best >= 0) out->nodes[best].cpus.Set(p.os);
+    out->pus.push_back(p);
+  }
+
+  out->affinity = out->live ? affinity : out->online;
+  out->allowed = out->online.Intersect(out->hwloc_allowed).IntersectWith(out->affinity);
+
+  if (options.pci) ReadPci(topo, out);
+  if (options.nics) ReadNics(topo, out);
+  return true;
+}
+
+}  // namespace numabind::core

@@ -1,0 +1,168 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Child-safe: ranks found by order (NUMABIND_MATCH). Command lines are joined with single spaces and
+// globbed; a launcher's live matching children, read from /proc, number the next one. Everything here may
+// run between fork/vfork and exec: raw system calls and buffers on the stack, each in a function that is
+// not inlined, so that a 16 KiB thread stack holds the deepest path.
+
+#include <fcntl.h>
+#include <time.h>
+
+#include "base/syscalls.h"
+#include "shim/child/child.h"
+
+namespace numabind::shim {
+namespace {
+
+/// Child-safe: reads a whole small file into buf (NUL-terminated); returns its length or -1.
+long ReadSmallFile(const char* path, char* buf, long cap) {
+  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  long len = 0;
+  while (len < cap - 1) {
+    long n = Sys6(SYS_read, fd, reinterpret_cast<long>(buf + len), cap - 1 - len);
+    if (n <= 0) break;
+    len += n;
+  }
+  Sys6(SYS_close, fd);
+  buf[len] = '\0';
+  return len;
+}
+
+/// Child-safe: a path such as "/proc/12/task/13/children" from its parts (numbers where a part is
+/// nullptr, taken in order from nums), into buf (64 bytes).
+void ProcPath(char* buf, const char* const* parts, int nparts, const long* nums) {
+  size_t at = 0;
+  for (int i = 0; i < nparts; ++i) {
+    if (parts[i] != nullptr) {
+      for (const char* p = parts[i]; *p != '\0' && at < 63; ++p) buf[at++] = *p;
+      continue;
+    }
+    char d[20];
+    int n = 0;
+    unsigned long v = static_cast<unsigned long>(*nums++);
+    do d[n++] = static_cast<char>('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n > 0 && at < 63) buf[at++] = d[--n];
+  }
+  buf[at] = '\0';
+}
+
+/// Child-safe: 1 when the command line in `path` matches NUMABIND_MATCH, 0 when it does not or the process
+/// is gone, -1 when it is empty (a zombie's, or a process between its exec and its new arguments).
+__attribute__((noinline)) int MatchCmdline(const char* path) {
+  const char* match = g_state.config.match;
+  if (match == nullptr || *match == '\0') return 0;
+  char cmd[4096];
+  long len = ReadSmallFile(path, cmd, sizeof(cmd));
+  if (len < 0) return 0;
+  if (len == 0) return -1;
+  // The arguments end in NULs; joined with single spaces, as ArgvMatches joins an argv.
+  if (cmd[len - 1] == '\0') --len;
+  for (long i = 0; i < len; ++i) {
+    if (cmd[i] == '\0') cmd[i] = ' ';
+  }
+  cmd[len] = '\0';
+  return GlobMatch(match, cmd) ? 1 : 0;
+}
+
+/// Child-safe: whether process `pid` is a zombie (or gone), from the state in /proc/PID/stat.
+__attribute__((noinline)) bool Finished(long pid) {
+  char path[64], stat[256];
+  const char* parts[] = {"/proc/", nullptr, "/stat"};
+  ProcPath(path, parts, 3, &pid);
+  long len = ReadSmallFile(path, stat, sizeof(stat));
+  long paren = len - 1;
+  while (paren >= 0 && stat[paren] != ')') --paren;  // "PID (COMM) S ...": COMM may hold ')'
+  return paren < 0 || paren + 2 >= len || stat[paren + 2] == 'Z' || stat[paren + 2] == 'X';
+}
+
+/// Child-safe: whether live process `pid` runs a command that matches NUMABIND_MATCH. A zombie's command
+/// line is empty: a finished worker frees its rank. So is that of a process just started by posix_spawn
+/// or vfork, whose parent resumes before the kernel has set its new arguments: it is read again, for up to
+/// 50 ms, until they are there.
+__attribute__((noinline)) bool PidMatches(long pid) {
+  char path[64];
+  const char* parts[] = {"/proc/", nullptr, "/cmdline"};
+  ProcPath(path, parts, 3, &pid);
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    int r = MatchCmdline(path);
+    if (r >= 0) return r == 1;
+    if (Finished(pid)) return false;
+    timespec ms{0, 1000000};
+    Sys6(SYS_nanosleep, reinterpret_cast<long>(&ms), 0);
+  }
+  return false;
+}
+
+/// Child-safe: how many of the children listed in `path` (a /proc/P/task/T/children file: pids separated
+/// by spaces) match NUMABIND_MATCH; read in small pieces.
+__attribute__((noinline)) uint32_t CountListed(const char* path) {
+  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  uint32_t count = 0;
+  long pid = 0;
+  char chunk[256];
+  long n;
+  while ((n = Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
+    for (long i = 0; i < n; ++i) {
+      if (chunk[i] >= '0' && chunk[i] <= '9') {
+        if (pid < (1L << 40)) pid = pid * 10 + (chunk[i] - '0');
+        continue;
+      }
+      if (pid > 0 && PidMatches(pid)) ++count;
+      pid = 0;
+    }
+  }
+  if (pid > 0 && PidMatches(pid)) ++count;
+  Sys6(SYS_close, fd);
+  return count;
+}
+
+}  // namespace
+
+// Child-safe: raw reads of /proc, pieces on the stack.
+__attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
+  char path[64];
+  alignas(8) char dirbuf[1024];
+  long pid = parent;
+  const char* task[] = {"/proc/", nullptr, "/task"};
+  ProcPath(path, task, 3, &pid);
+  long dir = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return 0;
+  uint32_t count = 0;
+  long n;
+  while ((n = Sys6(SYS_getdents64, dir, reinterpret_cast<long>(dirbuf), sizeof(dirbuf))) > 0) {
+    for (long off = 0; off < n;) {
+      const char* name = dirbuf + off + 19;  // struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name
+      unsigned short reclen = static_cast<unsigned short>(static_cast<unsigned char>(dirbuf[off + 16]) |
+                                                          static_cast<unsigned char>(dirbuf[off + 17]) << 8);
+      off += reclen;
+      if (name[0] < '0' || name[0] > '9') continue;
+      const char* parts[] = {"/proc/", nullptr, "/task/", name, "/children"};
+      ProcPath(path, parts, 5, &pid);
+      count += CountListed(path);
+    }
+  }
+  Sys6(SYS_close, dir);
+  return count;
+}
+
+// Child-safe: one raw read into a buffer on the stack, then the glob.
+bool CmdlineMatches(const char* path) { return MatchCmdline(path) == 1; }
+
+// Child-safe: joins argv on the stack and globs it. Not inlined, so that its buffer is not in FindRank's
+// frame while CountMatchingChildren runs.
+__attribute__((noinline)) bool ArgvMatches(char* const* argv) {
+  if (argv == nullptr || g_state.config.match == nullptr || *g_state.config.match == '\0') return false;
+  char joined[4096];
+  size_t len = 0;
+  for (int i = 0; argv[i] != nullptr; ++i) {
+    for (const char* s = argv[i]; *s != '\0' && len < sizeof(joined) - 2; ++s) joined[len++] = *s;
+    if (argv[i + 1] != nullptr && len < sizeof(joined) - 2) joined[len++] = ' ';
+  }
+  joined[len] = '\0';
+  return GlobMatch(g_state.config.match, joined);
+}
+
+}  // namespace numabind::shim

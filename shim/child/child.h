@@ -1,0 +1,136 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The child side of a spawn: deciding whether the program about to start is a rank, binding the calling
+// thread to its plan, and putting the old binding back when the exec fails. Everything here may run between
+// fork/vfork and exec: raw system calls on data the parent prepared, no allocation, locks, stdio or dlsym,
+// and no writes to memory a vfork parent could see other than the caller's own stack (and an exec
+// wrapper's mapping of the rank's environment, shim/child/rank_exports.h, which the parent unmaps).
+// Stack budget (gcc -O2 -fstack-usage): 9.4 KiB at most on the deepest path, whatever the environment's size
+// or the CPU count: an exec wrapper's BindAndExec (3.7 KiB: a Line and a SavedBinding, the largest frame),
+// BindRank (1 KiB, and its CPU and node sets: 1.5 KiB at 8192 CPUs), a warn line in JSON (2.8 KiB).
+
+#ifndef NUMABIND_SHIM_CHILD_CHILD_H_
+#define NUMABIND_SHIM_CHILD_CHILD_H_
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/text.h"
+#include "shim/entry/state.h"
+#include "shim/log/line.h"
+
+namespace numabind::shim {
+
+/// Which wrapped call a spawn came through, for the log.
+enum class Entry : uint8_t {
+  kExecve,
+  kExecv,
+  kExecvp,
+  kExecvpe,
+  kExecl,
+  kExecle,
+  kExeclp,
+  kFexecve,
+  kExecveat,
+  kPosixSpawn,
+  kPosixSpawnp,
+  kPidfdSpawn,
+  kPidfdSpawnp,
+  kSystem,
+  kPopen,
+  kSetenv,
+  kStartup,  ///< a rank binding itself in the library's constructor
+};
+
+/// How a spawn was recognised as a rank.
+struct RankMatch {
+  const char* var = nullptr;    ///< the rank variable, or nullptr when found by order (NUMABIND_MATCH)
+  const char* entry = nullptr;  ///< the rank variable's "NAME=value" in the environment, or nullptr
+  uint32_t rank = 0;
+  uint32_t nranks = 0;    ///< 0 = unknown
+  bool replaced = false;  ///< set by BindRank: the binding the rank started with was another, now replaced
+  /// The CPUs the rank started with, when its caller widened them before BindRank (a rank binding itself,
+  /// in shim/rank/self_bind.cc), else nullptr: then it started with the binding BindRank finds.
+  const uint64_t* started_cpus = nullptr;
+  uint32_t started_words = 0;
+  bool bound = false;  ///< set by BindRank: the calling thread is on the rank's CPUs
+  /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
+  /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
+  const char* bad_value = nullptr;
+};
+
+/// The calling thread's binding before the shim changed it.
+struct SavedBinding {
+  bool cpus_saved = false;
+  bool memory_saved = false;
+  int mode = 0;
+  uint64_t cpus[kMaxCpuWords];
+  uint64_t nodes[kMaxNodeWords];
+};
+
+enum class BindResult : uint8_t {
+  kBound,    ///< the thread is bound; Restore(saved) undoes it
+  kUnbound,  ///< a rank that could not be bound; warned, the spawn goes ahead unbound
+  kRefused,  ///< NUMABIND_STRICT=1 and the rank could not be bound: fail the spawn with *err
+};
+
+/// Child-safe: whether a program started with argv (may be nullptr) and envp is a rank, and which.
+/// `parent` is the launcher, whose live children count for ranks found by order.
+bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out);
+
+/// Child-safe: the local-rank variable of envp and its rank count, leaving out the built-in variables whose
+/// bit is set in `skip` (bit 31: NUMABIND_RANK_VAR). SLURM_LOCALID counts only in a Slurm step task
+/// (SLURM_STEP_ID set): a batch script has it too, and starts no ranks of its own.
+bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out);
+
+/// Longest NUMABIND_BOUND entry MarkEnvironment writes.
+constexpr size_t kMarkerMax = 512;
+
+/// Child-safe: whether `envp` must be given a NUMABIND_BOUND entry for rank `m` (it has a variable, and
+/// the entry fits).
+bool NeedsMarker(const RankMatch& m);
+
+/// Child-safe: the number of entries of envp (nullptr counts as empty).
+size_t EnvCount(char* const* envp);
+
+/// Child-safe: writes "NUMABIND_BOUND=<m.entry>" into marker (kMarkerMax bytes) and fills out (room for
+/// EnvCount(envp) + 2 pointers) with it followed by envp's entries other than NUMABIND_BOUND. Returns out.
+/// When m.bound, the value goes on with the proof that numabind made the binding: " cpus=LIST by=PID", the
+/// calling thread's CPUs and the process that bound them (the rank itself, or the launcher whose
+/// posix_spawn it is: an ancestor of the rank either way); left out when it does not fit.
+char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out);
+
+/// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank). Failures are logged at
+/// once; a successful binding is described in `line` without its pid, which the caller appends and logs
+/// with FinishBoundLine (before the exec, or after posix_spawn returns the child's pid). `path` names the
+/// program. Sets m->replaced. On kRefused, *err is the errno to fail with.
+BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, Line* line, int* err);
+
+/// Child-safe: rank m's new environment could not be built (errno `e`, from mmap), after BindRank bound it
+/// (the caller has Restore'd it): one warn line, in `line` (emptied first). kUnbound: start it with the
+/// environment it has; kRefused (NUMABIND_STRICT=1): fail the spawn with *err = e.
+BindResult FailEnvironment(Line* line, const char* path, const RankMatch& m, int e, int* err);
+
+/// Child-safe: appends " pid N" to a line BindRank filled and writes it at NUMABIND_LOG=info.
+void FinishBoundLine(Line* line, pid_t pid);
+
+/// Child-safe: puts back the binding BindRank saved.
+void Restore(const SavedBinding& saved);
+
+/// Child-safe (raw reads of /proc): how many live children of `parent` (all its threads) match
+/// NUMABIND_MATCH. Ranks found by order are numbered by it, so restarted workers get the same ranks again.
+uint32_t CountMatchingChildren(pid_t parent);
+
+/// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs), joined
+/// with single spaces, matches NUMABIND_MATCH. False when it cannot be read (no /proc; a zombie's is empty).
+bool CmdlineMatches(const char* path);
+
+/// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
+bool ArgvMatches(char* const* argv);
+
+/// Child-safe: the C name of an entry point ("execve").
+const char* EntryName(Entry entry);
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_CHILD_CHILD_H_

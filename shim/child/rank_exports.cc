@@ -1,0 +1,122 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Every function in this file may run between fork/vfork and exec: arithmetic on the prepared basis, the
+// caller's stack (a few small arrays) and a raw mmap, one raw write for the log.
+
+#include "shim/child/rank_exports.h"
+
+#include <sys/mman.h>
+
+#include <new>
+
+#include "base/syscalls.h"
+#include "config/config.h"
+
+namespace numabind::shim {
+namespace {
+
+/// Child-safe: the rank's plan into the caller's arrays (basis->cpu_words and node_words words); false when
+/// there is no plan.
+bool PlanOf(const RankMatch& m, uint64_t* cpus, uint64_t* nodes, core::RankPlan* plan) {
+  plan->cpus = cpus;
+  plan->nodes = nodes;
+  return core::ComputeRankPlan(*g_state.basis, m.rank, m.nranks, plan);
+}
+
+/// Child-safe: whether a basis is there and fits the stack arrays BindRank uses too.
+bool Usable() {
+  const core::PlanBasis* b = g_state.basis;
+  return b != nullptr && b->cpu_words <= kMaxCpuWords && b->node_words <= kMaxNodeWords;
+}
+
+}  // namespace
+
+// Child-safe: arithmetic on the basis, arrays on this stack.
+size_t ExportBytes(const RankMatch& m, char* const* envp) {
+  if (g_state.config.exports == 0 || !Usable()) return 0;
+  uint64_t cpus[g_state.basis->cpu_words], nodes[g_state.basis->node_words];
+  core::RankPlan plan;
+  if (!PlanOf(m, cpus, nodes, &plan)) return 0;
+  core::RankEnv env;
+  size_t need = core::BuildRankEnv(*g_state.basis, plan, g_state.config.exports,
+                                   const_cast<const char* const*>(envp), nullptr, 0, &env);
+  // At least 1: with nothing to export, BuildExports still has to say why.
+  return need == 0 ? 1 : need < core::kRankEnvMax ? need : core::kRankEnvMax;
+}
+
+// Child-safe: arithmetic on the basis, writes into buf and *out, one raw write for the log.
+void BuildExports(const RankMatch& m, char* const* envp, const char* path, char* buf, size_t cap,
+                  core::RankEnv* out, Line* line) {
+  out->count = 0;
+  out->note[0] = '\0';
+  if (g_state.config.exports == 0 || !Usable()) return;
+  uint64_t cpus[g_state.basis->cpu_words], nodes[g_state.basis->node_words];
+  core::RankPlan plan;
+  if (!PlanOf(m, cpus, nodes, &plan)) return;
+  core::BuildRankEnv(*g_state.basis, plan, g_state.config.exports, const_cast<const char* const*>(envp), buf,
+                     cap, out);
+  if (out->note[0] == '\0') return;
+  Line& l = *line;
+  l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
+  l.Str(": NUMABIND_EXPORT: ").Str(out->note).Str(" (the rank is bound as planned)");
+  WriteLog(config::LogLevel::kWarn, &l);
+}
+
+__thread ExecMapping t_exec_mapping __attribute__((tls_model("initial-exec")));
+
+// Child-safe: copies pointers into the caller's array.
+char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, char* marker,
+                             const core::RankEnv& exports, char** out) {
+  size_t n = 0;
+  if (mark) {
+    char* two[2];
+    MarkEnvironment(nullptr, m, marker, two);  // writes the marker only: envp is empty
+    out[n++] = marker;
+  }
+  for (int i = 0; i < exports.count; ++i) out[n++] = const_cast<char*>(exports.entries[i]);
+  for (size_t i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
+    if (mark && config::ValueOf(envp[i], "NUMABIND_BOUND") != nullptr) continue;
+    if (core::RankEnvReplaces(exports, envp[i])) continue;
+    out[n++] = envp[i];
+  }
+  out[n] = nullptr;
+  return out;
+}
+
+// Child-safe: a raw mmap, then arithmetic and copies into it.
+int BuildRankBlock(char* const* envp, const RankMatch& m, bool bound, const char* path, RankBlock* out) {
+  out->env = envp;
+  out->map = nullptr;
+  out->map_size = 0;
+  bool mark = NeedsMarker(m);
+  size_t need = bound ? ExportBytes(m, envp) : 0;
+  if (!mark && need == 0) return 0;
+  // The line that says what was not exported (here rather than on the stack: 2 KiB), the pointers
+  // (NUMABIND_BOUND, the exports, envp's entries, the NULL), the marker, the exports' text.
+  size_t line_bytes = need > 0 ? sizeof(Line) : 0;
+  static_assert(sizeof(Line) % sizeof(char*) == 0, "the pointers follow the line");
+  size_t pointers = EnvCount(envp) + 2 + core::kRankEnvEntries;
+  size_t bytes = line_bytes + pointers * sizeof(char*) + kMarkerMax + need;
+  long p =
+      Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p < 0 && p > -4096) return static_cast<int>(-p);
+  out->map = reinterpret_cast<char*>(p);
+  out->map_size = bytes;
+  char** array = reinterpret_cast<char**>(p + static_cast<long>(line_bytes));
+  char* marker = reinterpret_cast<char*>(array + pointers);
+  core::RankEnv exports;
+  exports.count = 0;
+  if (need > 0) BuildExports(m, envp, path, marker + kMarkerMax, need, &exports, new (out->map) Line);
+  if (mark || exports.count > 0) out->env = RankEnvironment(envp, m, mark, marker, exports, array);
+  return 0;
+}
+
+// Child-safe: a raw munmap.
+void FreeRankBlock(RankBlock* block) {
+  if (block->map != nullptr)
+    Sys6(SYS_munmap, reinterpret_cast<long>(block->map), static_cast<long>(block->map_size));
+  block->map = nullptr;
+  block->map_size = 0;
+}
+
+}  // namespace numabind::shim

@@ -1,0 +1,62 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// NUMABIND_EXPORT on the child side: the entries a bound rank's environment gets (plan/rank_env.h), and the
+// rank's new environment around them, built between fork/vfork and exec (or in posix_spawn's caller) in a
+// mapping of their own: their size follows the environment and the rank's CPUs, and the caller's thread may
+// have a 16 KiB stack. No buffer is shared between spawns: threads spawn at once.
+
+#ifndef NUMABIND_SHIM_CHILD_RANK_EXPORTS_H_
+#define NUMABIND_SHIM_CHILD_RANK_EXPORTS_H_
+
+#include <stddef.h>
+
+#include "plan/rank_env.h"
+#include "shim/child/child.h"
+
+namespace numabind::shim {
+
+/// Child-safe: the bytes rank m's exported entries need, 1 to core::kRankEnvMax (0 when NUMABIND_EXPORT is
+/// none or the rank has no plan). `envp` is the environment the rank starts with.
+size_t ExportBytes(const RankMatch& m, char* const* envp);
+
+/// Child-safe: builds them into buf (cap bytes, from ExportBytes) and logs what was asked for and not
+/// exported as one warn line naming the rank and `path`, written in `line` (empty).
+void BuildExports(const RankMatch& m, char* const* envp, const char* path, char* buf, size_t cap,
+                  core::RankEnv* out, Line* line);
+
+/// Child-safe: fills out (room for EnvCount(envp) + 2 + exports.count pointers) with NUMABIND_BOUND first
+/// (when `mark`: MarkEnvironment's marker), then the exported entries, then envp's entries other than
+/// NUMABIND_BOUND and those the exports replace. Returns out.
+char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, char* marker,
+                             const core::RankEnv& exports, char** out);
+
+/// A rank's environment in memory of its own (raw mmap: this may be a vfork child, where malloc is not
+/// safe): the pointer array, the NUMABIND_BOUND marker and NUMABIND_EXPORT's entries.
+struct RankBlock {
+  char* const* env = nullptr;  ///< the environment to start the rank with (envp itself when unchanged)
+  char* map = nullptr;         ///< the mapping, nullptr when none was needed
+  size_t map_size = 0;
+};
+
+/// Child-safe: builds rank m's environment: NUMABIND_BOUND first (when NeedsMarker), NUMABIND_EXPORT's
+/// entries (when `bound`; a warn line naming `path` for what is not exported), then envp's other entries.
+/// Maps nothing when there is nothing to add. Returns 0, or the errno of a failed mmap (out->env is then
+/// envp).
+int BuildRankBlock(char* const* envp, const RankMatch& m, bool bound, const char* path, RankBlock* out);
+
+/// Child-safe: unmaps out->map, if any.
+void FreeRankBlock(RankBlock* block);
+
+/// The mapping of the rank block an exec wrapper is starting a rank with on this thread ({nullptr, 0} when
+/// none). A vfork child shares its parent's memory: after a successful exec the mapping is still the
+/// parent's, and numabind_after_vfork unmaps it there. Written by the child of a vfork, on the thread the
+/// vfork suspends, read by that thread only once vfork returns.
+struct ExecMapping {
+  char* map;
+  size_t size;
+};
+extern __thread ExecMapping t_exec_mapping __attribute__((tls_model("initial-exec")));
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_CHILD_RANK_EXPORTS_H_

@@ -1,0 +1,179 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The exec family. glibc's execv, execvp, execl... call its internal __execve, not the execve we export, so
+// each is wrapped itself. An exec wrapper binds the calling thread just before the real exec (affinity and
+// memory policy survive exec) and puts the old binding back if the exec fails. It usually runs in the child
+// of a fork or vfork, so it touches nothing but its stack, data the parent prepared and a mapping of its own
+// (the rank's environment: its size follows the environment's, and the thread's stack may be 16 KiB).
+
+#include <errno.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "base/syscalls.h"
+#include "shim/child/child.h"
+#include "shim/child/rank_exports.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+/// Binds the calling thread to rank `found`'s plan, runs `call(env)` (the real exec) and restores the
+/// binding if it returns. A rank's environment gets NUMABIND_BOUND first, so that it does not bind itself
+/// again at start-up, nor do its children, then NUMABIND_EXPORT's entries: built in a mapping of its own
+/// (BuildRankBlock), which the exec drops, or, in a vfork child, numabind_after_vfork in the parent. Not
+/// inlined: its line and saved binding are on the stack only now, not while FindRank reads /proc.
+/// Stack: this frame is 3.7 KiB (the line and the saved binding), the largest on the child side (child.h).
+template <typename Call>
+__attribute__((noinline)) int BindAndExec(Entry entry, const char* path, char* const* envp, RankMatch* found,
+                                          pid_t self, Call call) {
+  SavedBinding saved;
+  Line line;
+  int err = 0;
+  BindResult r = BindRank(entry, path, found, &saved, &line, &err);
+  if (r == BindResult::kRefused) {
+    errno = err;
+    return -1;
+  }
+  RankBlock block;
+  int e = BuildRankBlock(envp, *found, r == BindResult::kBound, path, &block);
+  if (e != 0 && r == BindResult::kBound) {
+    Restore(saved);
+    r = FailEnvironment(&line, path, *found, e, &err);
+    if (r == BindResult::kRefused) {
+      errno = err;
+      return -1;
+    }
+  }
+  // A mapping an exec in a CLONE_VM child left here (no vfork of ours to unmap it): unused now.
+  if (t_exec_mapping.map != nullptr) {
+    Sys6(SYS_munmap, reinterpret_cast<long>(t_exec_mapping.map), static_cast<long>(t_exec_mapping.size));
+  }
+  t_exec_mapping = {block.map, block.map_size};
+  // A successful exec does not come back: log now, unless setenv already bound and logged this rank.
+  // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
+  bool logged =
+      g_state.fork_child && found->rank == g_state.worker_rank && found->nranks == g_state.worker_nranks;
+  if (r == BindResult::kBound && (!logged || found->replaced)) FinishBoundLine(&line, self);
+  int ret = call(block.env);
+  e = errno;
+  FreeRankBlock(&block);
+  t_exec_mapping = {nullptr, 0};
+  if (r == BindResult::kBound) Restore(saved);
+  errno = e;
+  return ret;
+}
+
+/// Binds if the program is a rank, runs `call(env)` (the real exec) and restores the binding if it returns.
+template <typename Call>
+int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
+  if (!g_state.active) return call(envp);
+  pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
+  RankMatch found;
+  if (!FindRank(argv, envp, launcher, &found)) return call(envp);
+  pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
+  // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
+  // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
+  if (self == g_state.pid && !g_state.fork_child && found.bad_value == nullptr) EnsurePrepared();
+  return BindAndExec(entry, path, envp, &found, self, call);
+}
+
+/// Collects execl-style arguments (arg0, ..., NULL[, envp]) into argv on the caller's stack.
+// NOLINTBEGIN(bugprone-macro-parentheses): the arguments are names being declared, not expressions.
+#define NUMABIND_COLLECT_ARGS(arg0, argv_name, envp_name, with_envp)       \
+  va_list ap;                                                              \
+  va_start(ap, arg0);                                                      \
+  size_t count = 1;                                                        \
+  while (va_arg(ap, char*) != nullptr) ++count;                            \
+  va_end(ap);                                                              \
+  char* argv_name[count + 1];                                              \
+  argv_name[0] = const_cast<char*>(arg0);                                  \
+  va_start(ap, arg0);                                                      \
+  for (size_t i = 1; i <= count; ++i) argv_name[i] = va_arg(ap, char*);    \
+  char* const* envp_name = with_envp ? va_arg(ap, char* const*) : environ; \
+  va_end(ap)
+// NOLINTEND(bugprone-macro-parentheses)
+
+}  // namespace
+}  // namespace numabind::shim
+
+using numabind::shim::Entry;
+using numabind::shim::g_real;
+using numabind::shim::RunExec;
+
+#define NUMABIND_EXPORT extern "C" __attribute__((visibility("default")))
+
+NUMABIND_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  numabind::shim::Need(&g_real.execve, "execve");
+  return RunExec(Entry::kExecve, path, argv, envp,
+                 [&](char* const* e) { return g_real.execve(path, argv, e); });
+}
+
+NUMABIND_EXPORT int execv(const char* path, char* const argv[]) {
+  numabind::shim::Need(&g_real.execv, "execv");
+  numabind::shim::Need(&g_real.execve, "execve");
+  return RunExec(Entry::kExecv, path, argv, environ, [&](char* const* e) {
+    return e == environ ? g_real.execv(path, argv) : g_real.execve(path, argv, e);
+  });
+}
+
+NUMABIND_EXPORT int execvp(const char* file, char* const argv[]) {
+  numabind::shim::Need(&g_real.execvp, "execvp");
+  numabind::shim::Need(&g_real.execvpe, "execvpe");
+  return RunExec(Entry::kExecvp, file, argv, environ, [&](char* const* e) {
+    return e == environ ? g_real.execvp(file, argv) : g_real.execvpe(file, argv, e);
+  });
+}
+
+NUMABIND_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  numabind::shim::Need(&g_real.execvpe, "execvpe");
+  return RunExec(Entry::kExecvpe, file, argv, envp,
+                 [&](char* const* e) { return g_real.execvpe(file, argv, e); });
+}
+
+NUMABIND_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+  numabind::shim::Need(&g_real.fexecve, "fexecve");
+  const char* path = argv != nullptr && argv[0] != nullptr ? argv[0] : "(fexecve)";
+  return RunExec(Entry::kFexecve, path, argv, envp,
+                 [&](char* const* e) { return g_real.fexecve(fd, argv, e); });
+}
+
+NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
+  numabind::shim::Need(&g_real.execveat, "execveat");
+  if (g_real.execveat == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  return RunExec(Entry::kExecveat, path, argv, envp,
+                 [&](char* const* e) { return g_real.execveat(dirfd, path, argv, e, flags); });
+}
+
+// Each wrapper finds its real function first: already there in a child of our fork, vfork or spawn (their
+// parent side resolves every one); in a process exec'ing itself, one dlsym, as the C library's own lazy
+// binding would do.
+
+// The execl family becomes execve / execvp with an argv built on the stack (no allocation: this may be a
+// vfork child).
+NUMABIND_EXPORT int execl(const char* path, const char* arg, ...) {
+  numabind::shim::Need(&g_real.execve, "execve");
+  NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
+  return RunExec(Entry::kExecl, path, argv, envp,
+                 [&](char* const* e) { return g_real.execve(path, argv, e); });
+}
+
+NUMABIND_EXPORT int execle(const char* path, const char* arg, ...) {
+  numabind::shim::Need(&g_real.execve, "execve");
+  NUMABIND_COLLECT_ARGS(arg, argv, envp, true);
+  return RunExec(Entry::kExecle, path, argv, envp,
+                 [&](char* const* e) { return g_real.execve(path, argv, e); });
+}
+
+NUMABIND_EXPORT int execlp(const char* file, const char* arg, ...) {
+  numabind::shim::Need(&g_real.execvp, "execvp");
+  numabind::shim::Need(&g_real.execvpe, "execvpe");
+  NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
+  return RunExec(Entry::kExeclp, file, argv, envp, [&](char* const* e) {
+    return e == environ ? g_real.execvp(file, argv) : g_real.execvpe(file, argv, e);
+  });
+}

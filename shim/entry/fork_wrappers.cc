@@ -1,0 +1,167 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// fork, _Fork and vfork: the parent side of a spawn whose child will exec (mpirun, hydra, bash) or run a
+// worker without exec (torchrun --start_method fork). The child learns whether it is a rank only from the
+// environment it builds after the fork, and must not plan there, so the parent prepares the basis first,
+// once per process. A forked worker that never execs becomes a rank when it sets its rank variable
+// (torch's worker wrapper sets LOCAL_RANK through os.environ, i.e. setenv): setenv and putenv bind it then.
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/syscalls.h"
+#include "shim/child/child.h"
+#include "shim/child/rank_exports.h"
+#include "shim/entry/guard.h"
+#include "shim/rank/affinity_guard.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+/// Parent side of fork/_Fork/vfork.
+void BeforeFork() {
+  int e = errno;
+  Guard guard;
+  EnsurePrepared();
+  if (g_state.config.log == config::LogLevel::kDebug) CaptureStack();
+  errno = e;
+}
+
+pid_t RunFork(pid_t (*real)()) {
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  if (!g_state.active || t_in_shim) return real();
+  BeforeFork();
+  pid_t pid = real();
+  if (pid == 0) g_state.fork_child = true;  // the child's own copy: fork children share nothing
+  return pid;
+}
+
+/// After setenv/putenv of `name` in a forked child: bind if the child's environment now makes it a rank.
+void MaybeBindForkedWorker(const char* name, size_t name_len) {
+  // Most variables a worker sets are not ours: skip the environment scan of FindRank for them.
+  auto is = [&](const char* var) {
+    return var != nullptr && strlen(var) == name_len && strncmp(var, name, name_len) == 0;
+  };
+  bool relevant = is(g_state.config.rank_var);
+  for (int i = 0; i < config::kRankVarCount && !relevant; ++i) {
+    relevant = is(config::kRankVars[i].rank) || is(config::kRankVars[i].size);
+  }
+  if (!relevant) return;
+  RankMatch m;
+  pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
+  if (!FindRank(nullptr, environ, launcher, &m)) return;
+  if (m.rank == g_state.worker_rank && m.nranks == g_state.worker_nranks) return;
+  SavedBinding saved;
+  Line line;
+  int err = 0;
+  BindResult r = BindRank(Entry::kSetenv, "(forked worker)", &m, &saved, &line, &err);
+  // Strict mode cannot refuse a worker that is already running: it stops it, as a failed exec would.
+  if (r == BindResult::kRefused) _exit(127);
+  // The worker's own children (and an exec of it) must not bind themselves again.
+  if (NeedsMarker(m)) {
+    char marker[kMarkerMax];
+    char* two[2];
+    MarkEnvironment(nullptr, m, marker, two);  // writes the marker only: envp is empty
+    g_real.setenv("NUMABIND_BOUND", marker + sizeof("NUMABIND_BOUND=") - 1, 1);
+  }
+  if (r != BindResult::kBound) return;
+  // This fork child's memory is its own: remember the binding, so that a later exec of the same rank is
+  // neither logged again nor mistaken for a launcher's own binding.
+  g_state.worker_rank = m.rank;
+  g_state.worker_nranks = m.nranks;
+  g_state.rank_bound = true;
+  long got = Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
+                  reinterpret_cast<long>(g_state.launcher_cpus));
+  if (got > 0) g_state.launcher_cpu_words = static_cast<uint32_t>(got / 8);
+  // torch sets LOCAL_RANK before LOCAL_WORLD_SIZE: bind at each, log once the rank count is known.
+  bool sized = m.nranks != 0 || m.var == nullptr || g_state.config.rank_var != nullptr;
+  for (int i = 0; i < config::kRankVarCount; ++i) {
+    if (config::kRankVars[i].rank == m.var && config::kRankVars[i].size == nullptr) sized = true;
+  }
+  if (sized) FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
+  ArmAffinityGuard();  // after the binding: the worker's CPUs are the rank's
+}
+
+}  // namespace
+}  // namespace numabind::shim
+
+using numabind::shim::g_real;
+using numabind::shim::g_state;
+
+#define NUMABIND_EXPORT extern "C" __attribute__((visibility("default")))
+
+NUMABIND_EXPORT pid_t fork() {
+  numabind::shim::EnsureResolved();
+  return numabind::shim::RunFork(g_real.fork);
+}
+
+// _Fork is async-signal-safe (glibc, musl) and may be called from a signal handler: its wrapper resolves
+// nothing (the constructor found the real one), captures no call stack, and prepares with mmap and raw
+// system calls only (shim/launcher/prepare.cc). Its child resolves an exec lazily, as a process exec'ing
+// itself.
+NUMABIND_EXPORT pid_t _Fork() {
+  pid_t (*real)() = __atomic_load_n(&g_real.fork_, __ATOMIC_ACQUIRE);
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  if (!g_state.active || numabind::shim::t_in_shim) return real();
+  int e = errno;
+  numabind::shim::EnsurePrepared();
+  errno = e;
+  pid_t pid = real();
+  if (pid == 0) g_state.fork_child = true;
+  return pid;
+}
+
+namespace {
+/// The return address of this thread's vfork caller, from numabind_before_vfork to numabind_after_vfork.
+__thread void* t_vfork_caller __attribute__((tls_model("initial-exec")));
+}  // namespace
+
+extern "C" void numabind_before_vfork(void* caller) {
+  t_vfork_caller = caller;
+  numabind::shim::EnsureResolved();  // the child's exec wrapper must find the real functions ready
+  if (g_state.active && !numabind::shim::t_in_shim) numabind::shim::BeforeFork();
+}
+
+// Child-safe in the child (pid 0): reads one thread-local slot. In the parent, the child has exec'd or
+// exited: a rank block its exec wrapper mapped is this process's memory, unused now.
+extern "C" void* numabind_after_vfork(int pid) {
+  numabind::shim::ExecMapping& m = numabind::shim::t_exec_mapping;
+  if (pid != 0 && m.map != nullptr) {
+    numabind::shim::Sys6(SYS_munmap, reinterpret_cast<long>(m.map), static_cast<long>(m.size));
+    m.map = nullptr;
+    m.size = 0;
+  }
+  return t_vfork_caller;
+}
+
+NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
+  numabind::shim::EnsureResolved();
+  int ret = g_real.setenv(name, value, overwrite);
+  if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
+    int e = errno;
+    numabind::shim::MaybeBindForkedWorker(name, strlen(name));
+    errno = e;
+  }
+  return ret;
+}
+
+NUMABIND_EXPORT int putenv(char* string) {
+  numabind::shim::EnsureResolved();
+  int ret = g_real.putenv(string);
+  if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
+    int e = errno;
+    const char* eq = strchr(string, '=');
+    if (eq != nullptr) numabind::shim::MaybeBindForkedWorker(string, static_cast<size_t>(eq - string));
+    errno = e;
+  }
+  return ret;
+}

@@ -1,0 +1,181 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// posix_spawn, pidfd_spawn, system and popen start the child inside the C library (glibc's own clone and
+// __execve), so nothing of ours runs in the child. The parent knows the new program's environment, so it
+// decides here: bind the calling thread to the rank's plan, call through (the child inherits the thread's
+// affinity and memory policy), and put the thread's binding back.
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "base/syscalls.h"
+#include "shim/child/child.h"
+#include "shim/child/rank_exports.h"
+#include "shim/entry/guard.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+/// Binds the calling thread to rank `m`'s plan, runs `call(env)` and restores the thread. `env` is envp with
+/// NUMABIND_BOUND first for a rank, so that the rank does not bind itself again, and NUMABIND_EXPORT's
+/// entries, built in a mapping of their own (the calling thread's stack may be 16 KiB). Not inlined: its
+/// line and saved binding are on the stack only now, not while FindRank reads /proc.
+template <typename Call>
+__attribute__((noinline)) auto BindAndCall(Entry entry, const char* path, char* const* envp, RankMatch* m,
+                                           int* refused_errno, pid_t* child_pid, Call call)
+    -> decltype(call(envp)) {
+  SavedBinding saved;
+  Line line;
+  BindResult r = BindRank(entry, path, m, &saved, &line, refused_errno);
+  if (r == BindResult::kRefused) return decltype(call(envp))();
+  RankBlock block;
+  int e = BuildRankBlock(envp, *m, r == BindResult::kBound, path, &block);
+  if (e != 0 && r == BindResult::kBound) {
+    Restore(saved);
+    r = FailEnvironment(&line, path, *m, e, refused_errno);
+    if (r == BindResult::kRefused) return decltype(call(envp))();
+  }
+  auto ret = call(block.env);
+  e = errno;
+  FreeRankBlock(&block);
+  if (r == BindResult::kBound) {
+    Restore(saved);
+    if (child_pid == nullptr || *child_pid > 0) FinishBoundLine(&line, child_pid ? *child_pid : 0);
+  }
+  errno = e;
+  return ret;
+}
+
+/// Binds if the spawn is a rank (preparing first, once), runs `call(env)` and restores the thread. The bound
+/// line is logged with *child_pid when the call produced one, or with the pid unknown when it is nullptr.
+template <typename Call>
+auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* envp, int* refused_errno,
+              pid_t* child_pid, Call call) -> decltype(call(envp)) {
+  *refused_errno = 0;
+  RankMatch m;
+  if (!FindRank(argv, envp, static_cast<pid_t>(Sys6(SYS_getpid)), &m)) return call(envp);
+  if (m.bad_value == nullptr) EnsurePrepared();
+  return BindAndCall(entry, path, envp, &m, refused_errno, child_pid, call);
+}
+
+bool Passthrough() { return !g_state.active || t_in_shim; }
+
+/// Works around system(3) and popen(3) taking no environment (glibc passes __environ to its internal
+/// posix_spawn): `environ` is the rank's marked environment for the length of the call. Another thread's
+/// setenv meanwhile copies the marked array; its change is then kept, marker included, rather than lost.
+class CallerEnvironment {
+ public:
+  explicit CallerEnvironment(char* const* env) : saved_(environ), swapped_(const_cast<char**>(env)) {
+    if (swapped_ != saved_) environ = swapped_;
+  }
+  ~CallerEnvironment() {
+    if (swapped_ != saved_ && environ == swapped_) environ = saved_;
+  }
+  CallerEnvironment(const CallerEnvironment&) = delete;
+  CallerEnvironment& operator=(const CallerEnvironment&) = delete;
+
+ private:
+  char** saved_;
+  char** swapped_;
+};
+
+using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                        char* const[], char* const[]);
+
+int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+          const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  if (real == nullptr) return ENOSYS;  // pidfd_spawn: glibc 2.39 and later only
+  if (Passthrough()) return real(pid, path, actions, attr, argv, envp);
+  Guard guard;
+  // *pid is written only on success, as glibc does: a caller that starts with pid = -1 and cleans up with
+  // kill(pid, ...) must not find 0 there (its own process group) after a failed spawn.
+  pid_t child = 0;
+  int refused = 0;
+  bool pidfd = entry == Entry::kPidfdSpawn || entry == Entry::kPidfdSpawnp;  // child is a descriptor
+  int ret = RunSpawn(entry, path, argv, envp, &refused, pidfd ? nullptr : &child, [&](char* const* e) {
+    int r = real(&child, path, actions, attr, argv, e);
+    if (r != 0) child = 0;
+    return r;
+  });
+  if (refused != 0) return refused;
+  if (ret == 0 && pid != nullptr) *pid = child;
+  return ret;
+}
+
+}  // namespace
+}  // namespace numabind::shim
+
+using numabind::shim::Entry;
+using numabind::shim::g_real;
+
+#define NUMABIND_EXPORT extern "C" __attribute__((visibility("default")))
+
+NUMABIND_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+                                const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  numabind::shim::EnsureResolved();
+  return numabind::shim::Spawn(Entry::kPosixSpawn, g_real.posix_spawn, pid, path, actions, attr, argv, envp);
+}
+
+NUMABIND_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
+                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  numabind::shim::EnsureResolved();
+  return numabind::shim::Spawn(Entry::kPosixSpawnp, g_real.posix_spawnp, pid, file, actions, attr, argv,
+                               envp);
+}
+
+// pidfd_spawn hands back a descriptor, not a pid: its log line says the pid is unknown rather than guess.
+NUMABIND_EXPORT int pidfd_spawn(int* pidfd, const char* path, const posix_spawn_file_actions_t* actions,
+                                const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  numabind::shim::EnsureResolved();
+  auto real = reinterpret_cast<numabind::shim::SpawnFn>(g_real.pidfd_spawn);
+  return numabind::shim::Spawn(Entry::kPidfdSpawn, real, reinterpret_cast<pid_t*>(pidfd), path, actions, attr,
+                               argv, envp);
+}
+
+NUMABIND_EXPORT int pidfd_spawnp(int* pidfd, const char* file, const posix_spawn_file_actions_t* actions,
+                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  numabind::shim::EnsureResolved();
+  auto real = reinterpret_cast<numabind::shim::SpawnFn>(g_real.pidfd_spawnp);
+  return numabind::shim::Spawn(Entry::kPidfdSpawnp, real, reinterpret_cast<pid_t*>(pidfd), file, actions,
+                               attr, argv, envp);
+}
+
+NUMABIND_EXPORT int system(const char* command) {
+  numabind::shim::EnsureResolved();
+  if (command == nullptr || numabind::shim::Passthrough()) return g_real.system(command);
+  numabind::shim::Guard guard;
+  char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
+  int refused = 0;
+  int ret = numabind::shim::RunSpawn(Entry::kSystem, command, argv, environ, &refused, nullptr,
+                                     [&](char* const* e) {
+                                       numabind::shim::CallerEnvironment swap(e);
+                                       return g_real.system(command);
+                                     });
+  if (refused != 0) {
+    errno = refused;
+    return -1;
+  }
+  return ret;
+}
+
+NUMABIND_EXPORT FILE* popen(const char* command, const char* mode) {
+  numabind::shim::EnsureResolved();
+  if (command == nullptr || numabind::shim::Passthrough()) return g_real.popen(command, mode);
+  numabind::shim::Guard guard;
+  char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
+  int refused = 0;
+  FILE* ret =
+      numabind::shim::RunSpawn(Entry::kPopen, command, argv, environ, &refused, nullptr, [&](char* const* e) {
+        numabind::shim::CallerEnvironment swap(e);
+        return g_real.popen(command, mode);
+      });
+  if (refused != 0) {
+    errno = refused;
+    return nullptr;
+  }
+  return ret;
+}

@@ -1,0 +1,282 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Parent side: preparing the plan basis, once per launcher. Topology discovery (hwloc, libstdc++) runs in a
+// helper process, `numabind prepare-basis`, at the path compiled in (NUMABIND_HELPER_PATH); the basis comes
+// back over a pipe as one block. The launcher's address space stays as it was (no hwloc or libstdc++ mapped
+// into it, so its later forks cost what they did), and a launcher's own hwloc can never clash with ours.
+// The helper is started and waited for as shim/launcher/helper_launch.h describes: the launcher never sees
+// it. Everything here is async-signal-safe (mmap, raw system calls, no malloc or locks), because _Fork, which
+// prepares, may be called from a signal handler.
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "base/syscalls.h"
+#include "config/grammar.h"
+#include "plan/basis_frame.h"
+#include "shim/child/child.h"
+#include "shim/entry/guard.h"
+#include "shim/launcher/basis_cache.h"
+#include "shim/launcher/helper_launch.h"
+
+#ifndef NUMABIND_HELPER_PATH
+#error "NUMABIND_HELPER_PATH (the planner helper's absolute path) is set by the Makefile's HELPER_PATH"
+#endif
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+/// The helper, compiled in: never looked up relative to this library or the current directory, which a
+/// launcher that changes directory, or anyone who can write next to the library, would control.
+constexpr char kHelperPath[] = NUMABIND_HELPER_PATH;
+static_assert(kHelperPath[0] == '/', "HELPER_PATH must be an absolute path");
+
+/// How long the helper may take (hwloc on the largest machines takes well under a second), and the most
+/// it may write (a basis for 16384 CPUs and 4096 map entries is about 9 MB).
+constexpr int kHelperTimeoutMs = 10000;
+constexpr size_t kMaxBasisBytes = 16u << 20;
+
+/// Writes the parts into g_state.prepare_error (cut to fit); `n` limits the last part's length.
+void SetPrepareError(const char* a, const char* b = "", const char* c = "", const char* d = "",
+                     size_t n = ~size_t{0}) {
+  const char* parts[] = {a, b, c, d};
+  size_t at = 0, cap = sizeof(g_state.prepare_error) - 1;
+  for (int i = 0; i < 4; ++i) {
+    size_t limit = i == 3 ? n : ~size_t{0};
+    for (size_t j = 0; parts[i][j] != '\0' && j < limit && at < cap; ++j)
+      g_state.prepare_error[at++] = parts[i][j];
+  }
+  g_state.prepare_error[at] = '\0';
+}
+
+/// NUMABIND_LOG=debug: how long preparing took. Not inlined: its line is on the stack only here.
+__attribute__((noinline)) void LogPrepared(long us, bool shared) {
+  Line l;
+  l.Str("numabind: prepared NUMABIND_POLICY=").Str(g_state.config.policy).Str(" in ").Num(us / 1000).Str(".");
+  l.Num(us % 1000 / 100).Num(us % 100 / 10).Str(shared ? " ms from the shared basis, not " : " ms by ");
+  l.Str(kHelperPath).Str(" prepare-basis (pid ").Num(Sys6(SYS_getpid)).Str(")");
+  WriteLog(config::LogLevel::kDebug, &l);
+}
+
+/// The environment for the helper: the entries it reads (PlannerReads) and LD_LIBRARY_PATH (the loader's,
+/// for a libhwloc that a module put there), with the library switched off. Not the launcher's whole
+/// environment: a rank's may be near the kernel's exec limit, and the helper's arguments would tip it over
+/// (E2BIG). mmap'd (no malloc: see the top of this file); the caller unmaps `*bytes`.
+char** HelperEnvironment(size_t* bytes) {
+  size_t n = 0;
+  while (environ != nullptr && environ[n] != nullptr) ++n;
+  *bytes = (n + 2) * sizeof(char*);
+  long p = Sys6(SYS_mmap, 0, static_cast<long>(*bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                -1, 0);
+  if (p < 0 && p > -4096) return nullptr;
+  char** envp = reinterpret_cast<char**>(p);
+  // NUMABIND_DISABLE=1 for a library loaded otherwise than by LD_PRELOAD (/etc/ld.so.preload).
+  size_t k = 0;
+  envp[k++] = const_cast<char*>("NUMABIND_DISABLE=1");
+  for (size_t i = 0; i < n; ++i) {
+    if (PlannerReads(environ[i]) || strncmp(environ[i], "LD_LIBRARY_PATH=", 16) == 0) envp[k++] = environ[i];
+  }
+  envp[k] = nullptr;
+  return envp;
+}
+
+/// Says once why ranks get no memory policy. Not inlined, as LogPrepared.
+__attribute__((noinline)) void LogMemoryPolicyDenied(const char* why) {
+  Line l;
+  l.Str("numabind: set_mempolicy: ").Str(why[0] == 'k' ? "the calling process is " : "").Str(why);
+  l.Str(": ranks get their CPUs, memory policy unchanged");
+  WriteLog(config::LogLevel::kWarn, &l);
+}
+
+/// Whether this process runs under a seccomp filter (/proc/self/status "Seccomp:" other than 0). Only then
+/// may set_mempolicy be refused or kill the caller, so only then must the helper's keeper try it first; a
+/// process without one may take the shared basis. Raw reads in small pieces (small thread stacks).
+bool SeccompFiltered() {
+  int fd = static_cast<int>(
+      Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/status"), O_RDONLY | O_CLOEXEC));
+  if (fd < 0) return true;  // cannot tell: let the keeper try
+  static const char kKey[] = "\nSeccomp:\t";
+  size_t matched = 0;
+  int verdict = -1;
+  char buf[256];
+  long n;
+  while (verdict < 0 && (n = Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
+    for (long i = 0; i < n && verdict < 0; ++i) {
+      if (matched == sizeof(kKey) - 1)
+        verdict = buf[i] != '0';
+      else
+        matched = buf[i] == kKey[matched] ? matched + 1 : buf[i] == '\n' ? 1 : 0;
+    }
+  }
+  Sys6(SYS_close, fd);
+  return verdict != 0;
+}
+
+void Prepare() {
+  const config::Config& c = g_state.config;
+  timespec start, end;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  HelperRun run;
+  // Another process of this user prepared the same configuration on this machine, or is preparing it and
+  // this one waits (shim/launcher/basis_cache.h). The lock, when this process got it, is released on return.
+  PreparationLock lock;
+  bool shared = !SeccompFiltered() && AwaitSharedBasis(kHelperPath, kHelperTimeoutMs, &run, &lock);
+  bool ran = shared;
+  if (!shared) {
+    const char* argv[14] = {kHelperPath, "prepare-basis", "--policy",  c.policy,
+                            "--memory",  c.memory,        "--devices", c.devices};
+    int argc = 8;
+    if (c.topology != nullptr) {
+      argv[argc++] = "--topology";
+      argv[argc++] = c.topology;
+    }
+    if ((c.exports & config::kExportNic) != 0) {
+      argv[argc++] = "--nics";
+      argv[argc++] = "1";
+    }
+    argv[argc] = nullptr;
+    size_t env_bytes = 0;
+    char** envp = HelperEnvironment(&env_bytes);
+    if (envp == nullptr) {
+      SetPrepareError("cannot start the planner helper ", kHelperPath, ": out of memory");
+      return;
+    }
+    ran = RunHelper(kHelperPath, const_cast<char* const*>(argv), envp, kHelperTimeoutMs, kMaxBasisBytes, true,
+                    &run);
+    Sys6(SYS_munmap, reinterpret_cast<long>(envp), static_cast<long>(env_bytes));
+  }
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  core::BasisFrameHeader header;
+  if (!ran || run.size < sizeof(header)) {
+    SetPrepareError("the planner helper ", kHelperPath, " failed: ", ran ? "no answer" : run.why);
+    FreeHelperOutput(&run);
+    return;
+  }
+  memcpy(&header, run.out, sizeof(header));
+  char* payload = run.out + sizeof(header);
+  size_t length = run.size - sizeof(header);
+  if (memcmp(header.tag, core::kErrorTag, sizeof(header.tag)) == 0 && header.length == length) {
+    SetPrepareError("cannot plan NUMABIND_POLICY=", c.policy, ": ", payload, length);
+    FreeHelperOutput(&run);
+    return;
+  }
+  bool basis = memcmp(header.tag, core::kBasisTag, sizeof(header.tag)) == 0 && header.length == length;
+  // Shared as it came: BasisFromOffsets turns the payload's offsets into this process's pointers.
+  if (basis && !shared) StoreSharedBasis(kHelperPath, run.out, run.size);
+  if (!basis || !core::BasisFromOffsets(payload, length)) {
+    SetPrepareError("the planner helper ", kHelperPath, " answered with a malformed plan");
+    FreeHelperOutput(&run);
+    return;
+  }
+  long r = Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
+                reinterpret_cast<long>(g_state.launcher_cpus));
+  g_state.launcher_cpu_words = r > 0 ? static_cast<uint32_t>(r / 8) : 0;
+  // Containers often forbid set_mempolicy (EPERM), kernels without NUMA lack it (ENOSYS), and a seccomp
+  // profile may kill on it: the helper's keeper tried it in a process of its own. Ranks then get their
+  // CPUs only, and the launcher says so once.
+  if (run.mempolicy[0] != '\0') {
+    memcpy(g_state.memory_policy_denied, run.mempolicy, sizeof(g_state.memory_policy_denied));
+    g_state.memory_policy_denied[sizeof(g_state.memory_policy_denied) - 1] = '\0';
+    LogMemoryPolicyDenied(run.mempolicy);
+  }
+  g_state.basis = reinterpret_cast<const core::PlanBasis*>(payload);  // mapped as long as the process lives
+  long us = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
+  if (c.log >= config::LogLevel::kDebug) LogPrepared(us, shared);
+}
+
+}  // namespace
+
+const core::PlanBasis* EnsurePrepared() {
+  // A lock that knows its owner: a signal handler's _Fork on the thread that is preparing, or a process
+  // copied by a raw clone() while another thread prepared (the owner is not one of its threads), must not
+  // wait for it forever. Both go on without a plan (their ranks run unbound, with a line).
+  static int owner;  // tid, 0 when free; plain int: a guarded static would pull in libstdc++
+  if (__atomic_load_n(&g_state.prepared, __ATOMIC_ACQUIRE)) return g_state.basis;
+  int self = static_cast<int>(Sys6(SYS_gettid));
+  for (;;) {
+    int held = 0;
+    if (__atomic_compare_exchange_n(&owner, &held, self, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
+    if (held == self || Sys6(SYS_tgkill, Sys6(SYS_getpid), held, 0) == -ESRCH) return g_state.basis;
+    // Sleep, not spin: the helper the owner waits for needs the CPUs (16 threads yielding in a loop starved
+    // it past its time limit in the 16-CPU guest). Woken when the owner is done; the owner is looked at
+    // again every 10 ms.
+    timespec nap = {0, 10L * 1000 * 1000};
+    Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAIT_PRIVATE, held, reinterpret_cast<long>(&nap));
+  }
+  if (!g_state.prepared) {
+    int saved_errno = errno;
+    Guard guard;
+    // A bad configuration is reported at each rank; there is nothing to plan with.
+    if (g_state.config_error[0] == '\0') Prepare();
+    errno = saved_errno;
+    __atomic_store_n(&g_state.prepared, true, __ATOMIC_RELEASE);
+  }
+  __atomic_store_n(&owner, 0, __ATOMIC_RELEASE);
+  Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAKE_PRIVATE, 0x7fffffff);
+  return g_state.basis;
+}
+
+namespace {
+
+/// The line's text into out (cap bytes), cut to fit. A loop, not memcpy: no PLT call is added to the shim
+/// for this (each import costs every preloaded process a relocation).
+void CopyOut(char* out, size_t cap, Line& l) {
+  const char* text = l.CStr();
+  size_t i = 0;
+  for (; i + 1 < cap && text[i] != '\0'; ++i) out[i] = text[i];
+  out[i] = '\0';
+}
+
+}  // namespace
+
+void CaptureStack() { CaptureStack(g_state.stack, sizeof(g_state.stack), false); }
+
+void CaptureStack(char* out, size_t cap, bool callers_only) {
+  using Backtrace = int (*)(void**, int);
+  static Backtrace backtrace_fn;
+  if (backtrace_fn == nullptr) {
+    void* lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    backtrace_fn = lib ? reinterpret_cast<Backtrace>(dlsym(lib, "unw_backtrace")) : nullptr;
+    if (backtrace_fn == nullptr) {
+      Line none;
+      none.Str("  (no call stack: libunwind.so.8 not found)");
+      CopyOut(out, cap, none);
+      return;
+    }
+  }
+  Dl_info self;
+  void* own_base =
+      callers_only && dladdr(reinterpret_cast<void*>(&EnsurePrepared), &self) ? self.dli_fbase : nullptr;
+  void* frames[24];
+  int n = backtrace_fn(frames, 24);
+  Line l;
+  int shown = 0;
+  for (int i = 1; i < n; ++i) {  // frame 0 is CaptureStack itself
+    Dl_info info;
+    bool named = dladdr(frames[i], &info) != 0;
+    if (own_base != nullptr && named && info.dli_fbase == own_base) continue;
+    l.Str(shown > 0 ? "\n" : "").Str("  #").Num(shown).Str(" ");
+    ++shown;
+    l.Str(named && info.dli_sname ? info.dli_sname : "?").Str(" (").Str(named ? info.dli_fname : "?");
+    if (callers_only && named) {  // the offset in the file, for addr2line when the symbol is not exported
+      char hex[20];
+      int k = 0;
+      for (uintptr_t v = reinterpret_cast<uintptr_t>(frames[i]) - reinterpret_cast<uintptr_t>(info.dli_fbase);
+           v != 0 || k == 0; v >>= 4)
+        hex[k++] = "0123456789abcdef"[v & 15];
+      l.Str("+0x");
+      while (k > 0) l.Str(&hex[--k], 1);
+    }
+    l.Str(")");
+  }
+  CopyOut(out, cap, l);
+}
+
+}  // namespace numabind::shim

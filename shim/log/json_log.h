@@ -1,0 +1,78 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// NUMABIND_LOG_FORMAT=json: every log line one JSON object of strict UTF-8, built like the text lines
+// (shim/log/line.h: on the stack, no allocation, raw system calls for the time and host name), so the child
+// side of a spawn can write it. Fields: time (UTC, ISO 8601 with milliseconds), host, pid, level; then, for a
+// bound rank, event, rank, nranks, rank_var, command, cpus, nodes, memory, device, entry, replaced
+// (launcher_cpus when true: the binding it started with), auto (its share, under auto) and, at
+// NUMABIND_LOG=debug, stack; for anything else, message (the text line without "numabind: "). A line that
+// would not fit Line::kCapacity leaves out what does not fit (members whole, strings cut between two
+// characters) and ends with "truncated":true.
+
+#ifndef NUMABIND_SHIM_LOG_JSON_LOG_H_
+#define NUMABIND_SHIM_LOG_JSON_LOG_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shim/child/child.h"
+
+namespace numabind::shim {
+
+/// What BindRank did, for the JSON line.
+struct BoundInfo {
+  bool again;  ///< a forked worker bound again at its exec: "rebound"
+  const RankMatch* match;
+  const char* command;
+  const uint64_t* cpus;
+  uint32_t cpu_words;
+  const uint64_t* nodes;
+  uint32_t node_words;
+  const char* memory;  ///< "bind", ..., or "unchanged" (set_mempolicy refused)
+  const char* device;  ///< "" or nullptr when none
+  Entry entry;
+  const uint64_t* launcher_cpus;  ///< the binding the rank started with when replaced, else nullptr
+  uint32_t launcher_words;
+  const char* share;  ///< auto's share of the rank, "" when not auto
+};
+
+/// Child-safe: members of a JSON object appended to a Line, each preceded by a comma unless it is the first
+/// of the line or follows '{'. A member that does not fit is left out whole, a string value cut between two
+/// characters instead; either way the line's truncated() says so.
+class JsonMembers {
+ public:
+  explicit JsonMembers(Line* line) : line_(line) {}
+  JsonMembers& Str(const char* key, const char* value, size_t n = ~size_t{0}, size_t max = Line::kCapacity);
+  JsonMembers& Num(const char* key, long long value);
+  JsonMembers& Literal(const char* key, const char* json);                     ///< true, false, null
+  JsonMembers& Bits(const char* key, const uint64_t* words, uint32_t nwords);  ///< "0-3,8" as a string
+
+ private:
+  /// Writes the comma and the key; returns where the member began, for End.
+  size_t Begin(const char* key);
+  /// Keeps the member when it fit whole (or, `cut_ok`, as a cut string), else drops it.
+  JsonMembers& End(size_t mark, bool was_truncated, bool cut_ok);
+
+  Line* line_;
+};
+
+/// Child-safe: the bound rank's members, comma separated, without braces (time, host and pid come later),
+/// leaving room in `line` for them and the object's end.
+void JsonBound(Line* line, const BoundInfo& info);
+
+/// Child-safe: writes the JSON line for the members JsonBound put in `body`, with pid (<= 0: null) and, when
+/// `stack` is not nullptr, the call stack.
+void JsonFinishBound(const Line& body, pid_t pid, const char* stack);
+
+/// Child-safe: writes `text` (one text log line at `level`, cut short when `truncated`) as a JSON object
+/// line with WriteLogRaw. Not inlined: its line buffer is on the stack only in JSON mode.
+void WriteJsonLog(config::LogLevel level, const char* text, size_t len, bool truncated);
+
+/// Child-safe: writes to standard error the JSON line saying that NUMABIND_LOG_FILE `file` cannot be
+/// written (`why`) and that the log goes to standard error instead.
+void WriteJsonLogFileNote(const char* file, const char* why);
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_LOG_JSON_LOG_H_

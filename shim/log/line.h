@@ -1,0 +1,108 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A fixed-size line builder for log messages: no allocation, no stdio, no locale, so the child side of a
+// spawn can say what it did. Text past the capacity is dropped, never part of a UTF-8 character, nor part of
+// a number or CPU list; the line always ends in '\n'.
+
+#ifndef NUMABIND_SHIM_LOG_LINE_H_
+#define NUMABIND_SHIM_LOG_LINE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan/plan_basis.h"
+
+namespace numabind::shim {
+
+class Line {
+ public:
+  static constexpr size_t kCapacity = 2048;
+
+  /// Child-safe: appends a C string (nullptr appends "(null)").
+  Line& Str(const char* s) { return Str(s == nullptr ? "(null)" : s, ~size_t{0}); }
+  /// Child-safe: appends at most n bytes of s (up to a NUL); cut short, never inside a UTF-8 character.
+  Line& Str(const char* s, size_t n) {
+    size_t start = len_, i = 0;
+    for (; i < n && s[i] != '\0' && len_ < end_; ++i) buf_[len_++] = s[i];
+    if (i < n && s[i] != '\0') Cut(start);
+    return *this;
+  }
+  /// Child-safe: appends a decimal number, whole or not at all.
+  Line& Num(long long v) {
+    char digits[24];
+    size_t n = 0;
+    unsigned long long u =
+        v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+    do {
+      digits[n++] = static_cast<char>('0' + u % 10);
+      u /= 10;
+    } while (u != 0);
+    if (v < 0) digits[n++] = '-';
+    if (len_ + n > end_) return Cut(len_);
+    while (n > 0) buf_[len_++] = digits[--n];
+    return *this;
+  }
+  /// Child-safe: appends a bit set in Linux list form ("0-3,8"), or "none"; whole or not at all.
+  Line& Bits(const uint64_t* words, uint32_t nwords) {
+    size_t room = this->room();
+    size_t need = core::FormatBitList(words, nwords, buf_ + len_, room + 1);
+    if (need > room) return Cut(len_);
+    len_ += need;
+    if (need == 0) Str("none");
+    return *this;
+  }
+  /// Child-safe: appends s (nullptr: null; at most n bytes, up to a NUL) as a JSON string of strict UTF-8,
+  /// quotes included: quotes, backslashes and control characters escaped, each maximal invalid UTF-8
+  /// subpart replaced by U+FFFD (as Unicode recommends). Cut short, between two characters, after `max`
+  /// bytes of output or at the line's end, the closing quote always written; nothing when not even ""
+  /// fits. A cut sets truncated().
+  Line& JsonStr(const char* s, size_t n = ~size_t{0}, size_t max = kCapacity);
+  /// Child-safe: terminates the line with '\n' and returns its length.
+  size_t Finish() {
+    buf_[len_++] = '\n';
+    buf_[len_] = '\0';
+    return len_;
+  }
+  /// Child-safe: empties the line, to say something else with it.
+  void Reset() { len_ = 0; }
+  /// Child-safe: the text so far, NUL-terminated, without a newline.
+  const char* CStr() {
+    buf_[len_] = '\0';
+    return buf_;
+  }
+  const char* data() const { return buf_; }
+  size_t size() const { return len_; }
+  /// Bytes the appends may still use.
+  size_t room() const { return end_ > len_ ? end_ - len_ : 0; }
+  /// Something was left out (or cut short) since the line began or since set_truncated(false).
+  bool truncated() const { return truncated_; }
+  void set_truncated(bool t) { truncated_ = t; }
+  /// Child-safe: keeps `tail` bytes free for what must close the line (a JSON object's end); 0: none.
+  void Reserve(size_t tail) { end_ = kCapacity - 2 - (tail < kCapacity - 2 ? tail : kCapacity - 2); }
+  /// Child-safe: drops what was appended after the first `len` bytes.
+  void Rewind(size_t len) {
+    if (len < len_) len_ = len;
+  }
+
+ private:
+  /// Child-safe: marks the line cut and drops a UTF-8 character left incomplete after `start`.
+  Line& Cut(size_t start) {
+    truncated_ = true;
+    size_t lead = len_;
+    while (lead > start && len_ - lead < 3 && (static_cast<unsigned char>(buf_[lead - 1]) & 0xc0) == 0x80)
+      --lead;
+    unsigned char c = lead > start ? static_cast<unsigned char>(buf_[lead - 1]) : 0;
+    size_t want = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    if (c >= 0xc0 && len_ - lead + 1 < want) len_ = lead - 1;
+    return *this;
+  }
+
+  char buf_[kCapacity];
+  size_t len_ = 0;
+  size_t end_ = kCapacity - 2;  // room for Finish's newline and the NUL
+  bool truncated_ = false;
+};
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_LOG_LINE_H_

@@ -1,0 +1,88 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Binding the threads a rank already has when it binds itself (shim/rank/process_threads.h): raw system calls
+// on stack buffers, as everywhere in the constructor's path (no malloc before main).
+
+#include "shim/rank/process_threads.h"
+
+#include <errno.h>
+#include <fcntl.h>
+
+#include "base/syscalls.h"
+#include "shim/entry/state.h"
+
+namespace numabind::shim {
+namespace {
+
+/// The most thread ids remembered, and walks made: a process starting threads faster than they are bound
+/// (or with more threads than remembered) gets this many walks, each binding every thread it sees.
+constexpr uint32_t kMaxSeen = 512;
+constexpr int kMaxWalks = 16;
+
+/// One record of getdents64 (struct linux_dirent64; glibc has no header for it).
+struct DirEntry {
+  uint64_t ino;
+  int64_t off;
+  uint16_t reclen;
+  uint8_t type;
+  char name[1];
+};
+
+bool Seen(const int* seen, uint32_t n, int tid) {
+  for (uint32_t i = 0; i < n; ++i) {
+    if (seen[i] == tid) return true;
+  }
+  return false;
+}
+
+/// The thread id a /proc/self/task entry names, or -1 ("." and "..").
+int TidOf(const char* name) {
+  int tid = 0;
+  for (; *name >= '0' && *name <= '9'; ++name) tid = tid * 10 + (*name - '0');
+  return *name == '\0' && tid > 0 ? tid : -1;
+}
+
+}  // namespace
+
+OtherThreads BindOtherThreads() {
+  OtherThreads result;
+  uint64_t cpus[kMaxCpuWords];
+  long size = Sys6(SYS_sched_getaffinity, 0, sizeof(cpus), reinterpret_cast<long>(cpus));
+  if (size <= 0) return result;
+  int self = static_cast<int>(Sys6(SYS_gettid));
+  int seen[kMaxSeen];
+  uint32_t nseen = 0;
+  bool found_new = true;
+  for (int walk = 0; walk < kMaxWalks && found_new; ++walk) {
+    found_new = false;
+    long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/task"),
+                   O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return result;  // no /proc: the other threads keep their CPUs
+    alignas(8) char buf[2048];
+    long n;
+    while ((n = Sys6(SYS_getdents64, fd, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
+      for (long at = 0; at < n;) {
+        const DirEntry* e = reinterpret_cast<const DirEntry*>(buf + at);
+        // The analyzer cannot see getdents64 fill buf through Sys6's asm.
+        at += e->reclen;  // NOLINT(clang-analyzer-core.uninitialized.Assign)
+        if (e->reclen == 0) break;
+        int tid = TidOf(e->name);
+        if (tid < 0 || tid == self || Seen(seen, nseen, tid)) continue;
+        found_new = true;
+        long r = Sys6(SYS_sched_setaffinity, tid, size, reinterpret_cast<long>(cpus));
+        if (r == -ESRCH) continue;        // it exited meanwhile
+        if (nseen == kMaxSeen) continue;  // bound, not counted: the next walk binds it again
+        seen[nseen++] = tid;
+        if (r == 0) {
+          ++result.bound;
+        } else if (result.failed++ == 0) {
+          result.error = r;
+        }
+      }
+    }
+    Sys6(SYS_close, fd);
+  }
+  return result;
+}
+
+}  // namespace numabind::shim

@@ -1,0 +1,30 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The other threads of a rank that binds itself at start-up. Libraries linked into a program start threads
+// in their own constructors (OpenBLAS's pthread build starts its workers there), and the dynamic linker runs
+// those before the preloaded library's: a binding of the calling thread alone would leave them where they
+// were.
+
+#ifndef NUMABIND_SHIM_RANK_PROCESS_THREADS_H_
+#define NUMABIND_SHIM_RANK_PROCESS_THREADS_H_
+
+#include <stdint.h>
+
+namespace numabind::shim {
+
+/// What BindOtherThreads found.
+struct OtherThreads {
+  uint32_t bound = 0;   ///< threads other than the caller now on its CPUs
+  uint32_t failed = 0;  ///< threads that sched_setaffinity refused (gone threads are not counted)
+  long error = 0;       ///< the first refusal's -errno
+};
+
+/// Gives every thread of this process other than the caller the caller's CPUs (sched_setaffinity on each
+/// thread id of /proc/self/task, raw system calls), walking the directory again until a walk finds no
+/// thread it has not bound (a thread started meanwhile by one not yet bound inherits the old CPUs). Memory
+/// policy is per thread and only a thread can set its own: the caller's alone is changed.
+OtherThreads BindOtherThreads();
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_RANK_PROCESS_THREADS_H_

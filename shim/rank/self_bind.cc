@@ -1,0 +1,148 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A rank binding itself before main: the same plan and the same raw system calls as a launcher's child
+// side, then every thread that libraries' constructors started before (shim/rank/process_threads.h), then
+// NUMABIND_BOUND in its environment so that its children and a taskset inside it keep what they have, and
+// a launcher inside it plans within its CPUs (shim/child/bound_marker.h).
+
+#include "shim/rank/self_bind.h"
+
+#include <errno.h>
+
+#include "base/syscalls.h"
+#include "config/rank_count.h"
+#include "shim/child/bound_marker.h"
+#include "shim/child/child.h"
+#include "shim/child/rank_exports.h"
+#include "shim/log/json_log.h"
+#include "shim/rank/process_threads.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+bool Same(const char* a, const char* b) {
+  if (a == nullptr || b == nullptr) return false;
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+/// The Slurm step task that is the only task of its step on this node: torchrun, Open MPI's orted or
+/// hydra's proxy under `srun --ntasks-per-node=1`, which starts ranks rather than being one.
+bool OnlyTaskOfStep(const RankMatch& m, const char* const* env) {
+  int slurm = config::kRankVarCount - 1;
+  return g_state.config.rank_var == nullptr && Same(m.var, config::kRankVars[slurm].rank) &&
+         config::LocalRankCount(env, slurm) == 1;
+}
+
+void LogLauncher(const char* program, const char* const* env) {
+  if (g_state.config.log < config::LogLevel::kInfo) return;
+  const char* source = config::LocalRankCountSource(env, config::kRankVarCount - 1);
+  Line l;
+  l.Str("numabind: ").Str(program).Str(" not bound: the only task of its Slurm step on this node (");
+  l.Str(source).Str("=").Str(config::Lookup(env, source)).Str(") is a launcher, never narrowed ");
+  l.Str("(NUMABIND_RANK_VAR=SLURM_LOCALID binds it as a rank) pid ").Num(Sys6(SYS_getpid));
+  WriteLog(config::LogLevel::kInfo, &l);
+}
+
+/// Makes `environ` the start-up environment with NUMABIND_BOUND first, in pages of its own (this runs
+/// before main: no malloc). glibc passes environ, read after the constructors, to main.
+/// NUMABIND_EXPORT's entries (when `bound`) go in after it: they reach this process's getenv from now on,
+/// its children, and runtimes loaded later (Python importing torch); a runtime linked into the program
+/// (libgomp) has read its variables already, in its own constructor, which runs before this library's.
+void MarkOwnEnvironment(const RankMatch& m, bool bound, const char* program) {
+  RankBlock block;
+  // On failure the children bind themselves again: the same plan. The block stays: it is environ now.
+  if (BuildRankBlock(environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
+}
+
+/// Says what became of the threads that libraries' constructors started before this one ran: bound to
+/// the rank's CPUs, but with the memory policy they had (set_mempolicy reaches only the calling thread).
+/// A warning when a memory policy was set, info otherwise (nothing differs then).
+void LogOtherThreads(const char* program, const OtherThreads& t) {
+  if (t.bound == 0 && t.failed == 0) return;
+  const config::Config& c = g_state.config;
+  bool memory = g_state.memory_policy_denied[0] == '\0' && !Same(c.memory, "local");
+  config::LogLevel level = memory || t.failed > 0 ? config::LogLevel::kWarn : config::LogLevel::kInfo;
+  if (c.log < level) return;
+  Line l;
+  l.Str("numabind: ").Str(program).Str(" pid ").Num(Sys6(SYS_getpid)).Str(": ").Num(t.bound + t.failed);
+  l.Str(t.bound + t.failed == 1 ? " thread" : " threads").Str(" started before start-up (by a library's ");
+  l.Str("constructor): ").Num(t.bound).Str(" moved to the rank's cpus");
+  if (t.failed > 0) l.Str(", ").Num(t.failed).Str(" not (sched_setaffinity: errno ").Num(-t.error).Str(")");
+  if (memory) {
+    l.Str("; ").Str(t.bound + t.failed == 1 ? "it keeps its" : "they keep their").Str(" memory policy, not ");
+    l.Str(c.memory).Str(" (set_mempolicy sets the calling thread's only)");
+  }
+  size_t len = l.Finish();
+  WriteLog(level, l.data(), len);
+}
+
+void BindSelf(const char* program, RankMatch* m) {
+  // Plan inside the job's cpuset, not inside the binding the rank started with (Slurm's task/affinity, a
+  // launcher's bind-to-core): widen first; the kernel clips the request to the cgroup's CPUs.
+  // A launcher inside a rank numabind bound (its NUMABIND_BOUND's proof holds) is not widened: its ranks
+  // share that rank's CPUs out, and the ranks of the rank next to it do the same with its own.
+  uint64_t started[kMaxCpuWords] = {0}, widened[kMaxCpuWords];
+  long got = Sys6(SYS_sched_getaffinity, 0, sizeof(started), reinterpret_cast<long>(started));
+  bool nested = got > 0 && InsideNumabindBinding(g_state.config.bound);
+  for (uint32_t w = 0; w < kMaxCpuWords; ++w) widened[w] = ~0ull;
+  bool widen = got > 0 && !nested &&
+               Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
+  if (widen) Sys6(SYS_sched_getaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened));
+  EnsurePrepared();
+  if (widen) m->started_cpus = started, m->started_words = static_cast<uint32_t>(got / 8);
+  SavedBinding saved;
+  Line line;
+  int err = 0;
+  BindResult r = BindRank(Entry::kStartup, program, m, &saved, &line, &err);
+  if (r == BindResult::kRefused) Sys6(SYS_exit_group, kStrictExitStatus);
+  g_state.rank_bound = r == BindResult::kBound;
+  if (r != BindResult::kBound) {
+    if (widen) Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
+  } else {
+    if (nested) {  // the rank it planned inside: NUMABIND_BOUND's "VAR=value"
+      const char* b = g_state.config.bound;
+      size_t n = 0;
+      while (b[n] != '\0' && b[n] != ' ') ++n;
+      if (g_state.config.log_format == config::LogFormat::kJson) {
+        JsonMembers(&line).Str("inside", b, n);
+      } else {
+        line.Str(" (inside the cpus ").Bits(started, static_cast<uint32_t>(got / 8)).Str(" of rank ");
+        line.Str(b, n).Str(", which numabind bound)");
+      }
+    }
+    FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));  // says whether it replaced `started`
+    LogOtherThreads(program, BindOtherThreads());
+  }
+  MarkOwnEnvironment(*m, r == BindResult::kBound, program);
+}
+
+}  // namespace
+
+bool StartAsRank(const char* const* env) {
+  const config::Config& c = g_state.config;
+  char** envp = const_cast<char**>(env);
+  if (c.rank_var != nullptr)
+    g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
+  RankMatch m;
+  // The built-in variables the start-up scan did not see are skipped rather than looked up again.
+  uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
+  // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
+  // The command line is read from /proc only then (start-up has no argv under musl).
+  if (!FindRankVar(envp, absent, &m)) return g_state.rank_bound = CmdlineMatches("/proc/self/cmdline");
+  // Set by glibc and musl before constructors run.
+  const char* program = program_invocation_name != nullptr ? program_invocation_name : "(program)";
+  if (OnlyTaskOfStep(m, env)) {
+    LogLauncher(program, env);
+    return false;
+  }
+  // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
+  if (BoundBy(c.bound, m.entry)) return g_state.rank_bound = true;
+  g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
+  BindSelf(program, &m);
+  return true;
+}
+
+}  // namespace numabind::shim

@@ -1,0 +1,25 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Ranks that bind themselves: the library's constructor in a process that starts as a rank which no
+// numabind launcher bound (srun's tasks, ranks of a launcher that is not preloaded: mpirun's daemons over
+// ssh, hydra's proxies, launchers written in Go).
+
+#ifndef NUMABIND_SHIM_RANK_SELF_BIND_H_
+#define NUMABIND_SHIM_RANK_SELF_BIND_H_
+
+namespace numabind::shim {
+
+/// Exit status of a rank that binds itself at start-up, cannot be bound and runs in strict mode
+/// (NUMABIND_STRICT=1): it stops before main, as a refused exec would (the shell's 127).
+constexpr int kStrictExitStatus = 127;
+
+/// Constructor, once the configuration is parsed: decides, by the rule in README ("Who binds itself"),
+/// whether this process is a rank, and binds it when it is one that no launcher bound. Returns true for
+/// a rank (bound now, bound before, or found by NUMABIND_MATCH), false for a launcher. Records the rank
+/// variables of the start-up environment (g_state.startup_rank_vars). In strict mode a rank that cannot be
+/// bound exits here with kStrictExitStatus.
+bool StartAsRank(const char* const* env);
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_RANK_SELF_BIND_H_

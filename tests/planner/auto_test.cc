@@ -1,0 +1,295 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// NUMABIND_POLICY=auto (plan/plan_auto.h). Hand-computed CPU sets on synthetic machines, where PUs are
+// numbered in order: in "pack:2 numa:2 l3:2 core:4 pu:2" node n holds CPUs 16n..16n+15, its L3s
+// 16n..16n+7 and 16n+8..16n+15, core c the CPUs 2c and 2c+1. Then invariants on every hwloc XML file of
+// tests/data/topologies and on synthetic machines, with and without devices, for 1 to many ranks: every
+// rank placed, on allowed CPUs of nodes that have CPUs (never a memory-only node), node-local to its device,
+// exclusive while ranks do not outnumber the CPUs they share, and never on part of a cache plus more.
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "plan/plan_auto.h"
+#include "planner/plan_auto_describe.h"
+#include "planner/planner.h"
+#include "tests/planner/planner_test_util.h"
+
+using namespace numabind::core;
+using numabind::core::testing::Basis;
+using numabind::core::testing::Gpu;
+using numabind::core::testing::Load;
+using numabind::core::testing::PlanAll;
+using numabind::core::testing::PlanRank;
+using numabind::core::testing::PrepareOn;
+using numabind::core::testing::RankText;
+using numabind::core::testing::TopologyDir;
+
+namespace {
+
+const char kT64[] = "synthetic:pack:2 numa:2 l3:2 core:4 pu:2";
+
+std::string Join(const PlanBasis& b, uint32_t n, bool nodes = false) {
+  std::string s;
+  for (const RankText& t : PlanAll(b, n))
+    s += (s.empty() ? "" : " | ") + (t.ok ? (nodes ? t.nodes : t.cpus) : "!" + t.error);
+  return s;
+}
+
+// GPUs near the given nodes (bus ids 0000:01:00.0, 0000:02:00.0, ...), as layout A of the qemu guest has.
+Topology WithGpus(const char* spec, std::vector<int> nodes) {
+  Topology t = Load(spec);
+  int i = 0;
+  for (int n : nodes) {
+    char id[32];
+    snprintf(id, sizeof id, "0000:%02x:00.0", ++i);
+    t.pci.push_back(Gpu(id, n));
+  }
+  t.io_loaded = true;
+  return t;
+}
+
+void Prepare(const Topology& t, const char* devices, Basis* b) {
+  PrepareOn(t, "auto", b, devices);
+  cr_assert(b->basis, "prepare failed on %s: %s", t.source.c_str(), b->error.c_str());
+}
+
+std::string Shares(const PlanBasis& b, uint32_t n) {
+  std::string s;
+  for (uint32_t r = 0; r < n; ++r) {
+    std::vector<uint64_t> cpus(b.cpu_words), nodes(b.node_words);
+    RankPlan plan;
+    plan.cpus = cpus.data(), plan.nodes = nodes.data();
+    ComputeRankPlan(b, r, n, &plan);
+    char text[96];
+    FormatAutoShare(b, plan.share, text, sizeof text);
+    s += (s.empty() ? "" : " | ") + std::string(text);
+  }
+  return s;
+}
+
+bool StartsWith(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::string Decision(const PlanBasis& b, uint32_t n) {
+  std::vector<AutoShare> shares;
+  for (uint32_t r = 0; r < n; ++r) {
+    std::vector<uint64_t> cpus(b.cpu_words), nodes(b.node_words);
+    RankPlan plan;
+    plan.cpus = cpus.data(), plan.nodes = nodes.data();
+    if (ComputeRankPlan(b, r, n, &plan)) shares.push_back(plan.share);
+  }
+  return DescribeAuto(b, n, shares);
+}
+
+NodeSet Nodes(const RankText& r) {
+  NodeSet s;
+  std::string err;
+  NodeSet::ParseList(r.nodes.c_str(), &s, &err);
+  return s;
+}
+
+}  // namespace
+
+// ---- hand-computed ----
+
+Test(auto_policy, spreads_without_devices) {
+  Basis b;
+  Prepare(Load(kT64), "none", &b);
+  STR_EQ(Join(*b.basis, 1), "0-63");
+  STR_EQ(Join(*b.basis, 1, true), "0-3");
+  STR_EQ(Join(*b.basis, 2), "0-31 | 32-63");  // fewer ranks than nodes: blocks of whole nodes
+  STR_EQ(Join(*b.basis, 2, true), "0-1 | 2-3");
+  STR_EQ(Join(*b.basis, 3), "0-31 | 32-47 | 48-63");  // lower ranks take the remainder
+  STR_EQ(Join(*b.basis, 4), "0-15 | 16-31 | 32-47 | 48-63");
+  STR_EQ(Join(*b.basis, 8), "0-7 | 8-15 | 16-23 | 24-31 | 32-39 | 40-47 | 48-55 | 56-63");  // one L3 each
+  STR_EQ(Join(*b.basis, 8, true), "0 | 0 | 1 | 1 | 2 | 2 | 3 | 3");
+  // 5 ranks: node 0 takes two (one L3 each), the others one node each.
+  STR_EQ(Join(*b.basis, 5), "0-7 | 8-15 | 16-31 | 32-47 | 48-63");
+  cr_assert(StartsWith(Join(*b.basis, 16), "0-3 | 4-7 | 8-11 | 12-15 | "), "%s",
+            Join(*b.basis, 16).c_str());  // 2 cores of one L3 each
+  std::vector<RankText> one_pu = PlanAll(*b.basis, 64);
+  for (uint32_t r = 0; r < 64; ++r) STR_EQ(one_pu[r].cpus, std::to_string(r));
+  std::vector<RankText> shared = PlanAll(*b.basis, 128);  // oversubscribed: two ranks per thread
+  for (uint32_t r = 0; r < 128; ++r) STR_EQ(shared[r].cpus, std::to_string(r / 2));
+}
+
+Test(auto_policy, says_what_each_rank_got) {
+  Basis b;
+  Prepare(Load(kT64), "none", &b);
+  STR_EQ(Shares(*b.basis, 1), "all 4 nodes");
+  STR_EQ(Shares(*b.basis, 3), "2 of 4 nodes | whole node 2 | whole node 3");
+  cr_assert(StartsWith(Shares(*b.basis, 8), "1 of 2 L3 of node 0 | 1 of 2 L3 of node 0"), "%s",
+            Shares(*b.basis, 8).c_str());
+  cr_assert(StartsWith(Shares(*b.basis, 16), "2 of 4 cores of one L3 of node 0"), "%s",
+            Shares(*b.basis, 16).c_str());
+  cr_assert(StartsWith(Shares(*b.basis, 64), "1 of 2 threads of one core of node 0 | "), "%s",
+            Shares(*b.basis, 64).c_str());
+  cr_assert(StartsWith(Shares(*b.basis, 128), "1 thread shared by 2 ranks (node 0) "), "%s",
+            Shares(*b.basis, 128).c_str());
+  STR_EQ(
+      Decision(*b.basis, 8),
+      "auto: no devices, nodes 0-3, 8 ranks -> spread over every node: 1 whole L3 per rank (of 2 per node), "
+      "L3 kept whole");
+  STR_EQ(
+      Decision(*b.basis, 16),
+      "auto: no devices, nodes 0-3, 16 ranks -> spread over every node: 2 cores per rank in one L3 (up to 2 "
+      "ranks per L3), L3 split");
+}
+
+// Layout A's shape: GPUs on nodes 1 and 2. One rank per device node: the whole node; several: exclusive
+// blocks of whole L3s, and an L3 split only when a node has more ranks than L3s.
+Test(auto_policy, devices_node_local_and_exclusive) {
+  Basis b;
+  Prepare(WithGpus(kT64, {1, 2}), "auto", &b);
+  STR_EQ(Join(*b.basis, 2), "16-31 | 32-47");
+  STR_EQ(Join(*b.basis, 2, true), "1 | 2");
+  STR_EQ(Join(*b.basis, 4), "16-23 | 32-39 | 24-31 | 40-47");
+  // 3 ranks per node over 2 L3s of 4 cores: by cores, the first L3 takes two ranks (2 cores each).
+  STR_EQ(Join(*b.basis, 6), "16-19 | 32-35 | 20-23 | 36-39 | 24-31 | 40-47");
+  STR_EQ(
+      Decision(*b.basis, 2),
+      "auto: 2 devices on nodes 1-2, 2 ranks -> node-local, one rank per device node: 1 whole node per rank, "
+      "L3 kept whole");
+  STR_EQ(Decision(*b.basis, 4),
+         "auto: 2 devices on nodes 1-2, 4 ranks -> exclusive (2 ranks per device node): 1 whole L3 per rank "
+         "(of 2 per node), L3 kept whole");
+}
+
+// The qemu guest's layout A (tests/vm/layout_A.sh): 4 nodes of one L3 with 2 cores x 2 threads, devices on
+// nodes 2 and 1 in that order.
+Test(auto_policy, layout_a) {
+  const char* spec = "synthetic:pack:2 numa:2 l3:1 core:2 pu:2";
+  Basis none, dev;
+  Prepare(Load(spec), "none", &none);
+  Prepare(WithGpus(spec, {2, 1}), "auto", &dev);
+  STR_EQ(Join(*none.basis, 2), "0-7 | 8-15");
+  STR_EQ(Join(*none.basis, 4), "0-3 | 4-7 | 8-11 | 12-15");
+  STR_EQ(Join(*none.basis, 8), "0-1 | 2-3 | 4-5 | 6-7 | 8-9 | 10-11 | 12-13 | 14-15");
+  STR_EQ(Join(*dev.basis, 2), "8-11 | 4-7");
+  STR_EQ(Join(*dev.basis, 4), "8-9 | 4-5 | 10-11 | 6-7");
+  // 3 ranks per node, 2 cores of 2 threads: by threads, the first core takes two ranks (one thread each).
+  STR_EQ(Join(*dev.basis, 6), "8 | 4 | 9 | 5 | 10-11 | 6-7");
+}
+
+// Memory-only nodes (a CXL expander, a Grace-Hopper GPU's memory node) have no CPUs: never a rank's node,
+// even when a device's locality names one.
+Test(auto_policy, memory_only_nodes_never_chosen) {
+  Topology t = WithGpus(kT64, {1});
+  TopoNode cxl;
+  cxl.os = 4;
+  cxl.subtype = "CXL";
+  t.nodes.push_back(cxl);
+  t.pci[0].nodes.Set(4);  // the GPU's own memory, as on Grace-Hopper
+  for (const char* devices : {"auto", "none"}) {
+    Basis b;
+    Prepare(t, devices, &b);
+    for (uint32_t n : {1u, 2u, 5u, 8u, 64u})
+      for (const RankText& r : PlanAll(*b.basis, n))
+        cr_assert(r.ok && !Nodes(r).Has(4) && !Nodes(r).Empty(), "%s %u ranks: nodes %s", devices, n,
+                  r.nodes.c_str());
+  }
+  Basis knl;
+  Prepare(Load(TopologyDir() + "/64intel64-fakeKNL-SNC4-hybrid.xml"), "none", &knl);
+  for (uint32_t n = 1; n <= 20; ++n)
+    for (const RankText& r : PlanAll(*knl.basis, n)) {
+      std::string err;
+      NodeSet nodes;
+      cr_assert(NodeSet::ParseList(r.nodes.c_str(), &nodes, &err) && !nodes.Empty() &&
+                    nodes.IsSubsetOf(NodeSet::Range(0, 3)),
+                "KNL %u ranks: nodes %s (MCDRAM nodes are 4-7)", n, r.nodes.c_str());
+    }
+}
+
+// ---- invariants on every topology ----
+
+namespace {
+
+CpuSet Parse(const std::string& list) {
+  CpuSet s;
+  std::string err;
+  CpuSet::ParseList(list.c_str(), &s, &err);
+  return s;
+}
+
+// The checks of the file header for n ranks; `node` is the node policy's basis (the group's scope per rank).
+void CheckInvariants(const Topology& t, const PlanBasis& b, const PlanBasis& node, bool devices, uint32_t n) {
+  std::vector<RankText> ranks = PlanAll(b, n), scopes = PlanAll(node, n);
+  NodeSet cpu_nodes = t.CpuNodes();
+  for (uint32_t r = 0; r < n; ++r) {
+    const RankText& x = ranks[r];
+    cr_assert(x.ok, "%s, %u ranks: rank %u: %s", t.source.c_str(), n, r, x.error.c_str());
+    CpuSet cpus = Parse(x.cpus), nodes = Parse(x.nodes);
+    cr_assert(!cpus.Empty() && cpus.IsSubsetOf(t.allowed), "%s rank %u/%u: cpus %s", t.source.c_str(), r, n,
+              x.cpus.c_str());
+    cr_assert(!nodes.Empty() && nodes.IsSubsetOf(cpu_nodes), "%s rank %u/%u: nodes %s", t.source.c_str(), r,
+              n, x.nodes.c_str());
+    cr_assert(cpus.IsSubsetOf(t.CpusOfNodes(nodes)), "%s rank %u/%u: cpus %s outside nodes %s",
+              t.source.c_str(), r, n, x.cpus.c_str(), x.nodes.c_str());
+    // The CPUs the rank's group may use: its device's node (the node policy's set), else every allowed CPU
+    // of a node (an allowed CPU outside every node, as in 16amd64-8n2c-cpusets.xml, is never planned).
+    CpuSet usable = t.CpusOfNodes(t.NodesWithAllowedCpus()).IntersectWith(t.allowed);
+    CpuSet scope = devices ? Parse(scopes[r].cpus) : usable.Empty() ? t.allowed : usable;
+    cr_assert(cpus.IsSubsetOf(scope), "%s rank %u/%u: cpus %s not local to its device (%s)", t.source.c_str(),
+              r, n, x.cpus.c_str(), scopes[r].cpus.c_str());
+    // Part of a cache: then nothing outside it.
+    for (const TopoCache& c : t.llcs) {
+      CpuSet mine = c.cpus.Intersect(cpus),
+             there = c.cpus.Intersect(t.CpusOfNodes(nodes)).IntersectWith(scope);
+      cr_assert(mine.Empty() || mine == there || cpus.IsSubsetOf(c.cpus),
+                "%s rank %u/%u: cpus %s hold part of cache %s and more", t.source.c_str(), r, n,
+                x.cpus.c_str(), c.cpus.ToList().c_str());
+    }
+    // Exclusive while the ranks of its group (same label) do not outnumber the group's CPUs.
+    uint32_t sharing = 0;
+    for (uint32_t q = 0; q < n; ++q) sharing += ranks[q].label == x.label;
+    for (uint32_t q = 0; sharing <= scope.Count() && q < r; ++q)
+      cr_assert(ranks[q].label != x.label || !Parse(ranks[q].cpus).Intersects(cpus),
+                "%s %u ranks: ranks %u and %u overlap (%s, %s)", t.source.c_str(), n, q, r,
+                ranks[q].cpus.c_str(), x.cpus.c_str());
+  }
+}
+
+void CheckTopology(const Topology& t, bool want_devices) {
+  Basis b, node;
+  PrepareOn(t, "auto", &b, want_devices ? "auto" : "none");
+  PrepareOn(t, "node", &node, want_devices ? "auto" : "none");
+  cr_assert(b.basis && node.basis, "%s: %s %s", t.source.c_str(), b.error.c_str(), node.error.c_str());
+  bool devices = b.basis->slot_count > 0 && b.basis->slots[0].device[0] != '\0';  // some files have none
+  uint32_t pus = t.allowed.Count(), most = std::min(pus * 2 + 3, 100u);
+  for (uint32_t n = 1; n <= most; ++n) CheckInvariants(t, *b.basis, *node.basis, devices, n);
+}
+
+}  // namespace
+
+// No .timeout on these: Criterion 2.4.1 leaks 48 bytes in its runner when a run has two timed tests,
+// which fails the ASan suite.
+Test(auto_policy, invariants_on_every_topology_file) {
+  DIR* dir = opendir(TopologyDir().c_str());
+  cr_assert_not_null(dir, "no %s", TopologyDir().c_str());
+  int files = 0;
+  while (struct dirent* e = readdir(dir)) {
+    std::string name = e->d_name;
+    if (name.size() < 4 || name.substr(name.size() - 4) != ".xml") continue;
+    ++files;
+    Topology t = Load(TopologyDir() + "/" + name, true);
+    CheckTopology(t, false);
+    CheckTopology(t, true);
+  }
+  closedir(dir);
+  cr_assert_geq(files, 7, "%d topology files", files);
+}
+
+Test(auto_policy, invariants_on_synthetic_machines) {
+  for (const char* spec : {kT64, "synthetic:pack:1 core:4 pu:1", "synthetic:pack:2 numa:1 l3:3 core:2 pu:2",
+                           "synthetic:pack:1 numa:3 core:5 pu:2", "synthetic:numa:2 l2:4 core:1 pu:4"}) {
+    CheckTopology(Load(spec), false);
+    CheckTopology(WithGpus(spec, {0, 0, 0}), true);
+    CheckTopology(WithGpus(spec, {0, -1}), true);  // one device of unknown locality
+  }
+}
