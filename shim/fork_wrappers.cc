@@ -101,11 +101,18 @@ NUMABIND_EXPORT pid_t fork() {
   return numabind::shim::RunFork(g_real.fork);
 }
 
-// _Fork is async-signal-safe (glibc, musl) and may be called from a signal handler: its wrapper resolves
-// nothing (the constructor found the real one), captures no call stack, and prepares with mmap and raw
-// system calls only (shim/prepare.cc). Its child resolves an exec lazily, as a process exec'ing itself.
+// _Fork is async-signal-safe (glibc, musl) and may be called from a signal handler: its wrapper finds the
+// real one without dlsym (ResolveSafe, at its first call: not at start-up, which every process would pay
+// for), captures no call stack, and prepares with mmap and raw system calls only (shim/prepare.cc). Its
+// child resolves an exec lazily, as a process exec'ing itself.
 NUMABIND_EXPORT pid_t _Fork() {
   pid_t (*real)() = __atomic_load_n(&g_real.fork_, __ATOMIC_ACQUIRE);
+  if (real == nullptr) {
+    int e = errno;
+    real = reinterpret_cast<pid_t (*)()>(numabind::shim::ResolveSafe("_Fork"));
+    errno = e;
+    __atomic_store_n(&g_real.fork_, real, __ATOMIC_RELEASE);  // racing threads store the same value
+  }
   if (real == nullptr) {
     errno = ENOSYS;
     return -1;

@@ -49,12 +49,18 @@ struct RealFunctions {
 extern RealFunctions g_real;
 
 /// Fills g_real once (16 dlsym calls: about 20k instructions, which an inert process never pays; _Fork is
-/// found by the constructor).
+/// found by its wrapper, with ResolveSafe).
 void EnsureResolved();
 
 /// Resolves one real function if it is not yet: for a process that execs itself (env, nice, a shell's
 /// `exec`), which needs only the one it calls. A child of our fork, vfork or spawn finds them resolved.
 void* ResolveOne(const char* name);
+/// ResolveOne without dlsym, for _Fork's wrapper, which may run in a signal handler (where dlsym, which
+/// holds the loader's lock through a whole dlopen, may not) and before the constructor: finds `name` in the
+/// symbol tables of the objects loaded after this library, in dl_iterate_phdr's order (RTLD_NEXT's), by
+/// hand. No malloc; the loader's list lock only while it walks the list. Falls back to dlsym when no object
+/// has it by hand.
+void* ResolveSafe(const char* name);
 template <typename T>
 void Need(T* slot, const char* name) {
   if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == nullptr) *slot = reinterpret_cast<T>(ResolveOne(name));
