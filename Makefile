@@ -77,9 +77,13 @@ $(BUILD)/pure/shim/%.o: shim/%.S
 	$(CC) -c $< -o $@
 
 # The shim: linked by the C driver so libstdc++ is never added; -z defs catches anything that needs more.
+# -nostartfiles: without crti/crtbeginS, whose weak references (__gmon_start__, _ITM_*TMCloneTable,
+# __cxa_finalize) the loader looks up in every process, in vain for three of them: about 3,000 instructions
+# per start (the library has no static destructors: __dso_handle would be undefined). crtendS.o stays for
+# the .eh_frame terminator.
 $(LIB): $(call pureobj,$(SHIM_SRCS) $(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) shim/exports.map
-	$(CC) -shared -Wl,-z,defs -Wl,--version-script=shim/exports.map -Wl,--gc-sections \
-	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^)
+	$(CC) -shared -nostartfiles -Wl,-z,defs -Wl,--version-script=shim/exports.map -Wl,--gc-sections \
+	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^) $(shell $(CC) -print-file-name=crtendS.o)
 
 $(CLI): $(call obj,$(CLI_SRCS) $(CORE_SRCS)) $(call pureobj,$(PURE_SRCS))
 	$(CXX) $(SAN_FLAGS) -o $@ $^ $(HWLOC_LIBS)
