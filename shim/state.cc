@@ -69,7 +69,8 @@ void ScanEnvironment(const char* const* env, const char** ours, int cap) {
       continue;
     }
     for (int i = 0; i < config::kRankVarCount; ++i) {
-      if (config::ValueOf(e, config::kRankVars[i].rank) != nullptr) g_state.startup_rank_vars |= 1u << i;
+      const char* name = config::kRankVars[i].rank;  // most entries differ at once: no call for them
+      if (e[0] == name[0] && config::ValueOf(e, name) != nullptr) g_state.startup_rank_vars |= 1u << i;
     }
   }
   ours[n] = nullptr;
