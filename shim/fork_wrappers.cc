@@ -150,8 +150,7 @@ extern "C" void* numabind_after_vfork(int pid) {
 }
 
 NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
-  numabind::shim::EnsureResolved();
-  int ret = g_real.setenv(name, value, overwrite);
+  int ret = numabind::shim::RealFor(&g_real.setenv, "setenv")(name, value, overwrite);
   if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     numabind::shim::MaybeBindForkedWorker(name, strlen(name));
@@ -161,8 +160,7 @@ NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
 }
 
 NUMABIND_EXPORT int putenv(char* string) {
-  numabind::shim::EnsureResolved();
-  int ret = g_real.putenv(string);
+  int ret = numabind::shim::RealFor(&g_real.putenv, "putenv")(string);
   if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     const char* eq = strchr(string, '=');
