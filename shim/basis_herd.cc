@@ -85,7 +85,8 @@ int WatchDirectory(int dir) {
     digits[n++] = static_cast<char>('0' + v % 10);
   while (n > 0) path[at++] = digits[--n];
   path[at] = '\0';
-  if (Sys6(SYS_inotify_add_watch, watch, reinterpret_cast<long>(path), IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
+  if (Sys6(SYS_inotify_add_watch, watch, reinterpret_cast<long>(path),
+           IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
     close(watch);
     return -1;
   }

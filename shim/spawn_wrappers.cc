@@ -129,15 +129,16 @@ NUMABIND_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn
 // pidfd_spawn hands back a descriptor, not a pid: its log line says the pid is unknown rather than guess.
 NUMABIND_EXPORT int pidfd_spawn(int* pidfd, const char* path, const posix_spawn_file_actions_t* actions,
                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  auto real = reinterpret_cast<numabind::shim::SpawnFn>(numabind::shim::RealFor(&g_real.pidfd_spawn, "pidfd_spawn"));
+  auto real =
+      reinterpret_cast<numabind::shim::SpawnFn>(numabind::shim::RealFor(&g_real.pidfd_spawn, "pidfd_spawn"));
   return numabind::shim::Spawn(Entry::kPidfdSpawn, real, reinterpret_cast<pid_t*>(pidfd), path, actions, attr,
                                argv, envp);
 }
 
 NUMABIND_EXPORT int pidfd_spawnp(int* pidfd, const char* file, const posix_spawn_file_actions_t* actions,
                                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  auto real =
-      reinterpret_cast<numabind::shim::SpawnFn>(numabind::shim::RealFor(&g_real.pidfd_spawnp, "pidfd_spawnp"));
+  auto real = reinterpret_cast<numabind::shim::SpawnFn>(
+      numabind::shim::RealFor(&g_real.pidfd_spawnp, "pidfd_spawnp"));
   return numabind::shim::Spawn(Entry::kPidfdSpawnp, real, reinterpret_cast<pid_t*>(pidfd), file, actions,
                                attr, argv, envp);
 }

@@ -144,7 +144,8 @@ bool SameName(const char* a, const char* b) {
 void* DefinedIn(const dl_phdr_info* info, const char* name) {
   const ElfW(Dyn)* dyn = nullptr;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
-    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+      dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
   }
   if (dyn == nullptr) return nullptr;
   // glibc has relocated the entries in place, musl (and glibc for the vDSO) has not.

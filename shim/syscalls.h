@@ -51,9 +51,12 @@ inline int OpenAt(int dir, const char* path, int flags, int mode = 0) {
   return static_cast<int>(Sys6(SYS_openat, dir, reinterpret_cast<long>(path), flags, mode));
 }
 inline int FstatAt(int dir, const char* path, struct stat* st, int flags) {
-  return static_cast<int>(Sys6(SYS_newfstatat, dir, reinterpret_cast<long>(path), reinterpret_cast<long>(st), flags));
+  return static_cast<int>(
+      Sys6(SYS_newfstatat, dir, reinterpret_cast<long>(path), reinterpret_cast<long>(st), flags));
 }
-inline int Fstat(int fd, struct stat* st) { return static_cast<int>(Sys6(SYS_fstat, fd, reinterpret_cast<long>(st))); }
+inline int Fstat(int fd, struct stat* st) {
+  return static_cast<int>(Sys6(SYS_fstat, fd, reinterpret_cast<long>(st)));
+}
 inline int UnlinkAt(int dir, const char* path, int flags) {
   return static_cast<int>(Sys6(SYS_unlinkat, dir, reinterpret_cast<long>(path), flags));
 }

@@ -84,10 +84,11 @@ bool GlobMatch(const char* pattern, const char* text) {
 }
 
 const char* EntryName(Entry entry) {
-  static const char kNames[][13] = {  // arrays, not pointers: no relocations for the loader
-      "execve",       "execv",   "execvp",   "execvpe",     "execl",        "execle",
-      "execlp",       "fexecve", "execveat", "posix_spawn", "posix_spawnp", "pidfd_spawn",
-      "pidfd_spawnp", "system",  "popen",    "setenv",      "start-up"};
+  // Arrays, not pointers: no relocations for the loader.
+  static const char kNames[][13] = {"execve",       "execv",       "execvp",       "execvpe",  "execl",
+                                    "execle",       "execlp",      "fexecve",      "execveat", "posix_spawn",
+                                    "posix_spawnp", "pidfd_spawn", "pidfd_spawnp", "system",   "popen",
+                                    "setenv",       "start-up"};
   return kNames[static_cast<int>(entry)];
 }
 
