@@ -87,9 +87,13 @@ $(BUILD)/pure/shim/%.o: shim/%.S
 	$(CC) -c $< -o $@
 
 # The shim: linked by the C driver so libstdc++ is never added; -z defs catches anything that needs more.
+# -nostartfiles: without crti/crtbeginS, whose weak references (__gmon_start__, _ITM_*TMCloneTable,
+# __cxa_finalize) the loader looks up in every process, in vain for three of them: about 3,000 instructions
+# per start (the library has no static destructors: __dso_handle would be undefined). crtendS.o stays for
+# the .eh_frame terminator.
 $(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) shim/entry/exports.map
-	$(CC) -shared -Wl,-z,defs -Wl,--version-script=shim/entry/exports.map -Wl,--gc-sections \
-	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^)
+	$(CC) -shared -nostartfiles -Wl,-z,defs -Wl,--version-script=shim/entry/exports.map -Wl,--gc-sections \
+	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^) $(shell $(CC) -print-file-name=crtendS.o)
 
 $(CLI): $(call obj,$(CLI_SRCS) $(PLANNER_SRCS)) $(call pureobj,$(LIBC_SRCS))
 	$(CXX) $(SAN_FLAGS) -o $@ $^ $(HWLOC_LIBS)

@@ -397,10 +397,11 @@ void WriteLogRaw(const char* text, size_t len) {
 
 // Child-safe: returns a string literal.
 const char* EntryName(Entry entry) {
-  static const char* const kNames[] = {
-      "execve",       "execv",   "execvp",   "execvpe",     "execl",        "execle",
-      "execlp",       "fexecve", "execveat", "posix_spawn", "posix_spawnp", "pidfd_spawn",
-      "pidfd_spawnp", "system",  "popen",    "setenv",      "start-up"};
+  // Arrays, not pointers: no relocations for the loader.
+  static const char kNames[][13] = {"execve",       "execv",       "execvp",       "execvpe",  "execl",
+                                    "execle",       "execlp",      "fexecve",      "execveat", "posix_spawn",
+                                    "posix_spawnp", "pidfd_spawn", "pidfd_spawnp", "system",   "popen",
+                                    "setenv",       "start-up"};
   return kNames[static_cast<int>(entry)];
 }
 

@@ -101,12 +101,18 @@ NUMABIND_EXPORT pid_t fork() {
   return numabind::shim::RunFork(g_real.fork);
 }
 
-// _Fork is async-signal-safe (glibc, musl) and may be called from a signal handler: its wrapper resolves
-// nothing (the constructor found the real one), captures no call stack, and prepares with mmap and raw
-// system calls only (shim/launcher/prepare.cc). Its child resolves an exec lazily, as a process exec'ing
-// itself.
+// _Fork is async-signal-safe (glibc, musl) and may be called from a signal handler: its wrapper finds the
+// real one without dlsym (ResolveSafe, at its first call: not at start-up, which every process would pay
+// for), captures no call stack, and prepares with mmap and raw system calls only (shim/launcher/prepare.cc). Its
+// child resolves an exec lazily, as a process exec'ing itself.
 NUMABIND_EXPORT pid_t _Fork() {
   pid_t (*real)() = __atomic_load_n(&g_real.fork_, __ATOMIC_ACQUIRE);
+  if (real == nullptr) {
+    int e = errno;
+    real = reinterpret_cast<pid_t (*)()>(numabind::shim::ResolveSafe("_Fork"));
+    errno = e;
+    __atomic_store_n(&g_real.fork_, real, __ATOMIC_RELEASE);  // racing threads store the same value
+  }
   if (real == nullptr) {
     errno = ENOSYS;
     return -1;
@@ -144,8 +150,7 @@ extern "C" void* numabind_after_vfork(int pid) {
 }
 
 NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
-  numabind::shim::EnsureResolved();
-  int ret = g_real.setenv(name, value, overwrite);
+  int ret = numabind::shim::RealFor(&g_real.setenv, "setenv")(name, value, overwrite);
   if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     numabind::shim::MaybeBindForkedWorker(name, strlen(name));
@@ -155,8 +160,7 @@ NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
 }
 
 NUMABIND_EXPORT int putenv(char* string) {
-  numabind::shim::EnsureResolved();
-  int ret = g_real.putenv(string);
+  int ret = numabind::shim::RealFor(&g_real.putenv, "putenv")(string);
   if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     const char* eq = strchr(string, '=');

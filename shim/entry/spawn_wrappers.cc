@@ -116,37 +116,36 @@ using numabind::shim::g_real;
 
 NUMABIND_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  numabind::shim::EnsureResolved();
-  return numabind::shim::Spawn(Entry::kPosixSpawn, g_real.posix_spawn, pid, path, actions, attr, argv, envp);
+  auto real = numabind::shim::RealFor(&g_real.posix_spawn, "posix_spawn");
+  return numabind::shim::Spawn(Entry::kPosixSpawn, real, pid, path, actions, attr, argv, envp);
 }
 
 NUMABIND_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  numabind::shim::EnsureResolved();
-  return numabind::shim::Spawn(Entry::kPosixSpawnp, g_real.posix_spawnp, pid, file, actions, attr, argv,
-                               envp);
+  auto real = numabind::shim::RealFor(&g_real.posix_spawnp, "posix_spawnp");
+  return numabind::shim::Spawn(Entry::kPosixSpawnp, real, pid, file, actions, attr, argv, envp);
 }
 
 // pidfd_spawn hands back a descriptor, not a pid: its log line says the pid is unknown rather than guess.
 NUMABIND_EXPORT int pidfd_spawn(int* pidfd, const char* path, const posix_spawn_file_actions_t* actions,
                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  numabind::shim::EnsureResolved();
-  auto real = reinterpret_cast<numabind::shim::SpawnFn>(g_real.pidfd_spawn);
+  auto real =
+      reinterpret_cast<numabind::shim::SpawnFn>(numabind::shim::RealFor(&g_real.pidfd_spawn, "pidfd_spawn"));
   return numabind::shim::Spawn(Entry::kPidfdSpawn, real, reinterpret_cast<pid_t*>(pidfd), path, actions, attr,
                                argv, envp);
 }
 
 NUMABIND_EXPORT int pidfd_spawnp(int* pidfd, const char* file, const posix_spawn_file_actions_t* actions,
                                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  numabind::shim::EnsureResolved();
-  auto real = reinterpret_cast<numabind::shim::SpawnFn>(g_real.pidfd_spawnp);
+  auto real = reinterpret_cast<numabind::shim::SpawnFn>(
+      numabind::shim::RealFor(&g_real.pidfd_spawnp, "pidfd_spawnp"));
   return numabind::shim::Spawn(Entry::kPidfdSpawnp, real, reinterpret_cast<pid_t*>(pidfd), file, actions,
                                attr, argv, envp);
 }
 
 NUMABIND_EXPORT int system(const char* command) {
-  numabind::shim::EnsureResolved();
-  if (command == nullptr || numabind::shim::Passthrough()) return g_real.system(command);
+  auto real = numabind::shim::RealFor(&g_real.system, "system");
+  if (command == nullptr || numabind::shim::Passthrough()) return real(command);
   numabind::shim::Guard guard;
   char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
   int refused = 0;
@@ -163,8 +162,8 @@ NUMABIND_EXPORT int system(const char* command) {
 }
 
 NUMABIND_EXPORT FILE* popen(const char* command, const char* mode) {
-  numabind::shim::EnsureResolved();
-  if (command == nullptr || numabind::shim::Passthrough()) return g_real.popen(command, mode);
+  auto real = numabind::shim::RealFor(&g_real.popen, "popen");
+  if (command == nullptr || numabind::shim::Passthrough()) return real(command, mode);
   numabind::shim::Guard guard;
   char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
   int refused = 0;

@@ -7,7 +7,9 @@
 #include "shim/entry/state.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
@@ -67,26 +69,17 @@ void ScanEnvironment(const char* const* env, const char** ours, int cap) {
       continue;
     }
     for (int i = 0; i < config::kRankVarCount; ++i) {
-      if (config::ValueOf(e, config::kRankVars[i].rank) != nullptr) g_state.startup_rank_vars |= 1u << i;
+      const char* name = config::kRankVars[i].rank;  // most entries differ at once: no call for them
+      if (e[0] == name[0] && config::ValueOf(e, name) != nullptr) g_state.startup_rank_vars |= 1u << i;
     }
   }
   ours[n] = nullptr;
 }
 
-// Portable start-up (musl, glibc): only glibc passes (argc, argv, envp) to constructors, and reading them
-// where the C library does not crashes every program (issue 11). The environment is `environ`, which
-// both set before any constructor runs; the arguments are read from /proc, and only by configured
-// processes.
-__attribute__((constructor)) void Init() {
-  // Every program pays for what runs here: without NUMABIND_POLICY, one dlsym and one pass over the
-  // environment. The dlsym is _Fork's, which may be called from a signal handler, where dlsym may not. The
-  // other real functions are found later, by the first wrapper called (before the first fork, vfork or
-  // spawn): a configured process that starts nothing (sed, grep) saves those 16 dlsym calls.
-  Resolve(&g_real.fork_, "_Fork");
-  const char* const* env = StartupEnvironment();
-  if (env == nullptr) return;
-  const char* policy = config::Lookup(env, "NUMABIND_POLICY");
-  if (policy == nullptr || *policy == '\0') return;
+/// A configured process's start-up (NUMABIND_POLICY is set): parses the configuration, binds the process
+/// if it is a rank, or else makes the wrappers look at its spawns. Kept out of Init, whose inert path is
+/// then a few instructions with no stack frame to speak of.
+__attribute__((noinline)) void StartConfigured(const char* const* env) {
   // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
   if (getauxval(AT_SECURE) != 0) return;
   const char* ours[40];
@@ -105,6 +98,134 @@ __attribute__((constructor)) void Init() {
   g_state.active = true;
 }
 
+// Portable start-up (musl, glibc): only glibc passes (argc, argv, envp) to constructors, and reading them
+// where the C library does not crashes every program (issue 11). The environment is `environ`, which
+// both set before any constructor runs; the arguments are read from /proc, and only by configured
+// processes.
+__attribute__((constructor)) void Init() {
+  // Every program pays for what runs here. Without NUMABIND_POLICY that is one pass over the environment
+  // and nothing else: no call into the C library (a first call through the PLT is a lazy binding, about
+  // 1,400 instructions), no dlsym (the real functions are found by the first wrapper called; _Fork's
+  // without dlsym, see ResolveSafe), no string read from .rodata (the name is compared as immediates: no
+  // page of .rodata touched).
+  const char* const* env = StartupEnvironment();
+  if (env == nullptr) return;
+  static constexpr char kPolicy[] = "NUMABIND_POLICY=";
+  constexpr int kLen = sizeof(kPolicy) - 1;
+  for (const char* const* p = env; *p != nullptr; ++p) {
+    const char* e = *p;
+    int i = 0;
+#pragma GCC unroll 16
+    for (; i < kLen; ++i) {
+      if (e[i] != kPolicy[i]) break;  // at the latest at the entry's NUL, which matches no byte of the name
+    }
+    if (i == kLen) {
+      if (e[kLen] != '\0') StartConfigured(env);  // set and not empty
+      return;
+    }
+  }
+}
+
+/// ResolveSafe's question, and where it stands in the walk over the loaded objects.
+struct NextQuery {
+  const char* name;
+  uintptr_t self;  ///< an address inside this library
+  bool past_self;
+  void* found;
+};
+
+bool SameName(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+/// `name`'s address in one object when it defines it as a function of its default version, or nullptr.
+/// Reads the object's dynamic symbol table through its GNU hash table (or its System V one).
+void* DefinedIn(const dl_phdr_info* info, const char* name) {
+  const ElfW(Dyn)* dyn = nullptr;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+      dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+  }
+  if (dyn == nullptr) return nullptr;
+  // glibc has relocated the entries in place, musl (and glibc for the vDSO) has not.
+  auto at = [&](ElfW(Addr) p) { return p < info->dlpi_addr ? info->dlpi_addr + p : p; };
+  const ElfW(Sym)* syms = nullptr;
+  const char* strs = nullptr;
+  const uint32_t* gnu = nullptr;
+  const uint32_t* sysv = nullptr;
+  const ElfW(Half)* versym = nullptr;
+  for (; dyn->d_tag != DT_NULL; ++dyn) {
+    ElfW(Addr) p = dyn->d_un.d_ptr;
+    if (dyn->d_tag == DT_SYMTAB) syms = reinterpret_cast<const ElfW(Sym)*>(at(p));
+    if (dyn->d_tag == DT_STRTAB) strs = reinterpret_cast<const char*>(at(p));
+    if (dyn->d_tag == DT_GNU_HASH) gnu = reinterpret_cast<const uint32_t*>(at(p));
+    if (dyn->d_tag == DT_HASH) sysv = reinterpret_cast<const uint32_t*>(at(p));
+    if (dyn->d_tag == DT_VERSYM) versym = reinterpret_cast<const ElfW(Half)*>(at(p));
+  }
+  if (syms == nullptr || strs == nullptr) return nullptr;
+  auto match = [&](uint32_t i) -> void* {
+    const ElfW(Sym)& s = syms[i];
+    int type = ELF64_ST_TYPE(s.st_info), bind = ELF64_ST_BIND(s.st_info);
+    if (s.st_shndx == SHN_UNDEF || s.st_value == 0 || type != STT_FUNC) return nullptr;  // not ifuncs
+    if (bind != STB_GLOBAL && bind != STB_WEAK) return nullptr;
+    // 0: local; the hidden bit: an older version kept for old binaries (name@VERSION, not name@@VERSION).
+    if (versym != nullptr && ((versym[i] & 0x8000) != 0 || (versym[i] & 0x7fff) == 0)) return nullptr;
+    if (!SameName(name, strs + s.st_name)) return nullptr;
+    return reinterpret_cast<void*>(info->dlpi_addr + s.st_value);
+  };
+  if (gnu != nullptr) {
+    uint32_t h = 5381;
+    for (const char* c = name; *c != '\0'; ++c) h = h * 33 + static_cast<unsigned char>(*c);
+    uint32_t nbuckets = gnu[0], symoffset = gnu[1], bloom_words = gnu[2], shift = gnu[3];
+    const ElfW(Addr)* bloom = reinterpret_cast<const ElfW(Addr)*>(gnu + 4);
+    const uint32_t* buckets = reinterpret_cast<const uint32_t*>(bloom + bloom_words);
+    const uint32_t* chain = buckets + nbuckets;
+    constexpr uint32_t kBits = sizeof(ElfW(Addr)) * 8;
+    if (nbuckets == 0 || bloom_words == 0) return nullptr;
+    ElfW(Addr) word = bloom[(h / kBits) % bloom_words];
+    ElfW(Addr) mask = (ElfW(Addr){1} << (h % kBits)) | (ElfW(Addr){1} << ((h >> shift) % kBits));
+    if ((word & mask) != mask) return nullptr;
+    for (uint32_t i = buckets[h % nbuckets]; i >= symoffset && i != 0; ++i) {
+      uint32_t hi = chain[i - symoffset];
+      if ((hi | 1) == (h | 1)) {
+        if (void* f = match(i)) return f;
+      }
+      if ((hi & 1) != 0) break;
+    }
+    return nullptr;
+  }
+  if (sysv != nullptr && sysv[0] != 0) {
+    uint32_t h = 0;
+    for (const char* c = name; *c != '\0'; ++c) {
+      h = (h << 4) + static_cast<unsigned char>(*c);
+      h ^= (h >> 24) & 0xf0;
+      h &= 0x0fffffff;
+    }
+    const uint32_t* bucket = sysv + 2;
+    const uint32_t* chain = bucket + sysv[0];
+    for (uint32_t i = bucket[h % sysv[0]]; i != 0 && i < sysv[1]; i = chain[i]) {
+      if (void* f = match(i)) return f;
+    }
+  }
+  return nullptr;
+}
+
+/// dl_iterate_phdr's callback: the objects after this library, in load order (RTLD_NEXT's order).
+int NextDefinition(dl_phdr_info* info, size_t, void* data) {
+  NextQuery* q = static_cast<NextQuery*>(data);
+  if (!q->past_self) {
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+      const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+      uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+      if (ph.p_type == PT_LOAD && q->self >= start && q->self - start < ph.p_memsz) q->past_self = true;
+    }
+    return 0;
+  }
+  q->found = DefinedIn(info, q->name);
+  return q->found != nullptr ? 1 : 0;
+}
+
 }  // namespace
 
 void* ResolveOne(const char* name) {
@@ -112,6 +233,12 @@ void* ResolveOne(const char* name) {
   void* f = dlsym(RTLD_NEXT, name);
   errno = e;
   return f;
+}
+
+void* ResolveSafe(const char* name) {
+  NextQuery q{name, reinterpret_cast<uintptr_t>(&g_real), false, nullptr};
+  dl_iterate_phdr(NextDefinition, &q);
+  return q.found != nullptr ? q.found : ResolveOne(name);  // not found by hand (no symbol table?): dlsym
 }
 
 void EnsureResolved() {

@@ -49,12 +49,18 @@ struct RealFunctions {
 extern RealFunctions g_real;
 
 /// Fills g_real once (16 dlsym calls: about 20k instructions, which an inert process never pays; _Fork is
-/// found by the constructor).
+/// found by its wrapper, with ResolveSafe).
 void EnsureResolved();
 
 /// Resolves one real function if it is not yet: for a process that execs itself (env, nice, a shell's
 /// `exec`), which needs only the one it calls. A child of our fork, vfork or spawn finds them resolved.
 void* ResolveOne(const char* name);
+/// ResolveOne without dlsym, for _Fork's wrapper, which may run in a signal handler (where dlsym, which
+/// holds the loader's lock through a whole dlopen, may not) and before the constructor: finds `name` in the
+/// symbol tables of the objects loaded after this library, in dl_iterate_phdr's order (RTLD_NEXT's), by
+/// hand. No malloc; the loader's list lock only while it walks the list. Falls back to dlsym when no object
+/// has it by hand.
+void* ResolveSafe(const char* name);
 template <typename T>
 void Need(T* slot, const char* name) {
   if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == nullptr) *slot = reinterpret_cast<T>(ResolveOne(name));
@@ -109,6 +115,20 @@ struct State {
 };
 
 extern State g_state;
+
+/// The real function a spawn, system, popen, setenv or putenv wrapper calls. A process whose wrappers only
+/// pass through (inert, a rank, disabled) resolves just that one, at its first call: a shell that runs one
+/// command pays one dlsym (about 1,300 instructions), not EnsureResolved's 16 (about 20,000). Their children
+/// run none of this library's code before they exec (the C library's posix_spawn child). An active process
+/// resolves them all, as before. Not for fork and vfork, whose children call exec wrappers.
+template <typename T>
+T RealFor(T* slot, const char* name) {
+  if (g_state.active)
+    EnsureResolved();
+  else
+    Need(slot, name);
+  return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+}
 
 /// Parent side: runs the planner helper and prepares the basis, once per process (thread-safe and
 /// async-signal-safe). Returns g_state.basis (nullptr on failure, reason in g_state.prepare_error).

@@ -63,7 +63,7 @@ struct Hash {
   /// A file's identity: device, inode, size and modification time.
   void Stat(const char* path) {
     struct stat st;
-    if (path == nullptr || stat(path, &st) != 0) return Value(-1);
+    if (path == nullptr || FstatAt(AT_FDCWD, path, &st, 0) != 0) return Value(-1);
     Value(st.st_dev), Value(st.st_ino), Value(st.st_size), Value(st.st_mtim.tv_sec),
         Value(st.st_mtim.tv_nsec);
   }
@@ -116,7 +116,7 @@ int OpenSharedDirectory() {
   int fd = open(path.CStr(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return -1;
   struct stat st;
-  if (fstat(fd, &st) != 0 || st.st_uid != uid || (st.st_mode & 077) != 0) {
+  if (Fstat(fd, &st) != 0 || st.st_uid != uid || (st.st_mode & 077) != 0) {
     close(fd);
     return -1;
   }
@@ -169,14 +169,14 @@ bool LoadSharedBasis(const char* helper, HelperRun* run) {
   uint64_t name = NameHash(helper);
   char file[32];
   FileName(name, file);
-  int fd = openat(dir, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = OpenAt(dir, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   close(dir);
   if (fd < 0) return false;
   struct stat st;
   FileHeader header;
   char* frame = nullptr;
   // Another user's file, or one that someone else could have written, is never read.
-  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 022) == 0 &&
+  bool ok = Fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 022) == 0 &&
             ReadAll(fd, reinterpret_cast<char*>(&header), sizeof(header)) &&
             memcmp(header.magic, kMagic, sizeof(kMagic)) == 0 && header.name == name &&
             header.size <= kMaxFrame && static_cast<uint64_t>(st.st_size) == sizeof(header) + header.size &&
@@ -217,18 +217,17 @@ void StoreSharedBasis(const char* helper, const char* frame, size_t size) {
   header.checksum = sum.h;
   char file[32];
   FileName(header.name, file);
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
+  timespec now = ClockNow(CLOCK_MONOTONIC);
   Line tmp;
   tmp.Str(".").Str(file).Str(".").Num(Sys6(SYS_getpid)).Str(".").Num(now.tv_nsec);
   RemoveStaleTemporaries(dir);
-  int fd = openat(dir, tmp.CStr(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int fd = OpenAt(dir, tmp.CStr(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd >= 0) {
     bool ok =
         WriteAll(fd, reinterpret_cast<const char*>(&header), sizeof(header)) && WriteAll(fd, frame, size);
     ok = close(fd) == 0 && ok;
     // rename replaces a stale file in one step: a reader sees the old file or the new one, never a part.
-    if (!ok || renameat(dir, tmp.CStr(), dir, file) != 0) unlinkat(dir, tmp.CStr(), 0);
+    if (!ok || RenameAt(dir, tmp.CStr(), dir, file) != 0) UnlinkAt(dir, tmp.CStr(), 0);
   }
   close(dir);
 }

@@ -32,8 +32,7 @@ constexpr int kRecheckMs = 250;
 constexpr int kPollMs = 10;
 
 long NowMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  timespec ts = ClockNow(CLOCK_MONOTONIC);
   return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
@@ -64,10 +63,10 @@ long TemporaryWriter(const char* name) {
 int OpenLock(int dir, uint64_t name) {
   char file[] = "lock-0123456789abcdef";
   for (int i = 0; i < 16; ++i) file[5 + i] = "0123456789abcdef"[(name >> (60 - 4 * i)) & 15];
-  int fd = openat(dir, file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+  int fd = OpenAt(dir, file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
+  if (Fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
     close(fd);
     return -1;
   }
@@ -77,7 +76,7 @@ int OpenLock(int dir, uint64_t name) {
 /// An inotify descriptor that wakes on a file renamed into `dir` (a basis stored) and on a lock file
 /// closed by a writer (its holder done, or dead); -1 when there is none to have.
 int WatchDirectory(int dir) {
-  int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  int watch = static_cast<int>(Sys6(SYS_inotify_init1, IN_NONBLOCK | IN_CLOEXEC));
   if (watch < 0) return -1;
   char path[32] = "/proc/self/fd/";  // the very directory opened and checked, not its name again
   char digits[12];
@@ -86,7 +85,8 @@ int WatchDirectory(int dir) {
     digits[n++] = static_cast<char>('0' + v % 10);
   while (n > 0) path[at++] = digits[--n];
   path[at] = '\0';
-  if (inotify_add_watch(watch, path, IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
+  if (Sys6(SYS_inotify_add_watch, watch, reinterpret_cast<long>(path),
+           IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
     close(watch);
     return -1;
   }
@@ -161,10 +161,9 @@ bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, Prepar
 }
 
 void RemoveStaleTemporaries(int dir) {
-  int list = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int list = OpenAt(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (list < 0) return;
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now);
+  timespec now = ClockNow(CLOCK_REALTIME);
   long self = Sys6(SYS_getpid);
   struct Entry {  // the kernel's struct linux_dirent64
     uint64_t ino;
@@ -184,9 +183,9 @@ void RemoveStaleTemporaries(int dir) {
       if (pid <= 0 || pid == self) continue;
       struct stat st;
       bool dead = Sys6(SYS_kill, pid, 0) == -ESRCH;
-      bool old = fstatat(dir, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      bool old = FstatAt(dir, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                  now.tv_sec - st.st_mtim.tv_sec > kStaleTempSeconds;
-      if (dead || old) unlinkat(dir, e->name, 0);
+      if (dead || old) UnlinkAt(dir, e->name, 0);
     }
   }
   close(list);

@@ -73,7 +73,7 @@ struct Final {
 
 /// The helper's steps from clone to exec, named in run->why when one fails ("open /dev/null ENOENT").
 enum Step : int32_t { kExec, kDupOutput, kOpenNull, kDupNull, kStepCount };
-constexpr const char* kStepNames[kStepCount] = {"exec", "dup3 stdout", "open /dev/null", "dup3 /dev/null"};
+constexpr char kStepNames[kStepCount][16] = {"exec", "dup3 stdout", "open /dev/null", "dup3 /dev/null"};
 
 /// What the helper sends over the close-on-exec pipe when a step fails (below PIPE_BUF, so whole).
 struct StepError {

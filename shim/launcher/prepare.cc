@@ -121,8 +121,7 @@ bool SeccompFiltered() {
 
 void Prepare() {
   const config::Config& c = g_state.config;
-  timespec start, end;
-  clock_gettime(CLOCK_MONOTONIC, &start);
+  timespec start = ClockNow(CLOCK_MONOTONIC);
   HelperRun run;
   // Another process of this user prepared the same configuration on this machine, or is preparing it and
   // this one waits (shim/launcher/basis_cache.h). The lock, when this process got it, is released on return.
@@ -152,7 +151,7 @@ void Prepare() {
                     &run);
     Sys6(SYS_munmap, reinterpret_cast<long>(envp), static_cast<long>(env_bytes));
   }
-  clock_gettime(CLOCK_MONOTONIC, &end);
+  timespec end = ClockNow(CLOCK_MONOTONIC);
   core::BasisFrameHeader header;
   if (!ran || run.size < sizeof(header)) {
     SetPrepareError("the planner helper ", kHelperPath, " failed: ", ran ? "no answer" : run.why);

@@ -54,7 +54,7 @@ void Head(Line* l, config::LogLevel level, long pid) {
   Digits(time + 20, ts.tv_nsec / 1000000, 3);
   utsname u;
   bool named = Sys6(SYS_uname, reinterpret_cast<long>(&u)) == 0;
-  static const char* const kLevels[] = {"off", "warn", "info", "debug"};
+  static const char kLevels[][6] = {"off", "warn", "info", "debug"};  // no relocations
   l->Str("{");
   JsonMembers j(l);
   j.Str("time", time).Str("host", named ? u.nodename : nullptr, sizeof(u.nodename));
