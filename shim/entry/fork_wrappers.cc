@@ -103,8 +103,8 @@ NUMABIND_EXPORT pid_t fork() {
 
 // _Fork is async-signal-safe (glibc, musl) and may be called from a signal handler: its wrapper finds the
 // real one without dlsym (ResolveSafe, at its first call: not at start-up, which every process would pay
-// for), captures no call stack, and prepares with mmap and raw system calls only (shim/launcher/prepare.cc). Its
-// child resolves an exec lazily, as a process exec'ing itself.
+// for), captures no call stack, and prepares with mmap and raw system calls only (shim/launcher/prepare.cc).
+// Its child resolves an exec lazily, as a process exec'ing itself.
 NUMABIND_EXPORT pid_t _Fork() {
   pid_t (*real)() = __atomic_load_n(&g_real.fork_, __ATOMIC_ACQUIRE);
   if (real == nullptr) {
