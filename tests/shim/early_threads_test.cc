@@ -16,26 +16,11 @@
 namespace numabind::shim::test {
 namespace {
 
-struct Outcome {
-  RunResult run;
-  std::vector<Report> reports;
-  std::string log;
-  std::string output;
-};
+using Outcome = PreloadedRun;
 
 /// helpers/thread_report under the shim, NUMABIND_LOG=info into a log file, and `env`.
-Outcome ThreadReport(std::vector<std::string> env) {
-  std::string dir = MakeTempDir("numabind-threads");
-  std::vector<std::string> all = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_LOG=info",
-                                  "NUMABIND_LOG_FILE=" + dir + "/log"};
-  all.insert(all.end(), env.begin(), env.end());
-  Outcome o;
-  o.run = Run({BuildDir() + "/helpers/thread_report", "--out", dir + "/reports"}, all, dir + "/output", 60);
-  o.reports = ReadReports(dir + "/reports");
-  o.log = ReadFile(dir + "/log");
-  o.output = ReadFile(dir + "/output");
-  RemoveTree(dir);
-  return o;
+Outcome ThreadReport(const std::vector<std::string>& env) {
+  return RunPreloaded({BuildDir() + "/helpers/thread_report", "--out", "@OUT"}, env, "numabind-threads");
 }
 
 std::vector<std::string> Split(const std::string& s, char sep) {

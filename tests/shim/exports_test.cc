@@ -47,16 +47,6 @@ std::vector<std::string> Entry(const std::string& entry) {
   return {BuildDir() + "/helpers/entry_launcher", entry, "2"};
 }
 
-/// The variable's JSON value in a report's "env" ("null" when unset, else a quoted string).
-std::string EnvOf(const Report& r, const std::string& name) {
-  std::string env = r.Get("env");
-  size_t at = env.find("\"" + name + "\":");
-  if (at == std::string::npos) return "(missing)";
-  at += name.size() + 3;
-  size_t end = env[at] == '"' ? env.find('"', at + 1) + 1 : env.find_first_of(",}", at);
-  return env.substr(at, end - at);
-}
-
 /// One CPU per rank: OMP_NUM_THREADS=1, OMP_PLACES={cpu}, a team of one on that CPU.
 void ExpectOneCpuEach(const std::vector<std::string>& launcher, const std::string& what) {
   CpuPair p = TwoAllowedCpus();

@@ -330,4 +330,32 @@ CpuPair TwoAllowedCpus() {
   return p;
 }
 
+PreloadedRun RunPreloaded(std::vector<std::string> argv, const std::vector<std::string>& env,
+                          const std::string& tag) {
+  std::string dir = MakeTempDir(tag);
+  for (std::string& a : argv) {
+    if (a == "@OUT") a = dir + "/reports";
+    if (a == "@REPORT") a = BuildDir() + "/helpers/report";
+  }
+  std::vector<std::string> all = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_LOG=info",
+                                  "NUMABIND_LOG_FILE=" + dir + "/log"};
+  all.insert(all.end(), env.begin(), env.end());
+  PreloadedRun o;
+  o.run = Run(argv, all, dir + "/output", 60);
+  o.reports = ReadReports(dir + "/reports");
+  o.log = ReadFile(dir + "/log");
+  o.output = ReadFile(dir + "/output");
+  RemoveTree(dir);
+  return o;
+}
+
+std::string EnvOf(const Report& r, const std::string& name) {
+  std::string env = r.Get("env");
+  size_t at = env.find("\"" + name + "\":");
+  if (at == std::string::npos) return "(missing)";
+  at += name.size() + 3;
+  size_t end = env[at] == '"' ? env.find('"', at + 1) + 1 : env.find_first_of(",}", at);
+  return env.substr(at, end - at);
+}
+
 }  // namespace numabind::shim::test

@@ -84,6 +84,23 @@ struct CpuPair {
 };
 CpuPair TwoAllowedCpus();
 
+/// What a run under the shim left: its status, the reports of helpers/report, the library's log, the output.
+struct PreloadedRun {
+  RunResult run;
+  std::vector<Report> reports;
+  std::string log;
+  std::string output;
+};
+
+/// Runs argv with the shim preloaded, NUMABIND_LOG=info into a log file, then `env`, in a fresh directory
+/// named after `tag` (removed after). In argv, "@REPORT" is helpers/report and "@OUT" the reports file.
+PreloadedRun RunPreloaded(std::vector<std::string> argv, const std::vector<std::string>& env,
+                          const std::string& tag);
+
+/// A variable's JSON value in a report's "env": "null" when unset, else the quoted string; "(missing)" when
+/// the report did not look.
+std::string EnvOf(const Report& r, const std::string& name);
+
 }  // namespace numabind::shim::test
 
 #endif  // NUMABIND_TESTS_SHIM_LAUNCH_UTIL_H_

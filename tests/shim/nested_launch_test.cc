@@ -19,32 +19,13 @@
 namespace numabind::shim::test {
 namespace {
 
-struct Outcome {
-  RunResult run;
-  std::vector<Report> reports;
-  std::string log;
-  std::string output;
-};
+using Outcome = PreloadedRun;
 
-/// Runs argv ("@REPORT": helpers/report, "@OUT": the reports file) with the shim preloaded, NUMABIND_LOG=info
-/// into a log file, and `env`.
-Outcome Start(std::vector<std::string> argv, std::vector<std::string> env) {
-  std::string dir = MakeTempDir("numabind-nested");
-  for (std::string& a : argv) {
-    if (a == "@OUT") a = dir + "/reports";
-    if (a == "@REPORT") a = BuildDir() + "/helpers/report";
-  }
-  std::vector<std::string> all = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_LOG=info",
-                                  "NUMABIND_LOG_FILE=" + dir + "/log", "NUMABIND_POLICY=auto",
-                                  "NUMABIND_DEVICES=none"};
+/// Runs argv under the shim (launch_util.h's RunPreloaded) with NUMABIND_POLICY=auto, no devices, and `env`.
+Outcome Start(std::vector<std::string> argv, const std::vector<std::string>& env) {
+  std::vector<std::string> all = {"NUMABIND_POLICY=auto", "NUMABIND_DEVICES=none"};
   all.insert(all.end(), env.begin(), env.end());
-  Outcome o;
-  o.run = Run(argv, all, dir + "/output", 60);
-  o.reports = ReadReports(dir + "/reports");
-  o.log = ReadFile(dir + "/log");
-  o.output = ReadFile(dir + "/output");
-  RemoveTree(dir);
-  return o;
+  return RunPreloaded(std::move(argv), all, "numabind-nested");
 }
 
 /// The CPU auto gives rank r of 2 on the whole machine: the r-th allowed CPU.

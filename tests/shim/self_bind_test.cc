@@ -16,12 +16,7 @@
 namespace numabind::shim::test {
 namespace {
 
-struct Outcome {
-  RunResult run;
-  std::vector<Report> reports;
-  std::string log;     // NUMABIND_LOG_FILE
-  std::string output;  // stdout + stderr
-};
+using Outcome = PreloadedRun;
 
 struct Cpus {
   std::string first, second, all, map;  // map: "cpus:<second>|<first>"
@@ -38,24 +33,9 @@ Cpus MachineCpus() {
   return c;
 }
 
-/// Runs argv with the shim preloaded, NUMABIND_LOG=info into a log file and `env`. "@OUT" in argv is the
-/// reports file.
-Outcome Start(std::vector<std::string> argv, std::vector<std::string> env) {
-  std::string dir = MakeTempDir("numabind-self");
-  for (std::string& a : argv) {
-    if (a == "@OUT") a = dir + "/reports";
-    if (a == "@REPORT") a = BuildDir() + "/helpers/report";
-  }
-  std::vector<std::string> all = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_LOG=info",
-                                  "NUMABIND_LOG_FILE=" + dir + "/log"};
-  all.insert(all.end(), env.begin(), env.end());
-  Outcome o;
-  o.run = Run(argv, all, dir + "/output", 60);
-  o.reports = ReadReports(dir + "/reports");
-  o.log = ReadFile(dir + "/log");
-  o.output = ReadFile(dir + "/output");
-  RemoveTree(dir);
-  return o;
+/// Runs argv under the shim (launch_util.h's RunPreloaded) with `env`.
+Outcome Start(std::vector<std::string> argv, const std::vector<std::string>& env) {
+  return RunPreloaded(std::move(argv), env, "numabind-self");
 }
 
 /// One report process under the shim.

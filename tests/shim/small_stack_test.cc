@@ -19,35 +19,17 @@
 namespace numabind::shim::test {
 namespace {
 
+using Outcome = PreloadedRun;
+
 constexpr char kTopology[] = "NUMABIND_TOPOLOGY=synthetic:pack:4 numa:4 core:32 pu:2";  // 1,024 PUs
 constexpr char kAllCpus[] = "NUMABIND_POLICY=cpus:0-1023";
 constexpr int kManyVars = 4000;
 
-struct Outcome {
-  RunResult run;
-  std::vector<Report> reports;
-  std::string log, output;
-};
-
-/// Runs argv (after the launcher's words: "@REPORT" is helpers/report, "@OUT" its reports file) with the
-/// shim preloaded, the 1,024-CPU plan and `env`.
+/// Runs argv under the shim (launch_util.h's RunPreloaded) with the 1,024-CPU plan and `env`.
 Outcome Start(std::vector<std::string> argv, const std::vector<std::string>& env) {
-  std::string dir = MakeTempDir("numabind-small-stack");
-  std::string build = BuildDir();
-  for (std::string& a : argv) {
-    if (a == "@REPORT") a = build + "/helpers/report";
-    if (a == "@OUT") a = dir + "/reports";
-  }
-  std::vector<std::string> all = {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_LOG=info",
-                                  "NUMABIND_LOG_FILE=" + dir + "/log", kTopology, kAllCpus};
+  std::vector<std::string> all = {kTopology, kAllCpus};
   all.insert(all.end(), env.begin(), env.end());
-  Outcome o;
-  o.run = Run(argv, all, dir + "/output", 60);
-  o.reports = ReadReports(dir + "/reports");
-  o.log = ReadFile(dir + "/log");
-  o.output = ReadFile(dir + "/output");
-  RemoveTree(dir);
-  return o;
+  return RunPreloaded(std::move(argv), all, "numabind-small-stack");
 }
 
 /// Starts one rank of helpers/report through entry_launcher `entry` ("small:execve"...).
@@ -55,16 +37,6 @@ Outcome Launch(const std::string& entry, const std::vector<std::string>& env) {
   return Start({BuildDir() + "/helpers/entry_launcher", entry, "1", "@REPORT", "--out", "@OUT", "--env",
                 "OMP_NUM_THREADS", "--env", "OMP_PLACES", "--env", "NUMABIND_BOUND", "--env", "PAD_3999"},
                env);
-}
-
-/// The variable's JSON value in a report's "env" ("null" when unset, else a quoted string).
-std::string EnvOf(const Report& r, const std::string& name) {
-  std::string env = r.Get("env");
-  size_t at = env.find("\"" + name + "\":");
-  if (at == std::string::npos) return "(missing)";
-  at += name.size() + 3;
-  size_t end = env[at] == '"' ? env.find('"', at + 1) + 1 : env.find_first_of(",}", at);
-  return env.substr(at, end - at);
 }
 
 /// "{0},{1},...,{1023}", quoted as in a report.
