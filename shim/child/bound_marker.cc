@@ -40,7 +40,7 @@ pid_t ParentOf(pid_t pid) {
   while (n > 0) path[at++] = digits[--n];
   for (const char* s = "/stat"; *s != '\0'; ++s) path[at++] = *s;
   path[at] = '\0';
-  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
+  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   char buf[512];
   long got = Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf) - 1);

@@ -172,7 +172,7 @@ int HelperMain(void* arg) {
   long nul = -1;
   if (r >= 0) {
     e.step = kOpenNull;
-    r = nul = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/dev/null"), O_RDWR);
+    r = nul = OpenAt(AT_FDCWD, "/dev/null", O_RDWR);
   }
   if (nul >= 0) {
     e.step = kDupNull;

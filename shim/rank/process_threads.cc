@@ -55,8 +55,7 @@ OtherThreads BindOtherThreads() {
   bool found_new = true;
   for (int walk = 0; walk < kMaxWalks && found_new; ++walk) {
     found_new = false;
-    long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/task"),
-                   O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    long fd = OpenAt(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return result;  // no /proc: the other threads keep their CPUs
     alignas(8) char buf[2048];
     long n;
