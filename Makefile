@@ -1,7 +1,7 @@
 # numabind: `make` builds the library and the command, `make test` runs every test, `make demo` shows it.
 # Sources are found by folder, so adding a file needs no change here. The folder says where the code runs:
 #   base/ config/ plan/   libc only, for any context (the library, and the command with the same objects)
-#   shim/**               the library, libnumabind.so (libc only; one subfolder per context, README.md)
+#   shim/**               the library, libnumabind.so (libc only; one subfolder per context, docs/design.md)
 #   planner/ cli/         the command and its helper mode (hwloc, libstdc++)
 # base, config, plan and shim are compiled with PURE_FLAGS; `make -s print-pure-srcs` prints that set for
 # scripts/lint.sh, and the fuzz build takes the libc-only layers from the same variables.

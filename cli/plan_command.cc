@@ -179,7 +179,7 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     }
     rows.push_back(std::move(row));
   }
-  // auto says what it decided and why (README: Policies).
+  // auto says what it decided and why (docs/policies.md).
   std::string decision = is_auto ? core::DescribeAuto(*basis, nranks, shares) : "";
   // The rows hold copies of what they need; LeakSanitizer (make test's asan suites) checks the command.
   free(const_cast<core::PlanBasis*>(basis));

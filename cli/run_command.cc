@@ -34,7 +34,7 @@ const OptionSpec kRunOptions[] = {
     {"--strict", "NUMABIND_STRICT", true, "", "do not start a rank that cannot be bound"},
     {"--export", "NUMABIND_EXPORT", false, "E",
      "none or a comma list of omp, omp-cpus, gpu, nic (rank variables)"},
-    {"--guard", "NUMABIND_GUARD", true, "", "narrow a rank's own affinity calls to its CPUs (see README)"},
+    {"--guard", "NUMABIND_GUARD", true, "", "narrow a rank's own affinity calls to its CPUs (docs/guard.md)"},
 };
 constexpr size_t kRunOptionCount = sizeof(kRunOptions) / sizeof(kRunOptions[0]);
 

@@ -17,7 +17,7 @@ const VarInfo kVars[] = {
      "cache of that node per rank. Without devices, ranks are spread over the NUMA nodes in contiguous "
      "blocks. auto: no configuration: the device's node when a rank is alone there, else exclusive blocks "
      "of whole last-level caches, then cores, then threads; without devices the same over every node with "
-     "CPUs (README: Policies). cpus: and nodes: are explicit per-rank maps: entries separated by |, each a "
+     "CPUs (docs/policies.md). cpus: and nodes: are explicit per-rank maps: entries separated by |, each a "
      "list such as "
      "0-3,8 (CPUs up to 65535, nodes up to 1023), *N repeats an entry (4096 entries in all), ranks wrap "
      "around."},
@@ -40,7 +40,7 @@ const VarInfo kVars[] = {
      "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, PMI_LOCAL_RANK, PALS_LOCAL_RANKID, "
      "MV2_COMM_WORLD_LOCAL_RANK, JSM_NAMESPACE_LOCAL_RANK, FLUX_TASK_LOCAL_ID, MPT_LRANK and SLURM_LOCALID "
      "(only in a Slurm step task, with SLURM_STEP_ID) that the new program's environment carries and the "
-     "launcher's own did not. Set, it also makes a step's only task on a node bind itself (see README)."},
+     "launcher's own did not. Set, it also makes a step's only task on a node bind itself (docs/slurm.md)."},
     {"NUMABIND_MATCH", "GLOB", kDefaultMatch, nullptr,
      "Spawns whose command line (arguments joined with spaces) matches this fnmatch(3) glob, made by a "
      "process that is not itself a rank, take local ranks 0, 1, 2... in spawn order: for launchers whose "
@@ -76,7 +76,7 @@ const VarInfo kVars[] = {
      "children and a taskset or numactl inside a rank keep their binding; a launcher inside a rank plans its "
      "ranks within that rank's CPUs."},
     {"NUMABIND_EXPORT", "none|omp,omp-cpus,gpu,nic", "none", nullptr,
-     "What else a bound rank's environment gets, set only in the rank's exec (see README). omp: "
+     "What else a bound rank's environment gets, set only in the rank's exec (docs/exports.md). omp: "
      "OMP_NUM_THREADS, OMP_PLACES (one place per physical core of the rank's CPUs; omp-cpus: per CPU) and "
      "OMP_PROC_BIND=close, each unless already set; gpu: CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES "
      "narrowed to the rank's device; nic: NCCL_IB_HCA and UCX_NET_DEVICES naming the NICs near the rank, "
@@ -85,7 +85,7 @@ const VarInfo kVars[] = {
      "1: in a rank numabind bound, sched_setaffinity and pthread_setaffinity_np calls for the rank's own "
      "threads are narrowed to the rank's CPUs (no CPU in common: EINVAL), the first narrowing logged once "
      "with the caller's stack; other processes' calls pass through. Raw system calls and memory-policy "
-     "calls are not guarded (see README)."},
+     "calls are not guarded (docs/guard.md)."},
 };
 
 const int kVarCount = sizeof(kVars) / sizeof(kVars[0]);

@@ -208,7 +208,7 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   const core::PlanBasis* basis = g_state.basis;
   if (basis == nullptr) {
     const char* why = g_state.prepared ? g_state.prepare_error
-                                       : "no plan was prepared before the launcher forked (see README)";
+                                       : "no plan was prepared before the launcher forked (docs/limits.md)";
     return Fail(line, path, m, "", why, EINVAL, err);
   }
   if (basis->cpu_words > kMaxCpuWords || basis->node_words > kMaxNodeWords) {

@@ -4,7 +4,7 @@
 // pthread_setaffinity_np calls for the rank's own threads are narrowed to the rank's CPUs (NCCL's temporary
 // GPU-local mask, user code's os.sched_setaffinity with the whole machine); other processes' calls pass
 // through. Raw system calls (syscall(SYS_sched_setaffinity): Intel OpenMP, libnuma, numactl) never reach a
-// preloaded library and cannot be caught. Memory-policy calls are not guarded: README says why.
+// preloaded library and cannot be caught. Memory-policy calls are not guarded: docs/guard.md says why.
 //
 // Cost: each exported wrapper is one load of a function pointer and an indirect call. The pointer starts at
 // a resolver that finds the next definition (libc's) with dlsym on the first call, then points at it; in a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make deb`: lintian reports no errors, and the package installs, switches numabind on for login shells
-# (and through the /etc/ld.so.preload line the README gives), binds a rank from the installed files,
+# (and through the /etc/ld.so.preload line docs/package.md gives), binds a rank from the installed files,
 # upgrades over itself keeping an administrator's change to its conffile, is removed and purged cleanly.
 # dpkg runs on this machine's own root, inside a private mount namespace whose /etc, /usr and /var are
 # overlays over the real ones: nothing reaches the host. Needs root (counted as skipped otherwise) and ends
@@ -93,8 +93,8 @@ check login_loaded "$([ "$got" -ge 1 ] 2>/dev/null || echo "not mapped: $got")"
 got=$(login NUMABIND_POLICY=node NUMABIND_LOG=info bash -lc 'LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 /bin/true' 2>&1)
 check installed_binds_rank "$([[ $got == *"numabind: bound rank 0 of 1 (LOCAL_RANK) /bin/true: cpus "* ]] || echo "$got")"
 
-# The README's /etc/ld.so.preload line: every process, without a login shell, starts clean (32-bit ones: in
-# the guest, as above).
+# docs/package.md's /etc/ld.so.preload line: every process, without a login shell, starts clean (32-bit
+# ones: in the guest, as above).
 echo '/usr/$LIB/libnumabind.so' >/etc/ld.so.preload
 got=$(env -i /bin/sh -c 'grep -q libnumabind.so /proc/self/maps && echo mapped; /bin/true; echo status $?' 2>&1)
 check ld_so_preload "$([ "$got" = "$(printf 'mapped\nstatus 0')" ] || echo "$got")"

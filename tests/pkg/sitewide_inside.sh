@@ -2,7 +2,7 @@
 # The part of the site-wide test that runs as root with a root file system of its own to change: on this
 # machine inside a private mount namespace (tests/pkg/sitewide_test.sh), in the qemu guest as it is
 # (tests/vm/sitewide.sh). /etc, /usr and /var become overlays over the real ones; a mixed workload runs
-# without numabind, then with the package installed and the README's /etc/ld.so.preload line, and must
+# without numabind, then with the package installed and docs/package.md's /etc/ld.so.preload line, and must
 # print and exit the same; then jobs bind every rank. Environment: T (a scratch directory others can read),
 # DEB (the package), REPORT (tests/shim/helpers/report), optionally PROGS, SITEWIDE_QUICK and RUN32
 # (below). Prints "PASS name" / "FAIL name: why", then END.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # numabind site-wide on this machine's own root: a mixed workload runs once without numabind, then with the
-# package installed and the README's /etc/ld.so.preload line (so the library is in every process, login
+# package installed and docs/package.md's /etc/ld.so.preload line (so the library is in every process, login
 # shell or not), with and without NUMABIND_POLICY in the environment, and every program must print the same
 # and exit the same. Then jobs with NUMABIND_POLICY set bind every rank. dpkg and /etc/ld.so.preload live in a
 # private mount namespace whose /etc, /usr and /var are overlays over the real ones: nothing reaches the

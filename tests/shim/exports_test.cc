@@ -140,7 +140,7 @@ Test(exports, nothing_to_export_is_one_line_and_still_bound, .timeout = 60) {
 
 // A rank that binds itself at start-up (no launcher preloaded) exports into its own environment: what its
 // children and later-loaded runtimes read. libgomp, linked into the program, has read OMP_* in its own
-// constructor before numabind's ran: the team keeps libgomp's default size (see README).
+// constructor before numabind's ran: the team keeps libgomp's default size (see docs/exports.md).
 Test(exports, self_binding_rank_exports_to_its_own_environment, .timeout = 60) {
   CpuPair p = TwoAllowedCpus();
   std::string dir = MakeTempDir("numabind-exports");

@@ -37,7 +37,8 @@ stress_checks() {
   # on it, so every binding must still be exact. The six entry points the launcher binds for (not system()
   # and popen(), whose shells each plan again whenever the online CPUs change): those shells, 16 at once
   # under emulation, passed the planner helper's 10 s limit at host load, and one was seen starting on
-  # another rank's CPU (3 times in about 40 rounds, cause not found: README, Known limits). all-entry-points covers them.
+  # another rank's CPU (3 times in about 40 rounds, cause not found: docs/limits.md). all-entry-points
+  # covers them.
   last=$top
   rm -f "$WORK/cycles"
   ( while :; do echo 0 > "/sys/devices/system/cpu/cpu$last/online"; sleep 0.2
