@@ -39,8 +39,14 @@ PLANNER_SRCS := $(wildcard planner/*.cc)
 CLI_SRCS := $(wildcard cli/*.cc)
 HELPER_SRCS := $(wildcard tests/shim/helpers/*.c)
 
-obj = $(patsubst %.cc,$(BUILD)/obj/%.o,$(1))
-pureobj = $(patsubst %.cc,$(BUILD)/pure/%.o,$(1))
+# Where objects go. Two sources have an installed path compiled in (PATH_SRCS); the package build
+# (install-build) compiles only those in its own BUILD and takes every other object from OBJ_BUILD, the
+# build tree's, which is compiled with the same flags.
+OBJ_BUILD ?= $(BUILD)
+PATH_SRCS := cli/run_command.cc shim/launcher/prepare.cc
+objdir = $(if $(filter $(1),$(PATH_SRCS)),$(BUILD),$(OBJ_BUILD))
+obj = $(foreach f,$(1),$(call objdir,$(f))/obj/$(f:.cc=.o))
+pureobj = $(foreach f,$(1),$(call objdir,$(f))/pure/$(f:.cc=.o))
 
 LIB := $(BUILD)/libnumabind.so
 CLI := $(BUILD)/numabind
@@ -55,6 +61,10 @@ TEST_LAYERS := $(sort $(patsubst tests/%/,%,$(dir $(wildcard tests/*/*_test.cc))
 TEST_BINS := $(foreach l,$(TEST_LAYERS),$(BUILD)/tests/$(l)_test)
 # Shell suites: installing and packaging (they build what they install themselves).
 TEST_SCRIPTS := $(wildcard tests/pkg/*_test.sh)
+# Test code is compiled without optimisation: it is most of the build's compile time (Criterion's macros;
+# -O2 -g costs 2.5 times -O0 -g), and what it tests is compiled with OPT.
+TEST_OPT ?= -O0
+$(BUILD)/obj/tests/%.o: CXXFLAGS_BASE += $(TEST_OPT)
 
 .PHONY: FORCE all print-pure-srcs print-command-srcs lint test test-unit test-vm test-cluster stress demo install install-build uninstall deb man check-abi deps clean bench readme-vars
 all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(MUSL_HELPERS)
@@ -66,9 +76,19 @@ $(BUILD)/shim-path.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(SHIM_PATH)' | cmp -s - $@ || echo '$(SHIM_PATH)' >$@
 
-$(BUILD)/pure/%.o: %.cc
-	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS_BASE) $(PURE_FLAGS) $(EXTRA_FLAGS) -MMD -MP -c $< -o $@
+# The compile rules, for BUILD and (the package build) OBJ_BUILD.
+define compile_rules
+$(1)/pure/%.o: %.cc
+	@mkdir -p $$(dir $$@)
+	$$(CXX) $$(CXXFLAGS_BASE) $$(PURE_FLAGS) $$(EXTRA_FLAGS) -MMD -MP -c $$< -o $$@
+$(1)/pure/shim/%.o: shim/%.S
+	@mkdir -p $$(dir $$@)
+	$$(CC) -c $$< -o $$@
+$(1)/obj/%.o: %.cc
+	@mkdir -p $$(dir $$@)
+	$$(CXX) $$(CXXFLAGS_BASE) -MMD -MP -c $$< -o $$@
+endef
+$(foreach d,$(sort $(BUILD) $(OBJ_BUILD)),$(eval $(call compile_rules,$(d))))
 
 # prepare.o is rebuilt whenever HELPER_PATH changes (the stamp holds the last value).
 $(BUILD)/pure/shim/launcher/prepare.o: EXTRA_FLAGS = -DNUMABIND_HELPER_PATH='"$(HELPER_PATH)"'
@@ -78,20 +98,13 @@ $(BUILD)/helper-path.stamp: FORCE
 	@echo '$(HELPER_PATH)' | cmp -s - $@ || echo '$(HELPER_PATH)' > $@
 FORCE:
 
-$(BUILD)/obj/%.o: %.cc
-	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS_BASE) -MMD -MP -c $< -o $@
-
-$(BUILD)/pure/shim/%.o: shim/%.S
-	@mkdir -p $(dir $@)
-	$(CC) -c $< -o $@
 
 # The shim: linked by the C driver so libstdc++ is never added; -z defs catches anything that needs more.
 # -nostartfiles: without crti/crtbeginS, whose weak references (__gmon_start__, _ITM_*TMCloneTable,
 # __cxa_finalize) the loader looks up in every process, in vain for three of them: about 3,000 instructions
 # per start (the library has no static destructors: __dso_handle would be undefined). crtendS.o stays for
 # the .eh_frame terminator.
-$(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) shim/entry/exports.map
+$(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(OBJ_BUILD)/pure/%.o,$(SHIM_ASM)) shim/entry/exports.map
 	$(CC) -shared -nostartfiles -Wl,-z,defs -Wl,--version-script=shim/entry/exports.map -Wl,--gc-sections \
 	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^) $(shell $(CC) -print-file-name=crtendS.o)
 
@@ -194,6 +207,7 @@ ASAN_BUILD := $(BUILD)/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_LAYERS := $(filter-out shim,$(TEST_LAYERS))
 ASAN_TEST_BINS := $(foreach l,$(ASAN_LAYERS),$(ASAN_BUILD)/tests/$(l)_test)
+PLAIN_TEST_BINS := $(foreach l,$(filter-out $(ASAN_LAYERS),$(TEST_LAYERS)),$(BUILD)/tests/$(l)_test)
 
 asan-build: $(LIB) $(EMPTYLIB)
 	$(MAKE) BUILD=$(ASAN_BUILD) OPT=-O1 SAN_FLAGS="$(ASAN_FLAGS)" $(ASAN_BUILD)/numabind $(ASAN_TEST_BINS)
@@ -206,10 +220,12 @@ deps:
 JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
 
 # The build's time goes into the table of times run-tests.sh prints before the total.
+# The layers that ASAN_TEST_BINS test run once, sanitized (the plain build of what they test runs in every
+# other suite); `make test-unit` runs them all plain.
 test: deps
-	t0=$$(date +%s) && $(MAKE) $(JOBS) all $(TEST_BINS) fuzz-build asan-build && \
+	t0=$$(date +%s) && $(MAKE) $(JOBS) all $(PLAIN_TEST_BINS) fuzz-build asan-build && \
 	BUILD_SECONDS=$$(($$(date +%s) - t0)) BUILD=$(BUILD) ASAN_TESTS="$(ASAN_TEST_BINS)" FUZZ_TARGETS="$(FUZZ_BINS)" \
-	  scripts/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS) scripts/lint.sh
+	  scripts/run-tests.sh $(PLAIN_TEST_BINS) $(TEST_SCRIPTS) scripts/lint.sh
 
 test-unit: all $(TEST_BINS)
 	BUILD=$(BUILD) SKIP_VM=1 SKIP_CLUSTER=1 scripts/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
@@ -259,8 +275,9 @@ check-abi: $(LIB)
 # `gcc -print-multiarch`), so that /etc/profile.d/numabind.sh can preload "$(PREFIX)/$$LIB/libnumabind.so"
 # and a 32-bit program finds the empty 32-bit stub where $LIB points for it (lib32, with Debian's libc6-i386)
 # instead of printing a loader error. The helper goes into libexec, at
-# the path compiled into the library. Everything is built in its own BUILD dir (PKG_BUILD) with the
-# installed paths, never mixed with the build tree's objects, whose helper path is the build tree's.
+# the path compiled into the library. What install copies is linked in its own BUILD dir (PKG_BUILD): the two
+# objects with an installed path compiled in (PATH_SRCS) are compiled there, every other object is the build
+# tree's (OBJ_BUILD), whose helper path is the build tree's.
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 BINDIR := $(PREFIX)/bin
 LIBDIR := $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
@@ -291,9 +308,9 @@ $(BUILD)/man/numabind.%: $(CLI)
 $(BUILD)/numabind.sh: packaging/profile.sh.in
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' $< >$@
 
-# Builds what install copies, in PKG_BUILD with the installed paths compiled in.
+# Links what install copies in PKG_BUILD, with the installed paths compiled in.
 install-build:
-	$(MAKE) BUILD=$(PKG_BUILD) $(PKG_PATHS) PREFIX=$(PREFIX) $(PKG_BUILD)/libnumabind.so \
+	$(MAKE) BUILD=$(PKG_BUILD) OBJ_BUILD=$(BUILD) $(PKG_PATHS) PREFIX=$(PREFIX) $(PKG_BUILD)/libnumabind.so \
 	  $(PKG_BUILD)/numabind $(PKG_BUILD)/lib32/libnumabind.so $(PKG_BUILD)/numabind.sh \
 	  $(PKG_BUILD)/man/numabind.1 $(PKG_BUILD)/man/numabind.7
 
@@ -322,7 +339,7 @@ deb: deps
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
+-include $(shell find $(sort $(BUILD) $(OBJ_BUILD)) -name '*.d' -type f 2>/dev/null)
 
 # The pictures of `numabind plan --draw` that tests/cli/draw_test.cc compares with tests/cli/golden/*.txt,
 # written anew (review them with `git diff tests/cli/golden`).

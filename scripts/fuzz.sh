@@ -5,7 +5,8 @@
 #   scripts/fuzz.sh [--short] BIN...
 # FUZZ_SECONDS (default 60) per target; --short (make test) FUZZ_SHORT_SECONDS (default 3), a fresh work
 # corpus and a fixed seed (FUZZ_SEED, default 1), so that make test tries the same inputs each time. Inputs a target finds go to $BUILD/fuzz/work/<name> (kept between runs of `make fuzz`), crashes to
-# $BUILD/fuzz/crashes/<name>-*; the repository's corpus is only read.
+# $BUILD/fuzz/crashes/<name>-*; the repository's corpus is only read. FUZZ_JOBS targets run at once (default:
+# the CPU count).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -15,7 +16,8 @@ if [ "${1:-}" = --short ]; then short=1; seconds=${FUZZ_SHORT_SECONDS:-3}; seed=
 passed=0 failed=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$BUILD/fuzz/crashes"
-for bin in "$@"; do
+fuzz_one() {  # BIN: runs one target; its report into $tmp/NAME.report, 0 or 1 into $tmp/NAME.failed
+  local bin=$1 name corpus work log rc runs cov
   name=$(basename "$bin"); name=${name%_fuzz}
   corpus=fuzz/corpus/$name
   work=$BUILD/fuzz/work/$name
@@ -30,17 +32,31 @@ for bin in "$@"; do
   runs=$(grep -a -o -E '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -o -E '[0-9]+$')
   cov=$(grep -a -o -E 'cov: [0-9]+' "$log" | tail -n 1 | grep -o -E '[0-9]+')
   if [ "$rc" -eq 0 ]; then
-    passed=$((passed + 1))
-    echo "fuzz $name: ok, ${runs:-?} inputs in ${seconds} s, ${cov:-?} edges covered"
+    echo 0 >"$tmp/$name.failed"
+    echo "fuzz $name: ok, ${runs:-?} inputs in ${seconds} s, ${cov:-?} edges covered" >"$tmp/$name.report"
   else
-    failed=$((failed + 1))
-    echo "fuzz $name: FAILED (exit $rc)"
+    echo 1 >"$tmp/$name.failed"
     # The finding: the invariant or sanitizer report and the frames in numabind's own code.
-    { grep -a -A1 'invariant failed' "$log"
-      grep -a -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|^SUMMARY' "$log"
-      grep -a -E '^    #[0-9]+ .* (base|config|plan|planner|shim|cli|fuzz)/([a-z_]+/)?[a-z_]+\.(cc|h):' "$log" | head -n 8
-      grep -a 'Test unit written' "$log"; } | head -n 20
+    { echo "fuzz $name: FAILED (exit $rc)"
+      { grep -a -A1 'invariant failed' "$log"
+        grep -a -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|^SUMMARY' "$log"
+        grep -a -E '^    #[0-9]+ .* (base|config|plan|planner|shim|cli|fuzz)/([a-z_]+/)?[a-z_]+\.(cc|h):' "$log" | head -n 8
+        grep -a 'Test unit written' "$log"; } | head -n 20; } >"$tmp/$name.report"
   fi
+}
+
+# The targets run FUZZ_JOBS at a time (default: one per CPU); the reports are printed in the given order.
+jobs=${FUZZ_JOBS:-$(nproc)} running=0
+for bin in "$@"; do
+  if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+  fuzz_one "$bin" &
+  running=$((running + 1))
+done
+wait
+for bin in "$@"; do
+  name=$(basename "$bin"); name=${name%_fuzz}
+  if [ -f "$tmp/$name.report" ]; then cat "$tmp/$name.report"; else echo "fuzz $name: FAILED (no report)"; fi
+  if [ "$(cat "$tmp/$name.failed" 2>/dev/null)" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

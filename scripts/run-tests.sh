@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs every test suite given on the command line (Criterion binaries, or shell suites *.sh that end with an
 # "N passed, N failed[, N skipped]" line), the sanitized and fuzzing suites named by ASAN_TESTS and
-# FUZZ_TARGETS (below), then the namespace cluster suite (tests/cluster/run.sh) unless
-# SKIP_CLUSTER=1 beside the multi-NUMA guest suite (tests/vm/run.sh) unless SKIP_VM=1, and closes with one line
-# that totals them all ("tests: N passed, N failed, N skipped"). A suite that crashes or prints no result
-# counts as a failure, never as a pass. A skipped test (Criterion's cr_skip_test, a suite's "N skipped") is
-# counted as skipped; under CI (CI=true), which runs as root with every package installed, a skip fails the
-# run. Before the total it prints how long each suite took (wall time; the cluster suite runs beside the
-# guests), and the build's time when the Makefile passes BUILD_SECONDS.
+# FUZZ_TARGETS (below), the multi-NUMA guest suite (tests/vm/run.sh) unless SKIP_VM=1 and the namespace
+# cluster suite (tests/cluster/run.sh) unless SKIP_CLUSTER=1, and closes with one line that totals them all
+# ("tests: N passed, N failed, N skipped"). The Criterion binaries run first, alone; then the guests and the
+# cluster start in the background and everything else runs beside them. A suite that crashes or prints no
+# result counts as a failure, never as a pass. A skipped test (Criterion's cr_skip_test, a suite's
+# "N skipped") is counted as skipped; under CI (CI=true), which runs as root with every package installed, a
+# skip fails the run. Before the total it prints how long each suite took (wall time, the background ones
+# from their start), and the build's time when the Makefile passes BUILD_SECONDS.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=build-link.sh
@@ -20,8 +21,8 @@ t_suite=0
 started() { t_suite=$(date +%s); }
 took() { times+=("$(($(date +%s) - t_suite)) $1"); }  # $1 = suite name
 t_all=$(date +%s)
-log=$(mktemp) cluster_log=$(mktemp)
-trap 'rm -f "$log" "$cluster_log"; [ -z "$BUILD_LINK_DIR" ] || rm -rf "$BUILD_LINK_DIR"' EXIT
+log=$(mktemp) cluster_log=$(mktemp) vm_log=$(mktemp)
+trap 'rm -f "$log" "$cluster_log" "$vm_log"; [ -z "$BUILD_LINK_DIR" ] || rm -rf "$BUILD_LINK_DIR"' EXIT
 
 tally() {  # $1 = suite name, $2 = exit status; reads $log
   local line p f c s
@@ -50,17 +51,44 @@ tally() {  # $1 = suite name, $2 = exit status; reads $log
   fi
 }
 
+# The Criterion suites first, on an otherwise idle machine: the shim's tests time how fast the library
+# reacts (a signal while preparing, the shared basis's waits).
 for bin in "$@"; do
+  [[ $bin == *.sh ]] && continue
   name=$(basename "$bin")
   echo "=== $name"
   started
-  if [[ $bin == *.sh ]]; then
-    "$bin" 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
-  else
-    # --verbose=1 so that skipped tests are named; the RUN and PASS lines are kept out of the output.
-    "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
-    rc=${PIPESTATUS[0]}
-  fi
+  # --verbose=1 so that skipped tests are named; the RUN and PASS lines are kept out of the output.
+  "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
+  rc=${PIPESTATUS[0]}
+  took "$name"
+  tally "$name" "$rc"
+done
+
+# Then the guests (tests/vm/run.sh) unless SKIP_VM=1 and the namespace cluster (tests/cluster/run.sh) unless
+# SKIP_CLUSTER=1 start in the background: an emulated guest keeps about one and a half CPUs busy and the
+# cluster mostly waits (daemons, ssh), so the shell suites, the sanitized suites and the fuzzing pass run
+# beside them. Their output is shown when they end.
+vm_pid='' cluster_pid=''
+if [ "${SKIP_VM:-0}" != 1 ]; then
+  echo "=== vm (tests/vm/run.sh, in the background; output when it ends)"
+  t_vm=$(date +%s)
+  BUILD=$BUILD tests/vm/run.sh >"$vm_log" 2>&1 &
+  vm_pid=$!
+fi
+if [ "${SKIP_CLUSTER:-0}" != 1 ]; then
+  echo "=== cluster (tests/cluster/run.sh, in the background; output when it ends)"
+  t_cluster=$(date +%s)
+  BUILD=$BUILD tests/cluster/run.sh >"$cluster_log" 2>&1 &
+  cluster_pid=$!
+fi
+
+for bin in "$@"; do
+  [[ $bin == *.sh ]] || continue
+  name=$(basename "$bin")
+  echo "=== $name"
+  started
+  "$bin" 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
   took "$name"
   tally "$name" "$rc"
 done
@@ -90,31 +118,15 @@ if [ -n "${FUZZ_TARGETS:-}" ]; then
   tally fuzz "$rc"
 fi
 
-# The cluster suite mostly waits (daemons, ssh: about 3 s of CPU in 45 s), so it runs beside the guests, which
-# keep both CPUs busy; its output is shown when it ends.
-cluster_pid=
-if [ "${SKIP_CLUSTER:-0}" != 1 ]; then
-  echo "=== cluster (tests/cluster/run.sh, beside the guests; output when it ends)"
-  t_cluster=$(date +%s)
-  BUILD=$BUILD tests/cluster/run.sh >"$cluster_log" 2>&1 &
-  cluster_pid=$!
-fi
-
-if [ "${SKIP_VM:-0}" != 1 ]; then
-  echo "=== vm (tests/vm/run.sh)"
-  started
-  BUILD=$BUILD tests/vm/run.sh 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
-  took vm
-  tally vm "$rc"
-fi
-
-if [ -n "$cluster_pid" ]; then
-  wait "$cluster_pid"; rc=$?
-  t_suite=$t_cluster; took "cluster (beside vm)"
-  echo "=== cluster (tests/cluster/run.sh)"
-  cat "$cluster_log"; cp "$cluster_log" "$log"
-  tally cluster "$rc"
-fi
+background() {  # NAME PID START LOG: waits for a background suite, shows its output, tallies it
+  wait "$2"; local rc=$?
+  t_suite=$3; took "$1 (background)"
+  echo "=== $1"
+  cat "$4"; cp "$4" "$log"
+  tally "$1" "$rc"
+}
+[ -z "$vm_pid" ] || background vm "$vm_pid" "$t_vm" "$vm_log"
+[ -z "$cluster_pid" ] || background cluster "$cluster_pid" "$t_cluster" "$cluster_log"
 
 if [ "$skipped" -gt 0 ] && [ "${CI:-}" = true ]; then
   echo "run-tests: $skipped tests skipped under CI, which must run them all"; status=1

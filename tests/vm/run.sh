@@ -105,7 +105,7 @@ for layout in $layouts; do
     -device virtio-9p-pci,fsdev=build,mount_tag=build,bus=pci.0 \
     -kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
     -append "console=ttyS0 quiet loglevel=1 panic=-1 mitigations=off numabind.layout=$layout ${VM_APPEND:-}" \
-    < /dev/null 2> "$out/$layout.qemu.err" | tr -d '\r' | tee "$log" \
+    < /dev/null 2> "$out/$layout.qemu.err" | sed -u 's/\r$//' | tee "$log" \
     | sed -u -n -e "s#^\(PASS\|FAIL\) #\1 $layout/#p" -e 's#^\(vm-init\|vm-guest\|note\):#  \1:#p'
   rc=${PIPESTATUS[0]}
   t=$(($(date +%s) - t0))

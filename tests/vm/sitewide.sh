@@ -16,7 +16,7 @@ sitewide_checks() {
       "FAIL "*) rest=${line#FAIL }; fail "sitewide/${rest%%: *}" "${rest#*: }" ;;
       END) ended=1 ;;
     esac
-  done < <(T=$t DEB=$deb REPORT=$REPORT PROGS=$build/sitewide SITEWIDE_QUICK=1 RUN32=1 timeout 300 unshare --mount --propagation private \
+  done < <(T=$t DEB=$deb REPORT=$REPORT PROGS=$build/sitewide SITEWIDE_QUICK=1 RUN32=1 INSTALL=extract timeout 300 unshare --mount --propagation private \
              bash "$repo/tests/pkg/sitewide_inside.sh" 2>&1)
   [ "$ended" = 1 ] || fail sitewide/finished "tests/pkg/sitewide_inside.sh stopped early (or took over 300 s)"
   rm -rf "$t"
