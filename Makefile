@@ -91,9 +91,14 @@ $(BUILD)/pure/shim/%.o: shim/%.S
 # __cxa_finalize) the loader looks up in every process, in vain for three of them: about 3,000 instructions
 # per start (the library has no static destructors: __dso_handle would be undefined). crtendS.o stays for
 # the .eh_frame terminator.
-$(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) shim/entry/exports.map
-	$(CC) -shared -nostartfiles -Wl,-z,defs -Wl,--version-script=shim/entry/exports.map -Wl,--gc-sections \
+$(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(BUILD)/pure/%.o,$(SHIM_ASM)) $(BUILD)/exports.map
+	$(CC) -shared -nostartfiles -Wl,-z,defs -Wl,--version-script=$(BUILD)/exports.map -Wl,--gc-sections \
 	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^) $(shell $(CC) -print-file-name=crtendS.o)
+
+# The version script: the exported names of shim/entry/wrapped.def, the one list of the wrapped functions.
+$(BUILD)/exports.map: shim/entry/exports.map.in shim/entry/wrapped.def
+	@mkdir -p $(dir $@)
+	$(CC) -E -P -x c -I. $< -o $@
 
 $(CLI): $(call obj,$(CLI_SRCS) $(PLANNER_SRCS)) $(call pureobj,$(LIBC_SRCS))
 	$(CXX) $(SAN_FLAGS) -o $@ $^ $(HWLOC_LIBS)

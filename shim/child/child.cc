@@ -398,10 +398,13 @@ void WriteLogRaw(const char* text, size_t len) {
 // Child-safe: returns a string literal.
 const char* EntryName(Entry entry) {
   // Arrays, not pointers: no relocations for the loader.
-  static const char kNames[][13] = {"execve",       "execv",       "execvp",       "execvpe",  "execl",
-                                    "execle",       "execlp",      "fexecve",      "execveat", "posix_spawn",
-                                    "posix_spawnp", "pidfd_spawn", "pidfd_spawnp", "system",   "popen",
-                                    "setenv",       "start-up"};
+  static const char kNames[][13] = {
+#define NUMABIND_ENTRY(symbol, id) #symbol,
+#define NUMABIND_EXPORT_ONLY(symbol)
+#include "shim/entry/wrapped.def"
+      "start-up"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Entry::kStartup) + 1,
+                "one name per entry");
   return kNames[static_cast<int>(entry)];
 }
 

@@ -21,24 +21,12 @@
 
 namespace numabind::shim {
 
-/// Which wrapped call a spawn came through, for the log.
+/// Which wrapped call a spawn came through, for the log: one per NUMABIND_ENTRY of shim/entry/wrapped.def,
+/// in its order, then the start-up.
 enum class Entry : uint8_t {
-  kExecve,
-  kExecv,
-  kExecvp,
-  kExecvpe,
-  kExecl,
-  kExecle,
-  kExeclp,
-  kFexecve,
-  kExecveat,
-  kPosixSpawn,
-  kPosixSpawnp,
-  kPidfdSpawn,
-  kPidfdSpawnp,
-  kSystem,
-  kPopen,
-  kSetenv,
+#define NUMABIND_ENTRY(symbol, id) id,
+#define NUMABIND_EXPORT_ONLY(symbol)
+#include "shim/entry/wrapped.def"
   kStartup,  ///< a rank binding itself in the library's constructor
 };
 
