@@ -16,19 +16,12 @@
 #include <sys/types.h>
 
 #include "base/text.h"
+#include "shim/entry/entry.h"
 #include "shim/entry/state.h"
 #include "shim/log/line.h"
+#include "shim/log/log.h"
 
 namespace numabind::shim {
-
-/// Which wrapped call a spawn came through, for the log: one per NUMABIND_ENTRY of shim/entry/wrapped.def,
-/// in its order, then the start-up.
-enum class Entry : uint8_t {
-#define NUMABIND_ENTRY(symbol, id) id,
-#define NUMABIND_EXPORT_ONLY(symbol)
-#include "shim/entry/wrapped.def"
-  kStartup,  ///< a rank binding itself in the library's constructor
-};
 
 /// How a spawn was recognised as a rank.
 struct RankMatch {
@@ -89,8 +82,8 @@ size_t EnvCount(char* const* envp);
 char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out);
 
 /// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank). Failures are logged at
-/// once; a successful binding is described in `line` without its pid, which the caller appends and logs
-/// with FinishBoundLine (before the exec, or after posix_spawn returns the child's pid). `path` names the
+/// once; a successful binding is described in `line` (FormatBound's words, shim/log/log.h) without its
+/// pid, which the caller appends and logs with FinishBoundLine (before the exec, or after posix_spawn returns the child's pid). `path` names the
 /// program. Sets m->replaced. On kRefused, *err is the errno to fail with.
 BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, Line* line, int* err);
 
@@ -98,9 +91,6 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* s
 /// (the caller has Restore'd it): one warn line, in `line` (emptied first). kUnbound: start it with the
 /// environment it has; kRefused (NUMABIND_STRICT=1): fail the spawn with *err = e.
 BindResult FailEnvironment(Line* line, const char* path, const RankMatch& m, int e, int* err);
-
-/// Child-safe: appends " pid N" to a line BindRank filled and writes it at NUMABIND_LOG=info.
-void FinishBoundLine(Line* line, pid_t pid);
 
 /// Child-safe: puts back the binding BindRank saved.
 void Restore(const SavedBinding& saved);
@@ -115,9 +105,6 @@ bool CmdlineMatches(const char* path);
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
 bool ArgvMatches(char* const* argv);
-
-/// Child-safe: the C name of an entry point ("execve").
-const char* EntryName(Entry entry);
 
 }  // namespace numabind::shim
 

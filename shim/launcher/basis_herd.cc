@@ -19,6 +19,7 @@
 #include "shim/entry/state.h"
 #include "shim/launcher/basis_cache.h"
 #include "shim/log/line.h"
+#include "shim/log/log.h"
 
 namespace numabind::shim {
 namespace {
@@ -165,7 +166,7 @@ void RemoveStaleTemporaries(int dir) {
   if (list < 0) return;
   timespec now = ClockNow(CLOCK_REALTIME);
   long self = Sys6(SYS_getpid);
-  struct Entry {  // the kernel's struct linux_dirent64
+  struct DirEntry {  // the kernel's struct linux_dirent64
     uint64_t ino;
     int64_t off;
     unsigned short reclen;
@@ -176,7 +177,7 @@ void RemoveStaleTemporaries(int dir) {
   long n;
   while ((n = Sys6(SYS_getdents64, list, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
     for (long at = 0; at < n;) {
-      const Entry* e = reinterpret_cast<const Entry*>(buf + at);
+      const DirEntry* e = reinterpret_cast<const DirEntry*>(buf + at);
       if (e->reclen == 0) break;
       at += e->reclen;
       long pid = TemporaryWriter(e->name);
