@@ -102,6 +102,7 @@ void FormatBound(const BoundEvent& event, Line* line) {
 
 // Child-safe: formats on the stack and writes with raw system calls.
 void FinishBoundLine(Line* line, pid_t pid) {
+  if (g_state.config.log < config::LogLevel::kInfo) return;  // an info event, in either format
   bool debug = g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0';
   if (Json()) return WriteJsonBound(*line, pid, debug ? g_state.stack : nullptr);
   if (pid > 0)
@@ -110,7 +111,7 @@ void FinishBoundLine(Line* line, pid_t pid) {
     line->Str(" pid unknown");
   if (debug) line->Str("\n").Str(g_state.stack);
   size_t len = line->Finish();
-  WriteLog(config::LogLevel::kInfo, line->data(), len);
+  WriteLogRaw(line->data(), len);
 }
 
 // Child-safe: a JSON line of its own in JSON mode, else one raw write.
