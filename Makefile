@@ -132,14 +132,15 @@ $(BUILD)/helpers/musl/%: tests/shim/helpers/%.c
 	$(MUSL_CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
 
 # The sources each layer's tests link: the layer and the layers below it, never one above. The shim's tests
-# run programs with the library preloaded and never link it; only the helper launch is linked into them, to
-# be tested against plain commands (it needs libc alone).
+# run programs with the library preloaded and never link it; only the helper launch (and base, below it) is
+# linked into them, to be tested against plain commands (it needs libc alone).
 TEST_DEPS_base := base
 TEST_DEPS_config := config base
 TEST_DEPS_plan := plan config base
 TEST_DEPS_planner := planner plan config base
 TEST_DEPS_cli := cli planner plan config base
-TEST_UNITS_shim := shim/launcher/helper_launch.cc
+TEST_DEPS_shim := base
+TEST_UNITS_shim := $(wildcard shim/launcher/helper_*.cc)
 # A layer's objects: libc-only layers as the library builds them (PURE_FLAGS), the others as the command does.
 layer_objs = $(foreach l,$(1),$(if $(filter $(l),$(LIBC_LAYERS)),$(call pureobj,$(wildcard $(l)/*.cc)),$(call obj,$(filter-out cli/main.cc,$(wildcard $(l)/*.cc)))))
 

@@ -5,6 +5,7 @@
 #include "base/text.h"
 
 #include <errno.h>
+#include <signal.h>
 
 namespace numabind::shim {
 namespace {
@@ -72,6 +73,27 @@ constexpr ErrnoRow kErrnos[] = {
     {ELIBBAD, "ELIBBAD", ""},
 };
 
+/// The signals a helper may die of, named in its failure.
+struct SignalRow {
+  int value;
+  char name[8];
+};
+constexpr SignalRow kSignals[] = {
+    {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
+    {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+    {SIGKILL, "SIGKILL"}, {SIGSEGV, "SIGSEGV"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"},
+    {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"},
+};
+
+/// Child-safe: `prefix` and the decimal n into buf (kErrnoSymbolMax bytes); returns buf.
+const char* Numbered(const char* prefix, int n, char* buf) {
+  size_t len = 0;
+  for (; prefix[len] != '\0'; ++len) buf[len] = prefix[len];
+  if (n < 0) buf[len++] = '-';
+  FormatDecimal(n < 0 ? 0ULL - static_cast<uint64_t>(n) : static_cast<uint64_t>(n), buf + len);
+  return buf;
+}
+
 const ErrnoRow* FindErrno(int e) {
   for (const ErrnoRow& row : kErrnos) {
     if (row.value == e) return &row;
@@ -100,12 +122,14 @@ const char* ErrnoName(int e) {
 
 const char* ErrnoSymbol(int e, char* buf) {
   if (const ErrnoRow* row = FindErrno(e)) return row->symbol;
-  const char kPrefix[] = "errno ";
-  size_t n = 0;
-  for (; kPrefix[n] != '\0'; ++n) buf[n] = kPrefix[n];
-  if (e < 0) buf[n++] = '-';
-  FormatDecimal(e < 0 ? 0ULL - static_cast<uint64_t>(e) : static_cast<uint64_t>(e), buf + n);
-  return buf;
+  return Numbered("errno ", e, buf);
+}
+
+const char* SignalName(int sig, char* buf) {
+  for (const SignalRow& row : kSignals) {
+    if (row.value == sig) return row.name;
+  }
+  return Numbered("signal ", sig, buf);
 }
 
 bool GlobMatch(const char* pattern, const char* text) {

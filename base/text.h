@@ -41,6 +41,9 @@ constexpr size_t kErrnoSymbolMax = 24;
 /// bytes).
 const char* ErrnoSymbol(int e, char* buf);
 
+/// Child-safe: the name of a signal ("SIGSEGV"), or "signal N" written into buf (kErrnoSymbolMax bytes).
+const char* SignalName(int sig, char* buf);
+
 /// Child-safe: fnmatch(3)-style glob (*, ?, [...], backslash escapes) without flags; fnmatch itself may
 /// allocate for multibyte locales.
 bool GlobMatch(const char* pattern, const char* text);

@@ -141,14 +141,6 @@ Test(helper_launch, mempolicy_probe) {
   cr_expect_eq(r.mempolicy, "", "set_mempolicy refused here: %s", r.mempolicy.c_str());
 }
 
-Test(helper_launch, names_for_unknown_numbers) {
-  char buf[16];
-  cr_expect_str_eq(numabind::shim::ErrnoShortName(ENOENT, buf), "ENOENT");
-  cr_expect_str_eq(numabind::shim::ErrnoShortName(4095, buf), "errno 4095");
-  cr_expect_str_eq(numabind::shim::SignalName(SIGSEGV, buf), "SIGSEGV");
-  cr_expect_str_eq(numabind::shim::SignalName(40, buf), "signal 40");
-}
-
 namespace {
 
 volatile sig_atomic_t g_sigterm;
