@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 
 #include "base/syscalls.h"
+#include "base/text.h"
 #include "config/rank_count.h"
 #include "plan/plan_auto.h"
 #include "shim/child/bound_marker.h"
-#include "base/text.h"
 
 namespace numabind::shim {
 namespace {
@@ -193,7 +193,8 @@ long ApplyPlan(const core::RankPlan& plan, const core::PlanBasis& basis, SavedBi
     for (long b = r / 8; b < static_cast<long>(kMaxCpuWords); ++b) saved->cpus[b] = 0;
   }
   *what = "sched_setaffinity: ";
-  r = Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis.cpu_words) * 8, reinterpret_cast<long>(plan.cpus));
+  r = Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis.cpu_words) * 8,
+           reinterpret_cast<long>(plan.cpus));
   if (r < 0) return r;
   *memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
   if (*memory_denied != nullptr) return 0;
@@ -218,11 +219,10 @@ void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t*
   bool widened = m.started_cpus != nullptr;
   const uint64_t* started = widened ? m.started_cpus : saved.cpus;
   uint32_t started_words = widened ? m.started_words : kMaxCpuWords;
-  bool was_bound =
-      saved.cpus_saved &&
-      (widened ? !SameBits(started, started_words, saved.cpus, kMaxCpuWords)
-               : g_state.launcher_cpu_words > 0 &&
-                     !SameBits(started, started_words, g_state.launcher_cpus, g_state.launcher_cpu_words));
+  bool was_bound = saved.cpus_saved && (widened ? !SameBits(started, started_words, saved.cpus, kMaxCpuWords)
+                                                : g_state.launcher_cpu_words > 0 &&
+                                                      !SameBits(started, started_words, g_state.launcher_cpus,
+                                                                g_state.launcher_cpu_words));
   bool replaced = was_bound && !SameBits(started, started_words, cpus, cpu_words);
   bool slurm = m.var != nullptr && StrEq(m.var, config::kRankVars[config::kRankVarCount - 1].rank);
   e->replaced = replaced ? started : nullptr;
@@ -244,7 +244,8 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   core::RankPlan plan;
   plan.cpus = cpus;
   plan.nodes = nodes;
-  if (!core::ComputeRankPlan(basis, m.rank, m.nranks, &plan)) return Fail(line, path, m, "", plan.error, EINVAL, err);
+  if (!core::ComputeRankPlan(basis, m.rank, m.nranks, &plan))
+    return Fail(line, path, m, "", plan.error, EINVAL, err);
   const char* what = "";
   const char* memory_denied = nullptr;
   long r = ApplyPlan(plan, basis, saved, &what, &memory_denied);
@@ -254,11 +255,24 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   char share[96] = "";
   if (basis.policy == core::PolicyKind::kAuto) core::FormatAutoShare(basis, plan.share, share, sizeof(share));
   // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
-  bool again = entry != Entry::kSetenv && g_state.fork_child && m.rank == g_state.worker_rank &&
-               m.nranks == g_state.worker_nranks;
-  BoundEvent e{again,         m.rank,  m.nranks, m.var,         path,    cpus,
-               basis.cpu_words, nodes, basis.node_words, core::MemoryName(plan.memory), memory_denied, plan.device,
-               entry,         nullptr, 0,        StartedBinding::kLauncher, share};
+  bool again = entry != Entry::kSetenv && BoundAtSetenv(m);
+  BoundEvent e{again,
+               m.rank,
+               m.nranks,
+               m.var,
+               path,
+               cpus,
+               basis.cpu_words,
+               nodes,
+               basis.node_words,
+               core::MemoryName(plan.memory),
+               memory_denied,
+               plan.device,
+               entry,
+               nullptr,
+               0,
+               StartedBinding::kLauncher,
+               share};
   NoteReplaced(m, *saved, cpus, basis.cpu_words, &e);
   m.replaced = e.replaced != nullptr;
   FormatBound(e, line);

@@ -6,8 +6,8 @@
 // and no writes to memory a vfork parent could see other than the caller's own stack (and an exec
 // wrapper's mapping of the rank's environment, shim/child/rank_exports.h, which the parent unmaps).
 // Stack budget (gcc -O2 -fstack-usage): 9.4 KiB at most on the deepest path, whatever the environment's size
-// or the CPU count: an exec wrapper's BindAndExec (3.7 KiB: a Line and a SavedBinding, the largest frame),
-// BindRank (1 KiB, and its CPU and node sets: 1.5 KiB at 8192 CPUs), a warn line in JSON (2.8 KiB).
+// or the CPU count: BindAndCall (shim/child/bind_call.h; 3.7 KiB: a Line and a SavedBinding, the largest
+// frame), BindRank (1 KiB, and its CPU and node sets: 1.5 KiB at 8192 CPUs), a warn line in JSON (2.8 KiB).
 
 #ifndef NUMABIND_SHIM_CHILD_CHILD_H_
 #define NUMABIND_SHIM_CHILD_CHILD_H_
@@ -83,14 +83,19 @@ char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker
 
 /// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank). Failures are logged at
 /// once; a successful binding is described in `line` (FormatBound's words, shim/log/log.h) without its
-/// pid, which the caller appends and logs with FinishBoundLine (before the exec, or after posix_spawn returns the child's pid). `path` names the
-/// program. Sets m->replaced. On kRefused, *err is the errno to fail with.
+/// pid, which the caller appends and logs with FinishBoundLine (before the exec, or after posix_spawn returns
+/// the child's pid). `path` names the program. Sets m->replaced. On kRefused, *err is the errno to fail with.
 BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, Line* line, int* err);
 
 /// Child-safe: rank m's new environment could not be built (errno `e`, from mmap), after BindRank bound it
 /// (the caller has Restore'd it): one warn line, in `line` (emptied first). kUnbound: start it with the
 /// environment it has; kRefused (NUMABIND_STRICT=1): fail the spawn with *err = e.
 BindResult FailEnvironment(Line* line, const char* path, const RankMatch& m, int e, int* err);
+
+/// Child-safe: whether this fork child bound rank m at setenv already (and logged it).
+inline bool BoundAtSetenv(const RankMatch& m) {
+  return g_state.fork_child && m.rank == g_state.worker_rank && m.nranks == g_state.worker_nranks;
+}
 
 /// Child-safe: puts back the binding BindRank saved.
 void Restore(const SavedBinding& saved);
