@@ -17,6 +17,12 @@ inline bool StrEq(const char* a, const char* b) {
   return *a == *b;
 }
 
+/// Child-safe: whether s begins with prefix.
+inline bool StartsWith(const char* s, const char* prefix) {
+  while (*prefix != '\0' && *s == *prefix) ++s, ++prefix;
+  return *prefix == '\0';
+}
+
 /// Child-safe: strlen.
 inline size_t StrLen(const char* s) {
   size_t n = 0;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/syscalls.h"
+#include "base/text.h"
 #include "config/grammar.h"
 #include "shim/entry/state.h"
 #include "shim/launcher/basis_cache.h"
@@ -79,13 +80,9 @@ int OpenLock(int dir, uint64_t name) {
 int WatchDirectory(int dir) {
   int watch = static_cast<int>(Sys6(SYS_inotify_init1, IN_NONBLOCK | IN_CLOEXEC));
   if (watch < 0) return -1;
-  char path[32] = "/proc/self/fd/";  // the very directory opened and checked, not its name again
-  char digits[12];
-  int n = 0, at = 14;
-  for (unsigned v = static_cast<unsigned>(dir); v != 0 || n == 0; v /= 10)
-    digits[n++] = static_cast<char>('0' + v % 10);
-  while (n > 0) path[at++] = digits[--n];
-  path[at] = '\0';
+  char path[14 + kDecimalMax] =
+      "/proc/self/fd/";  // the very directory opened and checked, not its name again
+  FormatDecimal(static_cast<unsigned>(dir), path + 14);
   if (Sys6(SYS_inotify_add_watch, watch, reinterpret_cast<long>(path),
            IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
     close(watch);

@@ -2,12 +2,12 @@
 //
 // NUMABIND_LOG_FORMAT=json: every log line one JSON object of strict UTF-8, built like the text lines
 // (shim/log/line.h: on the stack, no allocation, raw system calls for the time and host name), so the child
-// side of a spawn can write it. These only format; shim/log/log.cc writes. Fields: time (UTC, ISO 8601 with milliseconds), host, pid, level; then, for a
-// bound rank, event, rank, nranks, rank_var, command, cpus, nodes, memory, device, entry, replaced
-// (launcher_cpus when true: the binding it started with), auto (its share, under auto) and, at
-// NUMABIND_LOG=debug, stack; for anything else, message (the text line without "numabind: "). A line that
-// would not fit Line::kCapacity leaves out what does not fit (members whole, strings cut between two
-// characters) and ends with "truncated":true.
+// side of a spawn can write it. These only format; shim/log/log.cc writes. Fields: time (UTC, ISO 8601 with
+// milliseconds), host, pid, level; then, for a bound rank, event, rank, nranks, rank_var, command, cpus,
+// nodes, memory, device, entry, replaced (launcher_cpus when true: the binding it started with), auto (its
+// share, under auto) and, at NUMABIND_LOG=debug, stack; for anything else, message (the text line without
+// "numabind: "). A line that would not fit Line::kCapacity leaves out what does not fit (members whole,
+// strings cut between two characters) and ends with "truncated":true.
 
 #ifndef NUMABIND_SHIM_LOG_JSON_LOG_H_
 #define NUMABIND_SHIM_LOG_JSON_LOG_H_

@@ -23,8 +23,8 @@ bool Json() { return g_state.config.log_format == config::LogFormat::kJson; }
 /// without a reader would hang open() (O_NONBLOCK makes it ENXIO), and a FIFO, terminal or device at a
 /// shared log path is refused (O_NOCTTY: never our controlling terminal).
 long OpenLogFile(const char* file, const char** why) {
-  long fd = OpenAt(AT_FDCWD, file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
-                   0644);
+  long fd = OpenAt(AT_FDCWD, file,
+                   O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
   if (fd < 0) {
     *why = fd == -ENXIO ? "is not a regular file" : ErrnoName(static_cast<int>(-fd));
     return -1;
@@ -46,7 +46,11 @@ __attribute__((noinline)) void NoteLogFileFallback(const char* file, const char*
   if (Json()) {
     len = JsonLogFileNote(&note, file, why);
   } else {
-    note.Str("numabind: NUMABIND_LOG_FILE=").Str(file).Str(" ").Str(why).Str(" (logging to standard error): ");
+    note.Str("numabind: NUMABIND_LOG_FILE=")
+        .Str(file)
+        .Str(" ")
+        .Str(why)
+        .Str(" (logging to standard error): ");
     len = note.size();
   }
   Sys6(SYS_write, 2, reinterpret_cast<long>(note.data()), static_cast<long>(len));

@@ -36,10 +36,10 @@ enum class StartedBinding : uint8_t {
 
 /// A rank bound to its plan: what BindRank did, as facts; FormatBound words it.
 struct BoundEvent {
-  bool again;              ///< a forked worker bound again at its exec: "rebound"
+  bool again;  ///< a forked worker bound again at its exec: "rebound"
   uint32_t rank;
-  uint32_t nranks;         ///< 0 = unknown
-  const char* rank_var;    ///< nullptr: found by order (NUMABIND_MATCH)
+  uint32_t nranks;       ///< 0 = unknown
+  const char* rank_var;  ///< nullptr: found by order (NUMABIND_MATCH)
   const char* command;
   const uint64_t* cpus;
   uint32_t cpu_words;
