@@ -182,20 +182,6 @@ RankValue ParseRankValue(const char* s, uint32_t* out) {
   return RankValue::kOk;
 }
 
-const char* Lookup(const char* const* env, const char* name) {
-  if (env == nullptr || name == nullptr) return nullptr;
-  for (; *env != nullptr; ++env) {
-    const char* v = ValueOf(*env, name);
-    if (v != nullptr) return v;
-  }
-  return nullptr;
-}
-
-const char* ValueOf(const char* entry, const char* name) {
-  while (*name != '\0' && *entry == *name) ++entry, ++name;
-  return *name == '\0' && *entry == '=' ? entry + 1 : nullptr;
-}
-
 bool Parse(const char* const* env, Config* out, Error* err) {
   Error scratch;
   if (err == nullptr) err = &scratch;
