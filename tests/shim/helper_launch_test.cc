@@ -119,7 +119,8 @@ Test(helper_launch, host_sees_no_child_signal_or_zombie) {
   }
   Launch({"/bin/sleep", "30"}, 100);
   Launch({"/nonexistent"});
-  usleep(100 * 1000);
+  // No sleep: ECHILD means no child at all, live or dead, is left to send a SIGCHLD; one sent before (by a
+  // helper or keeper that was this process's child) was handled by the time its Launch returned.
   siginfo_t info;
   memset(&info, 0, sizeof info);
   errno = 0;
