@@ -1,7 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Environment lookup without libc (base/env.cc): the one copy for every context (the library between fork and exec, the
-// configuration, the rank environment, the planner), reading any "NAME=value" array, not only environ.
+// Environment lookup without libc (base/env.cc): the one copy for every context (the library between fork and
+// exec, the configuration, the rank environment, the planner), reading any "NAME=value" array, not only
+// environ.
 
 #ifndef NUMABIND_BASE_ENV_H_
 #define NUMABIND_BASE_ENV_H_
