@@ -6,6 +6,7 @@
 #include "plan/rank_env.h"
 
 #include "base/env.h"
+#include "base/text.h"
 #include "config/grammar.h"
 
 namespace numabind::core {
@@ -45,13 +46,9 @@ struct Builder {
   }
   // Child-safe: decimal digits.
   void Num(uint64_t v) {
-    char d[24];
-    int n = 0;
-    do {
-      d[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    while (n > 0) Put(d[--n]);
+    char d[shim::kDecimalMax];
+    shim::FormatDecimal(v, d);
+    Str(d);
   }
   // Child-safe: ends the current entry; keeps it when it fitted, else says so in the note.
   void End(const char* name);
@@ -76,12 +73,8 @@ void Builder::End(const char* name) {
     out->entries[out->count++] = buf + at;
     at += len;
   } else if (cap > 0) {
-    char digits[24];
-    int n = 0;
-    for (uint64_t v = len; v != 0 || n == 0; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
-    char number[24];
-    for (int i = 0; i < n; ++i) number[i] = digits[n - 1 - i];
-    number[n] = '\0';
+    char number[shim::kDecimalMax];
+    shim::FormatDecimal(len, number);
     Note(name, " needs ", number, " bytes, more than numabind exports: not set");
   }
   len = 0;
