@@ -7,6 +7,7 @@
 #ifndef NUMABIND_SHIM_LAUNCHER_HELPER_PROCS_H_
 #define NUMABIND_SHIM_LAUNCHER_HELPER_PROCS_H_
 
+#include <errno.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,7 +70,7 @@ struct Host {
   int data[2] = {-1, -1};    // the helper's standard output
   int err[2] = {-1, -1};     // the helper's failed step, to the keeper
   int status[2] = {-1, -1};  // the keeper's reports
-  long stacks = -12;         // ENOMEM: the keeper's and the helper's stacks, or -errno
+  long stacks = -ENOMEM;     // the keeper's and the helper's stacks, or -errno
   int keeper = -1;
   uint64_t old_mask = 0;
   uint64_t watched = 0;  // the stop signals the host does not ignore
