@@ -104,9 +104,14 @@ FORCE:
 # __cxa_finalize) the loader looks up in every process, in vain for three of them: about 3,000 instructions
 # per start (the library has no static destructors: __dso_handle would be undefined). crtendS.o stays for
 # the .eh_frame terminator.
-$(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(OBJ_BUILD)/pure/%.o,$(SHIM_ASM)) shim/entry/exports.map
-	$(CC) -shared -nostartfiles -Wl,-z,defs -Wl,--version-script=shim/entry/exports.map -Wl,--gc-sections \
+$(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(OBJ_BUILD)/pure/%.o,$(SHIM_ASM)) $(BUILD)/exports.map
+	$(CC) -shared -nostartfiles -Wl,-z,defs -Wl,--version-script=$(BUILD)/exports.map -Wl,--gc-sections \
 	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^) $(shell $(CC) -print-file-name=crtendS.o)
+
+# The version script: the exported names of shim/entry/wrapped.def, the one list of the wrapped functions.
+$(BUILD)/exports.map: shim/entry/exports.map.in shim/entry/wrapped.def
+	@mkdir -p $(dir $@)
+	$(CC) -E -P -x c -I. $< -o $@
 
 $(CLI): $(call obj,$(CLI_SRCS) $(PLANNER_SRCS)) $(call pureobj,$(LIBC_SRCS))
 	$(CXX) $(SAN_FLAGS) -o $@ $^ $(HWLOC_LIBS)
@@ -140,14 +145,15 @@ $(BUILD)/helpers/musl/%: tests/shim/helpers/%.c
 	$(MUSL_CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
 
 # The sources each layer's tests link: the layer and the layers below it, never one above. The shim's tests
-# run programs with the library preloaded and never link it; only the helper launch is linked into them, to
-# be tested against plain commands (it needs libc alone).
+# run programs with the library preloaded and never link it; only the helper launch (and base, below it) is
+# linked into them, to be tested against plain commands (it needs libc alone).
 TEST_DEPS_base := base
 TEST_DEPS_config := config base
 TEST_DEPS_plan := plan config base
 TEST_DEPS_planner := planner plan config base
 TEST_DEPS_cli := cli planner plan config base
-TEST_UNITS_shim := shim/launcher/helper_launch.cc
+TEST_DEPS_shim := base
+TEST_UNITS_shim := $(wildcard shim/launcher/helper_*.cc)
 # A layer's objects: libc-only layers as the library builds them (PURE_FLAGS), the others as the command does.
 layer_objs = $(foreach l,$(1),$(if $(filter $(l),$(LIBC_LAYERS)),$(call pureobj,$(wildcard $(l)/*.cc)),$(call obj,$(filter-out cli/main.cc,$(wildcard $(l)/*.cc)))))
 

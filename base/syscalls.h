@@ -14,6 +14,10 @@
 
 namespace numabind::shim {
 
+/// Child-safe: whether a raw call's result is an error (-4095..-1); any other value is a result, an mmap'd
+/// address included (which may be negative as a long).
+inline bool SysFailed(long r) { return r < 0 && r > -4096; }
+
 /// Child-safe: one system call, result or -errno.
 static inline long Sys6(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0) {
 #if defined(__x86_64__)

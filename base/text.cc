@@ -1,8 +1,11 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Child-safe text helpers: glob matching for NUMABIND_MATCH (base/text.h).
+// Child-safe text helpers (base/text.h): glob matching for NUMABIND_MATCH, decimals, errno names.
 
 #include "base/text.h"
+
+#include <errno.h>
+#include <signal.h>
 
 namespace numabind::shim {
 namespace {
@@ -36,7 +39,98 @@ int MatchBracket(const char** p, unsigned char c) {
   return matched != negate ? 1 : 0;
 }
 
+/// One errno value: its symbol and, for the values a binding or a log file meets, its long name. Char
+/// arrays, not pointers: no relocations for the loader.
+struct ErrnoRow {
+  int value;
+  char symbol[14];
+  char text[44];
+};
+constexpr ErrnoRow kErrnos[] = {
+    {EPERM, "EPERM", "Operation not permitted (EPERM)"},
+    {ENOENT, "ENOENT", "No such file or directory (ENOENT)"},
+    {ESRCH, "ESRCH", "No such process (ESRCH)"},
+    {EINTR, "EINTR", ""},
+    {EIO, "EIO", ""},
+    {E2BIG, "E2BIG", ""},
+    {ENOEXEC, "ENOEXEC", ""},
+    {EBADF, "EBADF", ""},
+    {EAGAIN, "EAGAIN", ""},
+    {ENOMEM, "ENOMEM", "Cannot allocate memory (ENOMEM)"},
+    {EACCES, "EACCES", "Permission denied (EACCES)"},
+    {EFAULT, "EFAULT", "Bad address (EFAULT)"},
+    {EXDEV, "EXDEV", "Cross-device link (EXDEV)"},
+    {ENOTDIR, "ENOTDIR", ""},
+    {EISDIR, "EISDIR", "Is a directory (EISDIR)"},
+    {EINVAL, "EINVAL", "Invalid argument (EINVAL)"},
+    {ENFILE, "ENFILE", ""},
+    {EMFILE, "EMFILE", ""},
+    {ETXTBSY, "ETXTBSY", ""},
+    {EROFS, "EROFS", "Read-only file system (EROFS)"},
+    {ENAMETOOLONG, "ENAMETOOLONG", ""},
+    {ENOSYS, "ENOSYS", "Function not implemented (ENOSYS)"},
+    {ELOOP, "ELOOP", "Too many levels of symbolic links (ELOOP)"},
+    {ELIBBAD, "ELIBBAD", ""},
+};
+
+/// The signals a helper may die of, named in its failure.
+struct SignalRow {
+  int value;
+  char name[8];
+};
+constexpr SignalRow kSignals[] = {
+    {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
+    {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+    {SIGKILL, "SIGKILL"}, {SIGSEGV, "SIGSEGV"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"},
+    {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"},
+};
+
+/// Child-safe: `prefix` and the decimal n into buf (kErrnoSymbolMax bytes); returns buf.
+const char* Numbered(const char* prefix, int n, char* buf) {
+  size_t len = 0;
+  for (; prefix[len] != '\0'; ++len) buf[len] = prefix[len];
+  if (n < 0) buf[len++] = '-';
+  FormatDecimal(n < 0 ? 0ULL - static_cast<uint64_t>(n) : static_cast<uint64_t>(n), buf + len);
+  return buf;
+}
+
+const ErrnoRow* FindErrno(int e) {
+  for (const ErrnoRow& row : kErrnos) {
+    if (row.value == e) return &row;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+size_t FormatDecimal(uint64_t v, char* out) {
+  char digits[kDecimalMax];
+  size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  for (size_t i = 0; i < n; ++i) out[i] = digits[n - 1 - i];
+  out[n] = '\0';
+  return n;
+}
+
+const char* ErrnoName(int e) {
+  const ErrnoRow* row = FindErrno(e);
+  return row != nullptr && row->text[0] != '\0' ? row->text : "error";
+}
+
+const char* ErrnoSymbol(int e, char* buf) {
+  if (const ErrnoRow* row = FindErrno(e)) return row->symbol;
+  return Numbered("errno ", e, buf);
+}
+
+const char* SignalName(int sig, char* buf) {
+  for (const SignalRow& row : kSignals) {
+    if (row.value == sig) return row.name;
+  }
+  return Numbered("signal ", sig, buf);
+}
 
 bool GlobMatch(const char* pattern, const char* text) {
   // Iterative matcher with one backtrack point for the last '*': linear in practice, no recursion.

@@ -1,13 +1,16 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Appending text to a fixed buffer without libc, for the child side (plan_basis.cc, plan_auto.cc): no
-// snprintf, as a vfork child shares its parent's memory and must not take locks.
+// Appending text to a fixed buffer without libc, for the child side (plan_basis.cc, plan_auto.cc) and the
+// launcher's async-signal-safe code (helper_launch.cc): no snprintf, as a vfork child shares its parent's
+// memory and must not take locks.
 
 #ifndef NUMABIND_BASE_TEXT_WRITER_H_
 #define NUMABIND_BASE_TEXT_WRITER_H_
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "base/text.h"
 
 namespace numabind::core {
 
@@ -27,18 +30,20 @@ struct TextWriter {
     ++len;
   }
   // Child-safe: copies a NUL-terminated string through Put.
-  void Str(const char* s) {
+  TextWriter& Str(const char* s) {
     while (s && *s) Put(*s++);
+    return *this;
   }
-  // Child-safe: decimal digits on the stack, no snprintf.
-  void Uint(uint64_t v) {
-    char digits[24];
-    int n = 0;
-    do {
-      digits[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    while (n > 0) Put(digits[--n]);
+  // Child-safe: decimal digits on the stack (base/text.h's FormatDecimal), no snprintf.
+  TextWriter& Uint(uint64_t v) {
+    char digits[shim::kDecimalMax];
+    shim::FormatDecimal(v, digits);
+    return Str(digits);
+  }
+  // Child-safe: a signed decimal.
+  TextWriter& Int(int64_t v) {
+    if (v < 0) Put('-');
+    return Uint(v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v));
   }
 };
 

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "base/text.h"
 #include "config/grammar.h"
 #include "config/vars.h"
 
@@ -17,23 +18,11 @@ constexpr size_t kPrefixLen = sizeof(kPrefix) - 1;
 constexpr size_t kMaxValueShown = 96;
 constexpr size_t kMaxEntryShown = 40;
 
-size_t Len(const char* s) {
-  size_t n = 0;
-  while (s[n] != '\0') ++n;
-  return n;
-}
+size_t Len(const char* s) { return shim::StrLen(s); }
 
-bool Eq(const char* a, const char* b) {
-  while (*a != '\0' && *a == *b) ++a, ++b;
-  return *a == *b;
-}
+bool Eq(const char* a, const char* b) { return shim::StrEq(a, b); }
 
-bool StartsWith(const char* s, const char* prefix) {
-  while (*prefix != '\0') {
-    if (*s++ != *prefix++) return false;
-  }
-  return true;
-}
+bool StartsWith(const char* s, const char* prefix) { return shim::StartsWith(s, prefix); }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
@@ -63,15 +52,8 @@ struct Msg {
     }
   }
   void PutNum(uint32_t v) {
-    char digits[11];
-    int n = 0;
-    do {
-      digits[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    char rev[11];
-    for (int i = 0; i < n; ++i) rev[i] = digits[n - 1 - i];
-    PutN(rev, static_cast<size_t>(n));
+    char digits[shim::kDecimalMax];
+    PutN(digits, shim::FormatDecimal(v, digits));
   }
 };
 
@@ -180,20 +162,6 @@ RankValue ParseRankValue(const char* s, uint32_t* out) {
   if (large || v >= kMaxRanks) return RankValue::kTooLarge;
   *out = v;
   return RankValue::kOk;
-}
-
-const char* Lookup(const char* const* env, const char* name) {
-  if (env == nullptr || name == nullptr) return nullptr;
-  for (; *env != nullptr; ++env) {
-    const char* v = ValueOf(*env, name);
-    if (v != nullptr) return v;
-  }
-  return nullptr;
-}
-
-const char* ValueOf(const char* entry, const char* name) {
-  while (*name != '\0' && *entry == *name) ++entry, ++name;
-  return *name == '\0' && *entry == '=' ? entry + 1 : nullptr;
 }
 
 bool Parse(const char* const* env, Config* out, Error* err) {

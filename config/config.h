@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "base/env.h"
+
 namespace numabind::config {
 
 enum class LogLevel : uint8_t { kOff, kWarn, kInfo, kDebug };
@@ -53,11 +55,9 @@ struct Error {
 /// one, so that the shim still honours NUMABIND_STRICT and NUMABIND_LOG_FILE).
 bool Parse(const char* const* env, Config* out, Error* err);
 
-/// The value in `entry` ("NAME=value") when NAME is `name`, else nullptr. Allocation-free.
-const char* ValueOf(const char* entry, const char* name);
-
-/// The value of `name` in `env`, or nullptr. Allocation-free; safe between fork and exec.
-const char* Lookup(const char* const* env, const char* name);
+/// ValueOf(entry, name) and Lookup(env, name): base/env.h's, the one environment lookup.
+using shim::Lookup;
+using shim::ValueOf;
 
 /// Local ranks and rank counts numabind handles: NUMABIND_NRANKS goes up to kMaxRanks, a rank value below it.
 constexpr uint32_t kMaxRanks = 1u << 20;

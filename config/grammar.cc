@@ -4,15 +4,14 @@
 
 #include "config/grammar.h"
 
+#include "base/text.h"
+
 namespace numabind::config {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-bool Eq(const char* a, const char* b) {
-  while (*a != '\0' && *a == *b) ++a, ++b;
-  return *a == *b;
-}
+bool Eq(const char* a, const char* b) { return shim::StrEq(a, b); }
 
 /// Hex digits s[0..n), 1 to max_digits of them.
 bool ParseHex(const char* s, size_t n, size_t max_digits, uint32_t* out) {
@@ -42,13 +41,9 @@ struct Why {
     return *this;
   }
   Why& Num(uint32_t v) {
-    char d[11];
-    int n = 0;
-    do d[n++] = static_cast<char>('0' + v % 10);
-    while ((v /= 10) != 0);
-    while (n > 0 && len + 1 < cap) buf[len++] = d[--n];
-    if (cap > 0) buf[len] = '\0';
-    return *this;
+    char d[shim::kDecimalMax];
+    shim::FormatDecimal(v, d);
+    return Put(d);
   }
 };
 

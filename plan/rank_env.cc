@@ -5,6 +5,8 @@
 
 #include "plan/rank_env.h"
 
+#include "base/env.h"
+#include "base/text.h"
 #include "config/grammar.h"
 
 namespace numabind::core {
@@ -17,16 +19,7 @@ constexpr int kMaxSiblings = 64;
 /// How much of a user's value a note quotes.
 constexpr size_t kQuoted = 40;
 
-// Child-safe: the value of `name` in env, or nullptr.
-const char* Find(const char* const* env, const char* name) {
-  for (size_t i = 0; env != nullptr && env[i] != nullptr; ++i) {
-    const char* e = env[i];
-    const char* n = name;
-    while (*n != '\0' && *e == *n) ++e, ++n;
-    if (*n == '\0' && *e == '=') return e + 1;
-  }
-  return nullptr;
-}
+using shim::Lookup;  // base/env.h
 
 // Child-safe: bit c of a CPU set.
 bool Has(const uint64_t* words, uint32_t nwords, uint32_t c) {
@@ -53,13 +46,9 @@ struct Builder {
   }
   // Child-safe: decimal digits.
   void Num(uint64_t v) {
-    char d[24];
-    int n = 0;
-    do {
-      d[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    while (n > 0) Put(d[--n]);
+    char d[shim::kDecimalMax];
+    shim::FormatDecimal(v, d);
+    Str(d);
   }
   // Child-safe: ends the current entry; keeps it when it fitted, else says so in the note.
   void End(const char* name);
@@ -84,12 +73,8 @@ void Builder::End(const char* name) {
     out->entries[out->count++] = buf + at;
     at += len;
   } else if (cap > 0) {
-    char digits[24];
-    int n = 0;
-    for (uint64_t v = len; v != 0 || n == 0; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
-    char number[24];
-    for (int i = 0; i < n; ++i) number[i] = digits[n - 1 - i];
-    number[n] = '\0';
+    char number[shim::kDecimalMax];
+    shim::FormatDecimal(len, number);
     Note(name, " needs ", number, " bytes, more than numabind exports: not set");
   }
   len = 0;
@@ -128,12 +113,12 @@ void AddOmp(const PlanBasis& basis, const RankPlan& plan, bool per_cpu, const ch
   auto leads = [&](uint32_t c) { return !siblings || Leads(basis, plan.cpus, c); };
   uint64_t places = 0;
   ForEachCpu(plan.cpus, basis.cpu_words, [&](uint32_t c) { places += leads(c) ? 1 : 0; });
-  if (Find(env, "OMP_NUM_THREADS") == nullptr) {
+  if (Lookup(env, "OMP_NUM_THREADS") == nullptr) {
     b->Str("OMP_NUM_THREADS=");
     b->Num(places);
     b->End("OMP_NUM_THREADS");
   }
-  if (Find(env, "OMP_PLACES") == nullptr) {
+  if (Lookup(env, "OMP_PLACES") == nullptr) {
     b->Str("OMP_PLACES=");
     bool first = true;
     ForEachCpu(plan.cpus, basis.cpu_words, [&](uint32_t c) {
@@ -153,7 +138,7 @@ void AddOmp(const PlanBasis& basis, const RankPlan& plan, bool per_cpu, const ch
     });
     b->End("OMP_PLACES");
   }
-  if (Find(env, "OMP_PROC_BIND") == nullptr) {
+  if (Lookup(env, "OMP_PROC_BIND") == nullptr) {
     b->Str("OMP_PROC_BIND=close");
     b->End("OMP_PROC_BIND");
   }
@@ -183,9 +168,9 @@ void AddGpu(const RankPlan& plan, const char* const* env, Builder* b) {
                                                   : nullptr;
   if (var == nullptr) return b->Note("gpu: device ", plan.device, " is neither NVIDIA's nor AMD's");
   uint32_t ordinal = static_cast<uint32_t>(plan.device_ordinal);
-  const char* hip = plan.device_vendor == kAmd ? Find(env, "HIP_VISIBLE_DEVICES") : nullptr;
+  const char* hip = plan.device_vendor == kAmd ? Lookup(env, "HIP_VISIBLE_DEVICES") : nullptr;
   if (hip != nullptr) return b->Note("gpu: HIP_VISIBLE_DEVICES=", Quote(hip, quoted), " is set: kept");
-  const char* v = Find(env, var);
+  const char* v = Lookup(env, var);
   if (v != nullptr) {
     bool one = true;
     for (const char* p = v; *p != '\0'; ++p) one &= *p != ',';
@@ -202,12 +187,12 @@ void AddGpu(const RankPlan& plan, const char* const* env, Builder* b) {
 // NCCL_IB_HCA and UCX_NET_DEVICES. Child-safe.
 void AddNic(const RankPlan& plan, const char* const* env, Builder* b) {
   if (plan.nics == nullptr || plan.nics[0] == '\0') return b->Note("nic: no network device near the rank");
-  if (Find(env, "NCCL_IB_HCA") == nullptr) {
+  if (Lookup(env, "NCCL_IB_HCA") == nullptr) {
     b->Str("NCCL_IB_HCA==");  // '=' first: exact names, or mlx5_1 would also pick mlx5_10...
     b->Str(plan.nics);
     b->End("NCCL_IB_HCA");
   }
-  if (Find(env, "UCX_NET_DEVICES") == nullptr) {
+  if (Lookup(env, "UCX_NET_DEVICES") == nullptr) {
     b->Str("UCX_NET_DEVICES=");
     b->Str(plan.nics);
     b->End("UCX_NET_DEVICES");

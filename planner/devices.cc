@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "base/env.h"
 #include "config/grammar.h"
 
 namespace numabind::core {
@@ -38,13 +39,7 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   return parts;
 }
 
-const char* Lookup(const char* const* env, const char* name) {
-  if (!env) return nullptr;
-  size_t len = strlen(name);
-  for (const char* const* e = env; *e; ++e)
-    if (strncmp(*e, name, len) == 0 && (*e)[len] == '=') return *e + len + 1;
-  return nullptr;
-}
+using shim::Lookup;  // base/env.h
 
 // A numeric visibility list ("0,2,3"): the indexes, or false when the variable is unset, empty or not
 // numeric (UUIDs, MIG names: those cannot be matched to bus ids here, so the auto list stands).

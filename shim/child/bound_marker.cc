@@ -8,16 +8,11 @@
 #include <fcntl.h>
 
 #include "base/syscalls.h"
+#include "base/text.h"
 #include "plan/plan_basis.h"
 
 namespace numabind::shim {
 namespace {
-
-/// Child-safe: whether s begins with prefix.
-bool StartsWith(const char* s, const char* prefix) {
-  while (*prefix != '\0' && *s == *prefix) ++s, ++prefix;
-  return *prefix == '\0';
-}
 
 /// Child-safe: a decimal number of 1 to 9 digits at *s (advanced past it).
 bool ReadNumber(const char** s, uint64_t* out) {
@@ -32,12 +27,9 @@ bool ReadNumber(const char** s, uint64_t* out) {
 /// The parent of process `pid` (/proc/PID/stat's fourth field, after the command name in parentheses,
 /// which may itself hold ") "), or 0 when it cannot be read.
 pid_t ParentOf(pid_t pid) {
-  char path[32] = "/proc/";
-  size_t at = 6;
-  char digits[12];
-  int n = 0;
-  for (long v = pid; v > 0 && n < 12; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
-  while (n > 0) path[at++] = digits[--n];
+  if (pid <= 0) return 0;
+  char path[6 + kDecimalMax + 5] = "/proc/";
+  size_t at = 6 + FormatDecimal(static_cast<uint64_t>(pid), path + 6);
   for (const char* s = "/stat"; *s != '\0'; ++s) path[at++] = *s;
   path[at] = '\0';
   long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
@@ -91,13 +83,11 @@ void AppendBoundProof(char* marker, size_t len, size_t cap) {
   size_t need = core::FormatBitList(cpus, words, marker + at, cap - at);
   if (at + need >= cap - 1) return (void)(marker[len] = '\0');
   at += need;
-  char digits[12];
-  int n = 0;
-  for (long pid = Sys6(SYS_getpid); pid > 0 && n < 12; pid /= 10)
-    digits[n++] = static_cast<char>('0' + pid % 10);
+  char pid[kDecimalMax];
+  size_t digits = FormatDecimal(static_cast<uint64_t>(Sys6(SYS_getpid)), pid);
   put(" by=");
-  while (n > 0 && at < cap - 1) marker[at++] = digits[--n];
-  if (n > 0) return (void)(marker[len] = '\0');
+  if (at + digits > cap - 1) return (void)(marker[len] = '\0');  // whole or not at all
+  put(pid);
   marker[at] = '\0';
 }
 

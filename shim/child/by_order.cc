@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "base/syscalls.h"
+#include "base/text.h"
 #include "shim/child/child.h"
 
 namespace numabind::shim {
@@ -34,16 +35,13 @@ long ReadSmallFile(const char* path, char* buf, long cap) {
 void ProcPath(char* buf, const char* const* parts, int nparts, const long* nums) {
   size_t at = 0;
   for (int i = 0; i < nparts; ++i) {
-    if (parts[i] != nullptr) {
-      for (const char* p = parts[i]; *p != '\0' && at < 63; ++p) buf[at++] = *p;
-      continue;
+    char digits[kDecimalMax];
+    const char* text = parts[i];
+    if (text == nullptr) {
+      FormatDecimal(static_cast<unsigned long>(*nums++), digits);
+      text = digits;
     }
-    char d[20];
-    int n = 0;
-    unsigned long v = static_cast<unsigned long>(*nums++);
-    do d[n++] = static_cast<char>('0' + v % 10);
-    while ((v /= 10) != 0);
-    while (n > 0 && at < 63) buf[at++] = d[--n];
+    for (const char* p = text; *p != '\0' && at < 63; ++p) buf[at++] = *p;
   }
   buf[at] = '\0';
 }

@@ -13,47 +13,15 @@
 #include <sys/stat.h>
 
 #include "base/syscalls.h"
+#include "base/text.h"
 #include "config/rank_count.h"
 #include "plan/plan_auto.h"
 #include "shim/child/bound_marker.h"
-#include "shim/log/json_log.h"
 
 namespace numabind::shim {
 namespace {
 
 constexpr int kMpolPreferredMany = 5;  // MPOL_PREFERRED_MANY, Linux 5.15; older headers lack it
-
-/// Child-safe: strlen.
-size_t StrLen(const char* s) {
-  size_t n = 0;
-  while (s[n] != '\0') ++n;
-  return n;
-}
-
-/// Child-safe: strcmp(a, b) == 0.
-bool StrEq(const char* a, const char* b) {
-  while (*a != '\0' && *a == *b) ++a, ++b;
-  return *a == *b;
-}
-
-/// Child-safe: the name of an errno value, for one-line messages (strerror may allocate).
-const char* ErrnoName(int e) {
-  switch (e) {
-    case EPERM: return "Operation not permitted (EPERM)";
-    case EINVAL: return "Invalid argument (EINVAL)";
-    case ESRCH: return "No such process (ESRCH)";
-    case EFAULT: return "Bad address (EFAULT)";
-    case ENOSYS: return "Function not implemented (ENOSYS)";
-    case ENOMEM: return "Cannot allocate memory (ENOMEM)";
-    case EXDEV: return "Cross-device link (EXDEV)";
-    case ENOENT: return "No such file or directory (ENOENT)";
-    case EACCES: return "Permission denied (EACCES)";
-    case ELOOP: return "Too many levels of symbolic links (ELOOP)";
-    case EISDIR: return "Is a directory (EISDIR)";
-    case EROFS: return "Read-only file system (EROFS)";
-    default: return "error";
-  }
-}
 
 /// Child-safe: sets the calling thread's memory policy for `plan`; returns 0 or -errno.
 long ApplyMemory(const core::RankPlan& plan, uint32_t node_words) {
@@ -199,103 +167,115 @@ char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker
   return out;
 }
 
-// Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
-BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, Line* line,
-                    int* err) {
-  RankMatch& m = *found;
-  if (m.bad_value != nullptr) return FailValue(line, path, m, err);
-  if (g_state.config_error[0] != '\0') return Fail(line, path, m, "", g_state.config_error, EINVAL, err);
+namespace {
+
+/// Child-safe: why the prepared basis cannot bind rank m, or nullptr.
+const char* BasisProblem() {
+  if (g_state.config_error[0] != '\0') return g_state.config_error;
   const core::PlanBasis* basis = g_state.basis;
   if (basis == nullptr) {
-    const char* why = g_state.prepared ? g_state.prepare_error
-                                       : "no plan was prepared before the launcher forked (docs/limits.md)";
-    return Fail(line, path, m, "", why, EINVAL, err);
+    return g_state.prepared ? g_state.prepare_error
+                            : "no plan was prepared before the launcher forked (docs/limits.md)";
   }
-  if (basis->cpu_words > kMaxCpuWords || basis->node_words > kMaxNodeWords) {
-    return Fail(line, path, m, "", "the machine has more CPUs or nodes than numabind handles", EINVAL, err);
-  }
-  // Sized by the machine (at most kMaxCpuWords and kMaxNodeWords): a small thread stack must do.
-  uint64_t cpus[basis->cpu_words], nodes[basis->node_words];
-  core::RankPlan plan;
-  plan.cpus = cpus;
-  plan.nodes = nodes;
-  if (!core::ComputeRankPlan(*basis, m.rank, m.nranks, &plan))
-    return Fail(line, path, m, "", plan.error, EINVAL, err);
+  if (basis->cpu_words > kMaxCpuWords || basis->node_words > kMaxNodeWords)
+    return "the machine has more CPUs or nodes than numabind handles";
+  return nullptr;
+}
 
+/// Child-safe: saves the calling thread's binding into `saved`, then applies the plan's CPUs and memory
+/// policy. Returns 0 or -errno with *what naming the call that failed; *memory_denied is why no memory
+/// policy was set (the helper found set_mempolicy refused: the CPUs are bound all the same), or nullptr.
+long ApplyPlan(const core::RankPlan& plan, const core::PlanBasis& basis, SavedBinding* saved,
+               const char** what, const char** memory_denied) {
   long r = Sys6(SYS_sched_getaffinity, 0, sizeof(saved->cpus), reinterpret_cast<long>(saved->cpus));
   saved->cpus_saved = r > 0;
   if (saved->cpus_saved) {
     for (long b = r / 8; b < static_cast<long>(kMaxCpuWords); ++b) saved->cpus[b] = 0;
   }
-  r = Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis->cpu_words) * 8, reinterpret_cast<long>(cpus));
-  if (r < 0)
-    return Fail(line, path, m, "sched_setaffinity: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r),
-                err);
-  const char* memory_denied =
-      g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
-  if (memory_denied == nullptr) {
-    saved->memory_saved =
-        Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode), reinterpret_cast<long>(saved->nodes),
-             static_cast<long>(kMaxNodeWords) * 64, 0, 0) == 0;
-    r = ApplyMemory(plan, basis->node_words);
-    // A container that forbids memory policies, a kernel without them: keep the CPUs, say so in the line.
-    if (r == -EPERM) {
-      memory_denied = "EPERM";
-    } else if (r == -ENOSYS) {
-      memory_denied = "ENOSYS";
-    } else if (r < 0) {
-      Restore(*saved);
-      return Fail(line, path, m, "set_mempolicy: ", ErrnoName(static_cast<int>(-r)), static_cast<int>(-r),
-                  err);
-    }
-  }
-  // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
-  bool again = entry != Entry::kSetenv && g_state.fork_child && m.rank == g_state.worker_rank &&
-               m.nranks == g_state.worker_nranks;
-  // The binding the rank started with is replaced when it was one (other CPUs than its launcher's; at
-  // start-up, than the job's it widened to) and the plan's differs from it.
+  *what = "sched_setaffinity: ";
+  r = Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis.cpu_words) * 8,
+           reinterpret_cast<long>(plan.cpus));
+  if (r < 0) return r;
+  *memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
+  if (*memory_denied != nullptr) return 0;
+  saved->memory_saved =
+      Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode), reinterpret_cast<long>(saved->nodes),
+           static_cast<long>(kMaxNodeWords) * 64, 0, 0) == 0;
+  *what = "set_mempolicy: ";
+  r = ApplyMemory(plan, basis.node_words);
+  // A container that forbids memory policies, a kernel without them: keep the CPUs, say so in the line.
+  if (r == -EPERM) *memory_denied = "EPERM";
+  if (r == -ENOSYS) *memory_denied = "ENOSYS";
+  if (r == -EPERM || r == -ENOSYS) return 0;
+  if (r < 0) Restore(*saved);
+  return r < 0 ? r : 0;
+}
+
+/// Child-safe: the binding rank m started with, and whether the plan replaced it (then e->replaced is set):
+/// when it was one (other CPUs than its launcher's; at start-up, than the job's it widened to) and the
+/// plan's differs from it.
+void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t* cpus, uint32_t cpu_words,
+                  BoundEvent* e) {
   bool widened = m.started_cpus != nullptr;
-  const uint64_t* started = widened ? m.started_cpus : saved->cpus;
+  const uint64_t* started = widened ? m.started_cpus : saved.cpus;
   uint32_t started_words = widened ? m.started_words : kMaxCpuWords;
-  bool was_bound =
-      saved->cpus_saved &&
-      (widened ? !SameBits(started, started_words, saved->cpus, kMaxCpuWords)
-               : g_state.launcher_cpu_words > 0 &&
-                     !SameBits(started, started_words, g_state.launcher_cpus, g_state.launcher_cpu_words));
-  bool replaced = was_bound && !SameBits(started, started_words, cpus, basis->cpu_words);
-  m.replaced = replaced;
+  bool was_bound = saved.cpus_saved && (widened ? !SameBits(started, started_words, saved.cpus, kMaxCpuWords)
+                                                : g_state.launcher_cpu_words > 0 &&
+                                                      !SameBits(started, started_words, g_state.launcher_cpus,
+                                                                g_state.launcher_cpu_words));
+  bool replaced = was_bound && !SameBits(started, started_words, cpus, cpu_words);
+  bool slurm = m.var != nullptr && StrEq(m.var, config::kRankVars[config::kRankVarCount - 1].rank);
+  e->replaced = replaced ? started : nullptr;
+  e->replaced_words = started_words;
+  e->started = !widened ? StartedBinding::kLauncher : slurm ? StartedBinding::kSlurm : StartedBinding::kOwn;
+}
+
+}  // namespace
+
+// Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
+BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, Line* line,
+                    int* err) {
+  RankMatch& m = *found;
+  if (m.bad_value != nullptr) return FailValue(line, path, m, err);
+  if (const char* why = BasisProblem()) return Fail(line, path, m, "", why, EINVAL, err);
+  const core::PlanBasis& basis = *g_state.basis;
+  // Sized by the machine (at most kMaxCpuWords and kMaxNodeWords): a small thread stack must do.
+  uint64_t cpus[basis.cpu_words], nodes[basis.node_words];
+  core::RankPlan plan;
+  plan.cpus = cpus;
+  plan.nodes = nodes;
+  if (!core::ComputeRankPlan(basis, m.rank, m.nranks, &plan))
+    return Fail(line, path, m, "", plan.error, EINVAL, err);
+  const char* what = "";
+  const char* memory_denied = nullptr;
+  long r = ApplyPlan(plan, basis, saved, &what, &memory_denied);
+  if (r < 0) return Fail(line, path, m, what, ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
   m.bound = true;
   // auto says what share it gave the rank (plan/plan_auto.h).
   char share[96] = "";
-  if (basis->policy == core::PolicyKind::kAuto)
-    core::FormatAutoShare(*basis, plan.share, share, sizeof(share));
-  if (g_state.config.log_format == config::LogFormat::kJson) {
-    JsonBound(line, {again, &m, path, cpus, basis->cpu_words, nodes, basis->node_words,
-                     memory_denied ? "unchanged" : core::MemoryName(plan.memory), plan.device, entry,
-                     replaced ? started : nullptr, started_words, share});
-    return BindResult::kBound;
-  }
-  line->Str(again ? "numabind: rebound rank " : "numabind: bound rank ").Num(m.rank);
-  if (m.nranks != 0) line->Str(" of ").Num(m.nranks);
-  line->Str(" (").Str(m.var ? m.var : "order, NUMABIND_MATCH").Str(") ").Str(path).Str(": cpus ");
-  line->Bits(cpus, basis->cpu_words).Str(" nodes ").Bits(nodes, basis->node_words).Str(" memory ");
-  if (memory_denied != nullptr)
-    line->Str("unchanged (set_mempolicy: ").Str(memory_denied).Str(")");
-  else
-    line->Str(core::MemoryName(plan.memory));
-  if (plan.device != nullptr && plan.device[0] != '\0') line->Str(" device ").Str(plan.device);
-  if (share[0] != '\0') line->Str(" (auto: ").Str(share).Str(")");
-  if (entry == Entry::kStartup)
-    line->Str(" at start-up");
-  else
-    line->Str(" via ").Str(EntryName(entry));
-  if (replaced) {
-    bool slurm = m.var != nullptr && StrEq(m.var, config::kRankVars[config::kRankVarCount - 1].rank);
-    line->Str(!widened ? " (replaced the launcher's binding to cpus "
-              : slurm  ? " (replaced Slurm's binding to cpus "
-                       : " (replaced the binding it started with, cpus ");
-    line->Bits(started, started_words).Str(")");
-  }
+  if (basis.policy == core::PolicyKind::kAuto) core::FormatAutoShare(basis, plan.share, share, sizeof(share));
+  // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
+  bool again = entry != Entry::kSetenv && BoundAtSetenv(m);
+  BoundEvent e{again,
+               m.rank,
+               m.nranks,
+               m.var,
+               path,
+               cpus,
+               basis.cpu_words,
+               nodes,
+               basis.node_words,
+               core::MemoryName(plan.memory),
+               memory_denied,
+               plan.device,
+               entry,
+               nullptr,
+               0,
+               StartedBinding::kLauncher,
+               share};
+  NoteReplaced(m, *saved, cpus, basis.cpu_words, &e);
+  m.replaced = e.replaced != nullptr;
+  FormatBound(e, line);
   return BindResult::kBound;
 }
 
@@ -303,22 +283,6 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
 BindResult FailEnvironment(Line* line, const char* path, const RankMatch& m, int e, int* err) {
   line->Reset();
   return Fail(line, path, m, "no memory for its environment: ", ErrnoName(e), e, err);
-}
-
-// Child-safe: formats on the stack and writes with raw system calls.
-void FinishBoundLine(Line* line, pid_t pid) {
-  if (g_state.config.log_format == config::LogFormat::kJson) {
-    bool debug = g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0';
-    return JsonFinishBound(*line, pid, debug ? g_state.stack : nullptr);
-  }
-  if (pid > 0)
-    line->Str(" pid ").Num(pid);
-  else
-    line->Str(" pid unknown");
-  if (g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0')
-    line->Str("\n").Str(g_state.stack);
-  size_t len = line->Finish();
-  WriteLog(config::LogLevel::kInfo, line->data(), len);
 }
 
 // Child-safe: two raw system calls.
@@ -329,80 +293,6 @@ void Restore(const SavedBinding& saved) {
     Sys6(SYS_set_mempolicy, saved.mode, reinterpret_cast<long>(saved.nodes),
          static_cast<long>(kMaxNodeWords) * 64);
   }
-}
-
-namespace {
-
-/// Child-safe: opens NUMABIND_LOG_FILE for one line, or returns -1 with *why set. Never blocks: a FIFO
-/// without a reader would hang open() (O_NONBLOCK makes it ENXIO), and a FIFO, terminal or device at a
-/// shared log path is refused (O_NOCTTY: never our controlling terminal).
-long OpenLogFile(const char* file, const char** why) {
-  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(file),
-                 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
-  if (fd < 0) {
-    *why = fd == -ENXIO ? "is not a regular file" : ErrnoName(static_cast<int>(-fd));
-    return -1;
-  }
-  struct stat st;
-  if (Sys6(SYS_fstat, fd, reinterpret_cast<long>(&st)) != 0 || !S_ISREG(st.st_mode)) {
-    Sys6(SYS_close, fd);
-    *why = "is not a regular file";
-    return -1;
-  }
-  return fd;
-}
-
-/// Child-safe: says why the log goes to standard error: a JSON line of its own, or the text line's start.
-/// Not inlined: its line is on the stack only on this path.
-__attribute__((noinline)) void NoteLogFileFallback(const char* file, const char* why) {
-  if (g_state.config.log_format == config::LogFormat::kJson) return WriteJsonLogFileNote(file, why);
-  Line note;
-  note.Str("numabind: NUMABIND_LOG_FILE=").Str(file).Str(" ").Str(why).Str(" (logging to standard error): ");
-  Sys6(SYS_write, 2, reinterpret_cast<long>(note.data()), static_cast<long>(note.size()));
-}
-
-}  // namespace
-
-// Child-safe: a JSON line of its own in JSON mode, else one raw write.
-void WriteLog(config::LogLevel level, const char* text, size_t len) {
-  if (g_state.config.log < level) return;
-  if (g_state.config.log_format == config::LogFormat::kJson) return WriteJsonLog(level, text, len, false);
-  WriteLogRaw(text, len);
-}
-
-// Child-safe: as above, saying in JSON when the line was cut short.
-void WriteLog(config::LogLevel level, Line* line) {
-  if (g_state.config.log < level) return;
-  if (g_state.config.log_format == config::LogFormat::kJson)
-    return WriteJsonLog(level, line->CStr(), line->size(), line->truncated());
-  size_t len = line->Finish();
-  WriteLogRaw(line->data(), len);
-}
-
-// Child-safe: raw open, write and close; one write per line, so lines from many ranks stay whole.
-void WriteLogRaw(const char* text, size_t len) {
-  const char* file = g_state.config.log_file;
-  long fd = 2;
-  if (file != nullptr && *file != '\0') {
-    const char* why = nullptr;
-    fd = OpenLogFile(file, &why);
-    if (fd < 0) {
-      fd = 2;
-      NoteLogFileFallback(file, why);  // on every line that falls back: a vfork child must not remember it
-    }
-  }
-  Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));
-  if (fd != 2) Sys6(SYS_close, fd);
-}
-
-// Child-safe: returns a string literal.
-const char* EntryName(Entry entry) {
-  // Arrays, not pointers: no relocations for the loader.
-  static const char kNames[][13] = {"execve",       "execv",       "execvp",       "execvpe",  "execl",
-                                    "execle",       "execlp",      "fexecve",      "execveat", "posix_spawn",
-                                    "posix_spawnp", "pidfd_spawn", "pidfd_spawnp", "system",   "popen",
-                                    "setenv",       "start-up"};
-  return kNames[static_cast<int>(entry)];
 }
 
 }  // namespace numabind::shim

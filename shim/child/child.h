@@ -6,8 +6,8 @@
 // and no writes to memory a vfork parent could see other than the caller's own stack (and an exec
 // wrapper's mapping of the rank's environment, shim/child/rank_exports.h, which the parent unmaps).
 // Stack budget (gcc -O2 -fstack-usage): 9.4 KiB at most on the deepest path, whatever the environment's size
-// or the CPU count: an exec wrapper's BindAndExec (3.7 KiB: a Line and a SavedBinding, the largest frame),
-// BindRank (1 KiB, and its CPU and node sets: 1.5 KiB at 8192 CPUs), a warn line in JSON (2.8 KiB).
+// or the CPU count: BindAndCall (shim/child/bind_call.h; 3.7 KiB: a Line and a SavedBinding, the largest
+// frame), BindRank (1 KiB, and its CPU and node sets: 1.5 KiB at 8192 CPUs), a warn line in JSON (2.8 KiB).
 
 #ifndef NUMABIND_SHIM_CHILD_CHILD_H_
 #define NUMABIND_SHIM_CHILD_CHILD_H_
@@ -16,31 +16,12 @@
 #include <sys/types.h>
 
 #include "base/text.h"
+#include "shim/entry/entry.h"
 #include "shim/entry/state.h"
 #include "shim/log/line.h"
+#include "shim/log/log.h"
 
 namespace numabind::shim {
-
-/// Which wrapped call a spawn came through, for the log.
-enum class Entry : uint8_t {
-  kExecve,
-  kExecv,
-  kExecvp,
-  kExecvpe,
-  kExecl,
-  kExecle,
-  kExeclp,
-  kFexecve,
-  kExecveat,
-  kPosixSpawn,
-  kPosixSpawnp,
-  kPidfdSpawn,
-  kPidfdSpawnp,
-  kSystem,
-  kPopen,
-  kSetenv,
-  kStartup,  ///< a rank binding itself in the library's constructor
-};
 
 /// How a spawn was recognised as a rank.
 struct RankMatch {
@@ -101,9 +82,9 @@ size_t EnvCount(char* const* envp);
 char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out);
 
 /// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank). Failures are logged at
-/// once; a successful binding is described in `line` without its pid, which the caller appends and logs
-/// with FinishBoundLine (before the exec, or after posix_spawn returns the child's pid). `path` names the
-/// program. Sets m->replaced. On kRefused, *err is the errno to fail with.
+/// once; a successful binding is described in `line` (FormatBound's words, shim/log/log.h) without its
+/// pid, which the caller appends and logs with FinishBoundLine (before the exec, or after posix_spawn returns
+/// the child's pid). `path` names the program. Sets m->replaced. On kRefused, *err is the errno to fail with.
 BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, Line* line, int* err);
 
 /// Child-safe: rank m's new environment could not be built (errno `e`, from mmap), after BindRank bound it
@@ -111,8 +92,10 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* s
 /// environment it has; kRefused (NUMABIND_STRICT=1): fail the spawn with *err = e.
 BindResult FailEnvironment(Line* line, const char* path, const RankMatch& m, int e, int* err);
 
-/// Child-safe: appends " pid N" to a line BindRank filled and writes it at NUMABIND_LOG=info.
-void FinishBoundLine(Line* line, pid_t pid);
+/// Child-safe: whether this fork child bound rank m at setenv already (and logged it).
+inline bool BoundAtSetenv(const RankMatch& m) {
+  return g_state.fork_child && m.rank == g_state.worker_rank && m.nranks == g_state.worker_nranks;
+}
 
 /// Child-safe: puts back the binding BindRank saved.
 void Restore(const SavedBinding& saved);
@@ -127,9 +110,6 @@ bool CmdlineMatches(const char* path);
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
 bool ArgvMatches(char* const* argv);
-
-/// Child-safe: the C name of an entry point ("execve").
-const char* EntryName(Entry entry);
 
 }  // namespace numabind::shim
 

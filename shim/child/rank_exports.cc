@@ -99,7 +99,7 @@ int BuildRankBlock(char* const* envp, const RankMatch& m, bool bound, const char
   size_t bytes = line_bytes + pointers * sizeof(char*) + kMarkerMax + need;
   long p =
       Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p < 0 && p > -4096) return static_cast<int>(-p);
+  if (SysFailed(p)) return static_cast<int>(-p);
   out->map = reinterpret_cast<char*>(p);
   out->map_size = bytes;
   char** array = reinterpret_cast<char**>(p + static_cast<long>(line_bytes));

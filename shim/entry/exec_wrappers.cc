@@ -11,59 +11,12 @@
 #include <unistd.h>
 
 #include "base/syscalls.h"
-#include "shim/child/child.h"
-#include "shim/child/rank_exports.h"
+#include "shim/child/bind_call.h"
 
 extern char** environ;
 
 namespace numabind::shim {
 namespace {
-
-/// Binds the calling thread to rank `found`'s plan, runs `call(env)` (the real exec) and restores the
-/// binding if it returns. A rank's environment gets NUMABIND_BOUND first, so that it does not bind itself
-/// again at start-up, nor do its children, then NUMABIND_EXPORT's entries: built in a mapping of its own
-/// (BuildRankBlock), which the exec drops, or, in a vfork child, numabind_after_vfork in the parent. Not
-/// inlined: its line and saved binding are on the stack only now, not while FindRank reads /proc.
-/// Stack: this frame is 3.7 KiB (the line and the saved binding), the largest on the child side (child.h).
-template <typename Call>
-__attribute__((noinline)) int BindAndExec(Entry entry, const char* path, char* const* envp, RankMatch* found,
-                                          pid_t self, Call call) {
-  SavedBinding saved;
-  Line line;
-  int err = 0;
-  BindResult r = BindRank(entry, path, found, &saved, &line, &err);
-  if (r == BindResult::kRefused) {
-    errno = err;
-    return -1;
-  }
-  RankBlock block;
-  int e = BuildRankBlock(envp, *found, r == BindResult::kBound, path, &block);
-  if (e != 0 && r == BindResult::kBound) {
-    Restore(saved);
-    r = FailEnvironment(&line, path, *found, e, &err);
-    if (r == BindResult::kRefused) {
-      errno = err;
-      return -1;
-    }
-  }
-  // A mapping an exec in a CLONE_VM child left here (no vfork of ours to unmap it): unused now.
-  if (t_exec_mapping.map != nullptr) {
-    Sys6(SYS_munmap, reinterpret_cast<long>(t_exec_mapping.map), static_cast<long>(t_exec_mapping.size));
-  }
-  t_exec_mapping = {block.map, block.map_size};
-  // A successful exec does not come back: log now, unless setenv already bound and logged this rank.
-  // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
-  bool logged =
-      g_state.fork_child && found->rank == g_state.worker_rank && found->nranks == g_state.worker_nranks;
-  if (r == BindResult::kBound && (!logged || found->replaced)) FinishBoundLine(&line, self);
-  int ret = call(block.env);
-  e = errno;
-  FreeRankBlock(&block);
-  t_exec_mapping = {nullptr, 0};
-  if (r == BindResult::kBound) Restore(saved);
-  errno = e;
-  return ret;
-}
 
 /// Binds if the program is a rank, runs `call(env)` (the real exec) and restores the binding if it returns.
 template <typename Call>
@@ -76,7 +29,11 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
   // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
   // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
   if (self == g_state.pid && !g_state.fork_child && found.bad_value == nullptr) EnsurePrepared();
-  return BindAndExec(entry, path, envp, &found, self, call);
+  int refused = 0;
+  int ret = BindAndCall({entry, path, envp, &found, true, self, nullptr, &refused}, call);
+  if (refused == 0) return ret;
+  errno = refused;
+  return -1;
 }
 
 /// Collects execl-style arguments (arg0, ..., NULL[, envp]) into argv on the caller's stack.

@@ -11,44 +11,13 @@
 #include <unistd.h>
 
 #include "base/syscalls.h"
-#include "shim/child/child.h"
-#include "shim/child/rank_exports.h"
+#include "shim/child/bind_call.h"
 #include "shim/entry/guard.h"
 
 extern char** environ;
 
 namespace numabind::shim {
 namespace {
-
-/// Binds the calling thread to rank `m`'s plan, runs `call(env)` and restores the thread. `env` is envp with
-/// NUMABIND_BOUND first for a rank, so that the rank does not bind itself again, and NUMABIND_EXPORT's
-/// entries, built in a mapping of their own (the calling thread's stack may be 16 KiB). Not inlined: its
-/// line and saved binding are on the stack only now, not while FindRank reads /proc.
-template <typename Call>
-__attribute__((noinline)) auto BindAndCall(Entry entry, const char* path, char* const* envp, RankMatch* m,
-                                           int* refused_errno, pid_t* child_pid, Call call)
-    -> decltype(call(envp)) {
-  SavedBinding saved;
-  Line line;
-  BindResult r = BindRank(entry, path, m, &saved, &line, refused_errno);
-  if (r == BindResult::kRefused) return decltype(call(envp))();
-  RankBlock block;
-  int e = BuildRankBlock(envp, *m, r == BindResult::kBound, path, &block);
-  if (e != 0 && r == BindResult::kBound) {
-    Restore(saved);
-    r = FailEnvironment(&line, path, *m, e, refused_errno);
-    if (r == BindResult::kRefused) return decltype(call(envp))();
-  }
-  auto ret = call(block.env);
-  e = errno;
-  FreeRankBlock(&block);
-  if (r == BindResult::kBound) {
-    Restore(saved);
-    if (child_pid == nullptr || *child_pid > 0) FinishBoundLine(&line, child_pid ? *child_pid : 0);
-  }
-  errno = e;
-  return ret;
-}
 
 /// Binds if the spawn is a rank (preparing first, once), runs `call(env)` and restores the thread. The bound
 /// line is logged with *child_pid when the call produced one, or with the pid unknown when it is nullptr.
@@ -59,7 +28,7 @@ auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* env
   RankMatch m;
   if (!FindRank(argv, envp, static_cast<pid_t>(Sys6(SYS_getpid)), &m)) return call(envp);
   if (m.bad_value == nullptr) EnsurePrepared();
-  return BindAndCall(entry, path, envp, &m, refused_errno, child_pid, call);
+  return BindAndCall({entry, path, envp, &m, false, 0, child_pid, refused_errno}, call);
 }
 
 bool Passthrough() { return !g_state.active || t_in_shim; }

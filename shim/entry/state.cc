@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/syscalls.h"
+#include "base/text.h"
 #include "shim/child/child.h"
 #include "shim/rank/affinity_guard.h"
 #include "shim/rank/self_bind.h"
@@ -134,11 +135,6 @@ struct NextQuery {
   void* found;
 };
 
-bool SameName(const char* a, const char* b) {
-  while (*a != '\0' && *a == *b) ++a, ++b;
-  return *a == *b;
-}
-
 /// `name`'s address in one object when it defines it as a function of its default version, or nullptr.
 /// Reads the object's dynamic symbol table through its GNU hash table (or its System V one).
 void* DefinedIn(const dl_phdr_info* info, const char* name) {
@@ -171,7 +167,7 @@ void* DefinedIn(const dl_phdr_info* info, const char* name) {
     if (bind != STB_GLOBAL && bind != STB_WEAK) return nullptr;
     // 0: local; the hidden bit: an older version kept for old binaries (name@VERSION, not name@@VERSION).
     if (versym != nullptr && ((versym[i] & 0x8000) != 0 || (versym[i] & 0x7fff) == 0)) return nullptr;
-    if (!SameName(name, strs + s.st_name)) return nullptr;
+    if (!StrEq(name, strs + s.st_name)) return nullptr;
     return reinterpret_cast<void*>(info->dlpi_addr + s.st_value);
   };
   if (gnu != nullptr) {

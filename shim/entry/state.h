@@ -140,16 +140,6 @@ void CaptureStack();
 /// `callers_only` leaves out the frames inside this library.
 void CaptureStack(char* out, size_t cap, bool callers_only);
 
-class Line;  // shim/log/line.h
-
-/// Writes a log line (at `level` or more verbose) to NUMABIND_LOG_FILE or stderr: as it is, or
-/// (NUMABIND_LOG_FORMAT=json) as the message of a JSON object line. Child-safe.
-void WriteLog(config::LogLevel level, const char* text, size_t len);
-/// As above, for a line not yet finished; in JSON, "truncated":true when the line was cut short. Child-safe.
-void WriteLog(config::LogLevel level, Line* line);
-/// Writes one finished line as it is to NUMABIND_LOG_FILE or stderr. Child-safe.
-void WriteLogRaw(const char* text, size_t len);
-
 }  // namespace numabind::shim
 
 #endif  // NUMABIND_SHIM_ENTRY_STATE_H_

@@ -134,26 +134,25 @@ void FileName(uint64_t name, char* out) {
   out[22] = '\0';
 }
 
-bool ReadAll(int fd, char* buf, size_t n) {
+/// Moves all n bytes through `io` (read or write, restarted after EINTR); false at an error or end of file.
+template <typename Io>
+bool Whole(Io io, char* buf, size_t n) {
   while (n > 0) {
-    ssize_t got = read(fd, buf, n);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    buf += got;
-    n -= static_cast<size_t>(got);
+    ssize_t done = io(buf, n);
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) return false;
+    buf += done;
+    n -= static_cast<size_t>(done);
   }
   return true;
 }
 
+bool ReadAll(int fd, char* buf, size_t n) {
+  return Whole([fd](char* p, size_t k) { return read(fd, p, k); }, buf, n);
+}
+
 bool WriteAll(int fd, const char* buf, size_t n) {
-  while (n > 0) {
-    ssize_t put = write(fd, buf, n);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return false;
-    buf += put;
-    n -= static_cast<size_t>(put);
-  }
-  return true;
+  return Whole([fd](char* p, size_t k) { return write(fd, p, k); }, const_cast<char*>(buf), n);
 }
 
 }  // namespace
@@ -185,7 +184,7 @@ bool LoadSharedBasis(const char* helper, HelperRun* run) {
   if (ok && header.size > 0) {
     long m = Sys6(SYS_mmap, 0, static_cast<long>(mapped), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                   -1, 0);
-    frame = m < 0 && m > -4096 ? nullptr : reinterpret_cast<char*>(m);
+    frame = SysFailed(m) ? nullptr : reinterpret_cast<char*>(m);
   }
   ok = frame != nullptr && ReadAll(fd, frame, header.size);
   close(fd);

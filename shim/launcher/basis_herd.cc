@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "base/syscalls.h"
+#include "base/text.h"
 #include "config/grammar.h"
 #include "shim/entry/state.h"
 #include "shim/launcher/basis_cache.h"
 #include "shim/log/line.h"
+#include "shim/log/log.h"
 
 namespace numabind::shim {
 namespace {
@@ -78,13 +80,9 @@ int OpenLock(int dir, uint64_t name) {
 int WatchDirectory(int dir) {
   int watch = static_cast<int>(Sys6(SYS_inotify_init1, IN_NONBLOCK | IN_CLOEXEC));
   if (watch < 0) return -1;
-  char path[32] = "/proc/self/fd/";  // the very directory opened and checked, not its name again
-  char digits[12];
-  int n = 0, at = 14;
-  for (unsigned v = static_cast<unsigned>(dir); v != 0 || n == 0; v /= 10)
-    digits[n++] = static_cast<char>('0' + v % 10);
-  while (n > 0) path[at++] = digits[--n];
-  path[at] = '\0';
+  char path[14 + kDecimalMax] =
+      "/proc/self/fd/";  // the very directory opened and checked, not its name again
+  FormatDecimal(static_cast<unsigned>(dir), path + 14);
   if (Sys6(SYS_inotify_add_watch, watch, reinterpret_cast<long>(path),
            IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
     close(watch);
@@ -165,7 +163,7 @@ void RemoveStaleTemporaries(int dir) {
   if (list < 0) return;
   timespec now = ClockNow(CLOCK_REALTIME);
   long self = Sys6(SYS_getpid);
-  struct Entry {  // the kernel's struct linux_dirent64
+  struct DirEntry {  // the kernel's struct linux_dirent64
     uint64_t ino;
     int64_t off;
     unsigned short reclen;
@@ -176,7 +174,7 @@ void RemoveStaleTemporaries(int dir) {
   long n;
   while ((n = Sys6(SYS_getdents64, list, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
     for (long at = 0; at < n;) {
-      const Entry* e = reinterpret_cast<const Entry*>(buf + at);
+      const DirEntry* e = reinterpret_cast<const DirEntry*>(buf + at);
       if (e->reclen == 0) break;
       at += e->reclen;
       long pid = TemporaryWriter(e->name);

@@ -48,12 +48,6 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
 /// Releases run->out.
 void FreeHelperOutput(HelperRun* run);
 
-/// Async-signal-safe: "ENOENT" for ENOENT ("errno N" written into buf when unknown; buf has 16 bytes).
-const char* ErrnoShortName(int e, char* buf);
-
-/// Async-signal-safe: "SIGSEGV" for SIGSEGV ("signal N" written into buf when unknown; buf has 16 bytes).
-const char* SignalName(int sig, char* buf);
-
 }  // namespace numabind::shim
 
 #endif  // NUMABIND_SHIM_LAUNCHER_HELPER_LAUNCH_H_

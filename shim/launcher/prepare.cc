@@ -75,7 +75,7 @@ char** HelperEnvironment(size_t* bytes) {
   *bytes = (n + 2) * sizeof(char*);
   long p = Sys6(SYS_mmap, 0, static_cast<long>(*bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                 -1, 0);
-  if (p < 0 && p > -4096) return nullptr;
+  if (SysFailed(p)) return nullptr;
   char** envp = reinterpret_cast<char**>(p);
   // NUMABIND_DISABLE=1 for a library loaded otherwise than by LD_PRELOAD (/etc/ld.so.preload).
   size_t k = 0;

@@ -192,66 +192,59 @@ JsonMembers& JsonMembers::Bits(const char* key, const uint64_t* words, uint32_t 
 }
 
 // Child-safe: appends to the caller's line.
-void JsonBound(Line* line, const BoundInfo& b) {
-  const RankMatch& m = *b.match;
-  line->Reserve(kHeadMax + kTail);  // JsonFinishBound puts the body after Head
+void JsonBound(Line* line, const BoundEvent& b) {
+  line->Reserve(kHeadMax + kTail);  // JsonBoundLine puts the body after Head
   JsonMembers j(line);
-  j.Str("event", b.again ? "rebound" : "bound").Num("rank", m.rank);
-  if (m.nranks != 0)
-    j.Num("nranks", m.nranks);
+  j.Str("event", b.again ? "rebound" : "bound").Num("rank", b.rank);
+  if (b.nranks != 0)
+    j.Num("nranks", b.nranks);
   else
     j.Literal("nranks", "null");
-  j.Str("rank_var", m.var != nullptr ? m.var : "NUMABIND_MATCH")
+  j.Str("rank_var", b.rank_var != nullptr ? b.rank_var : "NUMABIND_MATCH")
       .Str("command", b.command, ~size_t{0}, kMaxCommand);
-  j.Bits("cpus", b.cpus, b.cpu_words).Bits("nodes", b.nodes, b.node_words).Str("memory", b.memory);
+  j.Bits("cpus", b.cpus, b.cpu_words).Bits("nodes", b.nodes, b.node_words);
+  j.Str("memory", b.memory_denied != nullptr ? "unchanged" : b.memory);
   j.Str("device", b.device != nullptr && b.device[0] != '\0' ? b.device : nullptr);
-  j.Str("entry", EntryName(b.entry)).Literal("replaced", b.launcher_cpus != nullptr ? "true" : "false");
-  if (b.launcher_cpus != nullptr) j.Bits("launcher_cpus", b.launcher_cpus, b.launcher_words);
+  j.Str("entry", EntryName(b.entry)).Literal("replaced", b.replaced != nullptr ? "true" : "false");
+  if (b.replaced != nullptr) j.Bits("launcher_cpus", b.replaced, b.replaced_words);
   if (b.share != nullptr && b.share[0] != '\0') j.Str("auto", b.share);
 }
 
-// Child-safe: formats on the stack and writes with raw system calls.
-__attribute__((noinline)) void JsonFinishBound(const Line& body, pid_t pid, const char* stack) {
-  Line l;
-  l.Reserve(kTail);
-  Head(&l, config::LogLevel::kInfo, pid);
+// Child-safe: formats into the caller's line.
+size_t JsonBoundLine(Line* l, const Line& body, pid_t pid, const char* stack) {
+  l->Reserve(kTail);
+  Head(l, config::LogLevel::kInfo, pid);
   // JsonBound left room for Head: the body fits, whole members.
-  bool fits = body.size() + 1 <= l.room();
-  if (body.size() > 0 && fits) l.Str(",").Str(body.data(), body.size());
-  l.set_truncated(l.truncated() || body.truncated() || !fits);
-  if (stack != nullptr) JsonMembers(&l).Str("stack", stack);
-  size_t len = Close(&l);
-  WriteLogRaw(l.data(), len);
+  bool fits = body.size() + 1 <= l->room();
+  if (body.size() > 0 && fits) l->Str(",").Str(body.data(), body.size());
+  l->set_truncated(l->truncated() || body.truncated() || !fits);
+  if (stack != nullptr) JsonMembers(l).Str("stack", stack);
+  return Close(l);
 }
 
-// Child-safe: formats on the stack.
-__attribute__((noinline)) void WriteJsonLog(config::LogLevel level, const char* text, size_t len,
-                                            bool truncated) {
+// Child-safe: formats into the caller's line.
+size_t JsonMessage(Line* l, config::LogLevel level, const char* text, size_t len, bool truncated) {
   const char kPrefix[] = "numabind: ";
   size_t skip = 0;
   while (skip < sizeof(kPrefix) - 1 && skip < len && text[skip] == kPrefix[skip]) ++skip;
   if (skip == sizeof(kPrefix) - 1) text += skip, len -= skip;
   while (len > 0 && text[len - 1] == '\n') --len;
-  Line l;
-  l.Reserve(kTail);
-  l.set_truncated(truncated);
-  Head(&l, level, Sys6(SYS_getpid));
-  JsonMembers(&l).Str("message", text, len);
-  size_t n = Close(&l);
-  WriteLogRaw(l.data(), n);
+  l->Reserve(kTail);
+  l->set_truncated(truncated);
+  Head(l, level, Sys6(SYS_getpid));
+  JsonMembers(l).Str("message", text, len);
+  return Close(l);
 }
 
-// Child-safe: formats on the stack, one raw write.
-__attribute__((noinline)) void WriteJsonLogFileNote(const char* file, const char* why) {
-  Line l;
-  l.Reserve(kTail);
-  Head(&l, config::LogLevel::kWarn, Sys6(SYS_getpid));
-  JsonMembers(&l)
+// Child-safe: formats into the caller's line.
+size_t JsonLogFileNote(Line* l, const char* file, const char* why) {
+  l->Reserve(kTail);
+  Head(l, config::LogLevel::kWarn, Sys6(SYS_getpid));
+  JsonMembers(l)
       .Str("message", "NUMABIND_LOG_FILE cannot be written: logging to standard error")
       .Str("log_file", file)
       .Str("error", why);
-  size_t n = Close(&l);
-  Sys6(SYS_write, 2, reinterpret_cast<long>(l.data()), static_cast<long>(n));
+  return Close(l);
 }
 
 }  // namespace numabind::shim

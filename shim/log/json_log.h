@@ -2,12 +2,12 @@
 //
 // NUMABIND_LOG_FORMAT=json: every log line one JSON object of strict UTF-8, built like the text lines
 // (shim/log/line.h: on the stack, no allocation, raw system calls for the time and host name), so the child
-// side of a spawn can write it. Fields: time (UTC, ISO 8601 with milliseconds), host, pid, level; then, for a
-// bound rank, event, rank, nranks, rank_var, command, cpus, nodes, memory, device, entry, replaced
-// (launcher_cpus when true: the binding it started with), auto (its share, under auto) and, at
-// NUMABIND_LOG=debug, stack; for anything else, message (the text line without "numabind: "). A line that
-// would not fit Line::kCapacity leaves out what does not fit (members whole, strings cut between two
-// characters) and ends with "truncated":true.
+// side of a spawn can write it. These only format; shim/log/log.cc writes. Fields: time (UTC, ISO 8601 with
+// milliseconds), host, pid, level; then, for a bound rank, event, rank, nranks, rank_var, command, cpus,
+// nodes, memory, device, entry, replaced (launcher_cpus when true: the binding it started with), auto (its
+// share, under auto) and, at NUMABIND_LOG=debug, stack; for anything else, message (the text line without
+// "numabind: "). A line that would not fit Line::kCapacity leaves out what does not fit (members whole,
+// strings cut between two characters) and ends with "truncated":true.
 
 #ifndef NUMABIND_SHIM_LOG_JSON_LOG_H_
 #define NUMABIND_SHIM_LOG_JSON_LOG_H_
@@ -16,26 +16,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "shim/child/child.h"
+#include "config/config.h"
+#include "shim/log/line.h"
+#include "shim/log/log.h"
 
 namespace numabind::shim {
-
-/// What BindRank did, for the JSON line.
-struct BoundInfo {
-  bool again;  ///< a forked worker bound again at its exec: "rebound"
-  const RankMatch* match;
-  const char* command;
-  const uint64_t* cpus;
-  uint32_t cpu_words;
-  const uint64_t* nodes;
-  uint32_t node_words;
-  const char* memory;  ///< "bind", ..., or "unchanged" (set_mempolicy refused)
-  const char* device;  ///< "" or nullptr when none
-  Entry entry;
-  const uint64_t* launcher_cpus;  ///< the binding the rank started with when replaced, else nullptr
-  uint32_t launcher_words;
-  const char* share;  ///< auto's share of the rank, "" when not auto
-};
 
 /// Child-safe: members of a JSON object appended to a Line, each preceded by a comma unless it is the first
 /// of the line or follows '{'. A member that does not fit is left out whole, a string value cut between two
@@ -59,19 +44,19 @@ class JsonMembers {
 
 /// Child-safe: the bound rank's members, comma separated, without braces (time, host and pid come later),
 /// leaving room in `line` for them and the object's end.
-void JsonBound(Line* line, const BoundInfo& info);
+void JsonBound(Line* line, const BoundEvent& event);
 
-/// Child-safe: writes the JSON line for the members JsonBound put in `body`, with pid (<= 0: null) and, when
-/// `stack` is not nullptr, the call stack.
-void JsonFinishBound(const Line& body, pid_t pid, const char* stack);
+/// Child-safe: the whole JSON line, into `out` (empty), for the members JsonBound put in `body`, with pid
+/// (<= 0: null) and, when `stack` is not nullptr, the call stack. Returns the line's length.
+size_t JsonBoundLine(Line* out, const Line& body, pid_t pid, const char* stack);
 
-/// Child-safe: writes `text` (one text log line at `level`, cut short when `truncated`) as a JSON object
-/// line with WriteLogRaw. Not inlined: its line buffer is on the stack only in JSON mode.
-void WriteJsonLog(config::LogLevel level, const char* text, size_t len, bool truncated);
+/// Child-safe: `text` (one text log line at `level`, cut short when `truncated`) as a JSON object line, into
+/// `out` (empty). Returns the line's length.
+size_t JsonMessage(Line* out, config::LogLevel level, const char* text, size_t len, bool truncated);
 
-/// Child-safe: writes to standard error the JSON line saying that NUMABIND_LOG_FILE `file` cannot be
-/// written (`why`) and that the log goes to standard error instead.
-void WriteJsonLogFileNote(const char* file, const char* why);
+/// Child-safe: the JSON line saying that NUMABIND_LOG_FILE `file` cannot be written (`why`) and that the log
+/// goes to standard error instead, into `out` (empty). Returns the line's length.
+size_t JsonLogFileNote(Line* out, const char* file, const char* why);
 
 }  // namespace numabind::shim
 

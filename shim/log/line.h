@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/text.h"
 #include "plan/plan_basis.h"
 
 namespace numabind::shim {
@@ -29,17 +30,13 @@ class Line {
   }
   /// Child-safe: appends a decimal number, whole or not at all.
   Line& Num(long long v) {
-    char digits[24];
-    size_t n = 0;
-    unsigned long long u =
-        v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
-    do {
-      digits[n++] = static_cast<char>('0' + u % 10);
-      u /= 10;
-    } while (u != 0);
-    if (v < 0) digits[n++] = '-';
+    char digits[1 + kDecimalMax];
+    size_t n = v < 0 ? 1 : 0;
+    digits[0] = '-';
+    n += FormatDecimal(v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v),
+                       digits + n);
     if (len_ + n > end_) return Cut(len_);
-    while (n > 0) buf_[len_++] = digits[--n];
+    for (size_t i = 0; i < n; ++i) buf_[len_++] = digits[i];
     return *this;
   }
   /// Child-safe: appends a bit set in Linux list form ("0-3,8"), or "none"; whole or not at all.

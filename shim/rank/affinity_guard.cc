@@ -14,6 +14,7 @@
 #include "base/syscalls.h"
 #include "shim/entry/state.h"
 #include "shim/log/line.h"
+#include "shim/log/log.h"
 
 namespace numabind::shim {
 namespace {

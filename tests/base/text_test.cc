@@ -4,7 +4,10 @@
 // behaves as fnmatch(3) with no flags in the C locale. fuzz/glob_fuzz.cc compares the two on any input.
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fnmatch.h>
+#include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -65,4 +68,26 @@ Test(text, range_ending_in_a_backslash_stays_inside_the_pattern) {
       cr_expect_eq(GlobMatch(at, text), GlobMatch(pattern, text), "\"%s\" against \"%s\"", pattern, text);
   }
   munmap(mem, 2 * page);
+}
+
+Test(text, errno_and_signal_names) {
+  char buf[numabind::shim::kErrnoSymbolMax];
+  cr_expect_str_eq(numabind::shim::ErrnoSymbol(ENOENT, buf), "ENOENT");
+  cr_expect_str_eq(numabind::shim::ErrnoSymbol(4095, buf), "errno 4095");
+  cr_expect_str_eq(numabind::shim::ErrnoSymbol(INT32_MIN, buf), "errno -2147483648");
+  cr_expect_str_eq(numabind::shim::ErrnoName(EPERM), "Operation not permitted (EPERM)");
+  cr_expect_str_eq(numabind::shim::ErrnoName(EINTR), "error");
+  cr_expect_str_eq(numabind::shim::SignalName(SIGSEGV, buf), "SIGSEGV");
+  cr_expect_str_eq(numabind::shim::SignalName(40, buf), "signal 40");
+}
+
+Test(text, decimals) {
+  char buf[numabind::shim::kDecimalMax];
+  cr_expect_eq(numabind::shim::FormatDecimal(0, buf), 1u);
+  cr_expect_str_eq(buf, "0");
+  cr_expect_eq(numabind::shim::FormatDecimal(UINT64_MAX, buf), 20u);
+  cr_expect_str_eq(buf, "18446744073709551615");
+  cr_expect(numabind::shim::StrEq("abc", "abc"));
+  cr_expect(!numabind::shim::StrEq("abc", "ab"));
+  cr_expect_eq(numabind::shim::StrLen("abc"), 3u);
 }

@@ -134,7 +134,7 @@ Test(child, ranks_by_order_when_spawned_back_to_back) {
   std::string dir = MakeTempDir("numabind-burst");
   std::string build = BuildDir();
   RunResult r = Run({build + "/helpers/hostile", "burst", "4", build + "/helpers/report", "--env",
-                     "numabind-burst", "--sleep", "300"},
+                     "numabind-burst", "--hold"},
                     {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=node", "NUMABIND_LOG=info",
                      "NUMABIND_LOG_FILE=" + dir + "/log",
                      // From the start: the launcher's own command line (hostile burst ...) must not match.

@@ -218,6 +218,17 @@ Test(json_log, debug_adds_the_call_stack) {
   cr_expect_eq(bound, 2, "log:\n%s", o.log.c_str());
 }
 
+Test(json_log, bound_lines_only_at_info) {
+  // A bound rank is an info event: at NUMABIND_LOG=warn (the default) neither format says it.
+  CpuPair p = TwoAllowedCpus();
+  for (const char* format : {"NUMABIND_LOG_FORMAT=json", "NUMABIND_LOG_FORMAT=text"}) {
+    Outcome o = Launch("execve", {"NUMABIND_POLICY=" + p.policy, "NUMABIND_LOG=warn", format});
+    cr_assert_eq(o.run.exit_code, 0, "%s: log:\n%s", format, o.log.c_str());
+    cr_expect_eq(o.reports.size(), 2u, "%s", format);
+    cr_expect_eq(o.log, "", "%s: log:\n%s", format, o.log.c_str());
+  }
+}
+
 Test(json_log, text_stays_the_default) {
   CpuPair p = TwoAllowedCpus();
   Outcome o = Launch("execve", {"NUMABIND_POLICY=" + p.policy, "NUMABIND_LOG=info"});

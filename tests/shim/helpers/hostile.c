@@ -12,21 +12,25 @@
  *                               the allocations made inside the handler (this program's malloc counts them)
  *   hostile clone-while-preparing FIFO
  *                               one thread forks (the shim prepares: NUMABIND_TOPOLOGY=FIFO holds the planner
- *                               helper) while the main thread makes a child with clone(); that child forks
+ *                               helper, which waits for data) and, once the helper has opened FIFO, the main
+ *                               thread makes a child with clone(); that child forks
  *   hostile burst N PROGRAM [ARGS]
  *                               posix_spawn N copies of PROGRAM back to back (no rank variable: for
- *                               NUMABIND_MATCH), then waits for them all
+ *                               NUMABIND_MATCH), their standard input a pipe it closes once all are
+ *                               spawned (report --hold lives until then), then waits for them all
  *   hostile small-stack PROGRAM [ARGS]
  *                               from a thread with a 16 KiB stack: PROGRAM as rank 0 by posix_spawn (the
  *                               first spawn: the shim prepares there), by fork + execve, by vfork + execve,
  *                               and twice by posix_spawn with "numabind-by-order" as its last argument (for
- *                               NUMABIND_MATCH; the first sleeps 3 s, so the second finds it alive);
+ *                               NUMABIND_MATCH; the first lives until the second has ended, so that the
+ *                               second finds it alive);
  *                               prints the most stack the thread used
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -35,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -91,7 +96,8 @@ static int HelperInvisible(void) {
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  usleep(200 * 1000); /* a helper that exits late would be seen by now */
+  /* No sleep: ECHILD below means no child at all, live or dead, is left to send a SIGCHLD, and one sent
+   * before (a helper that was this process's child) is handled by the time waitid returns. */
   siginfo_t info;
   memset(&info, 0, sizeof info);
   int w = waitid(P_ALL, 0, &info, WEXITED | WNOHANG);
@@ -203,14 +209,17 @@ static int ForkInHandler(void) {
 
 static void* ForkThread(void* arg) {
   (void)arg;
-  pid_t pid = fork(); /* prepares first: the helper waits on the FIFO */
+  pid_t pid = fork(); /* prepares first: the helper waits on the FIFO's data */
   if (pid == 0) _exit(0);
   if (pid > 0) waitpid(pid, NULL, 0);
   return NULL;
 }
 
+static void OnWake(int sig) { (void)sig; }
+
 static int ClonedChild(void* arg) {
-  (void)arg;
+  close(*(
+      int*)arg); /* the parent's writer of the FIFO: the helper must see its end when the parent closes it */
   pid_t pid = fork(); /* the shim's lock, copied while held by a thread this process does not have */
   if (pid == 0) _exit(0);
   if (pid > 0) waitpid(pid, NULL, 0);
@@ -218,27 +227,51 @@ static int ClonedChild(void* arg) {
 }
 
 static int CloneWhilePreparing(const char* fifo) {
+  /* A writer held open: the helper's open of the topology returns at once and its read waits for data. The
+   * open is the event that says the preparation, and the lock it holds, are under way (inotify). */
+  int writer = open(fifo, O_RDWR | O_CLOEXEC);
+  int watch = inotify_init1(IN_CLOEXEC);
+  if (writer < 0 || watch < 0 || inotify_add_watch(watch, fifo, IN_OPEN) < 0) {
+    perror("clone-while-preparing: fifo");
+    return 2;
+  }
   pthread_t t;
   pthread_create(&t, NULL, ForkThread, NULL);
-  usleep(300 * 1000);
-  static char stack[256 * 1024];
-  pid_t child = clone(ClonedChild, stack + sizeof stack, SIGCHLD, NULL);
-  int fd = open(fifo, O_WRONLY); /* releases the helper: end of file, the preparation fails at once */
-  if (fd >= 0) close(fd);
-  pthread_join(t, NULL);
-  int status = -1, hung = 1;
-  for (int i = 0; i < 500 && hung; ++i) {
-    if (waitpid(child, &status, WNOHANG) == child)
-      hung = 0;
-    else
-      usleep(10 * 1000);
+  struct pollfd opened = {watch, POLLIN, 0};
+  if (poll(&opened, 1, 20000) != 1) {
+    printf("clone-while-preparing: the helper never opened %s\n", fifo);
+    return 1;
   }
+  static char stack[256 * 1024];
+  pid_t child = clone(ClonedChild, stack + sizeof stack, SIGCHLD, &writer);
+  close(writer); /* releases the helper: end of file, the preparation fails at once */
+  pthread_join(t, NULL);
+  /* The child's end, or 5 s: SIGALRM interrupts the wait (no SA_RESTART). */
+  struct sigaction wake;
+  memset(&wake, 0, sizeof wake);
+  wake.sa_handler = OnWake;
+  sigaction(SIGALRM, &wake, NULL);
+  alarm(5);
+  int status = -1;
+  int hung = waitpid(child, &status, 0) != child;
+  alarm(0);
   if (hung) {
     kill(child, SIGKILL);
     waitpid(child, &status, 0);
   }
   printf("clone-while-preparing: %s status=%d\n", hung ? "hung" : "done", status);
   return hung || status != 0;
+}
+
+/* posix_spawn of prog with standard input the read end of `hold` (report --hold stays alive until this
+ * process closes the write end). */
+static int SpawnHeld(pid_t* pid, char** prog, int hold[2]) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, hold[0], 0);
+  int r = posix_spawn(pid, prog[0], &actions, NULL, prog, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return r;
 }
 
 static char** small_prog;
@@ -281,20 +314,23 @@ static void* SmallStackThread(void* arg) {
     _exit(127);
   }
   small_failures += pid < 0 || waitpid(pid, &status, 0) != pid || status != 0;
-  /* By order: the first stays alive (3 s: ample on a loaded machine), so that the second counts it. */
+  /* By order: the first stays alive until the second has ended (report --hold), so that the second counts
+   * it. */
   int n = 0;
   while (small_prog[n] != NULL) ++n;
-  char **first = calloc((size_t)n + 5, sizeof(char*)), **second = calloc((size_t)n + 3, sizeof(char*));
+  char **first = calloc((size_t)n + 4, sizeof(char*)), **second = calloc((size_t)n + 3, sizeof(char*));
   memcpy(first, small_prog, (size_t)n * sizeof(char*));
   memcpy(second, small_prog, (size_t)n * sizeof(char*));
   first[n] = second[n] = "--env";
   first[n + 1] = second[n + 1] = "numabind-by-order";
-  first[n + 2] = "--sleep";
-  first[n + 3] = "3000";
+  first[n + 2] = "--hold";
   pid_t alive;
-  small_failures += posix_spawn(&alive, first[0], NULL, NULL, first, environ) != 0;
+  int hold[2];
+  small_failures += pipe2(hold, O_CLOEXEC) != 0 || SpawnHeld(&alive, first, hold) != 0;
   small_failures += posix_spawn(&pid, second[0], NULL, NULL, second, environ) != 0 ||
                     waitpid(pid, &status, 0) != pid || status != 0;
+  close(hold[1]);
+  close(hold[0]);
   small_failures += waitpid(alive, &status, 0) != alive || status != 0;
   return NULL;
 }
@@ -319,9 +355,12 @@ static int SmallStack(char** prog) {
 
 static int Burst(int n, char** prog) {
   pid_t pids[64];
-  int failures = 0, status;
+  int failures = 0, status, hold[2];
   if (n > 64) n = 64;
-  for (int i = 0; i < n; ++i) failures += posix_spawn(&pids[i], prog[0], NULL, NULL, prog, environ) != 0;
+  if (pipe2(hold, O_CLOEXEC) != 0) return 2;
+  for (int i = 0; i < n; ++i) failures += SpawnHeld(&pids[i], prog, hold) != 0;
+  close(hold[1]); /* all spawned: the workers may end */
+  close(hold[0]);
   for (int i = 0; i < n; ++i) failures += waitpid(pids[i], &status, 0) != pids[i] || status != 0;
   printf("burst: %d spawned, failures=%d\n", n, failures);
   return failures != 0;

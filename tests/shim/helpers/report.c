@@ -10,7 +10,7 @@
  * page_node: node of a freshly touched page (-1 if unknown). fds: open descriptors at start (not counting
  * the one reading /proc/self/fd). env_hash: FNV-1a over environ in order, skipping --env-skip names.
  * Options: --out FILE  append the line to FILE (one O_APPEND write) instead of stdout
- *          --sleep MS  sleep after reporting (so a test can inspect the live process)
+ *          --hold      stay alive after reporting until standard input ends (the launcher holds a pipe)
  *          --touch MB  touch MB of fresh memory and add "pages":{"node":count} from /proc/self/numa_maps
  *          --env NAME  add NAME's value (null when unset) to "env"; repeatable
  *          --env-skip NAME  leave NAME out of env_hash and env_count; repeatable
@@ -185,15 +185,16 @@ static void PutPages(void* addr) {
 
 int main(int argc, char** argv) {
   const char* out = NULL;
-  long sleep_ms = 0, touch_mb = 0;
+  long touch_mb = 0;
+  int hold = 0;
   char *env_names[kMaxArgs], *skip_names[kMaxArgs];
   int n_env = 0, n_skip = 0;
   for (int i = 1; i < argc; i++) {
     int has = i + 1 < argc;
     if (has && strcmp(argv[i], "--out") == 0)
       out = argv[++i];
-    else if (has && strcmp(argv[i], "--sleep") == 0)
-      sleep_ms = atol(argv[++i]);
+    else if (strcmp(argv[i], "--hold") == 0)
+      hold = 1;
     else if (has && strcmp(argv[i], "--touch") == 0)
       touch_mb = atol(argv[++i]);
     else if (has && strcmp(argv[i], "--env") == 0 && n_env < kMaxArgs)
@@ -202,7 +203,7 @@ int main(int argc, char** argv) {
       skip_names[n_skip++] = argv[++i];
     else {
       fprintf(stderr,
-              "usage: report [--out FILE] [--sleep MS] [--touch MB] [--env NAME]... [--env-skip NAME]...\n");
+              "usage: report [--out FILE] [--hold] [--touch MB] [--env NAME]... [--env-skip NAME]...\n");
       return 2;
     }
   }
@@ -339,10 +340,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (out) close(fd);
-  if (sleep_ms > 0) {
-    struct timespec ts = {sleep_ms / 1000, (sleep_ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+  char c;
+  while (hold && (read(0, &c, 1) > 0 || errno == EINTR)) {
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// A launcher that is itself a rank numabind bound (`mpirun -np 2` of a script that starts 2 workers,
+// The NUMABIND_BOUND marker and its proof (shim/child/bound_marker.h). A launcher that is itself a rank
+// numabind bound (`mpirun -np 2` of a script that starts 2 workers,
 // `srun --ntasks-per-node=2 torchrun`) plans its workers inside that rank's CPUs; a binding numabind did not
 // make (a taskset, Slurm's, a NUMABIND_BOUND that does not prove itself) is replaced as before. Here the
 // outer ranks bind themselves by OMPI_COMM_WORLD_LOCAL_RANK and their workers by LOCAL_RANK, with
@@ -28,13 +29,23 @@ Outcome Start(std::vector<std::string> argv, const std::vector<std::string>& env
   return RunPreloaded(std::move(argv), all, "numabind-nested");
 }
 
+/// Every test here plans two ranks over this machine's first two CPUs.
+void NeedsTwoCpus() {
+  if (AllowedCpus().size() < 2) cr_skip_test("needs 2 CPUs");
+}
+
 /// The CPU auto gives rank r of 2 on the whole machine: the r-th allowed CPU.
 std::string CpuOf(int r) { return std::to_string(AllowedCpus()[r]); }
 
+}  // namespace
+
+TestSuite(bound_marker, .init = NeedsTwoCpus);
+
+namespace {
+
 // Each outer rank starts two workers (LOCAL_RANK 0 and 1, waited for in turn: no event to order). Both
 // must stay on their rank's CPU: on the whole machine worker 0 and 1 of every rank overlap the other rank.
-Test(nested_launch, workers_stay_inside_their_launchers_rank) {
-  if (AllowedCpus().size() < 2) cr_skip_test("needs 2 CPUs");
+Test(bound_marker, workers_stay_inside_their_launchers_rank) {
   const std::string script =
       "LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 \"$0\" --out \"$1\"; LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 \"$0\" --out "
       "\"$1\"";
@@ -55,8 +66,7 @@ Test(nested_launch, workers_stay_inside_their_launchers_rank) {
 }
 
 // NUMABIND_LOG_FORMAT=json: the worker's line stays one JSON object and names the rank in "inside".
-Test(nested_launch, json_line_names_the_rank_it_planned_inside) {
-  if (AllowedCpus().size() < 2) cr_skip_test("needs 2 CPUs");
+Test(bound_marker, json_line_names_the_rank_it_planned_inside) {
   Outcome o =
       Start({"bash", "-c", "LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 \"$0\" --out \"$1\"", "@REPORT", "@OUT"},
             {"OMPI_COMM_WORLD_LOCAL_RANK=1", "OMPI_COMM_WORLD_LOCAL_SIZE=2", "NUMABIND_LOG_FORMAT=json"});
@@ -79,8 +89,7 @@ std::string DeadPid() {
 
 // A rank started bound (taskset, then env: NUMABIND_DISABLE=1 keeps both inert) with a NUMABIND_BOUND whose
 // proof holds keeps to that binding; one whose proof fails is a foreign binding, replaced.
-Test(nested_launch, only_a_binding_numabind_made_is_kept) {
-  if (AllowedCpus().size() < 2) cr_skip_test("needs 2 CPUs");
+Test(bound_marker, only_a_binding_numabind_made_is_kept) {
   std::string ancestor = std::to_string(getpid());
   struct Case {
     std::string proof, want, what;
@@ -107,8 +116,7 @@ Test(nested_launch, only_a_binding_numabind_made_is_kept) {
 }
 
 // The marker a self-bound rank writes carries the proof: its CPUs and its pid.
-Test(nested_launch, a_bound_ranks_marker_carries_its_proof) {
-  if (AllowedCpus().size() < 2) cr_skip_test("needs 2 CPUs");
+Test(bound_marker, a_bound_ranks_marker_carries_its_proof) {
   Outcome o = Start({"@REPORT", "--out", "@OUT", "--env", "NUMABIND_BOUND"},
                     {"OMPI_COMM_WORLD_LOCAL_RANK=1", "OMPI_COMM_WORLD_LOCAL_SIZE=2"});
   cr_assert_eq(o.reports.size(), 1u, "%s", Tail(o.output).c_str());

@@ -1,6 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// A rank that binds itself at start-up binds every thread it has then, not only the calling one: a library
+// The process's threads (shim/rank/process_threads.h): a rank that binds itself at start-up binds every
+// thread it has then, not only the calling one: a library
 // linked into the program (OpenBLAS's pthread build) starts its threads in its own constructor, which the
 // dynamic linker runs before the preloaded library's. helpers/thread_report is linked with such a library
 // (tests/shim/early/early_thread.c) and reports the CPUs of each of its threads.
@@ -31,7 +32,7 @@ std::vector<std::string> Split(const std::string& s, char sep) {
 }
 
 // Rank 0 of "cpus:SECOND|FIRST" belongs on the second CPU: every thread must be there, the library's too.
-Test(early_threads, a_librarys_threads_end_on_the_ranks_cpus) {
+Test(process_threads, a_librarys_threads_end_on_the_ranks_cpus) {
   CpuPair c = TwoAllowedCpus();
   for (const char* memory : {"local", "bind"}) {
     Outcome o = ThreadReport({"NUMABIND_POLICY=" + c.policy, "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=2",

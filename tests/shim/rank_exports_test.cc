@@ -1,8 +1,9 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Starting a rank from the smallest thread stack (issue 18): helpers/entry_launcher's "small:" entries start
-// one rank from a thread with a 16 KiB stack, through fork + execve, vfork + execve and posix_spawn, with
-// the shim preloaded into the launcher. The rank gets 1,024 CPUs of the synthetic machine below (this
+// A rank's environment in a mapping of its own (shim/child/rank_exports.h), never on the spawning thread's
+// stack. Starting a rank from the smallest thread stack (issue 18): helpers/entry_launcher's "small:" entries
+// start one rank from a thread with a 16 KiB stack, through fork + execve, vfork + execve and posix_spawn,
+// with the shim preloaded into the launcher. The rank gets 1,024 CPUs of the synthetic machine below (this
 // machine's CPUs are among them, so the binding succeeds) and NUMABIND_EXPORT=omp-cpus, whose OMP_PLACES
 // alone is about 6 KB; or no export and an environment of 4,000 variables (32 KB of pointers). Both used to
 // be built on the spawning thread's stack and crashed the launcher or its child with SIGSEGV before the
@@ -88,17 +89,17 @@ void ExpectManyVariables(const std::string& entry) {
 
 }  // namespace
 
-Test(small_stack, fork_execve_omp_cpus, .timeout = 60) { ExpectOmpCpus("small:execve"); }
-Test(small_stack, vfork_execve_omp_cpus, .timeout = 60) { ExpectOmpCpus("small:vfork-execve"); }
-Test(small_stack, posix_spawn_omp_cpus, .timeout = 60) { ExpectOmpCpus("small:posix_spawn"); }
-Test(small_stack, system_omp_cpus, .timeout = 60) { ExpectOmpCpus("small:system"); }
-Test(small_stack, fork_execve_4000_variables, .timeout = 60) { ExpectManyVariables("small:execve"); }
-Test(small_stack, vfork_execve_4000_variables, .timeout = 60) { ExpectManyVariables("small:vfork-execve"); }
-Test(small_stack, posix_spawn_4000_variables, .timeout = 60) { ExpectManyVariables("small:posix_spawn"); }
+Test(rank_exports, fork_execve_omp_cpus, .timeout = 60) { ExpectOmpCpus("small:execve"); }
+Test(rank_exports, vfork_execve_omp_cpus, .timeout = 60) { ExpectOmpCpus("small:vfork-execve"); }
+Test(rank_exports, posix_spawn_omp_cpus, .timeout = 60) { ExpectOmpCpus("small:posix_spawn"); }
+Test(rank_exports, system_omp_cpus, .timeout = 60) { ExpectOmpCpus("small:system"); }
+Test(rank_exports, fork_execve_4000_variables, .timeout = 60) { ExpectManyVariables("small:execve"); }
+Test(rank_exports, vfork_execve_4000_variables, .timeout = 60) { ExpectManyVariables("small:vfork-execve"); }
+Test(rank_exports, posix_spawn_4000_variables, .timeout = 60) { ExpectManyVariables("small:posix_spawn"); }
 
 // The block a vfork child maps for its exec is its parent's memory: the parent unmaps it when vfork returns,
 // so three ranks leave the launcher with as many mappings as one did (the first spawn also prepares).
-Test(small_stack, vfork_leaves_nothing_mapped_in_the_launcher, .timeout = 60) {
+Test(rank_exports, vfork_leaves_nothing_mapped_in_the_launcher, .timeout = 60) {
   std::string dir = MakeTempDir("numabind-small-stack");
   std::string build = BuildDir();
   RunResult run = Run({build + "/helpers/entry_launcher", "small:vfork-execve", "3",
@@ -120,7 +121,7 @@ Test(small_stack, vfork_leaves_nothing_mapped_in_the_launcher, .timeout = 60) {
 
 // Self-binding in the constructor, on a main thread whose stack may not grow past 32 KiB (the environment
 // and arguments take part of it): the rank binds itself and exports its 1,024 places.
-Test(small_stack, self_binding_with_32k_stack_limit, .timeout = 60) {
+Test(rank_exports, self_binding_with_32k_stack_limit, .timeout = 60) {
   Outcome o = Start({"bash", "-c", "ulimit -s 32 && exec \"$@\"", "bash", "@REPORT", "--out", "@OUT", "--env",
                      "OMP_NUM_THREADS", "--env", "OMP_PLACES", "--env", "NUMABIND_BOUND"},
                     {"NUMABIND_EXPORT=omp-cpus", "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=1"});

@@ -1,0 +1,83 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Binding the calling thread to a rank's plan around the one call that starts the rank: an exec (the exec
+// wrappers, usually in the child of a fork or vfork) or a spawn the C library makes (posix_spawn, system,
+// popen: the child inherits the thread's binding). One template for both; they differ in when the bound
+// line is written and in who unmaps the rank's environment after a successful exec.
+
+#ifndef NUMABIND_SHIM_CHILD_BIND_CALL_H_
+#define NUMABIND_SHIM_CHILD_BIND_CALL_H_
+
+#include <errno.h>
+#include <sys/types.h>
+
+#include "base/syscalls.h"
+#include "shim/child/child.h"
+#include "shim/child/rank_exports.h"
+#include "shim/log/log.h"
+
+namespace numabind::shim {
+
+/// One call that starts rank `m` with `path`; envp is the environment it would start with.
+struct BindCall {
+  Entry entry;
+  const char* path;
+  char* const* envp;
+  RankMatch* m;
+  /// An exec: the bound line is written before the call, which does not come back (with `pid`, the caller's,
+  /// unless setenv bound and logged this rank already), and the rank's environment is noted in
+  /// t_exec_mapping for numabind_after_vfork. Else a spawn: the line is written after the call, with
+  /// *child_pid (when child_pid is nullptr: with the pid unknown; when *child_pid is 0: not at all).
+  bool exec;
+  pid_t pid;
+  const pid_t* child_pid;
+  /// Set when the call is refused (NUMABIND_STRICT=1 and the rank could not be bound): the errno to fail
+  /// with; `call` is then not made.
+  int* refused_errno;
+};
+
+/// Child-safe: binds the calling thread to rank b.m's plan, runs `call(env)` and restores the thread's
+/// binding after it (a successful exec does not return). `env` is envp with NUMABIND_BOUND first for a
+/// rank, so that it does not bind itself again at start-up, nor do its children, then NUMABIND_EXPORT's
+/// entries, built in a mapping of their own (BuildRankBlock; the thread's stack may be 16 KiB), which the
+/// exec drops, or, in a vfork child, numabind_after_vfork in the parent. Refused: returns a value-initialised
+/// result with *b.refused_errno set. Not inlined: its line and saved binding are on the stack only now, not
+/// while FindRank reads /proc. Stack: this frame is 3.7 KiB (the line and the saved binding), the largest on
+/// the child side (child.h).
+template <typename Call>
+__attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decltype(call(b.envp)) {
+  SavedBinding saved;
+  Line line;
+  BindResult r = BindRank(b.entry, b.path, b.m, &saved, &line, b.refused_errno);
+  if (r == BindResult::kRefused) return decltype(call(b.envp))();
+  RankBlock block;
+  int e = BuildRankBlock(b.envp, *b.m, r == BindResult::kBound, b.path, &block);
+  if (e != 0 && r == BindResult::kBound) {
+    Restore(saved);
+    r = FailEnvironment(&line, b.path, *b.m, e, b.refused_errno);
+    if (r == BindResult::kRefused) return decltype(call(b.envp))();
+  }
+  if (b.exec) {
+    // A mapping an exec in a CLONE_VM child left here (no vfork of ours to unmap it): unused now.
+    if (t_exec_mapping.map != nullptr)
+      Sys6(SYS_munmap, reinterpret_cast<long>(t_exec_mapping.map), static_cast<long>(t_exec_mapping.size));
+    t_exec_mapping = {block.map, block.map_size};
+    // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
+    if (r == BindResult::kBound && (!BoundAtSetenv(*b.m) || b.m->replaced)) FinishBoundLine(&line, b.pid);
+  }
+  auto ret = call(block.env);
+  e = errno;
+  FreeRankBlock(&block);
+  if (b.exec) t_exec_mapping = {nullptr, 0};
+  if (r == BindResult::kBound) {
+    Restore(saved);
+    if (!b.exec && (b.child_pid == nullptr || *b.child_pid > 0))
+      FinishBoundLine(&line, b.child_pid != nullptr ? *b.child_pid : 0);
+  }
+  errno = e;
+  return ret;
+}
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_CHILD_BIND_CALL_H_

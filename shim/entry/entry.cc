@@ -1,0 +1,24 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The entries' names, from the one list of wrapped functions (shim/entry/wrapped.def).
+
+#include "shim/entry/entry.h"
+
+#include <stddef.h>
+
+namespace numabind::shim {
+
+// Child-safe: returns a string literal.
+const char* EntryName(Entry entry) {
+  // Arrays, not pointers: no relocations for the loader.
+  static const char kNames[][13] = {
+#define NUMABIND_ENTRY(symbol, id) #symbol,
+#define NUMABIND_EXPORT_ONLY(symbol)
+#include "shim/entry/wrapped.def"
+      "start-up"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Entry::kStartup) + 1,
+                "one name per entry");
+  return kNames[static_cast<int>(entry)];
+}
+
+}  // namespace numabind::shim

@@ -1,0 +1,25 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Which wrapped call a spawn came through: the entries of shim/entry/wrapped.def, for the log.
+
+#ifndef NUMABIND_SHIM_ENTRY_ENTRY_H_
+#define NUMABIND_SHIM_ENTRY_ENTRY_H_
+
+#include <stdint.h>
+
+namespace numabind::shim {
+
+/// One per NUMABIND_ENTRY of shim/entry/wrapped.def, in its order, then the start-up.
+enum class Entry : uint8_t {
+#define NUMABIND_ENTRY(symbol, id) id,
+#define NUMABIND_EXPORT_ONLY(symbol)
+#include "shim/entry/wrapped.def"
+  kStartup,  ///< a rank binding itself in the library's constructor
+};
+
+/// Child-safe: the C name of an entry point ("execve"; "start-up" for kStartup).
+const char* EntryName(Entry entry);
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_ENTRY_ENTRY_H_

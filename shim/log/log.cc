@@ -1,0 +1,152 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The library's log (shim/log/log.h). Every function here may run between fork/vfork and exec: raw system
+// calls, lines on the caller's stack. The JSON lines are formatted by shim/log/json_log.cc, written here.
+
+#include "shim/log/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "base/syscalls.h"
+#include "base/text.h"
+#include "shim/entry/state.h"
+#include "shim/log/json_log.h"
+
+namespace numabind::shim {
+namespace {
+
+bool Json() { return g_state.config.log_format == config::LogFormat::kJson; }
+
+/// Child-safe: opens NUMABIND_LOG_FILE for one line, or returns -1 with *why set. Never blocks: a FIFO
+/// without a reader would hang open() (O_NONBLOCK makes it ENXIO), and a FIFO, terminal or device at a
+/// shared log path is refused (O_NOCTTY: never our controlling terminal).
+long OpenLogFile(const char* file, const char** why) {
+  long fd = OpenAt(AT_FDCWD, file,
+                   O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+  if (fd < 0) {
+    *why = fd == -ENXIO ? "is not a regular file" : ErrnoName(static_cast<int>(-fd));
+    return -1;
+  }
+  struct stat st;
+  if (Fstat(static_cast<int>(fd), &st) != 0 || !S_ISREG(st.st_mode)) {
+    Sys6(SYS_close, fd);
+    *why = "is not a regular file";
+    return -1;
+  }
+  return fd;
+}
+
+/// Child-safe: says why the log goes to standard error: a JSON line of its own, or the text line's start.
+/// Not inlined: its line is on the stack only on this path.
+__attribute__((noinline)) void NoteLogFileFallback(const char* file, const char* why) {
+  Line note;
+  size_t len;
+  if (Json()) {
+    len = JsonLogFileNote(&note, file, why);
+  } else {
+    note.Str("numabind: NUMABIND_LOG_FILE=")
+        .Str(file)
+        .Str(" ")
+        .Str(why)
+        .Str(" (logging to standard error): ");
+    len = note.size();
+  }
+  Sys6(SYS_write, 2, reinterpret_cast<long>(note.data()), static_cast<long>(len));
+}
+
+/// Child-safe: a text line as the message of a JSON line. Not inlined: its line buffer is on the stack only
+/// in JSON mode.
+__attribute__((noinline)) void WriteJsonMessage(config::LogLevel level, const char* text, size_t len,
+                                                bool truncated) {
+  Line l;
+  size_t n = JsonMessage(&l, level, text, len, truncated);
+  WriteLogRaw(l.data(), n);
+}
+
+/// Child-safe: the JSON line of a bound rank. Not inlined, as above.
+__attribute__((noinline)) void WriteJsonBound(const Line& body, pid_t pid, const char* stack) {
+  Line l;
+  size_t n = JsonBoundLine(&l, body, pid, stack);
+  WriteLogRaw(l.data(), n);
+}
+
+/// Child-safe: the text words of a bound rank.
+void TextBound(const BoundEvent& e, Line* line) {
+  line->Str(e.again ? "numabind: rebound rank " : "numabind: bound rank ").Num(e.rank);
+  if (e.nranks != 0) line->Str(" of ").Num(e.nranks);
+  line->Str(" (").Str(e.rank_var ? e.rank_var : "order, NUMABIND_MATCH").Str(") ").Str(e.command);
+  line->Str(": cpus ").Bits(e.cpus, e.cpu_words).Str(" nodes ").Bits(e.nodes, e.node_words).Str(" memory ");
+  if (e.memory_denied != nullptr)
+    line->Str("unchanged (set_mempolicy: ").Str(e.memory_denied).Str(")");
+  else
+    line->Str(e.memory);
+  if (e.device != nullptr && e.device[0] != '\0') line->Str(" device ").Str(e.device);
+  if (e.share != nullptr && e.share[0] != '\0') line->Str(" (auto: ").Str(e.share).Str(")");
+  if (e.entry == Entry::kStartup)
+    line->Str(" at start-up");
+  else
+    line->Str(" via ").Str(EntryName(e.entry));
+  if (e.replaced != nullptr) {
+    line->Str(e.started == StartedBinding::kLauncher ? " (replaced the launcher's binding to cpus "
+              : e.started == StartedBinding::kSlurm  ? " (replaced Slurm's binding to cpus "
+                                                     : " (replaced the binding it started with, cpus ");
+    line->Bits(e.replaced, e.replaced_words).Str(")");
+  }
+}
+
+}  // namespace
+
+// Child-safe: appends to the caller's line.
+void FormatBound(const BoundEvent& event, Line* line) {
+  if (Json()) return JsonBound(line, event);
+  TextBound(event, line);
+}
+
+// Child-safe: formats on the stack and writes with raw system calls.
+void FinishBoundLine(Line* line, pid_t pid) {
+  if (g_state.config.log < config::LogLevel::kInfo) return;  // an info event, in either format
+  bool debug = g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0';
+  if (Json()) return WriteJsonBound(*line, pid, debug ? g_state.stack : nullptr);
+  if (pid > 0)
+    line->Str(" pid ").Num(pid);
+  else
+    line->Str(" pid unknown");
+  if (debug) line->Str("\n").Str(g_state.stack);
+  size_t len = line->Finish();
+  WriteLogRaw(line->data(), len);
+}
+
+// Child-safe: a JSON line of its own in JSON mode, else one raw write.
+void WriteLog(config::LogLevel level, const char* text, size_t len) {
+  if (g_state.config.log < level) return;
+  if (Json()) return WriteJsonMessage(level, text, len, false);
+  WriteLogRaw(text, len);
+}
+
+// Child-safe: as above, saying in JSON when the line was cut short.
+void WriteLog(config::LogLevel level, Line* line) {
+  if (g_state.config.log < level) return;
+  if (Json()) return WriteJsonMessage(level, line->CStr(), line->size(), line->truncated());
+  size_t len = line->Finish();
+  WriteLogRaw(line->data(), len);
+}
+
+// Child-safe: raw open, write and close; one write per line, so lines from many ranks stay whole.
+void WriteLogRaw(const char* text, size_t len) {
+  const char* file = g_state.config.log_file;
+  long fd = 2;
+  if (file != nullptr && *file != '\0') {
+    const char* why = nullptr;
+    fd = OpenLogFile(file, &why);
+    if (fd < 0) {
+      fd = 2;
+      NoteLogFileFallback(file, why);  // on every line that falls back: a vfork child must not remember it
+    }
+  }
+  Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));
+  if (fd != 2) Sys6(SYS_close, fd);
+}
+
+}  // namespace numabind::shim

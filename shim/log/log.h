@@ -1,0 +1,68 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The library's log: one line per event, to NUMABIND_LOG_FILE or standard error, as text or
+// (NUMABIND_LOG_FORMAT=json) as a JSON object (shim/log/json_log.h formats those). Everything here may run
+// between fork/vfork and exec: lines on the caller's stack, raw system calls. The calls go one way: the
+// child and launcher sides describe an event, this file formats and writes it; the JSON formatter writes
+// nothing itself.
+
+#ifndef NUMABIND_SHIM_LOG_LOG_H_
+#define NUMABIND_SHIM_LOG_LOG_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config/config.h"
+#include "shim/entry/entry.h"
+#include "shim/log/line.h"
+
+namespace numabind::shim {
+
+/// Writes a text log line (at `level` or more verbose) to NUMABIND_LOG_FILE or stderr: as it is, or
+/// (NUMABIND_LOG_FORMAT=json) as the message of a JSON object line. Child-safe.
+void WriteLog(config::LogLevel level, const char* text, size_t len);
+/// As above, for a line not yet finished; in JSON, "truncated":true when the line was cut short. Child-safe.
+void WriteLog(config::LogLevel level, Line* line);
+/// Writes one finished line as it is to NUMABIND_LOG_FILE or stderr. Child-safe.
+void WriteLogRaw(const char* text, size_t len);
+
+/// Whose binding a rank's replaced one was, for the words of the text line.
+enum class StartedBinding : uint8_t {
+  kLauncher,  ///< the launcher bound the child between fork and exec
+  kSlurm,     ///< a Slurm step task that started bound (srun --cpu-bind)
+  kOwn,       ///< a rank binding itself at start-up, bound otherwise before
+};
+
+/// A rank bound to its plan: what BindRank did, as facts; FormatBound words it.
+struct BoundEvent {
+  bool again;  ///< a forked worker bound again at its exec: "rebound"
+  uint32_t rank;
+  uint32_t nranks;       ///< 0 = unknown
+  const char* rank_var;  ///< nullptr: found by order (NUMABIND_MATCH)
+  const char* command;
+  const uint64_t* cpus;
+  uint32_t cpu_words;
+  const uint64_t* nodes;
+  uint32_t node_words;
+  const char* memory;         ///< the plan's memory policy ("bind", ...)
+  const char* memory_denied;  ///< why set_mempolicy was not made ("EPERM"...), or nullptr
+  const char* device;         ///< "" or nullptr when none
+  Entry entry;
+  const uint64_t* replaced;  ///< the binding the rank started with when the plan replaced it, else nullptr
+  uint32_t replaced_words;
+  StartedBinding started;
+  const char* share;  ///< auto's share of the rank, "" when not auto
+};
+
+/// Child-safe: describes `event` in `line` (emptied by the caller), in the log's format, without the pid,
+/// which FinishBoundLine adds.
+void FormatBound(const BoundEvent& event, Line* line);
+
+/// Child-safe: appends the pid (<= 0: unknown) and, at NUMABIND_LOG=debug, the spawning stack to a line
+/// FormatBound filled, and writes it at NUMABIND_LOG=info.
+void FinishBoundLine(Line* line, pid_t pid);
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_LOG_LOG_H_
