@@ -1,7 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `numabind plan`: where each local rank goes, computed by the same two functions as the shim uses
-// (numabind_prepare once, then ComputeRankPlan per rank).
+// (core::Prepare once, then ComputeRankPlan per rank).
 
 #include <stdlib.h>
 
@@ -15,7 +15,7 @@
 #include "plan/plan_auto.h"
 #include "plan/plan_basis.h"
 #include "plan/rank_env.h"
-#include "planner/core_api.h"
+#include "planner/planner.h"
 #include "planner/plan_auto_describe.h"
 
 namespace numabind::cli {
@@ -123,17 +123,18 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     return kExitUsage;
   }
 
-  numabind_prepare_request request{};
+  if (cfg.policy.text == nullptr) config::ParseVar("NUMABIND_POLICY", "node", &cfg, nullptr);
+  core::PrepareRequest request;
   request.topology = cfg.topology;
-  request.policy = cfg.policy != nullptr ? cfg.policy : "node";
+  request.policy = cfg.policy;
   request.memory = cfg.memory;
   request.devices = cfg.devices;
   request.env = merged.get();
-  request.want_nics = (cfg.exports & config::kExportNic) != 0 ? 1 : 0;
-  char why[512] = {0};
-  const core::PlanBasis* basis = numabind_prepare(&request, why, sizeof(why));
+  request.want_nics = (cfg.exports & config::kExportNic) != 0;
+  std::string why;
+  const core::PlanBasis* basis = core::Prepare(request, &why);
   if (basis == nullptr) {
-    fprintf(err, "numabind plan: %s\n", why[0] != '\0' ? why : "cannot prepare a plan");
+    fprintf(err, "numabind plan: %s\n", !why.empty() ? why.c_str() : "cannot prepare a plan");
     return kExitFailure;
   }
 
@@ -189,8 +190,8 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     std::string where = cfg.topology != nullptr && *cfg.topology != '\0' ? cfg.topology : "this machine";
     if (where.compare(0, 10, "synthetic:") != 0) where = where.substr(where.rfind('/') + 1);  // a file's name
     drawing.title = "numabind plan: " + std::to_string(nranks) + (nranks == 1 ? " rank" : " ranks") +
-                    ", policy " + request.policy + ", memory " +
-                    (cfg.memory != nullptr ? cfg.memory : "local") + ", on " + where;
+                    ", policy " + request.policy.text + ", memory " +
+                    config::MemoryName(cfg.memory) + ", on " + where;
     drawing.item_word = "rank";
     drawing.items_word = "ranks";
     std::string ignored;  // the lists are FormatBits' own output

@@ -1,14 +1,17 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The NUMABIND_* variables, parsed. Parsing is pure: an environment-style array of "NAME=value" strings in,
-// a Config or an Error naming the variable and the bad value out. It never throws and never allocates, so
-// the shim (which links libc alone and may run before the program's main) uses the same code as the
-// `numabind` command. String fields point into the strings of the array passed to Parse.
+// The NUMABIND_* variables, parsed into typed values. Parsing is pure: an environment-style array of
+// "NAME=value" strings in, a Config or an Error naming the variable and the bad value out. It never throws
+// and never allocates, so the shim (which links libc alone and may run before the program's main) uses the
+// same code as the `numabind` command. Each variable's row in config/vars.cc owns its parser and its
+// field. String fields point into the strings of the array passed to Parse.
 
 #ifndef NUMABIND_CONFIG_CONFIG_H_
 #define NUMABIND_CONFIG_CONFIG_H_
 
 #include <stdint.h>
+
+#include "config/grammar.h"
 
 namespace numabind::config {
 
@@ -20,9 +23,9 @@ struct Config {
   /// NUMABIND_POLICY is set, non-empty and NUMABIND_DISABLE is not 1: the shim acts.
   bool enabled = false;
   bool disabled = false;           ///< NUMABIND_DISABLE=1
-  const char* policy = nullptr;    ///< NUMABIND_POLICY as written (syntax checked), nullptr when unset
-  const char* memory = "local";    ///< NUMABIND_MEMORY: local|preferred|bind|interleave
-  const char* devices = "auto";    ///< NUMABIND_DEVICES: auto|none|bus ids separated by commas
+  Policy policy;                   ///< NUMABIND_POLICY; policy.text is nullptr when unset
+  MemoryKind memory = MemoryKind::kLocal;  ///< NUMABIND_MEMORY: local|preferred|bind|interleave
+  Devices devices;                 ///< NUMABIND_DEVICES: auto|none|bus ids separated by commas
   uint32_t nranks = 0;             ///< NUMABIND_NRANKS; 0 = take it from the launcher's variables
   const char* rank_var = nullptr;  ///< NUMABIND_RANK_VAR; nullptr = the built-in precedence list
   const char* match = nullptr;     ///< NUMABIND_MATCH glob; never nullptr after Parse (default applies)
@@ -52,6 +55,12 @@ struct Error {
 /// first bad variable; `out` then holds every value that parsed (each variable is read even after a bad
 /// one, so that the shim still honours NUMABIND_STRICT and NUMABIND_LOG_FILE).
 bool Parse(const char* const* env, Config* out, Error* err);
+
+/// Reads one variable's value into its field of `out` with the parser of its row (config/vars.cc), as
+/// Parse does: false with err set to the line Parse gives ("NAME=value: why") when the value is bad or
+/// `name` is not a NUMABIND_* variable. An empty value leaves the field at its default, except for
+/// NUMABIND_MATCH. err may be nullptr. What the planner helper reads its arguments with.
+bool ParseVar(const char* name, const char* value, Config* out, Error* err);
 
 /// The value in `entry` ("NAME=value") when NAME is `name`, else nullptr. Allocation-free.
 const char* ValueOf(const char* entry, const char* name);

@@ -4,23 +4,19 @@
 
 #include "config/rank_count.h"
 
+#include "base/digits.h"
 #include "config/config.h"
 
 namespace numabind::config {
 namespace {
 
-constexpr uint32_t kMaxCount = 1u << 20;
+constexpr uint32_t kMaxCount = kMaxRanks;
 
 /// Reads decimal digits at *s (advancing it) into *out; false when there are none or the value exceeds max.
 bool Digits(const char** s, uint32_t max, uint32_t* out) {
   const char* p = *s;
   uint64_t v = 0;
-  while (*p >= '0' && *p <= '9') {
-    v = v * 10 + static_cast<uint64_t>(*p - '0');
-    if (v > max) return false;
-    ++p;
-  }
-  if (p == *s) return false;
+  if (base::ScanDecimal(&p, nullptr, max, &v) != base::Digits::kOk) return false;
   *s = p;
   *out = static_cast<uint32_t>(v);
   return true;

@@ -117,17 +117,6 @@ size_t FormatBitList(const uint64_t* words, uint32_t nwords, char* buf, size_t c
   return w.len;
 }
 
-// Child-safe: returns a string literal.
-const char* MemoryName(MemoryKind kind) {
-  switch (kind) {
-    case MemoryKind::kLocal: return "local";
-    case MemoryKind::kPreferred: return "preferred";
-    case MemoryKind::kBind: return "bind";
-    case MemoryKind::kInterleave: return "interleave";
-  }
-  return "unknown";
-}
-
 // Child-safe: reads the basis, writes only into *out and the caller's cpus/nodes storage; no allocation,
 // locks, libc or system calls.
 bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan* out) {

@@ -19,26 +19,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/grammar.h"
+
 namespace numabind::core {
 
-/// How ranks are given CPUs; names as in `torchrun --numa-binding` where it defines them.
-enum class PolicyKind : uint8_t {
-  kNode,         ///< every allowed CPU of the rank's NUMA node
-  kSocket,       ///< every allowed CPU of the package holding that node
-  kExclusive,    ///< a contiguous slice of that node's physical cores, shared out among its ranks
-  kCoreComplex,  ///< one last-level cache domain of that node per rank, wrapping
-  kCpuMap,       ///< explicit `cpus:A|B|...`, entry rank mod count
-  kNodeMap,      ///< explicit `nodes:A|B|...`, entry rank mod count
-  kAuto,         ///< zero configuration: the group's nodes, caches, cores, threads shared out (plan_auto.h)
-};
-
-/// Memory policy applied with set_mempolicy over the rank's nodes.
-enum class MemoryKind : uint8_t {
-  kLocal,       ///< MPOL_DEFAULT: the kernel's first touch
-  kPreferred,   ///< MPOL_PREFERRED on the first node (MPOL_PREFERRED_MANY when several, where supported)
-  kBind,        ///< MPOL_BIND
-  kInterleave,  ///< MPOL_INTERLEAVE
-};
+/// The policy and memory policy enums are config's (config/grammar.h), the one reading of NUMABIND_POLICY
+/// and NUMABIND_MEMORY.
+using config::MemoryKind;
+using config::MemoryName;
+using config::PolicyKind;
 
 /// One place a rank can be sent: a device (with its node, or every node when its locality is unknown), a
 /// NUMA node when there are no devices, or one entry of an explicit map.
@@ -175,9 +164,6 @@ bool NicsFromOffsets(void* block, size_t size);
 
 /// Number of set bits. Child-safe.
 uint32_t CountBits(const uint64_t* words, uint32_t nwords);
-
-/// Name of a memory policy as in NUMABIND_MEMORY ("local", "preferred", "bind", "interleave"). Child-safe.
-const char* MemoryName(MemoryKind kind);
 
 }  // namespace numabind::core
 

@@ -77,22 +77,10 @@ bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::k
 
 }  // namespace
 
-namespace {
-
-/// The request's three texts, parsed; false with *err on the first bad one.
-bool ParseRequest(const numabind_prepare_request& request, Policy* policy, MemoryKind* memory,
-                  DeviceSpec* spec, std::string* err) {
-  return ParsePolicy(request.policy, policy, err) && ParseMemory(request.memory, memory, err) &&
-         ParseDevices(request.devices, spec, err);
-}
-
-}  // namespace
-
-PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request& request, std::string* err) {
-  Policy policy;
-  MemoryKind memory;
-  DeviceSpec spec;
-  if (!ParseRequest(request, &policy, &memory, &spec, err)) return nullptr;
+PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request, std::string* err) {
+  Policy policy = ExpandPolicy(request.policy);
+  MemoryKind memory = request.memory;
+  DeviceSpec spec = DeviceSpecOf(request.devices);
   if (topo.allowed.Empty()) {
     *err = "no allowed CPUs in the topology of the " + topo.source;
     return nullptr;
@@ -284,16 +272,15 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
   return Pack(topo, policy, memory, spread, drafts, units, extra, request.want_nics, err);
 }
 
-PlanBasis* Prepare(const numabind_prepare_request& request, std::string* err) {
-  // Check the text first: a typo must not cost a topology discovery.
-  Policy policy;
-  MemoryKind memory;
-  DeviceSpec spec;
-  if (!ParseRequest(request, &policy, &memory, &spec, err)) return nullptr;
+PlanBasis* Prepare(const PrepareRequest& request, std::string* err) {
+  if (request.policy.text == nullptr) {
+    *err = "NUMABIND_POLICY is not set";
+    return nullptr;
+  }
   LoadOptions options;
-  options.pci = !IsMap(policy.kind) && spec.mode != DeviceMode::kNone;
-  options.all_pci = spec.mode == DeviceMode::kList;
-  options.nics = request.want_nics != 0;
+  options.pci = !IsMap(request.policy.kind) && request.devices.mode != DeviceMode::kNone;
+  options.all_pci = request.devices.mode == DeviceMode::kList;
+  options.nics = request.want_nics;
   Topology topo;
   std::string why;
   if (!LoadTopology(request.topology, options, &topo, &why)) {

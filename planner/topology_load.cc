@@ -13,6 +13,7 @@
 #include <map>
 
 #include "planner/hwloc_io.h"
+#include "base/digits.h"
 #include "planner/topology.h"
 
 namespace numabind::core {
@@ -119,10 +120,9 @@ uint64_t SyntheticPus(const std::string& desc, uint64_t cap) {
     if (c == '(' || c == '[') ++depth;
     if (c == ')' || c == ']') --depth;
     if (c != ':' || depth != 0) continue;
-    uint64_t n = 0;
-    for (size_t j = i + 1; j < desc.size() && desc[j] >= '0' && desc[j] <= '9' && n <= cap; ++j) {
-      n = n * 10 + static_cast<uint64_t>(desc[j] - '0');
-    }
+    uint64_t n = 0;  // no digits: 0, an arity of 1; above cap: cap + 1
+    const char* at = desc.c_str() + i + 1;
+    base::ScanDecimal(&at, desc.c_str() + desc.size(), cap, &n);
     product = n > cap ? cap + 1 : product * (n == 0 ? 1 : n);
     if (product > cap) return cap + 1;
   }

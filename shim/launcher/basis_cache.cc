@@ -76,7 +76,7 @@ uint64_t NameHash(const char* helper) {
   Hash h;
   h.Str("numabind plan basis 1");
   h.Str(helper);  // two installations (or build trees) keep a file each
-  h.Str(c.policy), h.Str(c.memory), h.Str(c.devices), h.Str(c.topology);
+  h.Str(c.policy.text), h.Str(config::MemoryName(c.memory)), h.Str(c.devices.text), h.Str(c.topology);
   h.Value((c.exports & config::kExportNic) != 0);  // a basis with NIC tables or without
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     if (PlannerReads(*e)) h.Str(*e);

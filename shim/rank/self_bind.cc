@@ -63,7 +63,7 @@ void MarkOwnEnvironment(const RankMatch& m, bool bound, const char* program) {
 void LogOtherThreads(const char* program, const OtherThreads& t) {
   if (t.bound == 0 && t.failed == 0) return;
   const config::Config& c = g_state.config;
-  bool memory = g_state.memory_policy_denied[0] == '\0' && !Same(c.memory, "local");
+  bool memory = g_state.memory_policy_denied[0] == '\0' && c.memory != config::MemoryKind::kLocal;
   config::LogLevel level = memory || t.failed > 0 ? config::LogLevel::kWarn : config::LogLevel::kInfo;
   if (c.log < level) return;
   Line l;
@@ -73,7 +73,7 @@ void LogOtherThreads(const char* program, const OtherThreads& t) {
   if (t.failed > 0) l.Str(", ").Num(t.failed).Str(" not (sched_setaffinity: errno ").Num(-t.error).Str(")");
   if (memory) {
     l.Str("; ").Str(t.bound + t.failed == 1 ? "it keeps its" : "they keep their").Str(" memory policy, not ");
-    l.Str(c.memory).Str(" (set_mempolicy sets the calling thread's only)");
+    l.Str(config::MemoryName(c.memory)).Str(" (set_mempolicy sets the calling thread's only)");
   }
   size_t len = l.Finish();
   WriteLog(level, l.data(), len);
