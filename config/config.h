@@ -68,9 +68,6 @@ const char* ValueOf(const char* entry, const char* name);
 /// The value of `name` in `env`, or nullptr. Allocation-free; safe between fork and exec.
 const char* Lookup(const char* const* env, const char* name);
 
-/// Local ranks and rank counts numabind handles: NUMABIND_NRANKS goes up to kMaxRanks, a rank value below it.
-constexpr uint32_t kMaxRanks = 1u << 20;
-
 /// What a launcher's local-rank value ("3" in LOCAL_RANK=3) holds.
 enum class RankValue : uint8_t {
   kOk,         ///< decimal digits, below kMaxRanks
@@ -91,8 +88,21 @@ struct RankVar {
 
 /// The built-in precedence of local-rank variables, SLURM_LOCALID last (launchers inside a Slurm step
 /// inherit it, stale). kRankVarCount entries. The local rank count that goes with each: rank_count.h.
-extern const RankVar kRankVars[];
-extern const int kRankVarCount;
+constexpr int kRankVarCount = 10;
+extern const RankVar kRankVars[kRankVarCount];
+/// The index of SLURM_LOCALID in kRankVars (the last; config_test ties them): the one rank variable that a
+/// batch script also carries, and whose local size comes from Slurm's compressed task counts.
+constexpr int kSlurmRankVar = kRankVarCount - 1;
+/// In a set of bits over kRankVars (bit i: kRankVars[i].rank), the bit that stands for NUMABIND_RANK_VAR's
+/// variable.
+constexpr uint32_t kRankVarBit = 1u << 31;
+static_assert(kRankVarCount < 31, "a bit per rank variable, and kRankVarBit");
+
+/// The variables of the launcher's environment the planner reads (planner/devices.cc), besides hwloc's
+/// own HWLOC_*: a basis prepared under other values is another basis (shim/launcher/basis_cache.cc keys its
+/// files by them).
+enum PlannerVar : int { kCudaVisibleDevices, kRocrVisibleDevices, kHipVisibleDevices, kPlannerVarCount };
+extern const char* const kPlannerVars[kPlannerVarCount];
 
 }  // namespace numabind::config
 

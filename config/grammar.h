@@ -13,12 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace numabind::config {
+#include "config/limits.h"
 
-constexpr uint32_t kMaxCpuId = 65535;
-constexpr uint32_t kMaxNodeId = 1023;
-/// The most entries a map expands to, after *N repeats (a bound on the planner's time and memory).
-constexpr uint32_t kMaxMapEntries = 4096;
+namespace numabind::config {
 
 /// How ranks are given CPUs (NUMABIND_POLICY); names as in `torchrun --numa-binding` where it defines
 /// them. The one policy enum: the planner and the basis (plan/plan_basis.h) use it as core::PolicyKind.

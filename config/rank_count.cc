@@ -10,8 +10,6 @@
 namespace numabind::config {
 namespace {
 
-constexpr uint32_t kMaxCount = kMaxRanks;
-
 /// Reads decimal digits at *s (advancing it) into *out; false when there are none or the value exceeds max.
 bool Digits(const char** s, uint32_t max, uint32_t* out) {
   const char* p = *s;
@@ -22,12 +20,7 @@ bool Digits(const char** s, uint32_t max, uint32_t* out) {
   return true;
 }
 
-bool IsSlurm(int var) {
-  const char* a = kRankVars[var].rank;
-  const char* b = "SLURM_LOCALID";
-  while (*a != '\0' && *a == *b) ++a, ++b;
-  return *a == *b;
-}
+bool IsSlurm(int var) { return var == kSlurmRankVar; }
 
 }  // namespace
 
@@ -39,7 +32,7 @@ bool ParseTaskCounts(const char* value, uint32_t node, uint32_t* out) {
   uint32_t result = 0;
   for (;;) {
     uint32_t count = 0, repeat = 1;
-    if (!Digits(&s, kMaxCount, &count) || count == 0) return false;
+    if (!Digits(&s, kMaxRanks, &count) || count == 0) return false;
     if (*s == '(') {
       if (s[1] != 'x') return false;
       s += 2;
@@ -80,7 +73,7 @@ uint32_t LocalRankCount(const char* const* env, int var) {
   uint32_t n = 0;
   if (!IsSlurm(var)) {
     const char* s = value;
-    return Digits(&s, kMaxCount, &n) && *s == '\0' && n != 0 ? n : 0;
+    return Digits(&s, kMaxRanks, &n) && *s == '\0' && n != 0 ? n : 0;
   }
   // This node's entry: SLURM_NODEID counts the step's nodes (the job's in a batch script), from 0.
   uint32_t node = 0;

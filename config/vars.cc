@@ -90,7 +90,7 @@ const VarInfo kVars[] = {
 
 const int kVarCount = sizeof(kVars) / sizeof(kVars[0]);
 
-const RankVar kRankVars[] = {
+const RankVar kRankVars[kRankVarCount] = {
     {"LOCAL_RANK", "LOCAL_WORLD_SIZE"},                            // torchrun, accelerate, ...
     {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},  // Open MPI
     {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},                        // MPICH hydra, Intel MPI
@@ -103,7 +103,8 @@ const RankVar kRankVars[] = {
     {"SLURM_LOCALID", "SLURM_STEP_TASKS_PER_NODE"},                // Slurm: last, inherited stale
 };
 
-const int kRankVarCount = sizeof(kRankVars) / sizeof(kRankVars[0]);
+const char* const kPlannerVars[kPlannerVarCount] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                                                     "HIP_VISIBLE_DEVICES"};
 
 const VarInfo* FindVar(const char* name, size_t len) {
   for (int i = 0; i < kVarCount; ++i) {

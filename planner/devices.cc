@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "config/config.h"
 #include "config/grammar.h"
 
 namespace numabind::core {
@@ -38,13 +39,6 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   return parts;
 }
 
-const char* Lookup(const char* const* env, const char* name) {
-  if (!env) return nullptr;
-  size_t len = strlen(name);
-  for (const char* const* e = env; *e; ++e)
-    if (strncmp(*e, name, len) == 0 && (*e)[len] == '=') return *e + len + 1;
-  return nullptr;
-}
 
 // A numeric visibility list ("0,2,3"): the indexes, or false when the variable is unset, empty or not
 // numeric (UUIDs, MIG names: those cannot be matched to bus ids here, so the auto list stands).
@@ -168,7 +162,7 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
   std::vector<uint32_t> idx;
   bool applied = false;
   std::vector<PciDevice> chosen;
-  if (!nvidia.empty() && NumericList(Lookup(env, "CUDA_VISIBLE_DEVICES"), &idx)) {
+  if (!nvidia.empty() && NumericList(config::Lookup(env, config::kPlannerVars[config::kCudaVisibleDevices]), &idx)) {
     std::vector<PciDevice> pick = Pick(nvidia, idx);
     chosen.insert(chosen.end(), pick.begin(), pick.end());
     applied = true;
@@ -176,11 +170,11 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
   if (!amd.empty()) {
     std::vector<PciDevice> rocm = amd;
     bool amd_applied = false;
-    if (NumericList(Lookup(env, "ROCR_VISIBLE_DEVICES"), &idx)) {
+    if (NumericList(config::Lookup(env, config::kPlannerVars[config::kRocrVisibleDevices]), &idx)) {
       rocm = Pick(rocm, idx);
       amd_applied = true;
     }
-    if (NumericList(Lookup(env, "HIP_VISIBLE_DEVICES"), &idx)) {
+    if (NumericList(config::Lookup(env, config::kPlannerVars[config::kHipVisibleDevices]), &idx)) {
       rocm = Pick(rocm, idx);
       amd_applied = true;
     }

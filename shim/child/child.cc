@@ -132,7 +132,7 @@ bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
   const char* v = nullptr;
   int index = -1;  // the variable's built-in entry, for its rank count
   if (name != nullptr) {
-    if ((skip & (1u << 31)) != 0) return false;
+    if ((skip & config::kRankVarBit) != 0) return false;
     for (int i = 0; i < config::kRankVarCount; ++i) {
       if (StrEq(name, config::kRankVars[i].rank)) index = i;
     }
@@ -144,7 +144,7 @@ bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
       const char* value = config::Lookup(env, config::kRankVars[i].rank);
       if (value == nullptr || *value == '\0') continue;
       // A batch script has SLURM_LOCALID=0 but no SLURM_STEP_ID: only a step's tasks are Slurm's ranks.
-      if (i == config::kRankVarCount - 1 && config::Lookup(env, "SLURM_STEP_ID") == nullptr) continue;
+      if (i == config::kSlurmRankVar && config::Lookup(env, "SLURM_STEP_ID") == nullptr) continue;
       name = config::kRankVars[i].rank;
       index = i;
       v = value;
@@ -162,7 +162,7 @@ bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
 // Child-safe: reads envp, the prepared config and /proc, with raw system calls.
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
   if (FindRankVar(envp, g_state.startup_rank_vars, out)) return true;
-  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & (1u << 31)) != 0) return false;
+  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & config::kRankVarBit) != 0) return false;
   if (!ArgvMatches(argv)) return false;
   out->var = nullptr;
   out->entry = nullptr;
@@ -290,7 +290,7 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   else
     line->Str(" via ").Str(EntryName(entry));
   if (replaced) {
-    bool slurm = m.var != nullptr && StrEq(m.var, config::kRankVars[config::kRankVarCount - 1].rank);
+    bool slurm = m.var != nullptr && StrEq(m.var, config::kRankVars[config::kSlurmRankVar].rank);
     line->Str(!widened ? " (replaced the launcher's binding to cpus "
               : slurm  ? " (replaced Slurm's binding to cpus "
                        : " (replaced the binding it started with, cpus ");

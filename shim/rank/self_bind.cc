@@ -31,14 +31,14 @@ bool Same(const char* a, const char* b) {
 /// The Slurm step task that is the only task of its step on this node: torchrun, Open MPI's orted or
 /// hydra's proxy under `srun --ntasks-per-node=1`, which starts ranks rather than being one.
 bool OnlyTaskOfStep(const RankMatch& m, const char* const* env) {
-  int slurm = config::kRankVarCount - 1;
+  constexpr int slurm = config::kSlurmRankVar;
   return g_state.config.rank_var == nullptr && Same(m.var, config::kRankVars[slurm].rank) &&
          config::LocalRankCount(env, slurm) == 1;
 }
 
 void LogLauncher(const char* program, const char* const* env) {
   if (g_state.config.log < config::LogLevel::kInfo) return;
-  const char* source = config::LocalRankCountSource(env, config::kRankVarCount - 1);
+  const char* source = config::LocalRankCountSource(env, config::kSlurmRankVar);
   Line l;
   l.Str("numabind: ").Str(program).Str(" not bound: the only task of its Slurm step on this node (");
   l.Str(source).Str("=").Str(config::Lookup(env, source)).Str(") is a launcher, never narrowed ");
@@ -125,7 +125,7 @@ bool StartAsRank(const char* const* env) {
   const config::Config& c = g_state.config;
   char** envp = const_cast<char**>(env);
   if (c.rank_var != nullptr)
-    g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
+    g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? config::kRankVarBit : 0;
   RankMatch m;
   // The built-in variables the start-up scan did not see are skipped rather than looked up again.
   uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);

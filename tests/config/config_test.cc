@@ -532,6 +532,14 @@ Test(rank_vars, precedence) {
   }
 }
 
+Test(rank_vars, slurm_index_and_rank_var_bit) {
+  // The shim finds Slurm's variable by kSlurmRankVar and NUMABIND_RANK_VAR's by kRankVarBit in its set of
+  // rank-variable bits: the index must name SLURM_LOCALID and the bit must be past every index.
+  cr_assert_str_eq(numabind::config::kRankVars[numabind::config::kSlurmRankVar].rank, "SLURM_LOCALID");
+  for (int i = 0; i < numabind::config::kRankVarCount; ++i)
+    cr_assert_eq((1u << i) & numabind::config::kRankVarBit, 0u, "%d", i);
+}
+
 Test(rank_vars, documented_in_the_table) {
   using numabind::config::kRankVarCount;
   using numabind::config::kRankVars;
