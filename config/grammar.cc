@@ -5,6 +5,7 @@
 #include "config/grammar.h"
 
 #include "base/digits.h"
+#include "base/text_writer.h"
 
 namespace numabind::config {
 namespace {
@@ -27,23 +28,17 @@ bool ParseHex(const char* s, size_t n, size_t max_digits, uint32_t* out) {
   return true;
 }
 
-/// Appends to a fixed buffer, always NUL-terminated, silently truncating.
-struct Why {
-  char* buf;
-  size_t cap;
-  size_t len = 0;
+/// The reason of a refusal: base's writer (always NUL-terminated, silently truncating), chainable.
+struct Why : core::TextWriter {
+  Why(char* b, size_t c) : core::TextWriter{b, c, 0} {
+    if (c > 0) b[0] = '\0';
+  }
   Why& Put(const char* s, size_t n = ~size_t{0}) {
-    for (size_t i = 0; i < n && s[i] != '\0' && len + 1 < cap; ++i) buf[len++] = s[i];
-    if (cap > 0) buf[len] = '\0';
+    for (size_t i = 0; i < n && s[i] != '\0'; ++i) TextWriter::Put(s[i]);
     return *this;
   }
   Why& Num(uint32_t v) {
-    char d[11];
-    int n = 0;
-    do d[n++] = static_cast<char>('0' + v % 10);
-    while ((v /= 10) != 0);
-    while (n > 0 && len + 1 < cap) buf[len++] = d[--n];
-    if (cap > 0) buf[len] = '\0';
+    Uint(v);
     return *this;
   }
 };
@@ -87,19 +82,10 @@ bool CheckEntry(const char* s, size_t n, uint32_t max_id, const char* what, uint
 
 }  // namespace
 
-bool ParseDecimal(const char* s, size_t n, uint32_t max, uint32_t* out) {
-  const char* p = s;
-  uint64_t v = 0;
-  if (base::ScanDecimal(&p, s + n, max, &v) != base::Digits::kOk || p != s + n) return false;
-  *out = static_cast<uint32_t>(v);
-  return true;
-}
-
 bool ParsePolicyText(const char* value, Policy* out, char* why, size_t cap) {
   *out = Policy();
   out->text = value;
   Why w{why, cap};
-  w.Put("");
   static constexpr struct {
     const char* name;
     PolicyKind kind;
@@ -168,56 +154,6 @@ bool MapEntries::Next(const char** list, const char** list_end, uint32_t* repeat
   *repeat = 1;
   if (star < e) ParseDecimal(star + 1, static_cast<size_t>(e - star - 1), kMaxMapEntries, repeat);
   p_ = *e == '\0' ? nullptr : e + 1;
-  return true;
-}
-
-Ranges::Ranges(const char* list, const char* end, uint32_t max, bool spaces)
-    : p_(list), end_(end), start_(list), max_(max), spaces_(spaces) {
-  SkipSpaces();
-}
-
-void Ranges::SkipSpaces() {
-  while (spaces_ && p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
-}
-
-bool Ranges::Fail(ListFault f) {
-  fault_ = f;
-  return false;
-}
-
-bool Ranges::Next(uint32_t* lo, uint32_t* hi) {
-  if (fault_ != ListFault::kNone || p_ >= end_) return false;
-  if (!first_) {  // after a range: the end, or ',' and another
-    if (*p_ != ',') return Fail(ListFault::kBadChar);
-    ++p_;
-    if (p_ >= end_) return Fail(ListFault::kTrailingComma);
-    SkipSpaces();
-  }
-  first_ = false;
-  start_ = p_;
-  uint64_t a = 0, b = 0;
-  base::Digits da = base::ScanDecimal(&p_, end_, max_, &a);
-  if (da == base::Digits::kNone) return Fail(ListFault::kNoNumber);
-  SkipSpaces();
-  b = a;
-  base::Digits db = da;
-  if (p_ < end_ && *p_ == '-') {
-    ++p_;
-    SkipSpaces();
-    db = base::ScanDecimal(&p_, end_, max_, &b);
-    if (db == base::Digits::kNone) return Fail(ListFault::kNoNumberAfterDash);
-  }
-  const char* range_end = p_;
-  SkipSpaces();
-  if (p_ < end_ && *p_ != ',') return Fail(ListFault::kBadChar);
-  // A range that goes down is that, whatever its size ("70000-1" in a CPU map goes down).
-  if (b < a && db == base::Digits::kOk) {
-    p_ = range_end;
-    return Fail(ListFault::kGoesDown);
-  }
-  if (da != base::Digits::kOk || db != base::Digits::kOk) return Fail(ListFault::kTooLarge);
-  *lo = static_cast<uint32_t>(a);
-  *hi = static_cast<uint32_t>(b);
   return true;
 }
 

@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The plan basis the planner helper sends back (plan/basis_frame.h, plan/plan_basis.cc): untrusted bytes
+// The plan basis the planner helper sends back (plan/basis_frame.h, plan/basis_offsets.cc): untrusted bytes
 // from another process. The input is the whole frame as the shim reads it from the pipe (tag, length,
 // payload); the target checks it as the shim does (shim/launcher/prepare.cc) and, when BasisFromOffsets
 // accepts the block, places ranks with ComputeRankPlan exactly as the child side does (CPU and node storage

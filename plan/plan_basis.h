@@ -10,7 +10,7 @@
 // `numabind plan` calls it for every rank. One implementation serves both, so the command shows exactly
 // what the shim does.
 //
-// This header and plan_basis.cc are compiled into the shim, which links libc alone: plain C++ only (no
+// This header, plan_basis.cc and basis_offsets.cc are compiled into the shim, which links libc alone: plain C++ only (no
 // standard library containers, no exceptions, no RTTI, no function-local statics).
 
 #ifndef NUMABIND_PLAN_PLAN_BASIS_H_
@@ -149,8 +149,9 @@ size_t FormatBitList(const uint64_t* words, uint32_t nwords, char* buf, size_t c
 /// process (the shim prepares in a helper process, keeping hwloc and libstdc++ out of launchers).
 void BasisToOffsets(PlanBasis* basis);
 
-/// The reverse, in the receiving process: checks that `size` bytes at `block` hold a whole basis whose
-/// arrays lie inside it and turns its offsets back into pointers. False when the block is malformed.
+/// The reverse, in the receiving process (both in basis_offsets.cc): checks that `size` bytes at `block`
+/// hold a whole basis whose arrays lie inside it and turns its offsets back into pointers. False when the
+/// block is malformed.
 bool BasisFromOffsets(void* block, size_t size);
 
 /// The rails of nic set `set` for the index-th of `count` ranks sharing it (plan_nics.cc): k rails among m
