@@ -17,8 +17,8 @@ enum class Digits : uint8_t {
   kTooLarge,  ///< digits, but their value is above max (*out is then max + 1, saturated)
 };
 
-/// Reads the decimal digits at *p (max below 2^60), stopping at `end` (nullptr: at the first non-digit) and advancing *p
-/// past every one of them, so that "99999999999x" ends at the 'x' whatever max is. Child-safe.
+/// Reads the decimal digits at *p (max below 2^60), stopping at `end` (nullptr: at the first non-digit) and
+/// advancing *p past every one of them, so that "99999999999x" ends at the 'x' whatever max is. Child-safe.
 inline Digits ScanDecimal(const char** p, const char* end, uint64_t max, uint64_t* out) {
   const char* s = *p;
   uint64_t v = 0;

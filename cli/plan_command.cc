@@ -15,8 +15,8 @@
 #include "plan/plan_auto.h"
 #include "plan/plan_basis.h"
 #include "plan/rank_env.h"
-#include "planner/planner.h"
 #include "planner/plan_auto_describe.h"
+#include "planner/planner.h"
 
 namespace numabind::cli {
 namespace {
@@ -154,7 +154,8 @@ PlanRows PlaceRanks(const core::PlanBasis& basis, uint32_t nranks, const config:
 }
 
 /// --draw: the machine with a mark per rank. False with *error when the topology cannot be drawn.
-bool DrawRows(const PlanRows& plan, const config::Config& cfg, uint32_t nranks, FILE* out, std::string* error) {
+bool DrawRows(const PlanRows& plan, const config::Config& cfg, uint32_t nranks, FILE* out,
+              std::string* error) {
   Drawing drawing;
   std::string where = cfg.topology != nullptr && *cfg.topology != '\0' ? cfg.topology : "this machine";
   if (where.compare(0, 10, "synthetic:") != 0) where = where.substr(where.rfind('/') + 1);  // a file's name

@@ -22,12 +22,12 @@ enum class LogFormat : uint8_t { kText, kJson };
 struct Config {
   /// NUMABIND_POLICY is set, non-empty and NUMABIND_DISABLE is not 1: the shim acts.
   bool enabled = false;
-  bool disabled = false;           ///< NUMABIND_DISABLE=1
-  Policy policy;                   ///< NUMABIND_POLICY; policy.text is nullptr when unset
+  bool disabled = false;                   ///< NUMABIND_DISABLE=1
+  Policy policy;                           ///< NUMABIND_POLICY; policy.text is nullptr when unset
   MemoryKind memory = MemoryKind::kLocal;  ///< NUMABIND_MEMORY: local|preferred|bind|interleave
-  Devices devices;                 ///< NUMABIND_DEVICES: auto|none|bus ids separated by commas
-  uint32_t nranks = 0;             ///< NUMABIND_NRANKS; 0 = take it from the launcher's variables
-  const char* rank_var = nullptr;  ///< NUMABIND_RANK_VAR; nullptr = the built-in precedence list
+  Devices devices;                         ///< NUMABIND_DEVICES: auto|none|bus ids separated by commas
+  uint32_t nranks = 0;                     ///< NUMABIND_NRANKS; 0 = take it from the launcher's variables
+  const char* rank_var = nullptr;          ///< NUMABIND_RANK_VAR; nullptr = the built-in precedence list
   const char* match = nullptr;     ///< NUMABIND_MATCH glob; never nullptr after Parse (default applies)
   const char* topology = nullptr;  ///< NUMABIND_TOPOLOGY: nullptr = live machine; file or synthetic:DESC
   LogLevel log = LogLevel::kWarn;  ///< NUMABIND_LOG: off|warn|info|debug

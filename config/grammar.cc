@@ -29,19 +29,23 @@ bool ParseHex(const char* s, size_t n, size_t max_digits, uint32_t* out) {
 }
 
 /// The reason of a refusal: base's writer (always NUL-terminated, silently truncating), chainable.
-struct Why : core::TextWriter {
-  Why(char* b, size_t c) : core::TextWriter{b, c, 0} {
-    if (c > 0) b[0] = '\0';
-  }
+struct Why {
+  core::TextWriter out;
   Why& Put(const char* s, size_t n = ~size_t{0}) {
-    for (size_t i = 0; i < n && s[i] != '\0'; ++i) TextWriter::Put(s[i]);
+    for (size_t i = 0; i < n && s[i] != '\0'; ++i) out.Put(s[i]);
     return *this;
   }
   Why& Num(uint32_t v) {
-    Uint(v);
+    out.Uint(v);
     return *this;
   }
 };
+
+/// A Why writing into buf[0..cap), which it empties.
+Why StartWhy(char* buf, size_t cap) {
+  if (cap > 0) buf[0] = '\0';
+  return Why{core::TextWriter{buf, cap, 0}};
+}
 
 constexpr size_t kMaxEntryShown = 40;
 
@@ -85,7 +89,7 @@ bool CheckEntry(const char* s, size_t n, uint32_t max_id, const char* what, uint
 bool ParsePolicyText(const char* value, Policy* out, char* why, size_t cap) {
   *out = Policy();
   out->text = value;
-  Why w{why, cap};
+  Why w = StartWhy(why, cap);
   static constexpr struct {
     const char* name;
     PolicyKind kind;
@@ -123,7 +127,7 @@ bool ParsePolicyText(const char* value, Policy* out, char* why, size_t cap) {
     const char* e = p;
     while (*e != '\0' && *e != '|') ++e;
     char reason[128];
-    Why r{reason, sizeof(reason)};
+    Why r = StartWhy(reason, sizeof(reason));
     uint32_t repeat = 1;
     if (!CheckEntry(p, static_cast<size_t>(e - p), max_id, what, &repeat, &r)) {
       size_t n = static_cast<size_t>(e - p);
@@ -226,7 +230,7 @@ bool ParseDevicesText(const char* value, Devices* out, char* why, size_t cap) {
     size_t n = static_cast<size_t>(e - p);
     BusId id;
     if (!ParseBusId(p, n, &id)) {
-      Why w{why, cap};
+      Why w = StartWhy(why, cap);
       w.Put("expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0");
       if (n > 0 && (p != value || *e != '\0')) {
         w.Put(" (not a bus id: ").Put(p, n < kMaxEntryShown ? n : kMaxEntryShown);

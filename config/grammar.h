@@ -49,9 +49,9 @@ enum class MemoryKind : uint8_t {
 enum class DeviceMode : uint8_t { kAuto, kNone, kList };
 struct Devices {
   DeviceMode mode = DeviceMode::kAuto;
-  const char* text = "auto";    ///< as written
-  const char* list = nullptr;   ///< kList: the comma list of bus ids
-  uint32_t count = 0;           ///< kList: how many
+  const char* text = "auto";   ///< as written
+  const char* list = nullptr;  ///< kList: the comma list of bus ids
+  uint32_t count = 0;          ///< kList: how many
 };
 
 /// Decimal digits s[0..n) into *out; false when empty, not all digits or above `max`. The one reading of a
@@ -84,7 +84,7 @@ class MapEntries {
 /// Why a list of numbers and ranges did not read.
 enum class ListFault : uint8_t {
   kNone,
-  kNoNumber,       ///< a number was expected (at the start, after a ',')
+  kNoNumber,  ///< a number was expected (at the start, after a ',')
   kNoNumberAfterDash,
   kTrailingComma,  ///< the list ends with ','
   kBadChar,        ///< something other than ',' after a number or range

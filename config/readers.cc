@@ -104,8 +104,7 @@ bool ReadTopology(const char* value, Config* out, char* why, size_t cap) {
   if (*prefix != '\0') d = value;  // not synthetic: a file name
   while (d != value && *d == ' ') ++d;
   if (*d == '\0') {
-    return Say(why, cap,
-               "expected an hwloc XML file or synthetic:DESC such as synthetic:pack:2 core:4 pu:2");
+    return Say(why, cap, "expected an hwloc XML file or synthetic:DESC such as synthetic:pack:2 core:4 pu:2");
   }
   out->topology = value;
   return true;

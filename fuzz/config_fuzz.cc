@@ -58,7 +58,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckField(e, "NUMABIND_POLICY", c.policy.text, nullptr);
     // The memory policy is a value: the variable names it, or it is the default.
     const char* memory = Lookup(e, "NUMABIND_MEMORY");
-    FUZZ_CHECK(c.memory == Config().memory || (memory != nullptr && strcmp(memory, MemoryName(c.memory)) == 0),
+    FUZZ_CHECK(c.memory == Config().memory ||
+                   (memory != nullptr && strcmp(memory, MemoryName(c.memory)) == 0),
                "NUMABIND_MEMORY \"%s\" read as %s", memory ? memory : "(null)", MemoryName(c.memory));
     CheckField(e, "NUMABIND_DEVICES", c.devices.text, Config().devices.text);
     CheckField(e, "NUMABIND_RANK_VAR", c.rank_var, nullptr);

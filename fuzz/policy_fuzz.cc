@@ -1,8 +1,9 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // NUMABIND_POLICY and NUMABIND_MEMORY as the planner gets them (planner/request.cc: config::ParseVar, the
-// grammar of config/grammar.cc, then the map expanded). Beyond not crashing: a map has 1 to config::kMaxMapEntries entries, none empty, ids
-// within config::kMaxCpuId or kMaxNodeId; a map formatted back ("cpus:" and each entry's list, joined by
+// grammar of config/grammar.cc, then the map expanded). Beyond not crashing: a map has 1 to
+// config::kMaxMapEntries entries, none empty, ids within config::kMaxCpuId or kMaxNodeId; a map formatted
+// back ("cpus:" and each entry's list, joined by
 // '|') parses to the same entries; a rejected value gets a reason naming the variable; and the library's
 // own check (config::Parse, which the shim runs before it asks the helper to plan) and the planner accept
 // exactly the same values, the grammar counting as many entries as the planner builds.

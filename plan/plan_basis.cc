@@ -126,7 +126,8 @@ void ClearPlan(const PlanBasis& basis, RankPlan* out) {
 // This rank's index among the ranks of the slots that `same` says are alike, and how many there are:
 // O(slots), not O(ranks). Child-safe: pure arithmetic.
 template <typename Same>
-void IndexAmong(const PlanBasis& basis, uint32_t rank, uint32_t n, Same same, uint64_t* index, uint64_t* count) {
+void IndexAmong(const PlanBasis& basis, uint32_t rank, uint32_t n, Same same, uint64_t* index,
+                uint64_t* count) {
   *index = 0, *count = 0;
   for (uint32_t t = 0; t < basis.slot_count; ++t) {
     if (!same(basis.slots[t])) continue;
@@ -168,7 +169,8 @@ bool PlaceCpus(const PlanBasis& basis, const PlanSlot& slot, uint32_t rank, uint
     case PolicyKind::kCoreComplex:
     case PolicyKind::kAuto: {
       uint64_t index, count;
-      IndexAmong(basis, rank, n, [&](const PlanSlot& t) { return t.group == slot.group; }, &index, &count);
+      IndexAmong(
+          basis, rank, n, [&](const PlanSlot& t) { return t.group == slot.group; }, &index, &count);
       if (basis.policy == PolicyKind::kAuto) {
         PlaceAuto(basis, slot, index, count, out);
         return true;
@@ -220,7 +222,8 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   out->device_ordinal = slot.device_ordinal;
   if (slot.nic_set >= 0) {  // this rank's share of the rails nearest its slot, among the ranks sharing them
     uint64_t index, count;
-    IndexAmong(basis, rank, n, [&](const PlanSlot& t) { return t.nic_set == slot.nic_set; }, &index, &count);
+    IndexAmong(
+        basis, rank, n, [&](const PlanSlot& t) { return t.nic_set == slot.nic_set; }, &index, &count);
     out->nics = PickNics(basis, slot.nic_set, index, count);
   }
   const uint64_t* slot_nodes = basis.slot_nodes + static_cast<uint64_t>(s) * basis.node_words;

@@ -10,8 +10,8 @@
 // `numabind plan` calls it for every rank. One implementation serves both, so the command shows exactly
 // what the shim does.
 //
-// This header, plan_basis.cc and basis_offsets.cc are compiled into the shim, which links libc alone: plain C++ only (no
-// standard library containers, no exceptions, no RTTI, no function-local statics).
+// This header, plan_basis.cc and basis_offsets.cc are compiled into the shim, which links libc alone: plain
+// C++ only (no standard library containers, no exceptions, no RTTI, no function-local statics).
 
 #ifndef NUMABIND_PLAN_PLAN_BASIS_H_
 #define NUMABIND_PLAN_PLAN_BASIS_H_

@@ -39,7 +39,6 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   return parts;
 }
 
-
 // A numeric visibility list ("0,2,3"): the indexes, or false when the variable is unset, empty or not
 // numeric (UUIDs, MIG names: those cannot be matched to bus ids here, so the auto list stands).
 bool NumericList(const char* value, std::vector<uint32_t>* out) {
@@ -162,7 +161,8 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
   std::vector<uint32_t> idx;
   bool applied = false;
   std::vector<PciDevice> chosen;
-  if (!nvidia.empty() && NumericList(config::Lookup(env, config::kPlannerVars[config::kCudaVisibleDevices]), &idx)) {
+  if (!nvidia.empty() &&
+      NumericList(config::Lookup(env, config::kPlannerVars[config::kCudaVisibleDevices]), &idx)) {
     std::vector<PciDevice> pick = Pick(nvidia, idx);
     chosen.insert(chosen.end(), pick.begin(), pick.end());
     applied = true;

@@ -76,7 +76,8 @@ std::vector<int32_t> Touched(const Topology& topo, const CpuSet& cpus, int32_t T
 bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
 
 /// Explicit maps: every entry its own slot and group; CPUs limited to the allowed ones.
-void MapDrafts(const Topology& topo, const Policy& policy, std::vector<Draft>* drafts, std::vector<CpuSet>* units) {
+void MapDrafts(const Topology& topo, const Policy& policy, std::vector<Draft>* drafts,
+               std::vector<CpuSet>* units) {
   NodeSet existing;
   for (const TopoNode& n : topo.nodes) existing.Set(n.os);
   for (size_t i = 0; i < policy.entries.size(); ++i) {
@@ -149,7 +150,8 @@ struct Group {
 
 /// The groups of `targets`, and the group of each target in *group_of. one_group: auto without devices,
 /// one group over every node, whose ranks auto spreads itself (plan_auto.h).
-std::vector<Group> GroupTargets(const std::vector<Target>& targets, bool one_group, std::vector<int32_t>* group_of) {
+std::vector<Group> GroupTargets(const std::vector<Target>& targets, bool one_group,
+                                std::vector<int32_t>* group_of) {
   std::vector<Group> groups;
   for (const Target& t : targets) {
     int32_t g = -1;
@@ -228,7 +230,8 @@ void CacheUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* 
 }
 
 /// The units the policy cuts group g's CPUs into, appended to *units.
-void GroupUnits(const Topology& topo, PolicyKind kind, Group* g, std::vector<CpuSet>* units, AutoUnits* extra) {
+void GroupUnits(const Topology& topo, PolicyKind kind, Group* g, std::vector<CpuSet>* units,
+                AutoUnits* extra) {
   // The CPUs this group may use: its nodes' allowed CPUs; every allowed CPU when the locality is unknown.
   CpuSet scope = g->unknown ? topo.allowed : topo.CpusOfNodes(g->nodes).IntersectWith(topo.allowed);
   g->label = NodeLabel(g->nodes, g->unknown);
@@ -287,7 +290,8 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request,
   if (!SelectDevices(topo, DeviceSpecOf(request.devices), request.env, &devices, err)) return nullptr;
   std::vector<Target> targets = Targets(topo, devices);
   std::vector<int32_t> group_of;
-  std::vector<Group> groups = GroupTargets(targets, policy.kind == PolicyKind::kAuto && devices.empty(), &group_of);
+  std::vector<Group> groups =
+      GroupTargets(targets, policy.kind == PolicyKind::kAuto && devices.empty(), &group_of);
   AutoUnits extra;
   for (Group& g : groups) GroupUnits(topo, policy.kind, &g, &units, &extra);
   drafts = TargetDrafts(targets, groups, group_of);

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "plan/plan_basis.h"
 #include "config/config.h"
+#include "plan/plan_basis.h"
 #include "planner/cpu_set.h"
 #include "planner/topology.h"
 
@@ -46,9 +46,9 @@ struct PrepareRequest {
   const char* topology = nullptr;  ///< nullptr or "" = live machine; an hwloc XML path; or "synthetic:DESC"
   config::Policy policy;           ///< required: policy.text is set
   MemoryKind memory = MemoryKind::kLocal;
-  config::Devices devices;             ///< default auto
-  const char* const* env = nullptr;    ///< the launcher's environment, for CUDA_VISIBLE_DEVICES and friends
-  bool want_nics = false;              ///< discover HCAs and give each rank its nearest (NUMABIND_EXPORT nic)
+  config::Devices devices;           ///< default auto
+  const char* const* env = nullptr;  ///< the launcher's environment, for CUDA_VISIBLE_DEVICES and friends
+  bool want_nics = false;            ///< discover HCAs and give each rank its nearest (NUMABIND_EXPORT nic)
 };
 
 /// A request from the variables' texts (memory and devices: nullptr or "" = default) read by config's

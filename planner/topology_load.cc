@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <map>
 
-#include "planner/hwloc_io.h"
 #include "base/digits.h"
+#include "planner/hwloc_io.h"
 #include "planner/topology.h"
 
 namespace numabind::core {
@@ -238,7 +238,8 @@ int LocalNode(const std::vector<hwloc_obj_t>& node_objs, const std::vector<uint3
       best = static_cast<int>(i);
       continue;
     }
-    bool special_i = IsSpecialMemory(node_objs[i]->subtype), special_b = IsSpecialMemory(node_objs[best]->subtype);
+    bool special_i = IsSpecialMemory(node_objs[i]->subtype),
+         special_b = IsSpecialMemory(node_objs[best]->subtype);
     if (special_i != special_b) {
       if (!special_i) best = static_cast<int>(i);
     } else if (node_weight[i] < node_weight[best]) {
@@ -285,8 +286,9 @@ TopoPu ReadPu(hwloc_obj_t pu, PuIndexes* index, Topology* out) {
   auto it = index->cache.find(key);  // an odd key is never a real pointer
   if (it == index->cache.end()) {
     it = index->cache.emplace(key, static_cast<int>(out->llcs.size())).first;
-    out->llcs.push_back(llc ? TopoCache{FromBitmap(llc->cpuset).IntersectWith(out->online), llc->attr->cache.depth}
-                            : TopoCache{out->cores[p.core].cpus, 0});
+    out->llcs.push_back(
+        llc ? TopoCache{FromBitmap(llc->cpuset).IntersectWith(out->online), llc->attr->cache.depth}
+            : TopoCache{out->cores[p.core].cpus, 0});
   }
   p.llc = it->second;
   if (package) p.package = index->package[package];

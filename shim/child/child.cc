@@ -162,7 +162,8 @@ bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
 // Child-safe: reads envp, the prepared config and /proc, with raw system calls.
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
   if (FindRankVar(envp, g_state.startup_rank_vars, out)) return true;
-  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & config::kRankVarBit) != 0) return false;
+  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & config::kRankVarBit) != 0)
+    return false;
   if (!ArgvMatches(argv)) return false;
   out->var = nullptr;
   out->entry = nullptr;

@@ -85,7 +85,8 @@ struct State {
   config::Config config;
   /// Why the configuration is unusable (printed once, at the first rank spawn); "" when it is fine.
   char config_error[256] = {0};
-  /// Bit i set: config::kRankVars[i].rank was in the start-up environment; config::kRankVarBit: NUMABIND_RANK_VAR.
+  /// Bit i set: config::kRankVars[i].rank was in the start-up environment; config::kRankVarBit:
+  /// NUMABIND_RANK_VAR.
   uint32_t startup_rank_vars = 0;
   /// The process whose memory this is; a different getpid() means a vfork child.
   pid_t pid = 0;

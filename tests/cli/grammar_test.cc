@@ -53,9 +53,10 @@ std::vector<std::string> Lines(const std::string& bytes) {
 /// and checks that they agree. `numabind plan` shows a plan whether or not NUMABIND_DISABLE is set (it
 /// drops it), so the library's side reads the entries without it too.
 void ExpectSameAnswer(const std::string& file, std::vector<std::string> entries) {
-  entries.erase(std::remove_if(entries.begin(), entries.end(),
-                               [](const std::string& e) { return e.compare(0, 17, "NUMABIND_DISABLE=") == 0; }),
-                entries.end());
+  entries.erase(
+      std::remove_if(entries.begin(), entries.end(),
+                     [](const std::string& e) { return e.compare(0, 17, "NUMABIND_DISABLE=") == 0; }),
+      entries.end());
   std::vector<const char*> env;
   for (const std::string& e : entries) env.push_back(e.c_str());
   env.push_back(nullptr);
@@ -71,16 +72,16 @@ void ExpectSameAnswer(const std::string& file, std::vector<std::string> entries)
   // The command rejects a value with its line "numabind plan: NAME=value: why"; other failures (a map entry
   // with no CPU on this topology) name no value and come after the values were accepted.
   size_t name_end = r.err.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_", 24);
-  bool names_a_value = r.err.compare(0, 24, "numabind plan: NUMABIND_") == 0 && name_end != std::string::npos &&
-                       r.err[name_end] == '=';
+  bool names_a_value = r.err.compare(0, 24, "numabind plan: NUMABIND_") == 0 &&
+                       name_end != std::string::npos && r.err[name_end] == '=';
   bool command_ok = r.status == 0 || !names_a_value;
   if (!command_ok) cr_expect_eq(r.status, kExitUsage, "%s: %s", file.c_str(), r.err.c_str());
   cr_expect_eq(command_ok, library_ok, "%s: numabind plan %s (status %d: %s), the library %s", file.c_str(),
                command_ok ? "accepts" : "rejects", r.status, r.err.c_str(),
                library_ok ? "accepts" : error.text);
   if (!command_ok && !library_ok) {
-    cr_expect(r.err == std::string("numabind plan: ") + error.text + "\n", "%s: the command says %s, the library %s",
-              file.c_str(), r.err.c_str(), error.text);
+    cr_expect(r.err == std::string("numabind plan: ") + error.text + "\n",
+              "%s: the command says %s, the library %s", file.c_str(), r.err.c_str(), error.text);
   }
 }
 

@@ -587,7 +587,8 @@ Test(table, every_variable_once_and_known_to_parse) {
 
 Test(table, defaults_agree_with_config) {
   Config c;
-  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_MEMORY", 15)->dflt, numabind::config::MemoryName(c.memory));
+  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_MEMORY", 15)->dflt,
+                   numabind::config::MemoryName(c.memory));
   cr_assert_str_eq(numabind::config::FindVar("NUMABIND_DEVICES", 16)->dflt, c.devices.text);
   cr_assert_str_eq(numabind::config::FindVar("NUMABIND_LOG", 12)->dflt, "warn");
   cr_assert_eq(c.log, LogLevel::kWarn);
