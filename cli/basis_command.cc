@@ -12,7 +12,7 @@
 
 #include "cli/cli.h"
 #include "plan/basis_frame.h"
-#include "planner/core_api.h"
+#include "planner/planner.h"
 
 namespace numabind::cli {
 namespace {
@@ -40,20 +40,22 @@ int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FIL
     }
     values[k] = args[i + 1];
   }
-  numabind_prepare_request request{};
-  request.policy = values[0].c_str();
-  request.memory = values[1].empty() ? nullptr : values[1].c_str();
-  request.devices = values[2].empty() ? nullptr : values[2].c_str();
-  request.topology = values[3].empty() ? nullptr : values[3].c_str();
-  request.env = env;
-  request.want_nics = values[4] == "1" ? 1 : 0;
-  char why[512] = {0};
-  const core::PlanBasis* basis = numabind_prepare(&request, why, sizeof(why));
+  // The library sends the values as it read them; they are read again here by the same parsers
+  // (config::ParseVar), as this process has only their text.
+  core::PrepareRequest request;
+  std::string why;
+  core::PlanBasis* basis = nullptr;
+  if (core::RequestFromText(values[0].c_str(), values[1].c_str(), values[2].c_str(), &request, &why)) {
+    request.topology = values[3].empty() ? nullptr : values[3].c_str();
+    request.env = env;
+    request.want_nics = values[4] == "1";
+    basis = core::Prepare(request, &why);
+  }
   if (basis == nullptr) {
-    WriteFrame(out, core::kErrorTag, why, strlen(why));
+    WriteFrame(out, core::kErrorTag, why.data(), why.size());
     return kExitFailure;
   }
-  core::PlanBasis* block = const_cast<core::PlanBasis*>(basis);
+  core::PlanBasis* block = basis;
   uint64_t size = block->total_bytes;
   core::BasisToOffsets(block);
   int status = WriteFrame(out, core::kBasisTag, block, size);

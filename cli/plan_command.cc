@@ -1,7 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `numabind plan`: where each local rank goes, computed by the same two functions as the shim uses
-// (numabind_prepare once, then ComputeRankPlan per rank).
+// (core::Prepare once, then ComputeRankPlan per rank).
 
 #include <stdlib.h>
 
@@ -15,8 +15,8 @@
 #include "plan/plan_auto.h"
 #include "plan/plan_basis.h"
 #include "plan/rank_env.h"
-#include "planner/core_api.h"
 #include "planner/plan_auto_describe.h"
+#include "planner/planner.h"
 
 namespace numabind::cli {
 namespace {
@@ -94,60 +94,30 @@ void PrintPlanHelp(FILE* out) {
       "\nExit status: 0, 1 when a rank cannot be placed or the topology cannot be read, 2 for bad usage.\n");
 }
 
-int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
-  ParsedArgs parsed;
-  std::string error;
-  if (!ParseArgs("plan", args, kPlanOptions, kPlanOptionCount, false, &parsed, &error)) {
-    fprintf(err, "%s\n", error.c_str());
-    return kExitUsage;
-  }
-  if (parsed.help) {
-    PrintPlanHelp(out);
-    return 0;
-  }
-  if (!parsed.positionals.empty()) {
-    fprintf(err, "numabind plan: unexpected argument %s (numabind plan --help lists the options)\n",
-            parsed.positionals[0].c_str());
-    return kExitUsage;
-  }
-  if (parsed.Has("--json") && parsed.Has("--draw")) {
-    fprintf(err, "numabind plan: --json and --draw do not go together\n");
-    return kExitUsage;
-  }
-  Environment merged = MergeOptions(env, parsed);
-  merged.Unset("NUMABIND_DISABLE");  // the plan is shown whether or not the library is switched off
-  config::Config cfg;
-  error = ValidateConfig(merged, parsed, &cfg);
-  if (!error.empty()) {
-    fprintf(err, "numabind plan: %s\n", error.c_str());
-    return kExitUsage;
-  }
+namespace {
 
-  numabind_prepare_request request{};
-  request.topology = cfg.topology;
-  request.policy = cfg.policy != nullptr ? cfg.policy : "node";
-  request.memory = cfg.memory;
-  request.devices = cfg.devices;
-  request.env = merged.get();
-  request.want_nics = (cfg.exports & config::kExportNic) != 0 ? 1 : 0;
-  char why[512] = {0};
-  const core::PlanBasis* basis = numabind_prepare(&request, why, sizeof(why));
-  if (basis == nullptr) {
-    fprintf(err, "numabind plan: %s\n", why[0] != '\0' ? why : "cannot prepare a plan");
-    return kExitFailure;
-  }
-
-  // How many ranks: the option or NUMABIND_NRANKS, the launcher's local size (config::LocalRankCount, as
-  // the library reads it), else one per slot.
-  uint32_t nranks = cfg.nranks;
-  for (int i = 0; nranks == 0 && i < config::kRankVarCount; ++i)
-    nranks = config::LocalRankCount(merged.get(), i);
-  if (nranks == 0) nranks = basis->slot_count > 0 ? basis->slot_count : 1;
-
+/// Every rank's row, and what the printers need to know about them.
+struct PlanRows {
   std::vector<RankRow> rows;
-  std::vector<uint64_t> cpus(basis->cpu_words), nodes(basis->node_words);
-  bool all_ok = true, any_nics = false;
-  bool is_auto = basis->policy == core::PolicyKind::kAuto;
+  bool all_ok = true, any_nics = false, is_auto = false;
+  std::string decision;  ///< auto: what it decided and why (docs/policies.md)
+};
+
+/// How many ranks: the option or NUMABIND_NRANKS, the launcher's local size (config::LocalRankCount, as
+/// the library reads it), else one per slot.
+uint32_t RankCount(const config::Config& cfg, const char* const* env, const core::PlanBasis& basis) {
+  uint32_t nranks = cfg.nranks;
+  for (int i = 0; nranks == 0 && i < config::kRankVarCount; ++i) nranks = config::LocalRankCount(env, i);
+  if (nranks == 0) nranks = basis.slot_count > 0 ? basis.slot_count : 1;
+  return nranks;
+}
+
+/// Places every rank with ComputeRankPlan, as the library does in each rank's exec.
+PlanRows PlaceRanks(const core::PlanBasis& basis, uint32_t nranks, const config::Config& cfg,
+                    const char* const* env) {
+  PlanRows out;
+  std::vector<uint64_t> cpus(basis.cpu_words), nodes(basis.node_words);
+  out.is_auto = basis.policy == core::PolicyKind::kAuto;
   std::vector<core::AutoShare> shares;
   for (uint32_t r = 0; r < nranks; ++r) {
     core::RankPlan plan{};
@@ -157,109 +127,189 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     plan.nodes = nodes.data();
     RankRow row;
     row.rank = r;
-    row.ok = core::ComputeRankPlan(*basis, r, nranks, &plan);
+    row.ok = core::ComputeRankPlan(basis, r, nranks, &plan);
     if (row.ok) {
       row.device = plan.device != nullptr ? plan.device : "";
       row.nodes = FormatBits(nodes);
       row.cpus = FormatBits(cpus);
       row.memory = core::MemoryName(plan.memory);
       row.nics = plan.nics != nullptr ? plan.nics : "";
-      any_nics = any_nics || !row.nics.empty();
-      if (is_auto) {
+      out.any_nics = out.any_nics || !row.nics.empty();
+      if (out.is_auto) {
         char share[96];
-        core::FormatAutoShare(*basis, plan.share, share, sizeof(share));
+        core::FormatAutoShare(basis, plan.share, share, sizeof(share));
         row.share = share;
         shares.push_back(plan.share);
       }
-      if (cfg.exports != 0) AddExports(*basis, plan, cfg.exports, merged.get(), &row);
+      if (cfg.exports != 0) AddExports(basis, plan, cfg.exports, env, &row);
     } else {
       row.error = plan.error;
       if (row.error.empty()) row.error = "rank " + std::to_string(r) + ": cannot be placed";
-      all_ok = false;
+      out.all_ok = false;
     }
-    rows.push_back(std::move(row));
+    out.rows.push_back(std::move(row));
   }
-  // auto says what it decided and why (docs/policies.md).
-  std::string decision = is_auto ? core::DescribeAuto(*basis, nranks, shares) : "";
+  if (out.is_auto) out.decision = core::DescribeAuto(basis, nranks, shares);
+  return out;
+}
+
+/// --draw: the machine with a mark per rank. False with *error when the topology cannot be drawn.
+bool DrawRows(const PlanRows& plan, const config::Config& cfg, uint32_t nranks, FILE* out,
+              std::string* error) {
+  Drawing drawing;
+  std::string where = cfg.topology != nullptr && *cfg.topology != '\0' ? cfg.topology : "this machine";
+  if (where.compare(0, 10, "synthetic:") != 0) where = where.substr(where.rfind('/') + 1);  // a file's name
+  drawing.title = "numabind plan: " + std::to_string(nranks) + (nranks == 1 ? " rank" : " ranks") +
+                  ", policy " + cfg.policy.text + ", memory " + config::MemoryName(cfg.memory) + ", on " +
+                  where;
+  drawing.item_word = "rank";
+  drawing.items_word = "ranks";
+  std::string ignored;  // the lists are FormatBits' own output
+  for (const RankRow& row : plan.rows) {
+    DrawItem item;
+    item.id = std::to_string(row.rank);
+    core::CpuSet::ParseList(row.cpus.c_str(), &item.cpus, &ignored);
+    core::CpuSet::ParseList(row.nodes.c_str(), &item.nodes, &ignored);
+    item.device = row.device;
+    item.error = row.error;
+    drawing.items.push_back(std::move(item));
+  }
+  std::string text;
+  if (!DrawOn(cfg.topology, drawing, &text, error)) return false;
+  fputs(text.c_str(), out);
+  return true;
+}
+
+/// --json: one object per rank.
+void PrintJson(const PlanRows& plan, const config::Config& cfg, FILE* out) {
+  fprintf(out, "[\n");
+  for (size_t i = 0; i < plan.rows.size(); ++i) {
+    const RankRow& row = plan.rows[i];
+    if (row.ok) {
+      fprintf(out, "  {\"rank\":%u,\"device\":%s,\"nodes\":%s,\"cpus\":%s,\"memory\":%s", row.rank,
+              JsonString(row.device).c_str(), JsonString(row.nodes).c_str(), JsonString(row.cpus).c_str(),
+              JsonString(row.memory).c_str());
+      if ((cfg.exports & config::kExportNic) != 0) fprintf(out, ",\"nics\":%s", JsonString(row.nics).c_str());
+      if (plan.is_auto)
+        fprintf(out, ",\"auto\":{\"decision\":%s,\"share\":%s}", JsonString(plan.decision).c_str(),
+                JsonString(row.share).c_str());
+      if (cfg.exports != 0) {
+        fprintf(out, ",\"exports\":{");
+        for (size_t e = 0; e < row.exports.size(); ++e) {
+          size_t eq = row.exports[e].find('=');
+          fprintf(out, "%s%s:%s", e > 0 ? "," : "", JsonString(row.exports[e].substr(0, eq)).c_str(),
+                  JsonString(row.exports[e].substr(eq + 1)).c_str());
+        }
+        fprintf(out, "},\"export_note\":%s", row.note.empty() ? "null" : JsonString(row.note).c_str());
+      }
+      fprintf(out, "}");
+    } else {
+      fprintf(out, "  {\"rank\":%u,\"error\":%s}", row.rank, JsonString(row.error).c_str());
+    }
+    fprintf(out, "%s\n", i + 1 < plan.rows.size() ? "," : "");
+  }
+  fprintf(out, "]\n");
+}
+
+/// The default output: auto's decision, then a table with a row per rank.
+void PrintRows(const PlanRows& plan, const config::Config& cfg, FILE* out) {
+  std::vector<std::vector<std::string>> table;
+  table.push_back({"rank", "device", "nodes", "cpus", "memory"});
+  if (plan.is_auto) {
+    fprintf(out, "%s\n", plan.decision.c_str());
+    table[0].push_back("auto share");
+  }
+  if (plan.any_nics) table[0].push_back("nics");
+  if (cfg.exports != 0) table[0].push_back("exports");
+  for (const RankRow& row : plan.rows) {
+    if (row.ok) {
+      table.push_back(
+          {std::to_string(row.rank), row.device.empty() ? "-" : row.device, row.nodes, row.cpus, row.memory});
+      if (plan.is_auto) table.back().push_back(row.share);
+      if (plan.any_nics) table.back().push_back(row.nics.empty() ? "-" : row.nics);
+      if (cfg.exports != 0) table.back().push_back(JoinExports(row));
+    } else {
+      table.push_back({std::to_string(row.rank), "error: " + row.error});
+    }
+  }
+  PrintTable(out, table);
+}
+
+/// The command line, checked: kExitUsage (said on err) when it is bad, 0 with --help (help printed), else
+/// -1 with *parsed filled.
+int CheckPlanArgs(const Args& args, FILE* out, FILE* err, ParsedArgs* parsed) {
+  std::string error;
+  if (!ParseArgs("plan", args, kPlanOptions, kPlanOptionCount, false, parsed, &error)) {
+    fprintf(err, "%s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (parsed->help) {
+    PrintPlanHelp(out);
+    return 0;
+  }
+  if (!parsed->positionals.empty()) {
+    fprintf(err, "numabind plan: unexpected argument %s (numabind plan --help lists the options)\n",
+            parsed->positionals[0].c_str());
+    return kExitUsage;
+  }
+  if (parsed->Has("--json") && parsed->Has("--draw")) {
+    fprintf(err, "numabind plan: --json and --draw do not go together\n");
+    return kExitUsage;
+  }
+  return -1;
+}
+
+/// The request config's typed values make (the policy node when unset).
+core::PrepareRequest RequestOf(config::Config* cfg, const char* const* env) {
+  if (cfg->policy.text == nullptr) config::ParseVar("NUMABIND_POLICY", "node", cfg, nullptr);
+  core::PrepareRequest request;
+  request.topology = cfg->topology;
+  request.policy = cfg->policy;
+  request.memory = cfg->memory;
+  request.devices = cfg->devices;
+  request.env = env;
+  request.want_nics = (cfg->exports & config::kExportNic) != 0;
+  return request;
+}
+
+}  // namespace
+
+int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
+  ParsedArgs parsed;
+  int status = CheckPlanArgs(args, out, err, &parsed);
+  if (status >= 0) return status;
+  Environment merged = MergeOptions(env, parsed);
+  merged.Unset("NUMABIND_DISABLE");  // the plan is shown whether or not the library is switched off
+  config::Config cfg;
+  std::string error = ValidateConfig(merged, parsed, &cfg);
+  if (!error.empty()) {
+    fprintf(err, "numabind plan: %s\n", error.c_str());
+    return kExitUsage;
+  }
+
+  core::PrepareRequest request = RequestOf(&cfg, merged.get());
+  std::string why;
+  core::PlanBasis* basis = core::Prepare(request, &why);
+  if (basis == nullptr) {
+    fprintf(err, "numabind plan: %s\n", !why.empty() ? why.c_str() : "cannot prepare a plan");
+    return kExitFailure;
+  }
+  uint32_t nranks = RankCount(cfg, merged.get(), *basis);
+  PlanRows plan = PlaceRanks(*basis, nranks, cfg, merged.get());
   // The rows hold copies of what they need; LeakSanitizer (make test's asan suites) checks the command.
-  free(const_cast<core::PlanBasis*>(basis));
+  free(basis);
 
   if (parsed.Has("--draw")) {
-    Drawing drawing;
-    std::string where = cfg.topology != nullptr && *cfg.topology != '\0' ? cfg.topology : "this machine";
-    if (where.compare(0, 10, "synthetic:") != 0) where = where.substr(where.rfind('/') + 1);  // a file's name
-    drawing.title = "numabind plan: " + std::to_string(nranks) + (nranks == 1 ? " rank" : " ranks") +
-                    ", policy " + request.policy + ", memory " +
-                    (cfg.memory != nullptr ? cfg.memory : "local") + ", on " + where;
-    drawing.item_word = "rank";
-    drawing.items_word = "ranks";
-    std::string ignored;  // the lists are FormatBits' own output
-    for (const RankRow& row : rows) {
-      DrawItem item;
-      item.id = std::to_string(row.rank);
-      core::CpuSet::ParseList(row.cpus.c_str(), &item.cpus, &ignored);
-      core::CpuSet::ParseList(row.nodes.c_str(), &item.nodes, &ignored);
-      item.device = row.device;
-      item.error = row.error;
-      drawing.items.push_back(std::move(item));
-    }
-    std::string text;
-    if (!DrawOn(cfg.topology, drawing, &text, &error)) {
+    if (!DrawRows(plan, cfg, nranks, out, &error)) {
       fprintf(err, "numabind plan: %s\n", error.c_str());
       return kExitFailure;
     }
-    fputs(text.c_str(), out);
   } else if (parsed.Has("--json")) {
-    fprintf(out, "[\n");
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const RankRow& row = rows[i];
-      if (row.ok) {
-        fprintf(out, "  {\"rank\":%u,\"device\":%s,\"nodes\":%s,\"cpus\":%s,\"memory\":%s", row.rank,
-                JsonString(row.device).c_str(), JsonString(row.nodes).c_str(), JsonString(row.cpus).c_str(),
-                JsonString(row.memory).c_str());
-        if (request.want_nics) fprintf(out, ",\"nics\":%s", JsonString(row.nics).c_str());
-        if (is_auto)
-          fprintf(out, ",\"auto\":{\"decision\":%s,\"share\":%s}", JsonString(decision).c_str(),
-                  JsonString(row.share).c_str());
-        if (cfg.exports != 0) {
-          fprintf(out, ",\"exports\":{");
-          for (size_t e = 0; e < row.exports.size(); ++e) {
-            size_t eq = row.exports[e].find('=');
-            fprintf(out, "%s%s:%s", e > 0 ? "," : "", JsonString(row.exports[e].substr(0, eq)).c_str(),
-                    JsonString(row.exports[e].substr(eq + 1)).c_str());
-          }
-          fprintf(out, "},\"export_note\":%s", row.note.empty() ? "null" : JsonString(row.note).c_str());
-        }
-        fprintf(out, "}");
-      } else {
-        fprintf(out, "  {\"rank\":%u,\"error\":%s}", row.rank, JsonString(row.error).c_str());
-      }
-      fprintf(out, "%s\n", i + 1 < rows.size() ? "," : "");
-    }
-    fprintf(out, "]\n");
+    PrintJson(plan, cfg, out);
   } else {
-    std::vector<std::vector<std::string>> table;
-    table.push_back({"rank", "device", "nodes", "cpus", "memory"});
-    if (is_auto) {
-      fprintf(out, "%s\n", decision.c_str());
-      table[0].push_back("auto share");
-    }
-    if (any_nics) table.back().push_back("nics");
-    if (cfg.exports != 0) table[0].push_back("exports");
-    for (const RankRow& row : rows) {
-      if (row.ok) {
-        table.push_back({std::to_string(row.rank), row.device.empty() ? "-" : row.device, row.nodes, row.cpus,
-                         row.memory});
-        if (is_auto) table.back().push_back(row.share);
-        if (any_nics) table.back().push_back(row.nics.empty() ? "-" : row.nics);
-        if (cfg.exports != 0) table.back().push_back(JoinExports(row));
-      } else {
-        table.push_back({std::to_string(row.rank), "error: " + row.error});
-      }
-    }
-    PrintTable(out, table);
+    PrintRows(plan, cfg, out);
   }
-  return all_ok ? 0 : kExitFailure;
+  return plan.all_ok ? 0 : kExitFailure;
 }
 
 }  // namespace numabind::cli

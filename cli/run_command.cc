@@ -165,7 +165,7 @@ int RunCommand(const Args& args, const char* const* env, const std::string& self
   if (error.empty()) {
     config::Config with_disable;
     error = ValidateConfig(merged, parsed, &with_disable);
-    if (error.empty() && cfg.policy == nullptr && !with_disable.disabled) {
+    if (error.empty() && cfg.policy.text == nullptr && !with_disable.disabled) {
       error = "no policy: give --policy P or set NUMABIND_POLICY (numabind vars lists the choices)";
     }
   }

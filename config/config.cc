@@ -6,8 +6,9 @@
 
 #include <stddef.h>
 
+#include "base/digits.h"
 #include "base/text.h"
-#include "config/grammar.h"
+#include "base/text_writer.h"
 #include "config/vars.h"
 
 namespace numabind::config {
@@ -16,107 +17,26 @@ namespace {
 constexpr char kPrefix[] = "NUMABIND_";
 constexpr size_t kPrefixLen = sizeof(kPrefix) - 1;
 constexpr size_t kMaxValueShown = 96;
-constexpr size_t kMaxEntryShown = 40;
+
+using Msg = core::TextWriter;
 
 size_t Len(const char* s) { return shim::StrLen(s); }
+using shim::StartsWith;
 
-bool Eq(const char* a, const char* b) { return shim::StrEq(a, b); }
-
-bool StartsWith(const char* s, const char* prefix) { return shim::StartsWith(s, prefix); }
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
 char Upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 
-/// Appends to a fixed buffer, always NUL-terminated, silently truncating.
-struct Msg {
-  char* buf;
-  size_t cap;
-  size_t len;
-
-  void PutN(const char* s, size_t n) {
-    for (size_t i = 0; i < n && s[i] != '\0'; ++i) {
-      if (len + 1 >= cap) break;
-      buf[len++] = s[i];
-    }
-    buf[len] = '\0';
-  }
-  void Put(const char* s) { PutN(s, static_cast<size_t>(-1)); }
-  /// Shows at most `limit` bytes of s[0..n), with "..." when cut.
-  void PutShort(const char* s, size_t n, size_t limit) {
-    if (n <= limit) {
-      PutN(s, n);
-    } else {
-      PutN(s, limit);
-      Put("...");
-    }
-  }
-  void PutNum(uint32_t v) {
-    char digits[shim::kDecimalMax];
-    PutN(digits, shim::FormatDecimal(v, digits));
-  }
-};
-
-/// Starts the error line "NAME=value: " in err and returns a writer positioned after it.
+/// Starts the error line "NAME=value: " in err (the value cut to kMaxValueShown bytes, with "..." when cut)
+/// and returns a writer positioned after it.
 Msg Begin(Error* err, const char* name, size_t name_len, const char* value) {
   Msg m{err->text, sizeof(err->text), 0};
   err->text[0] = '\0';
-  m.PutN(name, name_len);
-  m.Put("=");
-  m.PutShort(value, Len(value), kMaxValueShown);
-  m.Put(": ");
+  for (size_t i = 0; i < name_len; ++i) m.Put(name[i]);
+  m.Put('=');
+  size_t n = Len(value);
+  for (size_t i = 0; i < n && i < kMaxValueShown; ++i) m.Put(value[i]);
+  if (n > kMaxValueShown) m.Str("...");
+  m.Str(": ");
   return m;
-}
-
-bool CheckPolicy(const char* value, Error* err) {
-  PolicyText policy;
-  char why[192];
-  if (ParsePolicyText(value, &policy, why, sizeof(why))) return true;
-  Msg m = Begin(err, "NUMABIND_POLICY", 15, value);
-  m.Put(why);
-  return false;
-}
-
-bool CheckDevices(const char* value, Error* err) {
-  if (Eq(value, "auto") || Eq(value, "none")) return true;
-  const char* p = value;
-  for (;;) {
-    const char* e = p;
-    while (*e != '\0' && *e != ',') ++e;
-    BusId id;
-    if (!ParseBusId(p, static_cast<size_t>(e - p), &id)) {
-      Msg m = Begin(err, "NUMABIND_DEVICES", 16, value);
-      m.Put("expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0");
-      if (e - p > 0 && (p != value || *e != '\0')) {
-        m.Put(" (not a bus id: ");
-        m.PutShort(p, static_cast<size_t>(e - p), kMaxEntryShown);
-        m.Put(")");
-      }
-      return false;
-    }
-    if (*e == '\0') return true;
-    p = e + 1;
-  }
-}
-
-bool IsVarName(const char* s) {
-  if (!IsNameStart(*s)) return false;
-  for (++s; *s != '\0'; ++s) {
-    if (!IsNameStart(*s) && !IsDigit(*s)) return false;
-  }
-  return true;
-}
-
-bool ParseBool(const char* value, bool* out) {
-  if (Eq(value, "0")) {
-    *out = false;
-    return true;
-  }
-  if (Eq(value, "1")) {
-    *out = true;
-    return true;
-  }
-  return false;
 }
 
 /// Edit distance between two names, case-insensitive; large when either is too long to compare.
@@ -140,189 +60,23 @@ uint32_t Distance(const char* a, size_t na, const char* b) {
   return prev[nb];
 }
 
-bool Fail(Error* err, const char* name, const char* value, const char* expected) {
-  Msg m = Begin(err, name, Len(name), value);
-  m.Put(expected);
+/// Writes "NAME=value: why" into err.
+void Report(Error* err, const char* name, size_t name_len, const char* value, const char* why) {
+  Msg m = Begin(err, name, name_len, value);
+  m.Str(why);
+}
+
+/// Runs the reader of `var`'s row on `value`; false with the error line in err when the value is bad.
+bool Read(const VarInfo& var, const char* value, Config* out, Error* err) {
+  char why[192];
+  why[0] = '\0';
+  if (var.read(value, out, why, sizeof(why))) return true;
+  Report(err, var.name, Len(var.name), value, why);
   return false;
 }
 
-}  // namespace
-
-RankValue ParseRankValue(const char* s, uint32_t* out) {
-  if (s == nullptr || !IsDigit(*s)) return RankValue::kMalformed;
-  uint32_t v = 0;
-  bool large = false;
-  for (; IsDigit(*s); ++s) {
-    if (v >= kMaxRanks)
-      large = true;  // keep scanning: "99999999999x" is malformed, not too large
-    else
-      v = v * 10 + static_cast<uint32_t>(*s - '0');
-  }
-  if (*s != '\0') return RankValue::kMalformed;
-  if (large || v >= kMaxRanks) return RankValue::kTooLarge;
-  *out = v;
-  return RankValue::kOk;
-}
-
-bool Parse(const char* const* env, Config* out, Error* err) {
-  Error scratch;
-  if (err == nullptr) err = &scratch;
-  err->text[0] = '\0';
-  *out = Config();
-  out->match = kDefaultMatch;
-  if (env == nullptr) return true;
-
-  // Every variable is read even after a bad one, so that `out` keeps every good value (the shim honours
-  // NUMABIND_STRICT and NUMABIND_LOG_FILE whatever else is wrong); `err` names the first bad one.
-  bool ok = true;
-  Error ignored;
-  Error* sink = err;
-  auto bad = [&] {
-    ok = false;
-    sink = &ignored;
-  };
-
-  // NUMABIND_DISABLE=1 is the off switch: nothing else is read, so nothing else can complain. A bad value
-  // is an error like any other (before, it also stopped the reading; found by fuzz/config_fuzz.cc).
-  const char* v = Lookup(env, "NUMABIND_DISABLE");
-  if (v != nullptr && *v != '\0') {
-    if (!ParseBool(v, &out->disabled)) {
-      Fail(sink, "NUMABIND_DISABLE", v, "expected 0 or 1");
-      bad();
-    } else if (out->disabled) {
-      return true;
-    }
-  }
-
-  v = Lookup(env, "NUMABIND_POLICY");
-  if (v != nullptr && *v != '\0') {
-    if (CheckPolicy(v, sink))
-      out->policy = v;
-    else
-      bad();
-  }
-
-  v = Lookup(env, "NUMABIND_MEMORY");
-  if (v != nullptr && *v != '\0') {
-    if (Eq(v, "local") || Eq(v, "preferred") || Eq(v, "bind") || Eq(v, "interleave")) {
-      out->memory = v;
-    } else {
-      Fail(sink, "NUMABIND_MEMORY", v, "expected local, preferred, bind or interleave");
-      bad();
-    }
-  }
-
-  v = Lookup(env, "NUMABIND_DEVICES");
-  if (v != nullptr && *v != '\0') {
-    if (CheckDevices(v, sink))
-      out->devices = v;
-    else
-      bad();
-  }
-
-  v = Lookup(env, "NUMABIND_NRANKS");
-  if (v != nullptr && *v != '\0') {
-    uint32_t n = 0;
-    if (ParseDecimal(v, Len(v), kMaxRanks, &n) && n != 0) {
-      out->nranks = n;
-    } else {
-      Msg m = Begin(sink, "NUMABIND_NRANKS", 15, v);
-      m.Put("expected a positive integer up to ");
-      m.PutNum(kMaxRanks);
-      bad();
-    }
-  }
-
-  v = Lookup(env, "NUMABIND_RANK_VAR");
-  if (v != nullptr && *v != '\0') {
-    if (IsVarName(v)) {
-      out->rank_var = v;
-    } else {
-      Fail(sink, "NUMABIND_RANK_VAR", v, "expected a variable name such as LOCAL_RANK");
-      bad();
-    }
-  }
-
-  v = Lookup(env, "NUMABIND_MATCH");
-  if (v != nullptr) out->match = v;  // any glob; empty matches nothing
-
-  v = Lookup(env, "NUMABIND_TOPOLOGY");
-  if (v != nullptr && *v != '\0') {
-    const char* d = StartsWith(v, "synthetic:") ? v + 10 : v;
-    while (d != v && *d == ' ') ++d;
-    if (*d != '\0') {
-      out->topology = v;
-    } else {
-      Fail(sink, "NUMABIND_TOPOLOGY", v,
-           "expected an hwloc XML file or synthetic:DESC such as synthetic:pack:2 core:4 pu:2");
-      bad();
-    }
-  }
-
-  v = Lookup(env, "NUMABIND_LOG");
-  if (v != nullptr && *v != '\0') {
-    if (Eq(v, "off"))
-      out->log = LogLevel::kOff;
-    else if (Eq(v, "warn"))
-      out->log = LogLevel::kWarn;
-    else if (Eq(v, "info"))
-      out->log = LogLevel::kInfo;
-    else if (Eq(v, "debug"))
-      out->log = LogLevel::kDebug;
-    else if (!Fail(sink, "NUMABIND_LOG", v, "expected off, warn, info or debug"))
-      bad();
-  }
-
-  v = Lookup(env, "NUMABIND_LOG_FORMAT");
-  if (v != nullptr && *v != '\0') {
-    if (Eq(v, "text"))
-      out->log_format = LogFormat::kText;
-    else if (Eq(v, "json"))
-      out->log_format = LogFormat::kJson;
-    else if (!Fail(sink, "NUMABIND_LOG_FORMAT", v, "expected text or json"))
-      bad();
-  }
-
-  v = Lookup(env, "NUMABIND_LOG_FILE");
-  if (v != nullptr && *v != '\0') out->log_file = v;
-
-  v = Lookup(env, "NUMABIND_STRICT");
-  if (v != nullptr && *v != '\0') {
-    if (!ParseBool(v, &out->strict) && !Fail(sink, "NUMABIND_STRICT", v, "expected 0 or 1")) bad();
-  }
-
-  v = Lookup(env, "NUMABIND_SHARED");
-  if (v != nullptr && *v != '\0') {
-    if (Eq(v, "off")) {
-      out->shared = nullptr;
-    } else if (*v == '/') {
-      out->shared = v;
-    } else {
-      Fail(sink, "NUMABIND_SHARED", v, "expected off or an absolute directory such as /dev/shm");
-      bad();
-    }
-  }
-
-  v = Lookup(env, "NUMABIND_EXPORT");
-  if (v != nullptr && *v != '\0') {
-    char why[160];
-    if (!ParseExportText(v, &out->exports, why, sizeof(why))) {
-      Msg m = Begin(sink, "NUMABIND_EXPORT", 15, v);
-      m.Put(why);
-      bad();
-    }
-  }
-
-  v = Lookup(env, "NUMABIND_BOUND");
-  // Written by numabind itself: any value, read by shim/child/bound_marker.h.
-  if (v != nullptr && *v != '\0') out->bound = v;
-
-  v = Lookup(env, "NUMABIND_GUARD");
-  if (v != nullptr && *v != '\0') {
-    if (!ParseBool(v, &out->guard) && !Fail(sink, "NUMABIND_GUARD", v, "expected 0 or 1")) bad();
-  }
-
-  // A misspelt name must not silently leave a job unbound.
+/// A NUMABIND_* entry of env whose name is not in kVars: the error line, with the closest name as a hint.
+bool CheckNames(const char* const* env, Error* err) {
   for (const char* const* e = env; *e != nullptr; ++e) {
     const char* s = *e;
     if (!StartsWith(s, kPrefix)) continue;
@@ -343,20 +97,74 @@ bool Parse(const char* const* env, Config* out, Error* err) {
         best = kVars[i].name;
       }
     }
-    Msg m = Begin(sink, s, n, s + n + 1);
-    m.Put("unknown variable");
+    Msg m = Begin(err, s, n, s + n + 1);
+    m.Str("unknown variable");
     if (best != nullptr) {
-      m.Put(" (did you mean ");
-      m.Put(best);
-      m.Put("?)");
+      m.Str(" (did you mean ");
+      m.Str(best);
+      m.Str("?)");
     } else {
-      m.Put(" (numabind vars lists them)");
+      m.Str(" (numabind vars lists them)");
     }
-    bad();
-    break;
+    return false;
   }
+  return true;
+}
 
-  out->enabled = out->policy != nullptr;
+}  // namespace
+
+RankValue ParseRankValue(const char* s, uint32_t* out) {
+  if (s == nullptr) return RankValue::kMalformed;
+  uint64_t v = 0;
+  // ScanDecimal reads every digit: "99999999999x" is malformed, not too large.
+  base::Digits d = base::ScanDecimal(&s, nullptr, kMaxRanks - 1, &v);
+  if (d == base::Digits::kNone || *s != '\0') return RankValue::kMalformed;
+  if (d == base::Digits::kTooLarge) return RankValue::kTooLarge;
+  *out = static_cast<uint32_t>(v);
+  return RankValue::kOk;
+}
+
+bool ParseVar(const char* name, const char* value, Config* out, Error* err) {
+  Error scratch;
+  if (err == nullptr) err = &scratch;
+  const VarInfo* var = FindVar(name, Len(name));
+  if (var == nullptr) {
+    Report(err, name, Len(name), value, "unknown variable (numabind vars lists them)");
+    return false;
+  }
+  if (*value == '\0' && !var->reads_empty) return true;
+  return Read(*var, value, out, err);
+}
+
+bool Parse(const char* const* env, Config* out, Error* err) {
+  Error scratch;
+  if (err == nullptr) err = &scratch;
+  err->text[0] = '\0';
+  *out = Config();
+  out->match = kDefaultMatch;
+  if (env == nullptr) return true;
+
+  // NUMABIND_DISABLE=1 is the off switch, read first: nothing else is read, so nothing else can complain.
+  // A bad value is an error like any other (before, it also stopped the reading; found by
+  // fuzz/config_fuzz.cc).
+  const VarInfo* disable = FindVar("NUMABIND_DISABLE", 16);
+  const char* v = Lookup(env, disable->name);
+  bool ok = v == nullptr || *v == '\0' || Read(*disable, v, out, err);
+  if (out->disabled) return true;
+
+  // Every variable is read even after a bad one, so that `out` keeps every good value (the shim honours
+  // NUMABIND_STRICT and NUMABIND_LOG_FILE whatever else is wrong); `err` names the first bad one.
+  Error ignored;
+  for (int i = 0; i < kVarCount; ++i) {
+    const VarInfo& var = kVars[i];
+    if (&var == disable) continue;
+    v = Lookup(env, var.name);
+    if (v == nullptr || (*v == '\0' && !var.reads_empty)) continue;
+    if (!Read(var, v, out, ok ? err : &ignored)) ok = false;
+  }
+  // A misspelt name must not silently leave a job unbound.
+  if (!CheckNames(env, ok ? err : &ignored)) ok = false;
+  out->enabled = out->policy.text != nullptr;
   return ok;
 }
 

@@ -1,9 +1,10 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The NUMABIND_* variables, parsed. Parsing is pure: an environment-style array of "NAME=value" strings in,
-// a Config or an Error naming the variable and the bad value out. It never throws and never allocates, so
-// the shim (which links libc alone and may run before the program's main) uses the same code as the
-// `numabind` command. String fields point into the strings of the array passed to Parse.
+// The NUMABIND_* variables, parsed into typed values. Parsing is pure: an environment-style array of
+// "NAME=value" strings in, a Config or an Error naming the variable and the bad value out. It never throws
+// and never allocates, so the shim (which links libc alone and may run before the program's main) uses the
+// same code as the `numabind` command. Each variable's row in config/vars.cc owns its parser and its
+// field. String fields point into the strings of the array passed to Parse.
 
 #ifndef NUMABIND_CONFIG_CONFIG_H_
 #define NUMABIND_CONFIG_CONFIG_H_
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/env.h"
+#include "config/grammar.h"
 
 namespace numabind::config {
 
@@ -21,12 +23,12 @@ enum class LogFormat : uint8_t { kText, kJson };
 struct Config {
   /// NUMABIND_POLICY is set, non-empty and NUMABIND_DISABLE is not 1: the shim acts.
   bool enabled = false;
-  bool disabled = false;           ///< NUMABIND_DISABLE=1
-  const char* policy = nullptr;    ///< NUMABIND_POLICY as written (syntax checked), nullptr when unset
-  const char* memory = "local";    ///< NUMABIND_MEMORY: local|preferred|bind|interleave
-  const char* devices = "auto";    ///< NUMABIND_DEVICES: auto|none|bus ids separated by commas
-  uint32_t nranks = 0;             ///< NUMABIND_NRANKS; 0 = take it from the launcher's variables
-  const char* rank_var = nullptr;  ///< NUMABIND_RANK_VAR; nullptr = the built-in precedence list
+  bool disabled = false;                   ///< NUMABIND_DISABLE=1
+  Policy policy;                           ///< NUMABIND_POLICY; policy.text is nullptr when unset
+  MemoryKind memory = MemoryKind::kLocal;  ///< NUMABIND_MEMORY: local|preferred|bind|interleave
+  Devices devices;                         ///< NUMABIND_DEVICES: auto|none|bus ids separated by commas
+  uint32_t nranks = 0;                     ///< NUMABIND_NRANKS; 0 = take it from the launcher's variables
+  const char* rank_var = nullptr;          ///< NUMABIND_RANK_VAR; nullptr = the built-in precedence list
   const char* match = nullptr;     ///< NUMABIND_MATCH glob; never nullptr after Parse (default applies)
   const char* topology = nullptr;  ///< NUMABIND_TOPOLOGY: nullptr = live machine; file or synthetic:DESC
   LogLevel log = LogLevel::kWarn;  ///< NUMABIND_LOG: off|warn|info|debug
@@ -55,12 +57,15 @@ struct Error {
 /// one, so that the shim still honours NUMABIND_STRICT and NUMABIND_LOG_FILE).
 bool Parse(const char* const* env, Config* out, Error* err);
 
+/// Reads one variable's value into its field of `out` with the parser of its row (config/vars.cc), as
+/// Parse does: false with err set to the line Parse gives ("NAME=value: why") when the value is bad or
+/// `name` is not a NUMABIND_* variable. An empty value leaves the field at its default, except for
+/// NUMABIND_MATCH. err may be nullptr. What the planner helper reads its arguments with.
+bool ParseVar(const char* name, const char* value, Config* out, Error* err);
+
 /// ValueOf(entry, name) and Lookup(env, name): base/env.h's, the one environment lookup.
 using shim::Lookup;
 using shim::ValueOf;
-
-/// Local ranks and rank counts numabind handles: NUMABIND_NRANKS goes up to kMaxRanks, a rank value below it.
-constexpr uint32_t kMaxRanks = 1u << 20;
 
 /// What a launcher's local-rank value ("3" in LOCAL_RANK=3) holds.
 enum class RankValue : uint8_t {
@@ -82,8 +87,21 @@ struct RankVar {
 
 /// The built-in precedence of local-rank variables, SLURM_LOCALID last (launchers inside a Slurm step
 /// inherit it, stale). kRankVarCount entries. The local rank count that goes with each: rank_count.h.
-extern const RankVar kRankVars[];
-extern const int kRankVarCount;
+constexpr int kRankVarCount = 10;
+extern const RankVar kRankVars[kRankVarCount];
+/// The index of SLURM_LOCALID in kRankVars (the last; config_test ties them): the one rank variable that a
+/// batch script also carries, and whose local size comes from Slurm's compressed task counts.
+constexpr int kSlurmRankVar = kRankVarCount - 1;
+/// In a set of bits over kRankVars (bit i: kRankVars[i].rank), the bit that stands for NUMABIND_RANK_VAR's
+/// variable.
+constexpr uint32_t kRankVarBit = 1u << 31;
+static_assert(kRankVarCount < 31, "a bit per rank variable, and kRankVarBit");
+
+/// The variables of the launcher's environment the planner reads (planner/devices.cc), besides hwloc's
+/// own HWLOC_*: a basis prepared under other values is another basis (shim/launcher/basis_cache.cc keys its
+/// files by them).
+enum PlannerVar : int { kCudaVisibleDevices, kRocrVisibleDevices, kHipVisibleDevices, kPlannerVarCount };
+extern const char* const kPlannerVars[kPlannerVarCount];
 
 }  // namespace numabind::config
 

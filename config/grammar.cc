@@ -4,12 +4,12 @@
 
 #include "config/grammar.h"
 
+#include "base/digits.h"
 #include "base/text.h"
+#include "base/text_writer.h"
 
 namespace numabind::config {
 namespace {
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 bool Eq(const char* a, const char* b) { return shim::StrEq(a, b); }
 
@@ -18,11 +18,7 @@ bool ParseHex(const char* s, size_t n, size_t max_digits, uint32_t* out) {
   if (n == 0 || n > max_digits) return false;
   uint32_t v = 0;
   for (size_t i = 0; i < n; ++i) {
-    char c = s[i];
-    int d = IsDigit(c)               ? c - '0'
-            : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-            : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                     : -1;
+    int d = base::HexDigit(s[i]);
     if (d < 0) return false;
     v = v * 16 + static_cast<uint32_t>(d);
   }
@@ -30,22 +26,24 @@ bool ParseHex(const char* s, size_t n, size_t max_digits, uint32_t* out) {
   return true;
 }
 
-/// Appends to a fixed buffer, always NUL-terminated, silently truncating.
+/// The reason of a refusal: base's writer (always NUL-terminated, silently truncating), chainable.
 struct Why {
-  char* buf;
-  size_t cap;
-  size_t len = 0;
+  core::TextWriter out;
   Why& Put(const char* s, size_t n = ~size_t{0}) {
-    for (size_t i = 0; i < n && s[i] != '\0' && len + 1 < cap; ++i) buf[len++] = s[i];
-    if (cap > 0) buf[len] = '\0';
+    for (size_t i = 0; i < n && s[i] != '\0'; ++i) out.Put(s[i]);
     return *this;
   }
   Why& Num(uint32_t v) {
-    char d[shim::kDecimalMax];
-    shim::FormatDecimal(v, d);
-    return Put(d);
+    out.Uint(v);
+    return *this;
   }
 };
+
+/// A Why writing into buf[0..cap), which it empties.
+Why StartWhy(char* buf, size_t cap) {
+  if (cap > 0) buf[0] = '\0';
+  return Why{core::TextWriter{buf, cap, 0}};
+}
 
 constexpr size_t kMaxEntryShown = 40;
 
@@ -69,73 +67,51 @@ bool CheckEntry(const char* s, size_t n, uint32_t max_id, const char* what, uint
     return false;
   };
   if (list_end == 0) return expected();
-  for (size_t i = 0; i <= list_end;) {
-    size_t j = i;
-    while (j < list_end && s[j] != ',') ++j;
-    size_t dash = i;
-    while (dash < j && s[dash] != '-') ++dash;
-    uint32_t lo = 0, hi = 0;
-    bool ok = ParseDecimal(s + i, dash - i, 0xffffffffu, &lo);
-    if (ok && dash < j)
-      ok = ParseDecimal(s + dash + 1, j - dash - 1, 0xffffffffu, &hi);
-    else
-      hi = lo;
-    if (!ok) return expected();
-    if (hi < lo) {
-      w->Put("range ").Put(s + i, j - i).Put(" goes down");
-      return false;
-    }
-    if (hi > max_id) {
-      w->Put(what).Put(" numbers go up to ").Num(max_id);
-      return false;
-    }
-    i = j + 1;
+  Ranges ranges(s, s + list_end, max_id);
+  uint32_t lo, hi;
+  while (ranges.Next(&lo, &hi)) {
   }
-  return true;
+  switch (ranges.fault()) {
+    case ListFault::kNone: return true;
+    case ListFault::kGoesDown:
+      w->Put("range ").Put(ranges.range_start(), static_cast<size_t>(ranges.at() - ranges.range_start()));
+      w->Put(" goes down");
+      return false;
+    case ListFault::kTooLarge: w->Put(what).Put(" numbers go up to ").Num(max_id); return false;
+    default: return expected();
+  }
 }
 
 }  // namespace
 
-bool ParseDecimal(const char* s, size_t n, uint32_t max, uint32_t* out) {
-  if (n == 0) return false;
-  uint64_t v = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (!IsDigit(s[i])) return false;
-    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
-    if (v > max) return false;
-  }
-  *out = static_cast<uint32_t>(v);
-  return true;
-}
-
-bool ParsePolicyText(const char* value, PolicyText* out, char* why, size_t cap) {
-  *out = PolicyText();
-  Why w{why, cap};
-  w.Put("");
+bool ParsePolicyText(const char* value, Policy* out, char* why, size_t cap) {
+  *out = Policy();
+  out->text = value;
+  Why w = StartWhy(why, cap);
   static constexpr struct {
     const char* name;
-    PolicyForm form;
-  } kKeywords[] = {{"node", PolicyForm::kNode},
-                   {"socket", PolicyForm::kSocket},
-                   {"exclusive", PolicyForm::kExclusive},
-                   {"core-complex", PolicyForm::kCoreComplex},
-                   {"auto", PolicyForm::kAuto}};
+    PolicyKind kind;
+  } kKeywords[] = {{"node", PolicyKind::kNode},
+                   {"socket", PolicyKind::kSocket},
+                   {"exclusive", PolicyKind::kExclusive},
+                   {"core-complex", PolicyKind::kCoreComplex},
+                   {"auto", PolicyKind::kAuto}};
   for (const auto& k : kKeywords) {
     if (Eq(value, k.name)) {
-      out->form = k.form;
+      out->kind = k.kind;
       return true;
     }
   }
   const char* what = nullptr;
   uint32_t max_id = 0;
   if (value[0] == 'c' && value[1] == 'p' && value[2] == 'u' && value[3] == 's' && value[4] == ':') {
-    out->form = PolicyForm::kCpuMap;
+    out->kind = PolicyKind::kCpuMap;
     out->map = value + 5;
     what = "CPU";
     max_id = kMaxCpuId;
   } else if (value[0] == 'n' && value[1] == 'o' && value[2] == 'd' && value[3] == 'e' && value[4] == 's' &&
              value[5] == ':') {
-    out->form = PolicyForm::kNodeMap;
+    out->kind = PolicyKind::kNodeMap;
     out->map = value + 6;
     what = "node";
     max_id = kMaxNodeId;
@@ -149,7 +125,7 @@ bool ParsePolicyText(const char* value, PolicyText* out, char* why, size_t cap) 
     const char* e = p;
     while (*e != '\0' && *e != '|') ++e;
     char reason[128];
-    Why r{reason, sizeof(reason)};
+    Why r = StartWhy(reason, sizeof(reason));
     uint32_t repeat = 1;
     if (!CheckEntry(p, static_cast<size_t>(e - p), max_id, what, &repeat, &r)) {
       size_t n = static_cast<size_t>(e - p);
@@ -183,19 +159,6 @@ bool MapEntries::Next(const char** list, const char** list_end, uint32_t* repeat
   return true;
 }
 
-bool Ranges::Next(uint32_t* lo, uint32_t* hi) {
-  if (p_ == nullptr || p_ >= end_) return false;
-  const char* j = p_;
-  while (j < end_ && *j != ',') ++j;
-  const char* dash = p_;
-  while (dash < j && *dash != '-') ++dash;
-  ParseDecimal(p_, static_cast<size_t>(dash - p_), 0xffffffffu, lo);
-  *hi = *lo;
-  if (dash < j) ParseDecimal(dash + 1, static_cast<size_t>(j - dash - 1), 0xffffffffu, hi);
-  p_ = j + 1;
-  return true;
-}
-
 bool ParseBusId(const char* s, size_t n, BusId* out) {
   // Up to three ':'-separated fields; the last is "device.function".
   size_t colon[2];
@@ -223,6 +186,68 @@ bool ParseBusId(const char* s, size_t n, BusId* out) {
     return false;
   }
   *out = id;
+  return true;
+}
+
+bool ParseMemoryText(const char* value, MemoryKind* out) {
+  constexpr MemoryKind kKinds[] = {MemoryKind::kLocal, MemoryKind::kPreferred, MemoryKind::kBind,
+                                   MemoryKind::kInterleave};
+  for (MemoryKind k : kKinds) {
+    if (Eq(value, MemoryName(k))) {
+      *out = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Child-safe: returns a string literal.
+const char* MemoryName(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::kLocal: return "local";
+    case MemoryKind::kPreferred: return "preferred";
+    case MemoryKind::kBind: return "bind";
+    case MemoryKind::kInterleave: return "interleave";
+  }
+  return "unknown";
+}
+
+bool ParseDevicesText(const char* value, Devices* out, char* why, size_t cap) {
+  *out = Devices();
+  out->text = value;
+  if (Eq(value, "auto")) return true;
+  if (Eq(value, "none")) {
+    out->mode = DeviceMode::kNone;
+    return true;
+  }
+  out->mode = DeviceMode::kList;
+  out->list = value;
+  for (const char* p = value;;) {
+    const char* e = p;
+    while (*e != '\0' && *e != ',') ++e;
+    size_t n = static_cast<size_t>(e - p);
+    BusId id;
+    if (!ParseBusId(p, n, &id)) {
+      Why w = StartWhy(why, cap);
+      w.Put("expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0");
+      if (n > 0 && (p != value || *e != '\0')) {
+        w.Put(" (not a bus id: ").Put(p, n < kMaxEntryShown ? n : kMaxEntryShown);
+        w.Put(n > kMaxEntryShown ? "...)" : ")");
+      }
+      return false;
+    }
+    ++out->count;
+    if (*e == '\0') return true;
+    p = e + 1;
+  }
+}
+
+bool BusIds::Next(BusId* id) {
+  if (p_ == nullptr) return false;
+  const char* e = p_;
+  while (*e != '\0' && *e != ',') ++e;
+  ParseBusId(p_, static_cast<size_t>(e - p_), id);
+  p_ = *e == '\0' ? nullptr : e + 1;
   return true;
 }
 

@@ -4,34 +4,23 @@
 
 #include "config/rank_count.h"
 
+#include "base/digits.h"
 #include "config/config.h"
 
 namespace numabind::config {
 namespace {
 
-constexpr uint32_t kMaxCount = 1u << 20;
-
 /// Reads decimal digits at *s (advancing it) into *out; false when there are none or the value exceeds max.
 bool Digits(const char** s, uint32_t max, uint32_t* out) {
   const char* p = *s;
   uint64_t v = 0;
-  while (*p >= '0' && *p <= '9') {
-    v = v * 10 + static_cast<uint64_t>(*p - '0');
-    if (v > max) return false;
-    ++p;
-  }
-  if (p == *s) return false;
+  if (base::ScanDecimal(&p, nullptr, max, &v) != base::Digits::kOk) return false;
   *s = p;
   *out = static_cast<uint32_t>(v);
   return true;
 }
 
-bool IsSlurm(int var) {
-  const char* a = kRankVars[var].rank;
-  const char* b = "SLURM_LOCALID";
-  while (*a != '\0' && *a == *b) ++a, ++b;
-  return *a == *b;
-}
+bool IsSlurm(int var) { return var == kSlurmRankVar; }
 
 }  // namespace
 
@@ -43,7 +32,7 @@ bool ParseTaskCounts(const char* value, uint32_t node, uint32_t* out) {
   uint32_t result = 0;
   for (;;) {
     uint32_t count = 0, repeat = 1;
-    if (!Digits(&s, kMaxCount, &count) || count == 0) return false;
+    if (!Digits(&s, kMaxRanks, &count) || count == 0) return false;
     if (*s == '(') {
       if (s[1] != 'x') return false;
       s += 2;
@@ -84,7 +73,7 @@ uint32_t LocalRankCount(const char* const* env, int var) {
   uint32_t n = 0;
   if (!IsSlurm(var)) {
     const char* s = value;
-    return Digits(&s, kMaxCount, &n) && *s == '\0' && n != 0 ? n : 0;
+    return Digits(&s, kMaxRanks, &n) && *s == '\0' && n != 0 ? n : 0;
   }
   // This node's entry: SLURM_NODEID counts the step's nodes (the job's in a batch script), from 0.
   uint32_t node = 0;

@@ -1,7 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The one table of every NUMABIND_* variable: name, accepted values, default and meaning. Parse (config.h)
-// knows a variable only if it is here, `numabind --help` and `numabind vars` print this table, and the
+// The one table of every NUMABIND_* variable: name, accepted values, default, meaning and the reader that
+// parses it into its typed field of Config (config/readers.h). Parse (config.h) knows a variable only if it
+// is here and reads it with its row's reader, `numabind --help` and `numabind vars` print this table, and the
 // README's variable section is generated from `numabind vars --markdown` (scripts/readme-vars.sh).
 //
 // Compiled into the shim: plain data, no constructors.
@@ -11,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "config/readers.h"
+
 namespace numabind::config {
 
 struct VarInfo {
@@ -19,6 +22,9 @@ struct VarInfo {
   const char* dflt;     ///< the default value as written ("local"), or nullptr when the default is unset
   const char* unset;    ///< what leaving it unset means, when dflt is nullptr ("the live machine")
   const char* meaning;  ///< one or two sentences, one line
+  Reader read;          ///< parses the value into its field of Config
+  /// An empty value is a value (NUMABIND_MATCH: matches nothing); for every other variable it is unset.
+  bool reads_empty = false;
 };
 
 /// Every variable, in the order they are documented (and checked by Parse).

@@ -18,6 +18,7 @@ namespace {
 
 using numabind::config::Config;
 using numabind::config::Lookup;
+using numabind::config::MemoryName;
 
 // A string field is either its default (equal text: each file has its own copy of a literal), or the value
 // of its variable in env.
@@ -51,24 +52,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* const* e = env.data();
   FUZZ_CHECK(c.match != nullptr, "no NUMABIND_MATCH");
   if (c.disabled) {
-    FUZZ_CHECK(ok && !c.enabled && c.policy == nullptr, "NUMABIND_DISABLE=1 yet enabled or failed");
+    FUZZ_CHECK(ok && !c.enabled && c.policy.text == nullptr, "NUMABIND_DISABLE=1 yet enabled or failed");
   } else {
-    FUZZ_CHECK(c.enabled == (c.policy != nullptr), "enabled %d, policy %s", c.enabled, c.policy);
-    CheckField(e, "NUMABIND_POLICY", c.policy, nullptr);
-    CheckField(e, "NUMABIND_MEMORY", c.memory, Config().memory);
-    CheckField(e, "NUMABIND_DEVICES", c.devices, Config().devices);
+    FUZZ_CHECK(c.enabled == (c.policy.text != nullptr), "enabled %d, policy %s", c.enabled, c.policy.text);
+    CheckField(e, "NUMABIND_POLICY", c.policy.text, nullptr);
+    // The memory policy is a value: the variable names it, or it is the default.
+    const char* memory = Lookup(e, "NUMABIND_MEMORY");
+    FUZZ_CHECK(c.memory == Config().memory ||
+                   (memory != nullptr && strcmp(memory, MemoryName(c.memory)) == 0),
+               "NUMABIND_MEMORY \"%s\" read as %s", memory ? memory : "(null)", MemoryName(c.memory));
+    CheckField(e, "NUMABIND_DEVICES", c.devices.text, Config().devices.text);
     CheckField(e, "NUMABIND_RANK_VAR", c.rank_var, nullptr);
     CheckField(e, "NUMABIND_TOPOLOGY", c.topology, nullptr);
     CheckField(e, "NUMABIND_LOG_FILE", c.log_file, nullptr);
     const char* match = Lookup(e, "NUMABIND_MATCH");
     FUZZ_CHECK(match == nullptr || c.match == match, "NUMABIND_MATCH not taken");
-    FUZZ_CHECK(c.policy == nullptr || *c.policy != '\0', "empty policy enables");
+    FUZZ_CHECK(c.policy.text == nullptr || *c.policy.text != '\0', "empty policy enables");
     FUZZ_CHECK(c.nranks <= (1u << 20), "NUMABIND_NRANKS %u", c.nranks);
   }
 
   Config again;
   bool ok2 = numabind::config::Parse(env.data(), &again, nullptr);
-  FUZZ_CHECK(ok2 == ok && again.enabled == c.enabled && again.policy == c.policy &&
+  FUZZ_CHECK(ok2 == ok && again.enabled == c.enabled && again.policy.text == c.policy.text &&
+                 again.memory == c.memory && again.devices.text == c.devices.text &&
                  again.nranks == c.nranks && again.strict == c.strict && again.log == c.log &&
                  again.log_file == c.log_file,
              "a second parse differs");

@@ -1,15 +1,18 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// NUMABIND_DEVICES and PCI bus ids (planner/devices.cc, and config/config.cc's check of the same variable).
+// NUMABIND_DEVICES and PCI bus ids (config/grammar.cc, read through config::Parse and through the planner's
+// request, planner/request.cc and planner/devices.cc).
 // Beyond not crashing: a normalized bus id has the form dddd:bb:dd.f and normalizes to itself; the list
 // keeps one id per entry, in order; a rejected value gets a reason naming the variable; and the library's
-// check (config::Parse) and the planner (core::ParseDevices) accept exactly the same values.
+// check (config::Parse) and the planner's request (core::RequestFromText, then DeviceSpecOf) accept exactly
+// the same values.
 
 #include <string>
 
 #include "config/config.h"
 #include "fuzz/fuzz_util.h"
 #include "planner/devices.h"
+#include "planner/planner.h"
 
 namespace {
 
@@ -44,7 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   numabind::core::DeviceSpec spec;
   std::string err;
-  bool ok = numabind::core::ParseDevices(in, &spec, &err);
+  numabind::core::PrepareRequest request;
+  bool ok = numabind::core::RequestFromText("node", nullptr, in, &request, &err);
+  if (ok) spec = numabind::core::DeviceSpecOf(request.devices);
   if (ok && spec.mode == numabind::core::DeviceMode::kList) {
     size_t entries = 1;
     for (char c : text) entries += c == ',';

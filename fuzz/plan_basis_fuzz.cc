@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The plan basis the planner helper sends back (plan/basis_frame.h, plan/plan_basis.cc): untrusted bytes
+// The plan basis the planner helper sends back (plan/basis_frame.h, plan/basis_offsets.cc): untrusted bytes
 // from another process. The input is the whole frame as the shim reads it from the pipe (tag, length,
 // payload); the target checks it as the shim does (shim/launcher/prepare.cc) and, when BasisFromOffsets
 // accepts the block, places ranks with ComputeRankPlan exactly as the child side does (CPU and node storage
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "config/grammar.h"
+#include "config/limits.h"
 #include "fuzz/fuzz_util.h"
 #include "plan/basis_frame.h"
 #include "plan/plan_basis.h"
@@ -25,9 +26,9 @@ using numabind::core::PlanBasis;
 using numabind::core::PlanSlot;
 using numabind::core::RankPlan;
 
-// The shim's storage for one rank's sets (shim/entry/state.h kMaxCpuWords, kMaxNodeWords).
-constexpr uint32_t kMaxCpuWords = 256;
-constexpr uint32_t kMaxNodeWords = 64;
+// The shim's storage for one rank's sets: 128 CPU words, 64 node words.
+using numabind::config::kMaxCpuWords;
+using numabind::config::kMaxNodeWords;
 
 bool Inside(const void* p, size_t n, const void* block, size_t size) {
   const char* b = static_cast<const char*>(block);

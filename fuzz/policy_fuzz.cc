@@ -1,8 +1,9 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// NUMABIND_POLICY and NUMABIND_MEMORY as the planner parses them (planner/policy_parse.cc, on the grammar of
-// config/grammar.cc). Beyond not crashing: a map has 1 to config::kMaxMapEntries entries, none empty, ids
-// within config::kMaxCpuId or kMaxNodeId; a map formatted back ("cpus:" and each entry's list, joined by
+// NUMABIND_POLICY and NUMABIND_MEMORY as the planner gets them (planner/request.cc: config::ParseVar, the
+// grammar of config/grammar.cc, then the map expanded). Beyond not crashing: a map has 1 to
+// config::kMaxMapEntries entries, none empty, ids within config::kMaxCpuId or kMaxNodeId; a map formatted
+// back ("cpus:" and each entry's list, joined by
 // '|') parses to the same entries; a rejected value gets a reason naming the variable; and the library's
 // own check (config::Parse, which the shim runs before it asks the helper to plan) and the planner accept
 // exactly the same values, the grammar counting as many entries as the planner builds.
@@ -22,6 +23,20 @@ using numabind::core::PolicyKind;
 
 bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
 
+bool ParsePolicy(const char* text, Policy* out, std::string* err) {
+  numabind::core::PrepareRequest request;
+  if (!numabind::core::RequestFromText(text, nullptr, nullptr, &request, err)) return false;
+  *out = numabind::core::ExpandPolicy(request.policy);
+  return true;
+}
+
+bool ParseMemory(const char* text, numabind::core::MemoryKind* out, std::string* err) {
+  numabind::core::PrepareRequest request;
+  if (!numabind::core::RequestFromText("node", text, nullptr, &request, err)) return false;
+  *out = request.memory;
+  return true;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -30,13 +45,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   Policy policy;
   std::string err;
-  bool ok = numabind::core::ParsePolicy(in, &policy, &err);
+  bool ok = ParsePolicy(in, &policy, &err);
   if (!ok) {
     FUZZ_CHECK(err.compare(0, 15, "NUMABIND_POLICY") == 0, "input \"%s\": reason \"%s\"", in, err.c_str());
   } else if (IsMap(policy.kind)) {
     FUZZ_CHECK(!policy.entries.empty() && policy.entries.size() <= numabind::config::kMaxMapEntries,
                "input \"%s\": %zu entries", in, policy.entries.size());
-    numabind::config::PolicyText syntax;
+    numabind::config::Policy syntax;
     char why[160];
     FUZZ_CHECK(numabind::config::ParsePolicyText(in, &syntax, why, sizeof(why)) &&
                    syntax.entries == policy.entries.size(),
@@ -51,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       again_text += (i ? "|" : "") + policy.entries[i].ToList();
     }
     Policy again;
-    FUZZ_CHECK(numabind::core::ParsePolicy(again_text.c_str(), &again, &err), "input \"%s\": \"%s\": %s", in,
+    FUZZ_CHECK(ParsePolicy(again_text.c_str(), &again, &err), "input \"%s\": \"%s\": %s", in,
                again_text.c_str(), err.c_str());
     FUZZ_CHECK(again.kind == policy.kind && again.entries.size() == policy.entries.size(),
                "input \"%s\": \"%s\"", in, again_text.c_str());
@@ -73,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   numabind::core::MemoryKind memory;
   err.clear();
-  if (numabind::core::ParseMemory(in, &memory, &err)) {
+  if (ParseMemory(in, &memory, &err)) {
     const char* name = numabind::core::MemoryName(memory);
     FUZZ_CHECK(text.find(name) != std::string::npos || text.find_first_not_of(" \t\n") == std::string::npos,
                "NUMABIND_MEMORY=\"%s\" parsed as %s", in, name);

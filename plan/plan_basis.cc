@@ -69,16 +69,6 @@ Writer ErrorStart(const PlanBasis& basis, uint32_t rank, RankPlan* out) {
   return w;
 }
 
-// Terminates a text field of a received block and turns control characters into '?': the texts go into
-// one-line log messages (a newline from the block would start a line of its own; found by
-// fuzz/plan_basis_fuzz.cc).
-void Printable(char* text, size_t size) {
-  text[size - 1] = '\0';
-  for (size_t i = 0; text[i] != '\0'; ++i) {
-    if (static_cast<unsigned char>(text[i]) < 0x20 || text[i] == 0x7f) text[i] = '?';
-  }
-}
-
 }  // namespace
 
 // Child-safe: pure arithmetic, no libc calls.
@@ -117,20 +107,10 @@ size_t FormatBitList(const uint64_t* words, uint32_t nwords, char* buf, size_t c
   return w.len;
 }
 
-// Child-safe: returns a string literal.
-const char* MemoryName(MemoryKind kind) {
-  switch (kind) {
-    case MemoryKind::kLocal: return "local";
-    case MemoryKind::kPreferred: return "preferred";
-    case MemoryKind::kBind: return "bind";
-    case MemoryKind::kInterleave: return "interleave";
-  }
-  return "unknown";
-}
+namespace {
 
-// Child-safe: reads the basis, writes only into *out and the caller's cpus/nodes storage; no allocation,
-// locks, libc or system calls.
-bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan* out) {
+// Clears *out and the caller's cpus/nodes storage. Child-safe: writes only into *out.
+void ClearPlan(const PlanBasis& basis, RankPlan* out) {
   for (uint32_t i = 0; i < basis.cpu_words; ++i) out->cpus[i] = 0;
   for (uint32_t i = 0; i < basis.node_words; ++i) out->nodes[i] = 0;
   out->memory = basis.memory;
@@ -141,6 +121,88 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   out->nics = "";
   out->error[0] = '\0';
   out->share = AutoShare{};
+}
+
+// This rank's index among the ranks of the slots that `same` says are alike, and how many there are:
+// O(slots), not O(ranks). Child-safe: pure arithmetic.
+template <typename Same>
+void IndexAmong(const PlanBasis& basis, uint32_t rank, uint32_t n, Same same, uint64_t* index,
+                uint64_t* count) {
+  *index = 0, *count = 0;
+  for (uint32_t t = 0; t < basis.slot_count; ++t) {
+    if (!same(basis.slots[t])) continue;
+    *index += RanksOnSlot(basis, t, rank, n);
+    *count += RanksOnSlot(basis, t, n, n);
+  }
+}
+
+// exclusive: contiguous slices of the group's physical cores; the first (cores % ranks) ranks take one
+// more. Like torch, too few cores for the ranks of a node is an error for every rank there, not only for
+// those whose slice would be empty. Child-safe: writes only into *out.
+bool PlaceExclusive(const PlanBasis& basis, const PlanSlot& slot, const uint64_t* units, uint32_t rank,
+                    uint64_t index, uint64_t count, RankPlan* out) {
+  uint64_t cores = slot.unit_count;
+  if (cores < count) {
+    Writer w = ErrorStart(basis, rank, out);
+    w.Str(slot.label);
+    w.Str(" has ");
+    w.Uint(cores);
+    w.Str(cores == 1 ? " core for " : " cores for ");
+    w.Uint(count);
+    w.Str(" ranks");
+    return false;
+  }
+  // count >= 1: this rank's own slot is in the group and RanksOnSlot counts the rank there.
+  uint64_t per = cores / count, extra = cores % count;  // NOLINT(clang-analyzer-core.DivideZero)
+  uint64_t start = index * per + (index < extra ? index : extra);
+  uint64_t len = per + (index < extra ? 1 : 0);
+  for (uint64_t u = start; u < start + len; ++u)
+    OrWords(out->cpus, units + static_cast<uint64_t>(u) * basis.cpu_words, basis.cpu_words);
+  return true;
+}
+
+// The rank's CPUs from its slot's units, by policy. Child-safe: writes only into *out.
+bool PlaceCpus(const PlanBasis& basis, const PlanSlot& slot, uint32_t rank, uint32_t n, RankPlan* out) {
+  const uint64_t* units = basis.unit_cpus + static_cast<uint64_t>(slot.first_unit) * basis.cpu_words;
+  switch (basis.policy) {
+    case PolicyKind::kExclusive:
+    case PolicyKind::kCoreComplex:
+    case PolicyKind::kAuto: {
+      uint64_t index, count;
+      IndexAmong(
+          basis, rank, n, [&](const PlanSlot& t) { return t.group == slot.group; }, &index, &count);
+      if (basis.policy == PolicyKind::kAuto) {
+        PlaceAuto(basis, slot, index, count, out);
+        return true;
+      }
+      if (basis.policy == PolicyKind::kCoreComplex) {
+        OrWords(out->cpus, units + (index % slot.unit_count) * basis.cpu_words, basis.cpu_words);
+        return true;
+      }
+      return PlaceExclusive(basis, slot, units, rank, index, count, out);
+    }
+    case PolicyKind::kNode:
+    case PolicyKind::kSocket:
+    case PolicyKind::kCpuMap:
+    case PolicyKind::kNodeMap: OrWords(out->cpus, units, basis.cpu_words); return true;
+  }
+  return true;
+}
+
+// Fails the plan with "rank R: policy P: LABEL has no allowed CPUs". Child-safe: writes only into *out.
+bool NoAllowedCpus(const PlanBasis& basis, const PlanSlot& slot, uint32_t rank, RankPlan* out) {
+  Writer w = ErrorStart(basis, rank, out);
+  w.Str(slot.label);
+  w.Str(" has no allowed CPUs");
+  return false;
+}
+
+}  // namespace
+
+// Child-safe: reads the basis, writes only into *out and the caller's cpus/nodes storage; no allocation,
+// locks, libc or system calls.
+bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan* out) {
+  ClearPlan(basis, out);
   if (basis.slot_count == 0) {
     Writer w = ErrorStart(basis, rank, out);
     w.Str("no place to put ranks");
@@ -159,154 +221,16 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   out->device_vendor = slot.device_vendor;
   out->device_ordinal = slot.device_ordinal;
   if (slot.nic_set >= 0) {  // this rank's share of the rails nearest its slot, among the ranks sharing them
-    uint64_t index = 0, count = 0;
-    for (uint32_t t = 0; t < basis.slot_count; ++t) {
-      if (basis.slots[t].nic_set != slot.nic_set) continue;
-      index += RanksOnSlot(basis, t, rank, n);
-      count += RanksOnSlot(basis, t, n, n);
-    }
+    uint64_t index, count;
+    IndexAmong(
+        basis, rank, n, [&](const PlanSlot& t) { return t.nic_set == slot.nic_set; }, &index, &count);
     out->nics = PickNics(basis, slot.nic_set, index, count);
   }
   const uint64_t* slot_nodes = basis.slot_nodes + static_cast<uint64_t>(s) * basis.node_words;
   for (uint32_t i = 0; i < basis.node_words; ++i) out->nodes[i] = slot_nodes[i];
-
-  const uint64_t* units = basis.unit_cpus + static_cast<uint64_t>(slot.first_unit) * basis.cpu_words;
-  if (slot.unit_count == 0) {
-    Writer w = ErrorStart(basis, rank, out);
-    w.Str(slot.label);
-    w.Str(" has no allowed CPUs");
-    return false;
-  }
-
-  switch (basis.policy) {
-    case PolicyKind::kExclusive:
-    case PolicyKind::kCoreComplex:
-    case PolicyKind::kAuto: {
-      // This rank's index among the ranks whose slots share its group, and how many there are: O(slots),
-      // not O(ranks).
-      uint64_t index = 0, count = 0;
-      for (uint32_t t = 0; t < basis.slot_count; ++t) {
-        if (basis.slots[t].group != slot.group) continue;
-        index += RanksOnSlot(basis, t, rank, n);
-        count += RanksOnSlot(basis, t, n, n);
-      }
-      if (basis.policy == PolicyKind::kAuto) {
-        PlaceAuto(basis, slot, index, count, out);
-        break;
-      }
-      if (basis.policy == PolicyKind::kCoreComplex) {
-        OrWords(out->cpus, units + (index % slot.unit_count) * basis.cpu_words, basis.cpu_words);
-        break;
-      }
-      // Contiguous slices of the group's physical cores; the first (cores % ranks) ranks take one more.
-      // Like torch, too few cores for the ranks of a node is an error for every rank there, not only for
-      // those whose slice would be empty.
-      uint64_t cores = slot.unit_count;
-      if (cores < count) {
-        Writer w = ErrorStart(basis, rank, out);
-        w.Str(slot.label);
-        w.Str(" has ");
-        w.Uint(cores);
-        w.Str(cores == 1 ? " core for " : " cores for ");
-        w.Uint(count);
-        w.Str(" ranks");
-        return false;
-      }
-      // count >= 1: this rank's own slot is in the group and RanksOnSlot counts the rank there.
-      uint64_t per = cores / count, extra = cores % count;  // NOLINT(clang-analyzer-core.DivideZero)
-      uint64_t start = index * per + (index < extra ? index : extra);
-      uint64_t len = per + (index < extra ? 1 : 0);
-      for (uint64_t u = start; u < start + len; ++u)
-        OrWords(out->cpus, units + static_cast<uint64_t>(u) * basis.cpu_words, basis.cpu_words);
-      break;
-    }
-    case PolicyKind::kNode:
-    case PolicyKind::kSocket:
-    case PolicyKind::kCpuMap:
-    case PolicyKind::kNodeMap: OrWords(out->cpus, units, basis.cpu_words); break;
-  }
-
-  if (CountBits(out->cpus, basis.cpu_words) == 0) {
-    Writer w = ErrorStart(basis, rank, out);
-    w.Str(slot.label);
-    w.Str(" has no allowed CPUs");
-    return false;
-  }
-  return true;
-}
-
-void BasisToOffsets(PlanBasis* basis) {
-  uintptr_t base = reinterpret_cast<uintptr_t>(basis);
-  basis->slots = reinterpret_cast<const PlanSlot*>(reinterpret_cast<uintptr_t>(basis->slots) - base);
-  basis->slot_nodes =
-      reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->slot_nodes) - base);
-  basis->unit_cpus = reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->unit_cpus) - base);
-  if (basis->unit_domains != nullptr)  // offset 0 (the header) stands for none
-    basis->unit_domains =
-        reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->unit_domains) - base);
-  basis->cpu_sibling =
-      reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->cpu_sibling) - base);
-  NicsToOffsets(basis);
-}
-
-bool BasisFromOffsets(void* block, size_t size) {
-  if (block == nullptr || size < sizeof(PlanBasis)) return false;
-  PlanBasis* b = static_cast<PlanBasis*>(block);
-  if (b->total_bytes != size || b->cpu_words == 0 || b->node_words == 0) return false;
-  // The enums and the bool are read as bytes first: loading a bool or enum that holds another value is
-  // undefined behaviour (found by fuzz/plan_basis_fuzz.cc).
-  const uint8_t* raw = static_cast<const uint8_t*>(block);
-  if (raw[offsetof(PlanBasis, policy)] > static_cast<uint8_t>(PolicyKind::kAuto) ||
-      raw[offsetof(PlanBasis, memory)] > static_cast<uint8_t>(MemoryKind::kInterleave) ||
-      raw[offsetof(PlanBasis, spread_in_blocks)] > 1) {
-    return false;
-  }
-  // Each array must lie inside the block after the header: offset + length <= size, computed without
-  // overflow. After the header, because the loop below writes into the slots: a slot over the header could
-  // change the counts it checks against (found by fuzz/plan_basis_fuzz.cc).
-  auto inside = [size](uintptr_t off, uint64_t count, uint64_t each) {
-    return off >= sizeof(PlanBasis) && off <= size && off % 8 == 0 &&
-           (each == 0 || count <= (size - off) / each);
-  };
-  uintptr_t slots = reinterpret_cast<uintptr_t>(b->slots);
-  uintptr_t nodes = reinterpret_cast<uintptr_t>(b->slot_nodes);
-  uintptr_t units = reinterpret_cast<uintptr_t>(b->unit_cpus);
-  uintptr_t siblings = reinterpret_cast<uintptr_t>(b->cpu_sibling);
-  uint64_t cpu_bits = static_cast<uint64_t>(b->cpu_words) * 64;
-  if (!inside(slots, b->slot_count, sizeof(PlanSlot)) ||
-      !inside(nodes, static_cast<uint64_t>(b->slot_count) * b->node_words, sizeof(uint64_t)) ||
-      !inside(units, static_cast<uint64_t>(b->unit_count) * b->cpu_words, sizeof(uint64_t)) ||
-      !inside(siblings, cpu_bits, sizeof(uint32_t))) {
-    return false;
-  }
-  if (!NicsFromOffsets(block, size)) return false;
-  // auto reads three domain words per unit; other policies none.
-  uintptr_t domains = reinterpret_cast<uintptr_t>(b->unit_domains);
-  bool is_auto = raw[offsetof(PlanBasis, policy)] == static_cast<uint8_t>(PolicyKind::kAuto);
-  if (is_auto ? !inside(domains, static_cast<uint64_t>(b->unit_count) * 3, sizeof(uint32_t)) : domains != 0)
-    return false;
-  for (uint32_t i = 0; i < b->slot_count; ++i) {
-    PlanSlot& s = reinterpret_cast<PlanSlot*>(static_cast<char*>(block) + slots)[i];
-    if (s.first_unit > b->unit_count || s.unit_count > b->unit_count - s.first_unit) return false;
-    if (s.nic_set < -1 || (s.nic_set >= 0 && static_cast<uint32_t>(s.nic_set) >= b->nic_set_count))
-      return false;
-    Printable(s.label, sizeof(s.label));
-    Printable(s.device, sizeof(s.device));
-  }
-  // The ring is checked after every write into the block (the texts above and in NicsFromOffsets): a write
-  // into it after its check could undo the check.
-  const uint32_t* ring = reinterpret_cast<const uint32_t*>(static_cast<char*>(block) + siblings);
-  for (uint64_t c = 0; c < cpu_bits; ++c) {
-    if (ring[c] >= cpu_bits) return false;  // a sibling outside the CPU sets
-  }
-  char* base = static_cast<char*>(block);
-  b->slots = reinterpret_cast<const PlanSlot*>(base + slots);
-  b->slot_nodes = reinterpret_cast<const uint64_t*>(base + nodes);
-  b->unit_cpus = reinterpret_cast<const uint64_t*>(base + units);
-  b->unit_domains = is_auto ? reinterpret_cast<const uint32_t*>(base + domains) : nullptr;
-  b->cpu_sibling = reinterpret_cast<const uint32_t*>(base + siblings);
-  Printable(b->policy_text, sizeof(b->policy_text));
-  Printable(b->memory_text, sizeof(b->memory_text));
+  if (slot.unit_count == 0) return NoAllowedCpus(basis, slot, rank, out);
+  if (!PlaceCpus(basis, slot, rank, n, out)) return false;
+  if (CountBits(out->cpus, basis.cpu_words) == 0) return NoAllowedCpus(basis, slot, rank, out);
   return true;
 }
 

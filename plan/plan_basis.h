@@ -10,8 +10,8 @@
 // `numabind plan` calls it for every rank. One implementation serves both, so the command shows exactly
 // what the shim does.
 //
-// This header and plan_basis.cc are compiled into the shim, which links libc alone: plain C++ only (no
-// standard library containers, no exceptions, no RTTI, no function-local statics).
+// This header, plan_basis.cc and basis_offsets.cc are compiled into the shim, which links libc alone: plain
+// C++ only (no standard library containers, no exceptions, no RTTI, no function-local statics).
 
 #ifndef NUMABIND_PLAN_PLAN_BASIS_H_
 #define NUMABIND_PLAN_PLAN_BASIS_H_
@@ -19,26 +19,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/grammar.h"
+
 namespace numabind::core {
 
-/// How ranks are given CPUs; names as in `torchrun --numa-binding` where it defines them.
-enum class PolicyKind : uint8_t {
-  kNode,         ///< every allowed CPU of the rank's NUMA node
-  kSocket,       ///< every allowed CPU of the package holding that node
-  kExclusive,    ///< a contiguous slice of that node's physical cores, shared out among its ranks
-  kCoreComplex,  ///< one last-level cache domain of that node per rank, wrapping
-  kCpuMap,       ///< explicit `cpus:A|B|...`, entry rank mod count
-  kNodeMap,      ///< explicit `nodes:A|B|...`, entry rank mod count
-  kAuto,         ///< zero configuration: the group's nodes, caches, cores, threads shared out (plan_auto.h)
-};
-
-/// Memory policy applied with set_mempolicy over the rank's nodes.
-enum class MemoryKind : uint8_t {
-  kLocal,       ///< MPOL_DEFAULT: the kernel's first touch
-  kPreferred,   ///< MPOL_PREFERRED on the first node (MPOL_PREFERRED_MANY when several, where supported)
-  kBind,        ///< MPOL_BIND
-  kInterleave,  ///< MPOL_INTERLEAVE
-};
+/// The policy and memory policy enums are config's (config/grammar.h), the one reading of NUMABIND_POLICY
+/// and NUMABIND_MEMORY.
+using config::MemoryKind;
+using config::MemoryName;
+using config::PolicyKind;
 
 /// One place a rank can be sent: a device (with its node, or every node when its locality is unknown), a
 /// NUMA node when there are no devices, or one entry of an explicit map.
@@ -160,8 +149,9 @@ size_t FormatBitList(const uint64_t* words, uint32_t nwords, char* buf, size_t c
 /// process (the shim prepares in a helper process, keeping hwloc and libstdc++ out of launchers).
 void BasisToOffsets(PlanBasis* basis);
 
-/// The reverse, in the receiving process: checks that `size` bytes at `block` hold a whole basis whose
-/// arrays lie inside it and turns its offsets back into pointers. False when the block is malformed.
+/// The reverse, in the receiving process (both in basis_offsets.cc): checks that `size` bytes at `block`
+/// hold a whole basis whose arrays lie inside it and turns its offsets back into pointers. False when the
+/// block is malformed.
 bool BasisFromOffsets(void* block, size_t size);
 
 /// The rails of nic set `set` for the index-th of `count` ranks sharing it (plan_nics.cc): k rails among m
@@ -175,9 +165,6 @@ bool NicsFromOffsets(void* block, size_t size);
 
 /// Number of set bits. Child-safe.
 uint32_t CountBits(const uint64_t* words, uint32_t nwords);
-
-/// Name of a memory policy as in NUMABIND_MEMORY ("local", "preferred", "bind", "interleave"). Child-safe.
-const char* MemoryName(MemoryKind kind);
 
 }  // namespace numabind::core
 

@@ -4,18 +4,15 @@
 
 #include <string.h>
 
+#include "base/digits.h"
+#include "config/grammar.h"
 #include "plan/plan_basis.h"
 
 namespace numabind::core {
 
 namespace {
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+using base::HexDigit;
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -200,43 +197,25 @@ std::string CpuSet::ToHex(uint32_t nbits) const {
 }
 
 bool CpuSet::ParseList(const char* text, CpuSet* out, std::string* err) {
-  CpuSet s;
   const char* p = text ? text : "";
-  auto fail = [&](const char* why) {
+  // The kernel's lists: config::Ranges with blanks allowed, the one reading of a list of numbers.
+  config::Ranges ranges(p, p + strlen(p), kMaxBits - 1, /*spaces=*/true);
+  CpuSet s;
+  uint32_t first, last;
+  while (ranges.Next(&first, &last)) s.SetRange(first, last);
+  const char* why = nullptr;
+  switch (ranges.fault()) {
+    case config::ListFault::kNone: break;
+    case config::ListFault::kNoNumber: why = "expected a number"; break;
+    case config::ListFault::kNoNumberAfterDash: why = "expected a number after '-'"; break;
+    case config::ListFault::kTrailingComma: why = "trailing ','"; break;
+    case config::ListFault::kBadChar: why = "unexpected character"; break;
+    case config::ListFault::kGoesDown: why = "decreasing range"; break;
+    case config::ListFault::kTooLarge: why = "number too large"; break;
+  }
+  if (why != nullptr) {
     if (err) *err = std::string(why) + " in CPU list \"" + (text ? text : "") + "\"";
     return false;
-  };
-  // 1: read a number; 0: no digits; -1: too large.
-  auto number = [&](uint32_t* value) {
-    while (IsSpace(*p)) ++p;
-    if (*p < '0' || *p > '9') return 0;
-    uint64_t v = 0;
-    while (*p >= '0' && *p <= '9') {
-      v = v * 10 + static_cast<uint64_t>(*p - '0');
-      if (v >= kMaxBits) return -1;
-      ++p;
-    }
-    while (IsSpace(*p)) ++p;
-    *value = static_cast<uint32_t>(v);
-    return 1;
-  };
-  while (IsSpace(*p)) ++p;
-  while (*p != '\0') {
-    uint32_t first = 0, last = 0;
-    int got = number(&first);
-    if (got <= 0) return fail(got < 0 ? "number too large" : "expected a number");
-    last = first;
-    if (*p == '-') {
-      ++p;
-      got = number(&last);
-      if (got <= 0) return fail(got < 0 ? "number too large" : "expected a number after '-'");
-      if (last < first) return fail("decreasing range");
-    }
-    s.SetRange(first, last);
-    if (*p == '\0') break;
-    if (*p != ',') return fail("unexpected character");
-    ++p;
-    if (*p == '\0') return fail("trailing ','");
   }
   *out = std::move(s);
   return true;

@@ -16,13 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "config/limits.h"
+
 namespace numabind::core {
 
 class CpuSet {
  public:
-  /// The largest number a parsed set may hold, plus one: a typo such as "0-4000000000" must be an error,
-  /// not a 500 MB allocation.
-  static constexpr uint32_t kMaxBits = 1u << 22;
+  /// The largest number a parsed set may hold, plus one (config/limits.h).
+  static constexpr uint32_t kMaxBits = config::kMaxSetBits;
 
   CpuSet() = default;
   /// The set {first..last}; empty when last < first.

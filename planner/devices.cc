@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "base/env.h"
+#include "config/config.h"
 #include "config/grammar.h"
 
 namespace numabind::core {
@@ -39,8 +39,6 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   return parts;
 }
 
-using shim::Lookup;  // base/env.h
-
 // A numeric visibility list ("0,2,3"): the indexes, or false when the variable is unset, empty or not
 // numeric (UUIDs, MIG names: those cannot be matched to bus ids here, so the auto list stands).
 bool NumericList(const char* value, std::vector<uint32_t>* out) {
@@ -49,10 +47,9 @@ bool NumericList(const char* value, std::vector<uint32_t>* out) {
   if (v.empty()) return false;
   out->clear();
   for (const std::string& part : Split(v, ',')) {
-    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos)
-      return false;
-    out->push_back(
-        static_cast<uint32_t>(strtoul(part.c_str(), nullptr, 10)));  // 1 to 6 digits, checked above
+    uint32_t index = 0;
+    if (part.size() > 6 || !config::ParseDecimal(part.data(), part.size(), 999999, &index)) return false;
+    out->push_back(index);
   }
   return true;
 }
@@ -72,41 +69,26 @@ std::vector<PciDevice> Pick(const std::vector<PciDevice>& from, const std::vecto
 
 }  // namespace
 
+std::string FormatBusId(const config::BusId& id) {
+  char buf[40];
+  snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", id.domain, id.bus, id.dev, id.func);
+  return buf;
+}
+
 bool NormalizeBusId(const std::string& text, std::string* out) {
   config::BusId id;
   if (!config::ParseBusId(text.c_str(), text.size(), &id)) return false;
-  char buf[40];
-  snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", id.domain, id.bus, id.dev, id.func);
-  *out = buf;
+  *out = FormatBusId(id);
   return true;
 }
 
-bool ParseDevices(const char* text, DeviceSpec* out, std::string* err) {
-  *out = DeviceSpec();
-  std::string s = text ? text : "";
-  if (s.empty() || s == "auto") return true;
-  if (s == "none") {
-    out->mode = DeviceMode::kNone;
-    return true;
-  }
-  out->mode = DeviceMode::kList;
-  size_t start = 0;
-  while (true) {
-    size_t comma = s.find(',', start);
-    std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    std::string id;
-    if (!NormalizeBusId(part, &id)) {
-      *err = "NUMABIND_DEVICES=" + s +
-             ": expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0 "
-             "(not a bus id: " +
-             part + ")";
-      return false;
-    }
-    out->bus_ids.push_back(id);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return true;
+DeviceSpec DeviceSpecOf(const config::Devices& devices) {
+  DeviceSpec spec;
+  spec.mode = devices.mode;
+  config::BusIds ids(devices);
+  config::BusId id;
+  while (ids.Next(&id)) spec.bus_ids.push_back(FormatBusId(id));
+  return spec;
 }
 
 bool IsAccelerator(const PciDevice& d) {
@@ -179,7 +161,8 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
   std::vector<uint32_t> idx;
   bool applied = false;
   std::vector<PciDevice> chosen;
-  if (!nvidia.empty() && NumericList(Lookup(env, "CUDA_VISIBLE_DEVICES"), &idx)) {
+  if (!nvidia.empty() &&
+      NumericList(config::Lookup(env, config::kPlannerVars[config::kCudaVisibleDevices]), &idx)) {
     std::vector<PciDevice> pick = Pick(nvidia, idx);
     chosen.insert(chosen.end(), pick.begin(), pick.end());
     applied = true;
@@ -187,11 +170,11 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
   if (!amd.empty()) {
     std::vector<PciDevice> rocm = amd;
     bool amd_applied = false;
-    if (NumericList(Lookup(env, "ROCR_VISIBLE_DEVICES"), &idx)) {
+    if (NumericList(config::Lookup(env, config::kPlannerVars[config::kRocrVisibleDevices]), &idx)) {
       rocm = Pick(rocm, idx);
       amd_applied = true;
     }
-    if (NumericList(Lookup(env, "HIP_VISIBLE_DEVICES"), &idx)) {
+    if (NumericList(config::Lookup(env, config::kPlannerVars[config::kHipVisibleDevices]), &idx)) {
       rocm = Pick(rocm, idx);
       amd_applied = true;
     }

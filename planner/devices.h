@@ -11,21 +11,26 @@
 #include <string>
 #include <vector>
 
+#include "config/grammar.h"
 #include "planner/topology.h"
 
 namespace numabind::core {
 
-enum class DeviceMode { kAuto, kNone, kList };
+using config::DeviceMode;
 
 struct DeviceSpec {
   DeviceMode mode = DeviceMode::kAuto;
   std::vector<std::string> bus_ids;  ///< kList: normalized ("0000:34:00.0"), in the order given
 };
 
-/// Parses NUMABIND_DEVICES (nullptr or "" = auto). Returns false with a reason naming the bad entry.
-bool ParseDevices(const char* text, DeviceSpec* out, std::string* err);
+/// The spec of a parsed NUMABIND_DEVICES (config::ParseDevicesText): its bus ids normalized.
+DeviceSpec DeviceSpecOf(const config::Devices& devices);
 
-/// "34:00.0" or "0000:34:00.0" (any case) -> "0000:34:00.0". False when it is not a PCI bus id.
+/// "0000:34:00.0": a bus id as sysfs and hwloc write it.
+std::string FormatBusId(const config::BusId& id);
+
+/// "34:00.0" or "0000:34:00.0" (any case) -> "0000:34:00.0" (config::ParseBusId, then FormatBusId). False
+/// when it is not a PCI bus id.
 bool NormalizeBusId(const std::string& text, std::string* out);
 
 /// Whether `auto` picks this device: NVIDIA VGA/3D controllers, AMD Instinct (display-other or processing

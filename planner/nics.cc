@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <map>
 
+#include "base/digits.h"
 #include "planner/hwloc_io.h"
 #include "planner/nics.h"
 
@@ -24,10 +25,10 @@ constexpr long kPortActive = 4;  // IB_PORT_ACTIVE in /sys/class/infiniband/*/po
 
 // "Port12State" -> 12, "State"; false for any other name.
 bool PortInfo(const char* name, uint32_t* port, const char** key) {
-  if (strncmp(name, "Port", 4) != 0 || name[4] < '0' || name[4] > '9') return false;
-  char* end = nullptr;
-  unsigned long n = strtoul(name + 4, &end, 10);
-  if (n == 0 || n > 255 || end == nullptr || *end == '\0') return false;
+  if (strncmp(name, "Port", 4) != 0) return false;
+  const char* end = name + 4;
+  uint64_t n = 0;
+  if (base::ScanDecimal(&end, nullptr, 255, &n) != base::Digits::kOk || n == 0 || *end == '\0') return false;
   *port = static_cast<uint32_t>(n);
   *key = end;
   return true;

@@ -75,68 +75,40 @@ std::vector<int32_t> Touched(const Topology& topo, const CpuSet& cpus, int32_t T
 
 bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
 
-}  // namespace
-
-namespace {
-
-/// The request's three texts, parsed; false with *err on the first bad one.
-bool ParseRequest(const numabind_prepare_request& request, Policy* policy, MemoryKind* memory,
-                  DeviceSpec* spec, std::string* err) {
-  return ParsePolicy(request.policy, policy, err) && ParseMemory(request.memory, memory, err) &&
-         ParseDevices(request.devices, spec, err);
+/// Explicit maps: every entry its own slot and group; CPUs limited to the allowed ones.
+void MapDrafts(const Topology& topo, const Policy& policy, std::vector<Draft>* drafts,
+               std::vector<CpuSet>* units) {
+  NodeSet existing;
+  for (const TopoNode& n : topo.nodes) existing.Set(n.os);
+  for (size_t i = 0; i < policy.entries.size(); ++i) {
+    const CpuSet& entry = policy.entries[i];
+    Draft d;
+    d.group = static_cast<int32_t>(i);
+    CpuSet cpus;
+    if (policy.kind == PolicyKind::kCpuMap) {
+      cpus = entry.Intersect(topo.allowed);
+      d.nodes = topo.NodesOfCpus(cpus.Empty() ? entry : cpus);
+      d.label = "cpus " + entry.ToList();
+    } else {
+      d.nodes = entry.Intersect(existing);
+      cpus = topo.CpusOfNodes(entry).IntersectWith(topo.allowed);
+      d.label = "node " + entry.ToList();
+    }
+    d.place.nodes = d.nodes;
+    d.place.unknown = d.nodes.Empty();
+    if (!cpus.Empty()) {
+      d.first_unit = static_cast<uint32_t>(units->size());
+      d.unit_count = 1;
+      units->push_back(cpus);
+    }
+    drafts->push_back(d);
+  }
 }
 
-}  // namespace
-
-PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request& request, std::string* err) {
-  Policy policy;
-  MemoryKind memory;
-  DeviceSpec spec;
-  if (!ParseRequest(request, &policy, &memory, &spec, err)) return nullptr;
-  if (topo.allowed.Empty()) {
-    *err = "no allowed CPUs in the topology of the " + topo.source;
-    return nullptr;
-  }
-
-  std::vector<Draft> drafts;
-  std::vector<CpuSet> units;
-
-  if (IsMap(policy.kind)) {
-    // Explicit maps: every entry its own slot and group; CPUs limited to the allowed ones.
-    NodeSet existing;
-    for (const TopoNode& n : topo.nodes) existing.Set(n.os);
-    for (size_t i = 0; i < policy.entries.size(); ++i) {
-      const CpuSet& entry = policy.entries[i];
-      Draft d;
-      d.group = static_cast<int32_t>(i);
-      CpuSet cpus;
-      if (policy.kind == PolicyKind::kCpuMap) {
-        cpus = entry.Intersect(topo.allowed);
-        d.nodes = topo.NodesOfCpus(cpus.Empty() ? entry : cpus);
-        d.label = "cpus " + entry.ToList();
-      } else {
-        d.nodes = entry.Intersect(existing);
-        cpus = topo.CpusOfNodes(entry).IntersectWith(topo.allowed);
-        d.label = "node " + entry.ToList();
-      }
-      d.place.nodes = d.nodes;
-      d.place.unknown = d.nodes.Empty();
-      if (!cpus.Empty()) {
-        d.first_unit = static_cast<uint32_t>(units.size());
-        d.unit_count = 1;
-        units.push_back(cpus);
-      }
-      drafts.push_back(d);
-    }
-    return Pack(topo, policy, memory, false, drafts, units, AutoUnits(), request.want_nics, err);
-  }
-
-  // Where ranks go: devices, or the nodes with allowed CPUs.
-  std::vector<PciDevice> devices;
-  if (!SelectDevices(topo, spec, request.env, &devices, err)) return nullptr;
+/// Where ranks go: the devices, or (none) the nodes with allowed CPUs.
+std::vector<Target> Targets(const Topology& topo, const std::vector<PciDevice>& devices) {
   NodeSet cpu_nodes = topo.CpuNodes();
   std::vector<Target> targets;
-  bool spread = devices.empty();
   if (devices.empty()) {
     NodeSet nodes = topo.NodesWithAllowedCpus();
     for (int64_t n = nodes.First(); n >= 0; n = nodes.Next(n)) {
@@ -150,33 +122,37 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
       t.unknown = true;
       targets.push_back(t);
     }
-  } else {
-    for (const PciDevice& d : devices) {
-      Target t;
-      t.device = d.bus_id;
-      t.vendor = d.vendor;
-      t.ordinal = Ordinal(topo, d);
-      t.nodes = d.nodes.Intersect(cpu_nodes);
-      if (!d.locality_known || t.nodes.Empty()) {
-        t.nodes = cpu_nodes;
-        t.unknown = true;
-      }
-      targets.push_back(t);
-    }
+    return targets;
   }
+  for (const PciDevice& d : devices) {
+    Target t;
+    t.device = d.bus_id;
+    t.vendor = d.vendor;
+    t.ordinal = Ordinal(topo, d);
+    t.nodes = d.nodes.Intersect(cpu_nodes);
+    if (!d.locality_known || t.nodes.Empty()) {
+      t.nodes = cpu_nodes;
+      t.unknown = true;
+    }
+    targets.push_back(t);
+  }
+  return targets;
+}
 
-  // Groups: targets with the same node set (and knowledge of it) share units.
-  struct Group {
-    NodeSet nodes;
-    bool unknown;
-    uint32_t first_unit = 0, unit_count = 0;
-    NodeSet mem_nodes;
-    std::string label;
-  };
+/// Targets with the same node set (and knowledge of it) share units: one group each.
+struct Group {
+  NodeSet nodes;
+  bool unknown;
+  uint32_t first_unit = 0, unit_count = 0;
+  NodeSet mem_nodes;
+  std::string label;
+};
+
+/// The groups of `targets`, and the group of each target in *group_of. one_group: auto without devices,
+/// one group over every node, whose ranks auto spreads itself (plan_auto.h).
+std::vector<Group> GroupTargets(const std::vector<Target>& targets, bool one_group,
+                                std::vector<int32_t>* group_of) {
   std::vector<Group> groups;
-  std::vector<int32_t> group_of;
-  // auto without devices: one group over every node, whose ranks it spreads itself (plan_auto.h).
-  bool one_group = policy.kind == PolicyKind::kAuto && devices.empty();
   for (const Target& t : targets) {
     int32_t g = -1;
     for (size_t i = 0; i < groups.size(); ++i)
@@ -192,81 +168,93 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
       grp.unknown = t.unknown;
       groups.push_back(grp);
     }
-    group_of.push_back(g);
+    group_of->push_back(g);
   }
+  return groups;
+}
 
-  AutoUnits extra;
-  for (Group& g : groups) {
-    // The CPUs this group may use: its nodes' allowed CPUs; every allowed CPU when the locality is unknown.
-    CpuSet scope = g.unknown ? topo.allowed : topo.CpusOfNodes(g.nodes).IntersectWith(topo.allowed);
-    g.label = NodeLabel(g.nodes, g.unknown);
-    g.mem_nodes = g.nodes;
-    g.first_unit = static_cast<uint32_t>(units.size());
-    switch (policy.kind) {
-      case PolicyKind::kNode:
-        if (!scope.Empty()) units.push_back(scope);
-        break;
-      case PolicyKind::kSocket: {
-        CpuSet cpus = scope;
-        NodeSet packages;
-        if (!g.unknown) {
-          for (int64_t c = scope.First(); c >= 0; c = scope.Next(c)) {
-            const TopoPu* pu = topo.FindPu(static_cast<uint32_t>(c));
-            if (pu && pu->package >= 0 && !packages.Has(static_cast<uint32_t>(pu->package))) {
-              packages.Set(static_cast<uint32_t>(pu->package));
-              cpus.UnionWith(topo.packages[pu->package].cpus);
-            }
-          }
-          cpus.IntersectWith(topo.allowed);
-          NodeSet os;
-          for (int64_t p = packages.First(); p >= 0; p = packages.Next(p)) os.Set(topo.packages[p].os);
-          if (!os.Empty()) g.label = "package " + os.ToList() + " (node " + g.nodes.ToList() + ")";
-          // Memory over the nodes of the package that have allowed CPUs, as torch's --preferred-many.
-          g.mem_nodes.UnionWith(topo.NodesOfCpus(cpus));
-        }
-        if (!cpus.Empty()) units.push_back(cpus);
-        break;
+/// socket: the allowed CPUs of the package(s) holding the group's CPUs, labelled by package; memory over
+/// the nodes of those packages that have allowed CPUs, as torch's --preferred-many.
+void SocketUnits(const Topology& topo, const CpuSet& scope, Group* g, std::vector<CpuSet>* units) {
+  CpuSet cpus = scope;
+  NodeSet packages;
+  if (!g->unknown) {
+    for (int64_t c = scope.First(); c >= 0; c = scope.Next(c)) {
+      const TopoPu* pu = topo.FindPu(static_cast<uint32_t>(c));
+      if (pu && pu->package >= 0 && !packages.Has(static_cast<uint32_t>(pu->package))) {
+        packages.Set(static_cast<uint32_t>(pu->package));
+        cpus.UnionWith(topo.packages[pu->package].cpus);
       }
-      case PolicyKind::kExclusive: {
-        // Physical cores in CPU order (keyed by the core's lowest PU, allowed or not), their allowed PUs.
-        std::vector<std::pair<int64_t, CpuSet>> cores;
-        for (int32_t i : Touched(topo, scope, &TopoPu::core)) {
-          const TopoCore& c = topo.cores[i];
-          cores.emplace_back(c.cpus.First(), c.cpus.Intersect(scope));
-        }
-        std::sort(cores.begin(), cores.end(),
-                  [](const std::pair<int64_t, CpuSet>& a, const std::pair<int64_t, CpuSet>& b) {
-                    return a.first < b.first;
-                  });
-        for (auto& c : cores) units.push_back(c.second);
-        break;
-      }
-      case PolicyKind::kCoreComplex: {
-        // Last-level caches: more allowed CPUs first, ties to the cache's lowest CPU.
-        struct Complex {
-          uint32_t count;
-          int64_t key;
-          CpuSet cpus;
-        };
-        std::vector<Complex> complexes;
-        for (int32_t i : Touched(topo, scope, &TopoPu::llc)) {
-          const TopoCache& c = topo.llcs[i];
-          CpuSet mine = c.cpus.Intersect(scope);
-          complexes.push_back(Complex{mine.Count(), c.cpus.First(), mine});
-        }
-        std::sort(complexes.begin(), complexes.end(), [](const Complex& a, const Complex& b) {
-          return a.count != b.count ? a.count > b.count : a.key < b.key;
-        });
-        for (auto& c : complexes) units.push_back(c.cpus);
-        break;
-      }
-      case PolicyKind::kAuto: AddAutoUnits(topo, scope, &units, &extra); break;
-      case PolicyKind::kCpuMap:
-      case PolicyKind::kNodeMap: break;
     }
-    g.unit_count = static_cast<uint32_t>(units.size()) - g.first_unit;
+    cpus.IntersectWith(topo.allowed);
+    NodeSet os;
+    for (int64_t p = packages.First(); p >= 0; p = packages.Next(p)) os.Set(topo.packages[p].os);
+    if (!os.Empty()) g->label = "package " + os.ToList() + " (node " + g->nodes.ToList() + ")";
+    g->mem_nodes.UnionWith(topo.NodesOfCpus(cpus));
   }
+  if (!cpus.Empty()) units->push_back(cpus);
+}
 
+/// exclusive: physical cores in CPU order (keyed by the core's lowest PU, allowed or not), their allowed
+/// PUs.
+void CoreUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* units) {
+  std::vector<std::pair<int64_t, CpuSet>> cores;
+  for (int32_t i : Touched(topo, scope, &TopoPu::core)) {
+    const TopoCore& c = topo.cores[i];
+    cores.emplace_back(c.cpus.First(), c.cpus.Intersect(scope));
+  }
+  std::sort(cores.begin(), cores.end(),
+            [](const std::pair<int64_t, CpuSet>& a, const std::pair<int64_t, CpuSet>& b) {
+              return a.first < b.first;
+            });
+  for (auto& c : cores) units->push_back(c.second);
+}
+
+/// core-complex: last-level caches, more allowed CPUs first, ties to the cache's lowest CPU.
+void CacheUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* units) {
+  struct Complex {
+    uint32_t count;
+    int64_t key;
+    CpuSet cpus;
+  };
+  std::vector<Complex> complexes;
+  for (int32_t i : Touched(topo, scope, &TopoPu::llc)) {
+    const TopoCache& c = topo.llcs[i];
+    CpuSet mine = c.cpus.Intersect(scope);
+    complexes.push_back(Complex{mine.Count(), c.cpus.First(), mine});
+  }
+  std::sort(complexes.begin(), complexes.end(), [](const Complex& a, const Complex& b) {
+    return a.count != b.count ? a.count > b.count : a.key < b.key;
+  });
+  for (auto& c : complexes) units->push_back(c.cpus);
+}
+
+/// The units the policy cuts group g's CPUs into, appended to *units.
+void GroupUnits(const Topology& topo, PolicyKind kind, Group* g, std::vector<CpuSet>* units,
+                AutoUnits* extra) {
+  // The CPUs this group may use: its nodes' allowed CPUs; every allowed CPU when the locality is unknown.
+  CpuSet scope = g->unknown ? topo.allowed : topo.CpusOfNodes(g->nodes).IntersectWith(topo.allowed);
+  g->label = NodeLabel(g->nodes, g->unknown);
+  g->mem_nodes = g->nodes;
+  g->first_unit = static_cast<uint32_t>(units->size());
+  switch (kind) {
+    case PolicyKind::kNode:
+      if (!scope.Empty()) units->push_back(scope);
+      break;
+    case PolicyKind::kSocket: SocketUnits(topo, scope, g, units); break;
+    case PolicyKind::kExclusive: CoreUnits(topo, scope, units); break;
+    case PolicyKind::kCoreComplex: CacheUnits(topo, scope, units); break;
+    case PolicyKind::kAuto: AddAutoUnits(topo, scope, units, extra); break;
+    case PolicyKind::kCpuMap:
+    case PolicyKind::kNodeMap: break;
+  }
+  g->unit_count = static_cast<uint32_t>(units->size()) - g->first_unit;
+}
+
+/// One slot per target, with its group's units and memory nodes.
+std::vector<Draft> TargetDrafts(const std::vector<Target>& targets, const std::vector<Group>& groups,
+                                const std::vector<int32_t>& group_of) {
+  std::vector<Draft> drafts;
   for (size_t i = 0; i < targets.size(); ++i) {
     const Group& g = groups[group_of[i]];
     Draft d;
@@ -281,19 +269,45 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
     d.place = NicPlace{targets[i].device, targets[i].nodes, targets[i].unknown};
     drafts.push_back(d);
   }
-  return Pack(topo, policy, memory, spread, drafts, units, extra, request.want_nics, err);
+  return drafts;
 }
 
-PlanBasis* Prepare(const numabind_prepare_request& request, std::string* err) {
-  // Check the text first: a typo must not cost a topology discovery.
-  Policy policy;
-  MemoryKind memory;
-  DeviceSpec spec;
-  if (!ParseRequest(request, &policy, &memory, &spec, err)) return nullptr;
+}  // namespace
+
+PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request, std::string* err) {
+  Policy policy = ExpandPolicy(request.policy);
+  if (topo.allowed.Empty()) {
+    *err = "no allowed CPUs in the topology of the " + topo.source;
+    return nullptr;
+  }
+  std::vector<Draft> drafts;
+  std::vector<CpuSet> units;
+  if (IsMap(policy.kind)) {
+    MapDrafts(topo, policy, &drafts, &units);
+    return Pack(topo, policy, request.memory, false, drafts, units, AutoUnits(), request.want_nics, err);
+  }
+  std::vector<PciDevice> devices;
+  if (!SelectDevices(topo, DeviceSpecOf(request.devices), request.env, &devices, err)) return nullptr;
+  std::vector<Target> targets = Targets(topo, devices);
+  std::vector<int32_t> group_of;
+  std::vector<Group> groups =
+      GroupTargets(targets, policy.kind == PolicyKind::kAuto && devices.empty(), &group_of);
+  AutoUnits extra;
+  for (Group& g : groups) GroupUnits(topo, policy.kind, &g, &units, &extra);
+  drafts = TargetDrafts(targets, groups, group_of);
+  bool spread = devices.empty();  // without devices, ranks spread over the nodes in blocks
+  return Pack(topo, policy, request.memory, spread, drafts, units, extra, request.want_nics, err);
+}
+
+PlanBasis* Prepare(const PrepareRequest& request, std::string* err) {
+  if (request.policy.text == nullptr) {
+    *err = "NUMABIND_POLICY is not set";
+    return nullptr;
+  }
   LoadOptions options;
-  options.pci = !IsMap(policy.kind) && spec.mode != DeviceMode::kNone;
-  options.all_pci = spec.mode == DeviceMode::kList;
-  options.nics = request.want_nics != 0;
+  options.pci = !IsMap(request.policy.kind) && request.devices.mode != DeviceMode::kNone;
+  options.all_pci = request.devices.mode == DeviceMode::kList;
+  options.nics = request.want_nics;
   Topology topo;
   std::string why;
   if (!LoadTopology(request.topology, options, &topo, &why)) {

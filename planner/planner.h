@@ -24,14 +24,14 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "plan/plan_basis.h"
-#include "planner/core_api.h"
 #include "planner/cpu_set.h"
 #include "planner/topology.h"
 
 namespace numabind::core {
 
-/// A parsed NUMABIND_POLICY.
+/// A policy with its map expanded (ExpandPolicy).
 struct Policy {
   PolicyKind kind = PolicyKind::kNode;
   std::string text;  ///< as written
@@ -40,20 +40,34 @@ struct Policy {
   std::vector<CpuSet> entries;
 };
 
-/// Parses NUMABIND_POLICY with config/grammar.h (at most config::kMaxMapEntries map entries). Returns
-/// false with the line config::Parse gives: the variable, the value and the bad part.
-bool ParsePolicy(const char* text, Policy* out, std::string* err);
+/// What to plan for: config's typed values. config::Parse (the command) or config::ParseVar (the helper,
+/// RequestFromText) read them; the planner parses none of them again.
+struct PrepareRequest {
+  const char* topology = nullptr;  ///< nullptr or "" = live machine; an hwloc XML path; or "synthetic:DESC"
+  config::Policy policy;           ///< required: policy.text is set
+  MemoryKind memory = MemoryKind::kLocal;
+  config::Devices devices;           ///< default auto
+  const char* const* env = nullptr;  ///< the launcher's environment, for CUDA_VISIBLE_DEVICES and friends
+  bool want_nics = false;            ///< discover HCAs and give each rank its nearest (NUMABIND_EXPORT nic)
+};
 
-/// Parses NUMABIND_MEMORY (nullptr or "" = local).
-bool ParseMemory(const char* text, MemoryKind* out, std::string* err);
+/// A request from the variables' texts (memory and devices: nullptr or "" = default) read by config's
+/// parser of each (config::ParseVar), for `numabind prepare-basis` and tests. False with the line
+/// config::Parse gives (the variable, the value and the bad part), or when the policy is unset or empty.
+/// The request points into the texts.
+bool RequestFromText(const char* policy, const char* memory, const char* devices, PrepareRequest* out,
+                     std::string* err);
+
+/// The sets of a parsed policy's map, one per entry after `*N` repeats (config::MapEntries, config::Ranges).
+Policy ExpandPolicy(const config::Policy& policy);
 
 /// Builds the basis for `request` on `topo` (request.topology is ignored). Returns one malloc'd block
 /// (release with free()) or nullptr with a one-line reason in *err.
-PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request& request, std::string* err);
+PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request, std::string* err);
 
-/// Checks the request, loads the topology it names (PCI discovery only when devices are wanted) and builds
-/// the basis. What numabind_prepare and `numabind plan` call.
-PlanBasis* Prepare(const numabind_prepare_request& request, std::string* err);
+/// Loads the topology the request names (PCI discovery only when devices are wanted) and builds the basis.
+/// What `numabind plan` and `numabind prepare-basis` call.
+PlanBasis* Prepare(const PrepareRequest& request, std::string* err);
 
 }  // namespace numabind::core
 

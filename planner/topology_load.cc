@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 
+#include "base/digits.h"
 #include "planner/hwloc_io.h"
 #include "planner/topology.h"
 
@@ -119,26 +120,17 @@ uint64_t SyntheticPus(const std::string& desc, uint64_t cap) {
     if (c == '(' || c == '[') ++depth;
     if (c == ')' || c == ']') --depth;
     if (c != ':' || depth != 0) continue;
-    uint64_t n = 0;
-    for (size_t j = i + 1; j < desc.size() && desc[j] >= '0' && desc[j] <= '9' && n <= cap; ++j) {
-      n = n * 10 + static_cast<uint64_t>(desc[j] - '0');
-    }
+    uint64_t n = 0;  // no digits: 0, an arity of 1; above cap: cap + 1
+    const char* at = desc.c_str() + i + 1;
+    base::ScanDecimal(&at, desc.c_str() + desc.size(), cap, &n);
     product = n > cap ? cap + 1 : product * (n == 0 ? 1 : n);
     if (product > cap) return cap + 1;
   }
   return product;
 }
 
-}  // namespace
-
-bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, std::string* err) {
-  *out = Topology();
-  HwlocHolder h;
-  if (hwloc_topology_init(&h.topo) != 0) {
-    *err = std::string("hwloc_topology_init failed: ") + strerror(errno);
-    return false;
-  }
-  hwloc_topology_t topo = h.topo;
+/// What hwloc is asked to discover (and what it must not do to the calling thread).
+void ConfigureDiscovery(hwloc_topology_t topo, const LoadOptions& options) {
   // Keep disallowed PUs and nodes: the allowed set is read separately, and the planner must know a node's
   // CPUs even when some are not allowed (exclusive keeps SMT siblings together).
   hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
@@ -160,7 +152,10 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   // HCAs are OS devices under their PCI function (disks, DMA channels and the rest are skipped later).
   if (options.nics)
     hwloc_topology_set_type_filter(topo, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+}
 
+/// Where the topology comes from: the live machine (spec empty), a synthetic description or an XML file.
+bool SetSource(hwloc_topology_t topo, const char* spec, Topology* out, std::string* err) {
   std::string text = spec ? spec : "";
   if (text.empty()) {
     out->source = "live machine";
@@ -189,6 +184,131 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
       return false;
     }
   }
+  return true;
+}
+
+/// hwloc's objects of one type, in OS index order.
+std::vector<hwloc_obj_t> ObjectsByOsIndex(hwloc_topology_t topo, hwloc_obj_type_t type) {
+  std::vector<hwloc_obj_t> objs;
+  for (hwloc_obj_t o = hwloc_get_next_obj_by_type(topo, type, nullptr); o;
+       o = hwloc_get_next_obj_by_type(topo, type, o))
+    objs.push_back(o);
+  std::sort(objs.begin(), objs.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
+  return objs;
+}
+
+/// NUMA nodes, in node number order; the number of CPUs near each.
+std::vector<uint32_t> ReadNodes(const std::vector<hwloc_obj_t>& node_objs, Topology* out) {
+  std::vector<uint32_t> node_weight;
+  for (hwloc_obj_t n : node_objs) {
+    TopoNode tn;
+    tn.os = n->os_index;
+    tn.locality = FromBitmap(n->cpuset).IntersectWith(out->online);
+    tn.memory = n->attr ? n->attr->numanode.local_memory : 0;
+    if (n->subtype) tn.subtype = n->subtype;
+    node_weight.push_back(tn.locality.Count());
+    out->nodes.push_back(std::move(tn));
+  }
+  return node_weight;
+}
+
+/// Packages, in hwloc's order; the index of each in out->packages.
+std::map<hwloc_obj_t, int> ReadPackages(hwloc_topology_t topo, Topology* out) {
+  std::map<hwloc_obj_t, int> package_index;
+  for (hwloc_obj_t p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, nullptr); p;
+       p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, p)) {
+    package_index[p] = static_cast<int>(out->packages.size());
+    TopoPackage tp;
+    tp.os = p->os_index == HWLOC_UNKNOWN_INDEX ? static_cast<uint32_t>(out->packages.size()) : p->os_index;
+    tp.cpus = FromBitmap(p->cpuset).IntersectWith(out->online);
+    out->packages.push_back(std::move(tp));
+  }
+  return package_index;
+}
+
+/// The PU's local node: of the nodes near it, an ordinary one before HBM/MCDRAM, then the most local
+/// (fewest CPUs), then the lowest number. Linux gives every CPU exactly one node; hwloc attaches CPU-less
+/// memory (KNL MCDRAM, HBM) to the same CPUs, so the subtype tells them apart. -1 for none.
+int LocalNode(const std::vector<hwloc_obj_t>& node_objs, const std::vector<uint32_t>& node_weight,
+              const Topology& topo, uint32_t pu) {
+  int best = -1;
+  for (size_t i = 0; i < node_objs.size(); ++i) {
+    if (!topo.nodes[i].locality.Has(pu)) continue;
+    if (best < 0) {
+      best = static_cast<int>(i);
+      continue;
+    }
+    bool special_i = IsSpecialMemory(node_objs[i]->subtype),
+         special_b = IsSpecialMemory(node_objs[best]->subtype);
+    if (special_i != special_b) {
+      if (!special_i) best = static_cast<int>(i);
+    } else if (node_weight[i] < node_weight[best]) {
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+/// The nodes, and the packages, cores and last-level caches PUs belong to, numbered as they are first met.
+struct PuIndexes {
+  std::vector<hwloc_obj_t> node_objs;
+  std::vector<uint32_t> node_weight;
+  std::map<hwloc_obj_t, int> package, core, cache;
+};
+
+/// One PU with its core, last-level cache, package and local node.
+TopoPu ReadPu(hwloc_obj_t pu, PuIndexes* index, Topology* out) {
+  TopoPu p;
+  p.os = pu->os_index;
+  hwloc_obj_t core = nullptr, llc = nullptr, package = nullptr;
+  for (hwloc_obj_t a = pu->parent; a; a = a->parent) {
+    if (a->type == HWLOC_OBJ_CORE && !core) core = a;
+    if (a->type == HWLOC_OBJ_PACKAGE && !package) package = a;
+    if (hwloc_obj_type_is_dcache(a->type) && a->attr->cache.type != HWLOC_OBJ_CACHE_INSTRUCTION &&
+        !(a->subtype && strcmp(a->subtype, "MemorySideCache") == 0) &&
+        (!llc || a->attr->cache.depth > llc->attr->cache.depth))
+      llc = a;
+  }
+  // Core: a PU outside any Core object (a synthetic topology without cores) is a core of its own.
+  if (core) {
+    auto it = index->core.find(core);
+    if (it == index->core.end()) {
+      it = index->core.emplace(core, static_cast<int>(out->cores.size())).first;
+      out->cores.push_back(TopoCore{FromBitmap(core->cpuset).IntersectWith(out->online)});
+    }
+    p.core = it->second;
+  } else {
+    p.core = static_cast<int>(out->cores.size());
+    out->cores.push_back(TopoCore{CpuSet::Range(p.os, p.os)});
+  }
+  // Last-level cache: without cache information the PU's core stands in (never groups unrelated cores).
+  hwloc_obj_t key = llc ? llc : reinterpret_cast<hwloc_obj_t>(static_cast<uintptr_t>(p.core) * 2 + 1);
+  auto it = index->cache.find(key);  // an odd key is never a real pointer
+  if (it == index->cache.end()) {
+    it = index->cache.emplace(key, static_cast<int>(out->llcs.size())).first;
+    out->llcs.push_back(
+        llc ? TopoCache{FromBitmap(llc->cpuset).IntersectWith(out->online), llc->attr->cache.depth}
+            : TopoCache{out->cores[p.core].cpus, 0});
+  }
+  p.llc = it->second;
+  if (package) p.package = index->package[package];
+  p.node = LocalNode(index->node_objs, index->node_weight, *out, p.os);
+  if (p.node >= 0) out->nodes[p.node].cpus.Set(p.os);
+  return p;
+}
+
+}  // namespace
+
+bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, std::string* err) {
+  *out = Topology();
+  HwlocHolder h;
+  if (hwloc_topology_init(&h.topo) != 0) {
+    *err = std::string("hwloc_topology_init failed: ") + strerror(errno);
+    return false;
+  }
+  hwloc_topology_t topo = h.topo;
+  ConfigureDiscovery(topo, options);
+  if (!SetSource(topo, spec, out, err)) return false;
   // The calling thread's affinity, read before hwloc looks at the machine.
   CpuSet affinity;
   if (out->live) affinity = ThreadAffinity();
@@ -204,109 +324,11 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   out->hwloc_allowed = FromBitmap(hwloc_topology_get_allowed_cpuset(topo));
   out->allowed_nodes = FromBitmap(hwloc_topology_get_allowed_nodeset(topo));
 
-  // NUMA nodes, in node number order.
-  std::vector<hwloc_obj_t> node_objs;
-  for (hwloc_obj_t n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, nullptr); n;
-       n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n))
-    node_objs.push_back(n);
-  std::sort(node_objs.begin(), node_objs.end(),
-            [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
-  std::vector<uint32_t> node_weight;
-  for (hwloc_obj_t n : node_objs) {
-    TopoNode tn;
-    tn.os = n->os_index;
-    tn.locality = FromBitmap(n->cpuset).IntersectWith(out->online);
-    tn.memory = n->attr ? n->attr->numanode.local_memory : 0;
-    if (n->subtype) tn.subtype = n->subtype;
-    node_weight.push_back(tn.locality.Count());
-    out->nodes.push_back(std::move(tn));
-  }
-
-  // Packages.
-  std::map<hwloc_obj_t, int> package_index;
-  for (hwloc_obj_t p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, nullptr); p;
-       p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, p)) {
-    package_index[p] = static_cast<int>(out->packages.size());
-    TopoPackage tp;
-    tp.os = p->os_index == HWLOC_UNKNOWN_INDEX ? static_cast<uint32_t>(out->packages.size()) : p->os_index;
-    tp.cpus = FromBitmap(p->cpuset).IntersectWith(out->online);
-    out->packages.push_back(std::move(tp));
-  }
-
-  // PUs with their core, last-level cache, package and local node.
-  std::map<hwloc_obj_t, int> core_index, cache_index;
-  std::vector<hwloc_obj_t> pu_objs;
-  for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, nullptr); pu;
-       pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu))
-    pu_objs.push_back(pu);
-  std::sort(pu_objs.begin(), pu_objs.end(),
-            [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
-  for (hwloc_obj_t pu : pu_objs) {
-    TopoPu p;
-    p.os = pu->os_index;
-    hwloc_obj_t core = nullptr, llc = nullptr, package = nullptr;
-    for (hwloc_obj_t a = pu->parent; a; a = a->parent) {
-      if (a->type == HWLOC_OBJ_CORE && !core) core = a;
-      if (a->type == HWLOC_OBJ_PACKAGE && !package) package = a;
-      if (hwloc_obj_type_is_dcache(a->type) && a->attr->cache.type != HWLOC_OBJ_CACHE_INSTRUCTION &&
-          !(a->subtype && strcmp(a->subtype, "MemorySideCache") == 0) &&
-          (!llc || a->attr->cache.depth > llc->attr->cache.depth))
-        llc = a;
-    }
-    // Core: a PU outside any Core object (a synthetic topology without cores) is a core of its own.
-    if (core) {
-      auto it = core_index.find(core);
-      if (it == core_index.end()) {
-        it = core_index.emplace(core, static_cast<int>(out->cores.size())).first;
-        out->cores.push_back(TopoCore{FromBitmap(core->cpuset).IntersectWith(out->online)});
-      }
-      p.core = it->second;
-    } else {
-      p.core = static_cast<int>(out->cores.size());
-      out->cores.push_back(TopoCore{CpuSet::Range(p.os, p.os)});
-    }
-    // Last-level cache: without cache information the PU's core stands in (never groups unrelated cores).
-    if (llc) {
-      auto it = cache_index.find(llc);
-      if (it == cache_index.end()) {
-        it = cache_index.emplace(llc, static_cast<int>(out->llcs.size())).first;
-        out->llcs.push_back(
-            TopoCache{FromBitmap(llc->cpuset).IntersectWith(out->online), llc->attr->cache.depth});
-      }
-      p.llc = it->second;
-    } else {
-      auto key =
-          reinterpret_cast<hwloc_obj_t>(static_cast<uintptr_t>(p.core) * 2 + 1);  // never a real pointer
-      auto it = cache_index.find(key);
-      if (it == cache_index.end()) {
-        it = cache_index.emplace(key, static_cast<int>(out->llcs.size())).first;
-        out->llcs.push_back(TopoCache{out->cores[p.core].cpus, 0});
-      }
-      p.llc = it->second;
-    }
-    if (package) p.package = package_index[package];
-    // Local node: of the nodes near this PU, an ordinary one before HBM/MCDRAM, then the most local
-    // (fewest CPUs), then the lowest number. Linux gives every CPU exactly one node; hwloc attaches
-    // CPU-less memory (KNL MCDRAM, HBM) to the same CPUs, so the subtype tells them apart.
-    int best = -1;
-    for (size_t i = 0; i < node_objs.size(); ++i) {
-      if (!out->nodes[i].locality.Has(p.os)) continue;
-      if (best < 0) {
-        best = static_cast<int>(i);
-        continue;
-      }
-      bool special_i = IsSpecialMemory(node_objs[i]->subtype),
-           special_b = IsSpecialMemory(node_objs[best]->subtype);
-      if (special_i != special_b) {
-        if (!special_i) best = static_cast<int>(i);
-      } else if (node_weight[i] < node_weight[best]) {
-        best = static_cast<int>(i);
-      }
-    }
-    p.node = best;
-    if (best >= 0) out->nodes[best].cpus.Set(p.os);
-    out->pus.push_back(p);
-  }
+  PuIndexes index;
+  index.node_objs = ObjectsByOsIndex(topo, HWLOC_OBJ_NUMANODE);
+  index.node_weight = ReadNodes(index.node_objs, out);
+  index.package = ReadPackages(topo, out);
+  for (hwloc_obj_t pu : ObjectsByOsIndex(topo, HWLOC_OBJ_PU)) out->pus.push_back(ReadPu(pu, &index, out));
 
   out->affinity = out->live ? affinity : out->online;
   out->allowed = out->online.Intersect(out->hwloc_allowed).IntersectWith(out->affinity);

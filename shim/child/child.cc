@@ -100,7 +100,7 @@ bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
   const char* v = nullptr;
   int index = -1;  // the variable's built-in entry, for its rank count
   if (name != nullptr) {
-    if ((skip & (1u << 31)) != 0) return false;
+    if ((skip & config::kRankVarBit) != 0) return false;
     for (int i = 0; i < config::kRankVarCount; ++i) {
       if (StrEq(name, config::kRankVars[i].rank)) index = i;
     }
@@ -112,7 +112,7 @@ bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
       const char* value = config::Lookup(env, config::kRankVars[i].rank);
       if (value == nullptr || *value == '\0') continue;
       // A batch script has SLURM_LOCALID=0 but no SLURM_STEP_ID: only a step's tasks are Slurm's ranks.
-      if (i == config::kRankVarCount - 1 && config::Lookup(env, "SLURM_STEP_ID") == nullptr) continue;
+      if (i == config::kSlurmRankVar && config::Lookup(env, "SLURM_STEP_ID") == nullptr) continue;
       name = config::kRankVars[i].rank;
       index = i;
       v = value;
@@ -130,7 +130,8 @@ bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
 // Child-safe: reads envp, the prepared config and /proc, with raw system calls.
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
   if (FindRankVar(envp, g_state.startup_rank_vars, out)) return true;
-  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & (1u << 31)) != 0) return false;
+  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & config::kRankVarBit) != 0)
+    return false;
   if (!ArgvMatches(argv)) return false;
   out->var = nullptr;
   out->entry = nullptr;
@@ -224,7 +225,7 @@ void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t*
                                                       !SameBits(started, started_words, g_state.launcher_cpus,
                                                                 g_state.launcher_cpu_words));
   bool replaced = was_bound && !SameBits(started, started_words, cpus, cpu_words);
-  bool slurm = m.var != nullptr && StrEq(m.var, config::kRankVars[config::kRankVarCount - 1].rank);
+  bool slurm = m.var != nullptr && StrEq(m.var, config::kRankVars[config::kSlurmRankVar].rank);
   e->replaced = replaced ? started : nullptr;
   e->replaced_words = started_words;
   e->started = !widened ? StartedBinding::kLauncher : slurm ? StartedBinding::kSlurm : StartedBinding::kOwn;

@@ -60,8 +60,8 @@ enum class BindResult : uint8_t {
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out);
 
 /// Child-safe: the local-rank variable of envp and its rank count, leaving out the built-in variables whose
-/// bit is set in `skip` (bit 31: NUMABIND_RANK_VAR). SLURM_LOCALID counts only in a Slurm step task
-/// (SLURM_STEP_ID set): a batch script has it too, and starts no ranks of its own.
+/// bit is set in `skip` (config::kRankVarBit: NUMABIND_RANK_VAR). SLURM_LOCALID counts only in a Slurm step
+/// task (SLURM_STEP_ID set): a batch script has it too, and starts no ranks of its own.
 bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out);
 
 /// Longest NUMABIND_BOUND entry MarkEnvironment writes.

@@ -74,10 +74,9 @@ extern "C" void numabind_before_vfork(void* caller);
 /// exec wrapper mapped (t_exec_mapping, shim/child/rank_exports.h). Returns the caller's return address.
 extern "C" void* numabind_after_vfork(int pid);
 
-/// Largest CPU and node sets the child side handles on its stack (8192 CPUs, Linux's largest NR_CPUS;
-/// 4096 nodes).
-constexpr uint32_t kMaxCpuWords = 128;
-constexpr uint32_t kMaxNodeWords = 64;
+/// Largest CPU and node sets the child side handles on its stack (config/limits.h).
+using config::kMaxCpuWords;
+using config::kMaxNodeWords;
 
 struct State {
   /// NUMABIND_POLICY is set, the shim is not disabled, the process is not secure-execution and not itself
@@ -86,7 +85,8 @@ struct State {
   config::Config config;
   /// Why the configuration is unusable (printed once, at the first rank spawn); "" when it is fine.
   char config_error[256] = {0};
-  /// Bit i set: config::kRankVars[i].rank was in the start-up environment; bit 31: NUMABIND_RANK_VAR.
+  /// Bit i set: config::kRankVars[i].rank was in the start-up environment; config::kRankVarBit:
+  /// NUMABIND_RANK_VAR.
   uint32_t startup_rank_vars = 0;
   /// The process whose memory this is; a different getpid() means a vfork child.
   pid_t pid = 0;

@@ -18,6 +18,7 @@
 
 #include "base/syscalls.h"
 #include "config/grammar.h"
+#include "plan/basis_frame.h"
 #include "shim/entry/state.h"
 #include "shim/launcher/helper_launch.h"
 #include "shim/log/line.h"
@@ -27,9 +28,9 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-// The basis layout's version: change it with PlanBasis so that no process reads a file of another layout
-// (2: slot device ordinals, CPU siblings; 3: NIC tables; 4: PlanBasis::unit_domains for auto).
-constexpr char kMagic[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', '4'};
+// A file of another basis layout is never read: its magic is the frame's tag, which carries the layout's
+// version (plan/basis_frame.h).
+constexpr const char (&kMagic)[8] = core::kBasisTag;
 constexpr size_t kMaxFrame = 64u << 20;
 
 struct FileHeader {
@@ -74,9 +75,9 @@ struct Hash {
 uint64_t NameHash(const char* helper) {
   const config::Config& c = g_state.config;
   Hash h;
-  h.Str("numabind plan basis 1");
+  h.Str("numabind plan basis"), h.Value(core::kBasisLayoutVersion);  // layouts keep a file each
   h.Str(helper);  // two installations (or build trees) keep a file each
-  h.Str(c.policy), h.Str(c.memory), h.Str(c.devices), h.Str(c.topology);
+  h.Str(c.policy.text), h.Str(config::MemoryName(c.memory)), h.Str(c.devices.text), h.Str(c.topology);
   h.Value((c.exports & config::kExportNic) != 0);  // a basis with NIC tables or without
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     if (PlannerReads(*e)) h.Str(*e);
@@ -158,8 +159,11 @@ bool WriteAll(int fd, const char* buf, size_t n) {
 }  // namespace
 
 bool PlannerReads(const char* entry) {
-  return strncmp(entry, "HWLOC_", 6) == 0 || strncmp(entry, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
-         strncmp(entry, "ROCR_VISIBLE_DEVICES=", 21) == 0 || strncmp(entry, "HIP_VISIBLE_DEVICES=", 20) == 0;
+  if (strncmp(entry, "HWLOC_", 6) == 0) return true;
+  for (const char* name : config::kPlannerVars) {
+    if (config::ValueOf(entry, name) != nullptr) return true;
+  }
+  return false;
 }
 
 bool LoadSharedBasis(const char* helper, HelperRun* run) {

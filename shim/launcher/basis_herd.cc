@@ -95,7 +95,7 @@ int WatchDirectory(int dir) {
 /// only here.
 __attribute__((noinline)) void LogWait(const char* what, long ms) {
   Line l;
-  l.Str("numabind: ").Str(what).Str(" NUMABIND_POLICY=").Str(g_state.config.policy).Str(" (").Num(ms);
+  l.Str("numabind: ").Str(what).Str(" NUMABIND_POLICY=").Str(g_state.config.policy.text).Str(" (").Num(ms);
   l.Str(" ms, pid ").Num(Sys6(SYS_getpid)).Str(")");
   size_t len = l.Finish();
   WriteLog(config::LogLevel::kDebug, l.data(), len);

@@ -59,7 +59,8 @@ void SetPrepareError(const char* a, const char* b = "", const char* c = "", cons
 /// NUMABIND_LOG=debug: how long preparing took. Not inlined: its line is on the stack only here.
 __attribute__((noinline)) void LogPrepared(long us, bool shared) {
   Line l;
-  l.Str("numabind: prepared NUMABIND_POLICY=").Str(g_state.config.policy).Str(" in ").Num(us / 1000).Str(".");
+  l.Str("numabind: prepared NUMABIND_POLICY=").Str(g_state.config.policy.text);
+  l.Str(" in ").Num(us / 1000).Str(".");
   l.Num(us % 1000 / 100).Num(us % 100 / 10).Str(shared ? " ms from the shared basis, not " : " ms by ");
   l.Str(kHelperPath).Str(" prepare-basis (pid ").Num(Sys6(SYS_getpid)).Str(")");
   WriteLog(config::LogLevel::kDebug, &l);
@@ -129,8 +130,9 @@ void Prepare() {
   bool shared = !SeccompFiltered() && AwaitSharedBasis(kHelperPath, kHelperTimeoutMs, &run, &lock);
   bool ran = shared;
   if (!shared) {
-    const char* argv[14] = {kHelperPath, "prepare-basis", "--policy",  c.policy,
-                            "--memory",  c.memory,        "--devices", c.devices};
+    const char* memory = config::MemoryName(c.memory);
+    const char* argv[14] = {kHelperPath, "prepare-basis", "--policy",  c.policy.text,
+                            "--memory",  memory,          "--devices", c.devices.text};
     int argc = 8;
     if (c.topology != nullptr) {
       argv[argc++] = "--topology";
@@ -162,7 +164,7 @@ void Prepare() {
   char* payload = run.out + sizeof(header);
   size_t length = run.size - sizeof(header);
   if (memcmp(header.tag, core::kErrorTag, sizeof(header.tag)) == 0 && header.length == length) {
-    SetPrepareError("cannot plan NUMABIND_POLICY=", c.policy, ": ", payload, length);
+    SetPrepareError("cannot plan NUMABIND_POLICY=", c.policy.text, ": ", payload, length);
     FreeHelperOutput(&run);
     return;
   }

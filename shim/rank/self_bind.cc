@@ -31,14 +31,14 @@ bool Same(const char* a, const char* b) {
 /// The Slurm step task that is the only task of its step on this node: torchrun, Open MPI's orted or
 /// hydra's proxy under `srun --ntasks-per-node=1`, which starts ranks rather than being one.
 bool OnlyTaskOfStep(const RankMatch& m, const char* const* env) {
-  int slurm = config::kRankVarCount - 1;
+  constexpr int slurm = config::kSlurmRankVar;
   return g_state.config.rank_var == nullptr && Same(m.var, config::kRankVars[slurm].rank) &&
          config::LocalRankCount(env, slurm) == 1;
 }
 
 void LogLauncher(const char* program, const char* const* env) {
   if (g_state.config.log < config::LogLevel::kInfo) return;
-  const char* source = config::LocalRankCountSource(env, config::kRankVarCount - 1);
+  const char* source = config::LocalRankCountSource(env, config::kSlurmRankVar);
   Line l;
   l.Str("numabind: ").Str(program).Str(" not bound: the only task of its Slurm step on this node (");
   l.Str(source).Str("=").Str(config::Lookup(env, source)).Str(") is a launcher, never narrowed ");
@@ -63,7 +63,7 @@ void MarkOwnEnvironment(const RankMatch& m, bool bound, const char* program) {
 void LogOtherThreads(const char* program, const OtherThreads& t) {
   if (t.bound == 0 && t.failed == 0) return;
   const config::Config& c = g_state.config;
-  bool memory = g_state.memory_policy_denied[0] == '\0' && !Same(c.memory, "local");
+  bool memory = g_state.memory_policy_denied[0] == '\0' && c.memory != config::MemoryKind::kLocal;
   config::LogLevel level = memory || t.failed > 0 ? config::LogLevel::kWarn : config::LogLevel::kInfo;
   if (c.log < level) return;
   Line l;
@@ -73,7 +73,7 @@ void LogOtherThreads(const char* program, const OtherThreads& t) {
   if (t.failed > 0) l.Str(", ").Num(t.failed).Str(" not (sched_setaffinity: errno ").Num(-t.error).Str(")");
   if (memory) {
     l.Str("; ").Str(t.bound + t.failed == 1 ? "it keeps its" : "they keep their").Str(" memory policy, not ");
-    l.Str(c.memory).Str(" (set_mempolicy sets the calling thread's only)");
+    l.Str(config::MemoryName(c.memory)).Str(" (set_mempolicy sets the calling thread's only)");
   }
   size_t len = l.Finish();
   WriteLog(level, l.data(), len);
@@ -125,7 +125,7 @@ bool StartAsRank(const char* const* env) {
   const config::Config& c = g_state.config;
   char** envp = const_cast<char**>(env);
   if (c.rank_var != nullptr)
-    g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? 1u << 31 : 0;
+    g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? config::kRankVarBit : 0;
   RankMatch m;
   // The built-in variables the start-up scan did not see are skipped rather than looked up again.
   uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);

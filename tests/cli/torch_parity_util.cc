@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "cli/cli.h"
-#include "planner/core_api.h"
+#include "planner/planner.h"
 
 namespace numabind::core::testing {
 
@@ -188,14 +188,13 @@ MockXmlFile::~MockXmlFile() { close(fd); }
 const char* const kNoEnv[] = {nullptr};
 
 Prepared::Prepared(const MockXmlFile& xml, const char* policy, const char* const* env) {
-  numabind_prepare_request req{};
+  numabind::core::PrepareRequest req;
+  std::string err;
+  cr_assert(numabind::core::RequestFromText(policy, nullptr, "auto", &req, &err), "%s", err.c_str());
   req.topology = xml.path.c_str();
-  req.policy = policy;
-  req.devices = "auto";
   req.env = env;
-  char err[512] = {0};
-  basis = numabind_prepare(&req, err, sizeof err);
-  cr_assert(basis != nullptr, "numabind_prepare(%s) failed: %s", policy, err);
+  basis = numabind::core::Prepare(req, &err);
+  cr_assert(basis != nullptr, "core::Prepare(%s) failed: %s", policy, err.c_str());
 }
 
 Prepared::~Prepared() { free(const_cast<PlanBasis*>(basis)); }

@@ -67,9 +67,9 @@ std::string BadPrefix(std::vector<std::string> vars, const char* prefix) {
 void ExpectDefaults(const Config& c) {
   cr_assert_not(c.enabled);
   cr_assert_not(c.disabled);
-  cr_assert_null(c.policy);
-  cr_assert_str_eq(c.memory, "local");
-  cr_assert_str_eq(c.devices, "auto");
+  cr_assert_null(c.policy.text);
+  cr_assert_str_eq(numabind::config::MemoryName(c.memory), "local");
+  cr_assert_str_eq(c.devices.text, "auto");
   cr_assert_eq(c.nranks, 0u);
   cr_assert_null(c.rank_var);
   cr_assert_str_eq(c.match, numabind::config::kDefaultMatch);
@@ -112,7 +112,7 @@ Test(defaults, null_error_pointer_is_allowed) {
 
 Test(defaults, parse_resets_the_config) {
   Config c;
-  c.policy = "x";
+  c.policy.text = "x";
   c.nranks = 7;
   c.log = LogLevel::kDebug;
   Env env({});
@@ -126,7 +126,7 @@ Test(defaults, parse_resets_the_config) {
 Test(policy, keywords) {
   for (const char* p : {"node", "socket", "exclusive", "core-complex", "auto"}) {
     Config c = Good({std::string("NUMABIND_POLICY=") + p});
-    cr_assert_str_eq(c.policy, p);
+    cr_assert_str_eq(c.policy.text, p);
     cr_assert(c.enabled);
   }
 }
@@ -136,7 +136,7 @@ Test(policy, points_into_the_environment) {
   Config c;
   Error err;
   cr_assert(Parse(env.get(), &c, &err));
-  cr_assert_eq(c.policy, env.ptrs[0] + strlen("NUMABIND_POLICY="));
+  cr_assert_eq(c.policy.text, env.ptrs[0] + strlen("NUMABIND_POLICY="));
 }
 
 Test(policy, maps) {
@@ -144,7 +144,7 @@ Test(policy, maps) {
        {"cpus:0-15|16-31", "cpus:1|0", "cpus:0", "cpus:0-3*2|4-7*2", "cpus:0-3,8,10-11|4", "nodes:0|0|1|1",
         "nodes:0-1", "nodes:1*4|0*4", "cpus:65535", "nodes:1023", "cpus:0-3*4096", "cpus:0-65535*4095|1"}) {
     Config c = Good({std::string("NUMABIND_POLICY=") + p});
-    cr_assert_str_eq(c.policy, p);
+    cr_assert_str_eq(c.policy.text, p);
   }
 }
 
@@ -214,7 +214,7 @@ Test(policy, long_values_are_shortened) {
 Test(memory, values) {
   for (const char* m : {"local", "preferred", "bind", "interleave"}) {
     Config c = Good({std::string("NUMABIND_MEMORY=") + m});
-    cr_assert_str_eq(c.memory, m);
+    cr_assert_str_eq(numabind::config::MemoryName(c.memory), m);
   }
 }
 
@@ -230,7 +230,7 @@ Test(devices, values) {
   for (const char* d : {"auto", "none", "0000:34:00.0", "0000:34:00.0,0000:4e:00.0", "34:00.0", "0:3:0.1",
                         "0000:AB:1f.7", "10000:00:01.0"}) {
     Config c = Good({std::string("NUMABIND_DEVICES=") + d});
-    cr_assert_str_eq(c.devices, d);
+    cr_assert_str_eq(c.devices.text, d);
   }
 }
 
@@ -388,7 +388,7 @@ Test(disable, turns_off_and_reads_nothing_else) {
   Config c = Good({"NUMABIND_POLICY=bogus", "NUMABIND_MEMORY=fast", "NUMABIND_DISABLE=1", "NUMABIND_TYPO=1"});
   cr_assert(c.disabled);
   cr_assert_not(c.enabled);
-  cr_assert_null(c.policy);
+  cr_assert_null(c.policy.text);
 }
 
 Test(disable, zero_keeps_numabind_on) {
@@ -426,9 +426,9 @@ Test(all, every_variable_set) {
                    "NUMABIND_TOPOLOGY=synthetic:pack:2 core:2 pu:1", "NUMABIND_LOG=info",
                    "NUMABIND_LOG_FILE=/tmp/l", "NUMABIND_STRICT=1", "NUMABIND_DISABLE=0"});
   cr_assert(c.enabled);
-  cr_assert_str_eq(c.policy, "exclusive");
-  cr_assert_str_eq(c.memory, "bind");
-  cr_assert_str_eq(c.devices, "0000:34:00.0");
+  cr_assert_str_eq(c.policy.text, "exclusive");
+  cr_assert_str_eq(numabind::config::MemoryName(c.memory), "bind");
+  cr_assert_str_eq(c.devices.text, "0000:34:00.0");
   cr_assert_eq(c.nranks, 4u);
   cr_assert_str_eq(c.rank_var, "MY_RANK");
   cr_assert_str_eq(c.match, "*w*");
@@ -440,7 +440,7 @@ Test(all, every_variable_set) {
 
 Test(all, first_occurrence_wins_like_getenv) {
   Config c = Good({"NUMABIND_MEMORY=bind", "NUMABIND_MEMORY=fast"});
-  cr_assert_str_eq(c.memory, "bind");
+  cr_assert_str_eq(numabind::config::MemoryName(c.memory), "bind");
 }
 
 Test(all, keeps_what_parsed_before_the_error) {
@@ -448,7 +448,7 @@ Test(all, keeps_what_parsed_before_the_error) {
   Config c;
   Error err;
   cr_assert_not(Parse(env.get(), &c, &err));
-  cr_assert_str_eq(c.policy, "node");
+  cr_assert_str_eq(c.policy.text, "node");
   cr_assert_str_eq(err.text, "NUMABIND_LOG=loud: expected off, warn, info or debug");
 }
 
@@ -532,6 +532,14 @@ Test(rank_vars, precedence) {
   }
 }
 
+Test(rank_vars, slurm_index_and_rank_var_bit) {
+  // The shim finds Slurm's variable by kSlurmRankVar and NUMABIND_RANK_VAR's by kRankVarBit in its set of
+  // rank-variable bits: the index must name SLURM_LOCALID and the bit must be past every index.
+  cr_assert_str_eq(numabind::config::kRankVars[numabind::config::kSlurmRankVar].rank, "SLURM_LOCALID");
+  for (int i = 0; i < numabind::config::kRankVarCount; ++i)
+    cr_assert_eq((1u << i) & numabind::config::kRankVarBit, 0u, "%d", i);
+}
+
 Test(rank_vars, documented_in_the_table) {
   using numabind::config::kRankVarCount;
   using numabind::config::kRankVars;
@@ -579,8 +587,9 @@ Test(table, every_variable_once_and_known_to_parse) {
 
 Test(table, defaults_agree_with_config) {
   Config c;
-  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_MEMORY", 15)->dflt, c.memory);
-  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_DEVICES", 16)->dflt, c.devices);
+  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_MEMORY", 15)->dflt,
+                   numabind::config::MemoryName(c.memory));
+  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_DEVICES", 16)->dflt, c.devices.text);
   cr_assert_str_eq(numabind::config::FindVar("NUMABIND_LOG", 12)->dflt, "warn");
   cr_assert_eq(c.log, LogLevel::kWarn);
   cr_assert_str_eq(numabind::config::FindVar("NUMABIND_MATCH", 14)->dflt, numabind::config::kDefaultMatch);
@@ -602,7 +611,7 @@ Test(all, reads_every_variable_after_an_error) {
   cr_assert_not(Parse(env.get(), &c, &err));
   cr_expect(c.strict);
   cr_expect_str_eq(c.log_file, "/tmp/x.log");
-  cr_expect_str_eq(c.memory, "local");
+  cr_expect_str_eq(numabind::config::MemoryName(c.memory), "local");
   cr_expect_str_eq(err.text, "NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave");
 }
 

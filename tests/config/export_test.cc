@@ -93,5 +93,5 @@ Test(export_config, bad_value_names_the_variable) {
       err.text,
       "NUMABIND_EXPORT=omp,cuda: unknown item cuda: expected none or a comma list of omp, omp-cpus, "
       "gpu, nic");
-  cr_expect_str_eq(c.policy, "node");  // the rest is still read
+  cr_expect_str_eq(c.policy.text, "node");  // the rest is still read
 }

@@ -15,6 +15,7 @@ using namespace numabind::core;
 using numabind::core::testing::FileExists;
 using numabind::core::testing::Gpu;
 using numabind::core::testing::Load;
+using numabind::core::testing::ParseDevices;
 using numabind::core::testing::TopologyFile;
 
 static std::string Ids(const std::vector<PciDevice>& devices) {

@@ -60,10 +60,9 @@ std::string RankNics(const PlanBasis& basis, uint32_t nranks) {
 }
 
 void Prepare(const Topology& topo, const char* policy, const char* devices, bool nics, Basis* out) {
-  numabind_prepare_request req{};
-  req.policy = policy;
-  req.devices = devices;
-  req.want_nics = nics ? 1 : 0;
+  PrepareRequest req;
+  cr_assert(RequestFromText(policy, nullptr, devices, &req, &out->error), "%s", out->error.c_str());
+  req.want_nics = nics;
   out->basis = PreparePlanBasis(topo, req, &out->error);
   cr_assert(out->basis != nullptr, "%s", out->error.c_str());
 }

@@ -23,6 +23,8 @@ using numabind::core::testing::Basis;
 using numabind::core::testing::FileExists;
 using numabind::core::testing::Gpu;
 using numabind::core::testing::Load;
+using numabind::core::testing::ParseMemory;
+using numabind::core::testing::ParsePolicy;
 using numabind::core::testing::PlanAll;
 using numabind::core::testing::PlanRank;
 using numabind::core::testing::PrepareOn;
@@ -181,7 +183,7 @@ Test(parse, config_and_core_agree) {
     bool config_ok = numabind::config::Parse(env, &c, &e);
     numabind::core::DeviceSpec spec;
     std::string err;
-    bool core_ok = numabind::core::ParseDevices(v, &spec, &err);
+    bool core_ok = numabind::core::testing::ParseDevices(v, &spec, &err);
     cr_expect_eq(config_ok, core_ok, "\"%s\": config %s, core %s", v, config_ok ? "accepts" : e.text,
                  core_ok ? "accepts" : err.c_str());
   }

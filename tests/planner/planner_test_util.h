@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "plan/plan_basis.h"
-#include "planner/core_api.h"
+#include "planner/devices.h"
 #include "planner/planner.h"
 #include "planner/topology.h"
 #include "tests/plan/plan_test_util.h"
@@ -52,12 +52,31 @@ struct Basis {
 /// Prepares a basis for a loaded (possibly edited) topology.
 inline void PrepareOn(const Topology& topo, const char* policy, Basis* out, const char* devices = "none",
                       const char* memory = nullptr, const char* const* env = nullptr) {
-  numabind_prepare_request req{};
-  req.policy = policy;
-  req.devices = devices;
-  req.memory = memory;
+  PrepareRequest req;
+  if (!RequestFromText(policy, memory, devices, &req, &out->error)) return;
   req.env = env;
   out->basis = PreparePlanBasis(topo, req, &out->error);
+}
+
+/// NUMABIND_POLICY, NUMABIND_MEMORY and NUMABIND_DEVICES as the planner gets them: read by config's parser
+/// of each (RequestFromText, config::ParseVar), the policy's map expanded, the bus ids normalized.
+inline bool ParsePolicy(const char* text, Policy* out, std::string* err) {
+  PrepareRequest req;
+  if (!RequestFromText(text, nullptr, nullptr, &req, err)) return false;
+  *out = ExpandPolicy(req.policy);
+  return true;
+}
+inline bool ParseMemory(const char* text, MemoryKind* out, std::string* err) {
+  PrepareRequest req;
+  if (!RequestFromText("node", text, nullptr, &req, err)) return false;
+  *out = req.memory;
+  return true;
+}
+inline bool ParseDevices(const char* text, DeviceSpec* out, std::string* err) {
+  PrepareRequest req;
+  if (!RequestFromText("node", nullptr, text, &req, err)) return false;
+  *out = DeviceSpecOf(req.devices);
+  return true;
 }
 
 /// Loads a topology spec, failing the test when it does not load.

@@ -1,0 +1,168 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Compiled into the shim (libc alone, may run before main): no allocation, no stdio, no library state.
+
+#include "config/readers.h"
+
+#include "base/text_writer.h"
+#include "base/text.h"
+
+namespace numabind::config {
+namespace {
+
+bool Eq(const char* a, const char* b) { return shim::StrEq(a, b); }
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+
+bool IsVarName(const char* s) {
+  if (!IsNameStart(*s)) return false;
+  for (++s; *s != '\0'; ++s) {
+    if (!IsNameStart(*s) && !IsDigit(*s)) return false;
+  }
+  return true;
+}
+
+/// Writes `text` as the reason and fails.
+bool Say(char* why, size_t cap, const char* text) {
+  core::TextWriter w{why, cap, 0};
+  if (cap > 0) why[0] = '\0';
+  w.Str(text);
+  return false;
+}
+
+/// "0" or "1" into *field.
+bool ReadBool(const char* value, bool* field, char* why, size_t cap) {
+  if (Eq(value, "0") || Eq(value, "1")) {
+    *field = value[0] == '1';
+    return true;
+  }
+  return Say(why, cap, "expected 0 or 1");
+}
+
+/// The index of `value` among `words` (n of them), or -1.
+int Keyword(const char* value, const char* const* words, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (Eq(value, words[i])) return i;
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool ReadPolicy(const char* value, Config* out, char* why, size_t cap) {
+  Policy policy;
+  if (!ParsePolicyText(value, &policy, why, cap)) return false;
+  out->policy = policy;
+  return true;
+}
+
+bool ReadMemory(const char* value, Config* out, char* why, size_t cap) {
+  return ParseMemoryText(value, &out->memory) ||
+         Say(why, cap, "expected local, preferred, bind or interleave");
+}
+
+bool ReadDevices(const char* value, Config* out, char* why, size_t cap) {
+  Devices devices;
+  if (!ParseDevicesText(value, &devices, why, cap)) return false;
+  out->devices = devices;
+  return true;
+}
+
+bool ReadNranks(const char* value, Config* out, char* why, size_t cap) {
+  uint32_t n = 0;
+  size_t len = 0;
+  while (value[len] != '\0') ++len;
+  if (ParseDecimal(value, len, kMaxRanks, &n) && n != 0) {
+    out->nranks = n;
+    return true;
+  }
+  core::TextWriter w{why, cap, 0};
+  if (cap > 0) why[0] = '\0';
+  w.Str("expected a positive integer up to ");
+  w.Uint(kMaxRanks);
+  return false;
+}
+
+bool ReadRankVar(const char* value, Config* out, char* why, size_t cap) {
+  if (!IsVarName(value)) return Say(why, cap, "expected a variable name such as LOCAL_RANK");
+  out->rank_var = value;
+  return true;
+}
+
+bool ReadMatch(const char* value, Config* out, char*, size_t) {
+  out->match = value;  // any glob; empty matches nothing
+  return true;
+}
+
+bool ReadTopology(const char* value, Config* out, char* why, size_t cap) {
+  const char* d = value;
+  const char* prefix = "synthetic:";
+  while (*prefix != '\0' && *d == *prefix) ++d, ++prefix;
+  if (*prefix != '\0') d = value;  // not synthetic: a file name
+  while (d != value && *d == ' ') ++d;
+  if (*d == '\0') {
+    return Say(why, cap, "expected an hwloc XML file or synthetic:DESC such as synthetic:pack:2 core:4 pu:2");
+  }
+  out->topology = value;
+  return true;
+}
+
+bool ReadLog(const char* value, Config* out, char* why, size_t cap) {
+  static const char* const kLevels[] = {"off", "warn", "info", "debug"};  // LogLevel's order
+  int i = Keyword(value, kLevels, 4);
+  if (i < 0) return Say(why, cap, "expected off, warn, info or debug");
+  out->log = static_cast<LogLevel>(i);
+  return true;
+}
+
+bool ReadLogFormat(const char* value, Config* out, char* why, size_t cap) {
+  static const char* const kFormats[] = {"text", "json"};  // LogFormat's order
+  int i = Keyword(value, kFormats, 2);
+  if (i < 0) return Say(why, cap, "expected text or json");
+  out->log_format = static_cast<LogFormat>(i);
+  return true;
+}
+
+bool ReadLogFile(const char* value, Config* out, char*, size_t) {
+  out->log_file = value;
+  return true;
+}
+
+bool ReadStrict(const char* value, Config* out, char* why, size_t cap) {
+  return ReadBool(value, &out->strict, why, cap);
+}
+
+bool ReadDisable(const char* value, Config* out, char* why, size_t cap) {
+  return ReadBool(value, &out->disabled, why, cap);
+}
+
+bool ReadShared(const char* value, Config* out, char* why, size_t cap) {
+  if (Eq(value, "off")) {
+    out->shared = nullptr;
+  } else if (*value == '/') {
+    out->shared = value;
+  } else {
+    return Say(why, cap, "expected off or an absolute directory such as /dev/shm");
+  }
+  return true;
+}
+
+// Written by numabind itself: any value, read by shim/child/bound_marker.h.
+bool ReadBound(const char* value, Config* out, char*, size_t) {
+  out->bound = value;
+  return true;
+}
+
+bool ReadExport(const char* value, Config* out, char* why, size_t cap) {
+  uint8_t bits = 0;
+  if (!ParseExportText(value, &bits, why, cap)) return false;
+  out->exports = bits;
+  return true;
+}
+
+bool ReadGuard(const char* value, Config* out, char* why, size_t cap) {
+  return ReadBool(value, &out->guard, why, cap);
+}
+
+}  // namespace numabind::config
