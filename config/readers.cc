@@ -4,8 +4,8 @@
 
 #include "config/readers.h"
 
-#include "base/text_writer.h"
 #include "base/text.h"
+#include "base/text_writer.h"
 
 namespace numabind::config {
 namespace {
