@@ -48,13 +48,21 @@ int Keyword(const char* value, const char* const* words, int n) {
   return -1;
 }
 
+/// Parses into a temporary with `parse` (a grammar of config/grammar.h), so that a bad value leaves the
+/// field as it was.
+template <typename T>
+bool ParseInto(bool (*parse)(const char*, T*, char*, size_t), const char* value, T* field, char* why,
+               size_t cap) {
+  T parsed;
+  if (!parse(value, &parsed, why, cap)) return false;
+  *field = parsed;
+  return true;
+}
+
 }  // namespace
 
 bool ReadPolicy(const char* value, Config* out, char* why, size_t cap) {
-  Policy policy;
-  if (!ParsePolicyText(value, &policy, why, cap)) return false;
-  out->policy = policy;
-  return true;
+  return ParseInto(ParsePolicyText, value, &out->policy, why, cap);
 }
 
 bool ReadMemory(const char* value, Config* out, char* why, size_t cap) {
@@ -63,10 +71,7 @@ bool ReadMemory(const char* value, Config* out, char* why, size_t cap) {
 }
 
 bool ReadDevices(const char* value, Config* out, char* why, size_t cap) {
-  Devices devices;
-  if (!ParseDevicesText(value, &devices, why, cap)) return false;
-  out->devices = devices;
-  return true;
+  return ParseInto(ParseDevicesText, value, &out->devices, why, cap);
 }
 
 bool ReadNranks(const char* value, Config* out, char* why, size_t cap) {

@@ -24,16 +24,11 @@ void Printable(char* text, size_t size) {
 }  // namespace
 
 void BasisToOffsets(PlanBasis* basis) {
-  uintptr_t base = reinterpret_cast<uintptr_t>(basis);
-  basis->slots = reinterpret_cast<const PlanSlot*>(reinterpret_cast<uintptr_t>(basis->slots) - base);
-  basis->slot_nodes =
-      reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->slot_nodes) - base);
-  basis->unit_cpus = reinterpret_cast<const uint64_t*>(reinterpret_cast<uintptr_t>(basis->unit_cpus) - base);
-  if (basis->unit_domains != nullptr)  // offset 0 (the header) stands for none
-    basis->unit_domains =
-        reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->unit_domains) - base);
-  basis->cpu_sibling =
-      reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->cpu_sibling) - base);
+  ToOffset(&basis->slots, basis);
+  ToOffset(&basis->slot_nodes, basis);
+  ToOffset(&basis->unit_cpus, basis);
+  if (basis->unit_domains != nullptr) ToOffset(&basis->unit_domains, basis);  // offset 0 (the header): none
+  ToOffset(&basis->cpu_sibling, basis);
   NicsToOffsets(basis);
 }
 

@@ -149,6 +149,13 @@ size_t FormatBitList(const uint64_t* words, uint32_t nwords, char* buf, size_t c
 /// process (the shim prepares in a helper process, keeping hwloc and libstdc++ out of launchers).
 void BasisToOffsets(PlanBasis* basis);
 
+/// Sets *field, a pointer into the block that starts at `base`, to its offset from there.
+template <typename T>
+void ToOffset(const T** field, const void* base) {
+  *field =
+      reinterpret_cast<const T*>(reinterpret_cast<uintptr_t>(*field) - reinterpret_cast<uintptr_t>(base));
+}
+
 /// The reverse, in the receiving process (both in basis_offsets.cc): checks that `size` bytes at `block`
 /// hold a whole basis whose arrays lie inside it and turns its offsets back into pointers. False when the
 /// block is malformed.

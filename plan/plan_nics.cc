@@ -20,11 +20,9 @@ const char* PickNics(const PlanBasis& basis, int32_t set, uint64_t index, uint64
 }
 
 void NicsToOffsets(PlanBasis* basis) {
-  uintptr_t base = reinterpret_cast<uintptr_t>(basis);
-  basis->nic_sets = reinterpret_cast<const PlanNicSet*>(reinterpret_cast<uintptr_t>(basis->nic_sets) - base);
-  basis->nic_ranges =
-      reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(basis->nic_ranges) - base);
-  basis->nic_text = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(basis->nic_text) - base);
+  ToOffset(&basis->nic_sets, basis);
+  ToOffset(&basis->nic_ranges, basis);
+  ToOffset(&basis->nic_text, basis);
 }
 
 bool NicsFromOffsets(void* block, size_t size) {
