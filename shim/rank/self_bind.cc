@@ -119,6 +119,29 @@ void BindSelf(const char* program, RankMatch* m) {
   MarkOwnEnvironment(*m, r == BindResult::kBound, program);
 }
 
+/// Whether this process's own command line matches NUMABIND_MATCH (a worker its launcher binds by order).
+/// Read from memory, not /proc/self/cmdline (an open, two reads and a close in every configured process that
+/// is not a rank): the kernel lays out the argument strings and then the environment's one after the
+/// other (/proc/self/cmdline is the first area), and before main program_invocation_name and environ still
+/// point at the first of each (glibc and musl set them before constructors run). /proc is read when the
+/// memory is not laid out so (no environment, a replaced name) or the line is longer than /proc's read.
+bool OwnCmdlineMatches(const char* const* env) {
+  const char* match = g_state.config.match;
+  if (match == nullptr || *match == '\0') return false;
+  const char* start = program_invocation_name;
+  const char* end = env != nullptr ? env[0] : nullptr;
+  char cmd[4096];
+  if (start == nullptr || end == nullptr || end <= start || end - start >= static_cast<long>(sizeof(cmd)) ||
+      end[-1] != '\0') {
+    return CmdlineMatches("/proc/self/cmdline");
+  }
+  // The arguments end in NULs; joined with single spaces, as ArgvMatches joins an argv.
+  long len = end - start - 1;
+  for (long i = 0; i < len; ++i) cmd[i] = start[i] == '\0' ? ' ' : start[i];
+  cmd[len] = '\0';
+  return GlobMatch(match, cmd);
+}
+
 }  // namespace
 
 bool StartAsRank(const char* const* env) {
@@ -130,8 +153,7 @@ bool StartAsRank(const char* const* env) {
   // The built-in variables the start-up scan did not see are skipped rather than looked up again.
   uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
-  // The command line is read from /proc only then (start-up has no argv under musl).
-  if (!FindRankVar(envp, absent, &m)) return g_state.rank_bound = CmdlineMatches("/proc/self/cmdline");
+  if (!FindRankVar(envp, absent, &m)) return g_state.rank_bound = OwnCmdlineMatches(env);
   // Set by glibc and musl before constructors run.
   const char* program = program_invocation_name != nullptr ? program_invocation_name : "(program)";
   if (OnlyTaskOfStep(m, env)) {

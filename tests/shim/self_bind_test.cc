@@ -288,3 +288,19 @@ Test(self_bind, agrees_with_numabind_plan) {
     }
   }
 }
+
+// A process with no rank variable whose own command line matches NUMABIND_MATCH is a worker its launcher
+// binds by order (a multiprocessing spawn worker): it starts no ranks of its own, even when its children
+// match too. Its command line is read at start-up from memory (self_bind.cc's OwnCmdlineMatches); reading
+// it wrong makes it a launcher that binds both children by order.
+Test(self_bind, worker_found_by_order_starts_no_ranks) {
+  Cpus c = MachineCpus();
+  Outcome o = Start({BuildDir() + "/helpers/hostile", "burst", "2", "@REPORT", "--out", "@OUT", "--hold",
+                     "--env", "numabind-by-order-worker"},
+                    {c.map, "NUMABIND_MATCH=*numabind-by-order-worker*"});
+  cr_assert_eq(o.run.exit_code, 0, "exit %d\n%s\nlog:\n%s", o.run.exit_code, Tail(o.output).c_str(),
+               o.log.c_str());
+  cr_assert_eq(o.reports.size(), 2u, "%zu reports\n%s", o.reports.size(), Tail(o.output).c_str());
+  for (const Report& r : o.reports) cr_expect_eq(r.Get("cpus"), c.all, "a child on %s", r.Get("cpus").c_str());
+  cr_expect(LinesWith(o.log, "bound rank").empty(), "log:\n%s", o.log.c_str());
+}
