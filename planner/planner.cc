@@ -56,6 +56,7 @@ int32_t Ordinal(const Topology& topo, const PciDevice& d) {
 }
 
 std::string NodeLabel(const NodeSet& nodes, bool unknown) {
+  if (nodes.Empty()) return "CPUs outside every node";  // a file exported inside a cgroup (issue 17)
   std::string l = "node " + nodes.ToList();
   if (unknown) l += " (locality unknown)";
   return l;
@@ -74,6 +75,19 @@ std::vector<int32_t> Touched(const Topology& topo, const CpuSet& cpus, int32_t T
 }
 
 bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
+
+// The nodes memory may go on: the allowed ones (cpuset.mems) that hold ordinary memory, else every allowed
+// one, else every node with CPUs (a topology without an allowed node set).
+NodeSet MemoryNodes(const Topology& topo) {
+  NodeSet ordinary, allowed;
+  for (const TopoNode& n : topo.nodes) {
+    if (!topo.allowed_nodes.Has(n.os)) continue;
+    allowed.Set(n.os);
+    if (n.subtype.empty() || n.subtype == "DRAM") ordinary.Set(n.os);
+  }
+  if (!ordinary.Empty()) return ordinary;
+  return allowed.Empty() ? topo.CpuNodes() : allowed;
+}
 
 }  // namespace
 
@@ -134,7 +148,13 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
   // Where ranks go: devices, or the nodes with allowed CPUs.
   std::vector<PciDevice> devices;
   if (!SelectDevices(topo, spec, request.env, &devices, err)) return nullptr;
-  NodeSet cpu_nodes = topo.CpuNodes();
+  NodeSet cpu_nodes = topo.CpuNodes(), allowed_nodes = topo.NodesWithAllowedCpus();
+  // Allowed CPUs that belong to no node of the topology (a file exported inside a cgroup that left their
+  // node out): auto's group without devices takes them too (issue 17: they sat idle).
+  CpuSet orphans = topo.allowed.Minus(topo.CpusOfNodes(cpu_nodes));
+  // Memory may go only on the nodes the cgroup allows (cpuset.mems): a node set outside them fails
+  // set_mempolicy, and an empty one (CPUs outside every node) binds nothing.
+  NodeSet memory_nodes = MemoryNodes(topo);
   std::vector<Target> targets;
   bool spread = devices.empty();
   if (devices.empty()) {
@@ -157,6 +177,10 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
       t.vendor = d.vendor;
       t.ordinal = Ordinal(topo, d);
       t.nodes = d.nodes.Intersect(cpu_nodes);
+      // auto drives a GPU whose nodes have no allowed CPU (a cgroup, an allocation on the other socket)
+      // from the CPUs it may use rather than failing: the device's node is the best, not the only choice.
+      if (policy.kind == PolicyKind::kAuto && d.locality_known && !t.nodes.Intersects(allowed_nodes))
+        t.nodes = allowed_nodes;
       if (!d.locality_known || t.nodes.Empty()) {
         t.nodes = cpu_nodes;
         t.unknown = true;
@@ -199,6 +223,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
   for (Group& g : groups) {
     // The CPUs this group may use: its nodes' allowed CPUs; every allowed CPU when the locality is unknown.
     CpuSet scope = g.unknown ? topo.allowed : topo.CpusOfNodes(g.nodes).IntersectWith(topo.allowed);
+    if (one_group) scope.UnionWith(orphans);
     g.label = NodeLabel(g.nodes, g.unknown);
     g.mem_nodes = g.nodes;
     g.first_unit = static_cast<uint32_t>(units.size());
@@ -271,7 +296,8 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
     const Group& g = groups[group_of[i]];
     Draft d;
     d.group = group_of[i];
-    d.nodes = g.mem_nodes;
+    d.nodes = g.mem_nodes.Intersect(memory_nodes);
+    if (d.nodes.Empty()) d.nodes = memory_nodes;
     d.first_unit = g.first_unit;
     d.unit_count = g.unit_count;
     d.label = g.label;

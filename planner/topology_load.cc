@@ -194,6 +194,7 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   if (out->live) affinity = ThreadAffinity();
   if (hwloc_topology_load(topo) != 0) {
     *err = "hwloc could not load the topology of the " + out->source + ": " + strerror(errno);
+    if (!out->live && text.compare(0, 10, "synthetic:") != 0) *err += XmlVersionHint(text);
     return false;
   }
 

@@ -227,20 +227,22 @@ void CheckInvariants(const Topology& t, const PlanBasis& b, const PlanBasis& nod
     CpuSet cpus = Parse(x.cpus), nodes = Parse(x.nodes);
     cr_assert(!cpus.Empty() && cpus.IsSubsetOf(t.allowed), "%s rank %u/%u: cpus %s", t.source.c_str(), r, n,
               x.cpus.c_str());
-    cr_assert(!nodes.Empty() && nodes.IsSubsetOf(cpu_nodes), "%s rank %u/%u: nodes %s", t.source.c_str(), r,
-              n, x.nodes.c_str());
-    cr_assert(cpus.IsSubsetOf(t.CpusOfNodes(nodes)), "%s rank %u/%u: cpus %s outside nodes %s",
-              t.source.c_str(), r, n, x.cpus.c_str(), x.nodes.c_str());
+    // Memory on nodes with CPUs, or on the allowed nodes when the CPUs' own are not allowed (a cgroup).
+    cr_assert(!nodes.Empty() && nodes.IsSubsetOf(t.allowed_nodes) &&
+                  (nodes.IsSubsetOf(cpu_nodes) || !t.NodesOfCpus(cpus).Intersects(t.allowed_nodes)),
+              "%s rank %u/%u: nodes %s", t.source.c_str(), r, n, x.nodes.c_str());
+    cr_assert(t.NodesOfCpus(cpus).Intersect(t.allowed_nodes).IsSubsetOf(nodes),
+              "%s rank %u/%u: cpus %s outside nodes %s", t.source.c_str(), r, n, x.cpus.c_str(),
+              x.nodes.c_str());
     // The CPUs the rank's group may use: its device's node (the node policy's set), else every allowed CPU
-    // of a node (an allowed CPU outside every node, as in 16amd64-8n2c-cpusets.xml, is never planned).
-    CpuSet usable = t.CpusOfNodes(t.NodesWithAllowedCpus()).IntersectWith(t.allowed);
-    CpuSet scope = devices ? Parse(scopes[r].cpus) : usable.Empty() ? t.allowed : usable;
+    // (allowed CPUs outside every node too, as in 16amd64-8n2c-cpusets.xml).
+    // A device near no allowed CPU (the node policy fails there) is driven from every allowed CPU.
+    CpuSet scope = devices && scopes[r].ok ? Parse(scopes[r].cpus) : t.allowed;
     cr_assert(cpus.IsSubsetOf(scope), "%s rank %u/%u: cpus %s not local to its device (%s)", t.source.c_str(),
               r, n, x.cpus.c_str(), scopes[r].cpus.c_str());
     // Part of a cache: then nothing outside it.
     for (const TopoCache& c : t.llcs) {
-      CpuSet mine = c.cpus.Intersect(cpus),
-             there = c.cpus.Intersect(t.CpusOfNodes(nodes)).IntersectWith(scope);
+      CpuSet mine = c.cpus.Intersect(cpus), there = c.cpus.Intersect(scope);
       cr_assert(mine.Empty() || mine == there || cpus.IsSubsetOf(c.cpus),
                 "%s rank %u/%u: cpus %s hold part of cache %s and more", t.source.c_str(), r, n,
                 x.cpus.c_str(), c.cpus.ToList().c_str());
