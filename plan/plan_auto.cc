@@ -123,6 +123,62 @@ const char* CacheName(const PlanBasis& basis) {
 
 namespace {
 
+// Rank `index` of `count` > nodes of units [*a, *e): every node one rank, the other ranks in proportion to
+// the nodes' cores beyond their first (threads when ranks outnumber cores), by cumulative rounding: the
+// ranks before node j are j + round(extra * weight before j / total), so each node's count is its quota
+// rounded down or up and the counts add up to `count`. Narrows [*a, *e) to the rank's node and sets *sub
+// (its index there) and *there (the node's ranks). Child-safe: pure arithmetic.
+void PerNode(const PlanBasis& b, uint64_t index, uint64_t count, uint32_t* a, uint32_t* e, uint64_t* sub,
+             uint64_t* there) {
+  bool by_threads = count > static_cast<uint64_t>(*e - *a);
+  uint64_t nodes = CountItems(b, *a, *e, 0), total = 0, weight = 0;
+  for (uint32_t u = *a; u < *e; ++u) {
+    weight += Weight(b, u, by_threads);
+    if (u + 1 < *e && Key(b, u + 1, 0) == Key(b, u, 0)) continue;
+    total += weight - 1, weight = 0;  // a node of one core (or thread) takes its one rank only
+  }
+  bool flat = total == 0 || total > 0x3fffffffull;  // equal weights; or absurd counts (2*extra*w fits)
+  uint64_t extra = count - nodes, before = 0, k = 0;
+  auto ranks_before = [&](uint64_t node, uint64_t w) {
+    uint64_t t = flat ? nodes : total, x = flat ? node : w;
+    return node + (2 * extra * x + t) / (2 * t);
+  };
+  uint32_t start = *a;
+  for (uint32_t u = *a; u < *e; ++u) {
+    weight += Weight(b, u, by_threads);
+    if (u + 1 < *e && Key(b, u + 1, 0) == Key(b, u, 0)) continue;
+    uint64_t lo = ranks_before(k, before), hi = ranks_before(k + 1, before + weight - 1);
+    if (index >= lo && index < hi) {
+      *sub = index - lo, *there = hi - lo, *a = start, *e = u + 1;
+      return;
+    }
+    before += weight - 1, weight = 0, ++k, start = u + 1;
+  }
+  *sub = 0, *there = 0;  // extra * total overflowed: only from a malformed block
+}
+
+// Whether units [ua, ue) of [a, e) are whole items of `level` (nothing of their first or last item left
+// out). Child-safe: pure arithmetic.
+bool Whole(const PlanBasis& b, uint32_t a, uint32_t e, uint32_t ua, uint32_t ue, uint32_t level) {
+  return ua < ue && (ua == a || Key(b, ua - 1, level) != Key(b, ua, level)) &&
+         (ue == e || Key(b, ue, level) != Key(b, ue - 1, level));
+}
+
+// Whether blocks of whole caches give each of `ranks` ranks of node units [a, e) an equal share (within one
+// core: what the cores' own blocks give). Child-safe: pure arithmetic.
+bool CachesBalance(const PlanBasis& b, uint32_t a, uint32_t e, uint64_t ranks) {
+  uint64_t caches = CountItems(b, a, e, 1), cores = e - a, lo = cores / ranks, hi = (cores + ranks - 1) / ranks;
+  if (ranks > caches) return false;
+  for (uint64_t k = 0; k < ranks; ++k) {
+    uint64_t first, len;
+    uint32_t ua, ue;
+    Block(k, ranks, caches, &first, &len);
+    ItemUnits(b, a, e, 1, first, first + len, &ua, &ue);
+    if (ue - ua < lo || ue - ua > hi) return false;
+  }
+  return true;
+}
+
 // PlaceAuto without its fallback for nodes. Child-safe: arithmetic on the basis, writes only into *out.
 void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes, uint64_t index,
            uint64_t count, RankPlan* out) {
@@ -131,29 +187,49 @@ void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes,
   s.group_ranks = static_cast<uint32_t>(count);
   uint32_t a = slot.first_unit, e = slot.first_unit + slot.unit_count;
   s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
-  for (uint32_t level = 0; level < kLevels; ++level) {
-    uint32_t items = CountItems(b, a, e, level);
+  uint32_t nodes = CountItems(b, a, e, 0);
+  if (count <= nodes) {  // fewer ranks than nodes: blocks of whole nodes
+    uint64_t first, len;
     uint32_t ua, ue;
-    if (count <= items) {
-      uint64_t first, len;
-      Block(index, count, items, &first, &len);
-      ItemUnits(b, a, e, level, first, first + len, &ua, &ue);
-      for (uint32_t u = ua; u < ue; ++u) TakeUnit(b, slot_nodes, u, out);
-      s.grain = static_cast<AutoGrain>(level);
-      s.taken = static_cast<uint32_t>(len), s.of = items, s.sharers = static_cast<uint32_t>(count);
-      s.node = b.unit_domains[3 * static_cast<uint64_t>(ua < e ? ua : a)];
-      return;
+    Block(index, count, nodes, &first, &len);
+    ItemUnits(b, a, e, 0, first, first + len, &ua, &ue);
+    for (uint32_t u = ua; u < ue; ++u) TakeUnit(b, slot_nodes, u, out);
+    s.grain = AutoGrain::kNodes;
+    s.taken = static_cast<uint32_t>(len), s.of = nodes, s.sharers = static_cast<uint32_t>(count);
+    s.node = b.unit_domains[3 * static_cast<uint64_t>(ua < e ? ua : a)];
+    return;
+  }
+  uint64_t sub, there;
+  PerNode(b, index, count, &a, &e, &sub, &there);
+  if (there == 0 || sub >= there) return;  // only from a malformed block: no CPUs, the caller says so
+  s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
+  uint32_t cores = e - a;
+  if (there <= cores) {  // equal shares of the node's cores, lower ranks one more; caches whole if so cut
+    uint64_t first, len;
+    uint32_t ua, ue;
+    if (there > 1 && CachesBalance(b, a, e, there)) {  // whole caches that are equal shares too
+      Block(sub, there, CountItems(b, a, e, 1), &first, &len);
+      ItemUnits(b, a, e, 1, first, first + len, &ua, &ue);
+    } else {
+      Block(sub, there, cores, &first, &len);
+      ua = a + static_cast<uint32_t>(first), ue = ua + static_cast<uint32_t>(len);
     }
-    uint64_t sub, there;
+    for (uint32_t u = ua; u < ue; ++u) TakeUnit(b, slot_nodes, u, out);
+    s.sharers = static_cast<uint32_t>(there);
+    if (there == 1) {
+      s.grain = AutoGrain::kNodes, s.taken = 1, s.of = nodes;
+    } else if (Whole(b, a, e, ua, ue, 1)) {
+      s.grain = AutoGrain::kCaches, s.taken = CountItems(b, ua, ue, 1), s.of = CountItems(b, a, e, 1);
+    } else {
+      s.grain = AutoGrain::kCores, s.taken = ue - ua, s.of = cores;
+    }
+    return;
+  }
+  // More ranks than the node has cores: by caches, then cores in proportion to their threads.
+  index = sub, count = there;
+  for (uint32_t level = 1; level < kLevels; ++level) {
     Weigh(b, level, index, count, &a, &e, &sub, &there);
-    if (there == 0 || sub >= there) return;  // only from a malformed block: no CPUs, the caller says so
-    if (there == 1) {                        // alone in its item: the whole item
-      for (uint32_t u = a; u < e; ++u) TakeUnit(b, slot_nodes, u, out);
-      s.grain = static_cast<AutoGrain>(level);
-      s.taken = 1, s.of = items, s.sharers = static_cast<uint32_t>(count);
-      s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
-      return;
-    }
+    if (there == 0 || sub >= there) return;
     index = sub, count = there;
   }
   // More ranks than cores: the threads of core `a` shared out among its `count` ranks.
@@ -168,7 +244,6 @@ void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes,
     s.grain = AutoGrain::kThreads, s.taken = static_cast<uint32_t>(len),
     s.sharers = static_cast<uint32_t>(count);
   } else {
-    uint64_t sub, there;
     Spread(index, count, threads, &first, &sub, &there);
     len = 1;
     s.grain = AutoGrain::kShared, s.taken = 1, s.sharers = static_cast<uint32_t>(there);
@@ -225,7 +300,7 @@ size_t FormatAutoShare(const PlanBasis& basis, const AutoShare& s, char* buf, si
       OfNode(&w, s.node);
       return w.len;
     case AutoGrain::kCores:
-      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" cores of one "), w.Str(CacheName(basis));
+      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" cores");
       OfNode(&w, s.node);
       return w.len;
     case AutoGrain::kThreads:

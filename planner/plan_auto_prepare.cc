@@ -114,8 +114,8 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
       line += ": " + taken + " whole " + cache + " per rank (of " + std::to_string(of_hi) + " per node)";
       break;
     case AutoGrain::kCores:
-      line += ": " + taken + (taken_hi == 1 ? " core" : " cores") + " per rank in one " + cache + " (up to " +
-              per + " ranks per " + cache + ")";
+      line += ": " + taken + (taken_hi == 1 ? " core" : " cores") + " per rank (up to " + per +
+              " ranks per node)";
       break;
     case AutoGrain::kThreads:
       line += ": " + taken + (taken_hi == 1 ? " thread" : " threads") + " per rank in one core (up to " +
