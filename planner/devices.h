@@ -29,9 +29,10 @@ bool ParseDevices(const char* text, DeviceSpec* out, std::string* err);
 bool NormalizeBusId(const std::string& text, std::string* out);
 
 /// Whether `auto` picks this device: NVIDIA VGA/3D controllers, AMD Instinct (display-other or processing
-/// accelerator class; an AMD VGA controller on a server is a management adapter such as the ES1000),
-/// Intel data-centre GPUs (display-other/3D; not the VGA class of integrated and client graphics),
-/// Habana Gaudi, and processing accelerators of a few AI vendors. Never ASPEED, Matrox or other BMC VGA.
+/// accelerator class), Intel data-centre GPUs (display-other/3D), AMD and Intel VGA controllers with
+/// evidence of compute (a GPU OS device under them, or a PCIe link of 4 GB/s or more: MI50/MI60 report the
+/// VGA class; a management VGA such as the ES1000 and integrated graphics have neither), Habana Gaudi, and
+/// processing accelerators of a few AI vendors. Never ASPEED, Matrox or other BMC VGA.
 bool IsAccelerator(const PciDevice& d);
 
 /// The devices ranks use, in local-rank order. auto: accelerators of the topology (io_loaded), filtered

@@ -95,6 +95,10 @@ void ReadPci(hwloc_topology_t topo, Topology* out) {
     const char* device = hwloc_obj_get_info_by_name(obj, "PCIDevice");
     if (vendor) d.name = vendor;
     if (device) d.name += (d.name.empty() ? "" : " ") + std::string(device);
+    d.link_gbps = a.linkspeed;
+    for (hwloc_obj_t c = obj->io_first_child; c; c = c->next_sibling)
+      d.gpu_osdev |= c->type == HWLOC_OBJ_OS_DEVICE &&
+                     (c->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU || c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC);
     d.nodes = NearNodes(topo, obj, *out);
     d.locality_known = !d.nodes.Empty();
     d.bridges = PciBridges(obj);
@@ -157,8 +161,10 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
                                    options.all_pci ? HWLOC_TYPE_FILTER_KEEP_ALL
                                                    : HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   }
-  // HCAs are OS devices under their PCI function (disks, DMA channels and the rest are skipped later).
-  if (options.nics)
+  // HCAs are OS devices under their PCI function (disks, DMA channels and the rest are skipped later); a
+  // file's GPU OS devices tell a compute GPU of VGA class from a management VGA (devices.cc). A live machine
+  // has none (the GPU backends are off): its link speed tells them apart there.
+  if (options.nics || (options.pci && spec != nullptr && *spec != '\0' && strncmp(spec, "synthetic:", 10) != 0))
     hwloc_topology_set_type_filter(topo, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 
   std::string text = spec ? spec : "";
