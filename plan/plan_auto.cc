@@ -284,6 +284,42 @@ void OfNode(TextWriter* w, uint32_t node) {
 
 }  // namespace
 
+// Child-safe: pure arithmetic.
+bool AutoDeviceBlock(const PlanBasis& b, uint32_t rank, uint32_t n, uint32_t* first, uint32_t* count) {
+  if (b.policy != PolicyKind::kAuto || b.spread_in_blocks || b.slot_count == 0 || n == 0 ||
+      n >= b.slot_count || b.slots[0].device[0] == '\0')
+    return false;
+  uint64_t f, len;
+  Block(rank < n ? rank : n - 1, n, b.slot_count, &f, &len);
+  *first = static_cast<uint32_t>(f), *count = static_cast<uint32_t>(len);
+  return true;
+}
+
+// Child-safe: arithmetic on the basis, writes only into *out and its storage.
+void PlaceAutoBlock(const PlanBasis& b, uint32_t first, uint32_t count, uint32_t rank, uint32_t n,
+                    RankPlan* out) {
+  for (uint32_t w = 0; w < b.node_words; ++w) out->nodes[w] = 0;
+  uint64_t per = b.slot_count / n, extra = b.slot_count % n;
+  auto rank_of = [&](uint64_t slot) {  // the rank whose block holds `slot` (Block's inverse)
+    return slot < extra * (per + 1) ? slot / (per + 1) : extra + (slot - extra * (per + 1)) / per;
+  };
+  for (uint32_t t = first; t < first + count && t < b.slot_count; ++t) {
+    bool seen = false;  // a group once, however many of the block's slots it holds
+    for (uint32_t q = first; q < t; ++q) seen |= b.slots[q].group == b.slots[t].group;
+    if (seen) continue;
+    uint64_t index = 0, sharing = 0, last = ~uint64_t{0};
+    for (uint32_t u = 0; u < b.slot_count; ++u) {
+      if (b.slots[u].group != b.slots[t].group || rank_of(u) == last) continue;
+      last = rank_of(u), ++sharing;
+      if (last < rank) ++index;
+    }
+    Place(b, b.slots[t], b.slot_nodes + static_cast<uint64_t>(t) * b.node_words, index, sharing, out);
+  }
+  if (CountBits(out->nodes, b.node_words) == 0)  // CPUs outside every node: the slots' nodes
+    for (uint32_t t = first; t < first + count && t < b.slot_count; ++t)
+      for (uint32_t w = 0; w < b.node_words; ++w) out->nodes[w] |= b.slot_nodes[t * b.node_words + w];
+}
+
 // Child-safe: writes only into buf.
 size_t FormatAutoShare(const PlanBasis& basis, const AutoShare& s, char* buf, size_t cap) {
   TextWriter w{buf, cap, 0};

@@ -35,6 +35,17 @@ namespace numabind::core {
 /// Child-safe: arithmetic on the basis.
 void PlaceAuto(const PlanBasis& basis, const PlanSlot& slot, uint64_t index, uint64_t count, RankPlan* out);
 
+/// auto with devices and fewer ranks than devices: rank `rank` of `n` drives a contiguous block of the
+/// slots (devices in bus order; lower ranks one more). Sets *first and *count and returns true; false
+/// (one slot per rank, r mod slots) otherwise. Child-safe.
+bool AutoDeviceBlock(const PlanBasis& basis, uint32_t rank, uint32_t n, uint32_t* first, uint32_t* count);
+
+/// Places rank `rank` of `n` that drives slots [first, first + count): in each group those slots belong
+/// to, its share (PlaceAuto) among the ranks whose blocks reach that group; its nodes are those of its
+/// CPUs. Child-safe: arithmetic on the basis.
+void PlaceAutoBlock(const PlanBasis& basis, uint32_t first, uint32_t count, uint32_t rank, uint32_t n,
+                    RankPlan* out);
+
 /// Writes what a rank got ("2 of 4 L3 of node 1", "1 of 2 threads of one core") into buf, always
 /// NUL-terminated; returns the length it needed. Child-safe.
 size_t FormatAutoShare(const PlanBasis& basis, const AutoShare& share, char* buf, size_t cap);

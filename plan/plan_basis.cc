@@ -138,6 +138,7 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   out->label = "";
   out->device_vendor = 0;
   out->device_ordinal = -1;
+  out->device_slot = 0, out->device_count = 0;
   out->nics = "";
   out->error[0] = '\0';
   out->share = AutoShare{};
@@ -152,8 +153,10 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   if (n == 0 && basis.slot_count > n) n = basis.slot_count;
   if (rank >= n) n = rank + 1 != 0 ? rank + 1 : rank;  // rank 4294967295: n = rank, slot clamped below
 
-  uint32_t s = SlotOf(basis, rank, n);
+  uint32_t s = SlotOf(basis, rank, n), block = 1;
+  bool blocks = AutoDeviceBlock(basis, rank, n, &s, &block);  // auto: fewer ranks than devices
   const PlanSlot& slot = basis.slots[s];
+  out->device_slot = s, out->device_count = slot.device[0] != '\0' ? block : 0;
   out->device = slot.device;
   out->label = slot.label;
   out->device_vendor = slot.device_vendor;
@@ -189,6 +192,10 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
         if (basis.slots[t].group != slot.group) continue;
         index += RanksOnSlot(basis, t, rank, n);
         count += RanksOnSlot(basis, t, n, n);
+      }
+      if (blocks) {
+        PlaceAutoBlock(basis, s, block, rank, n, out);
+        break;
       }
       if (basis.policy == PolicyKind::kAuto) {
         PlaceAuto(basis, slot, index, count, out);

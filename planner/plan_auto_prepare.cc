@@ -97,7 +97,10 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
     taken_lo = std::min(taken_lo, s.taken), taken_hi = std::max(taken_hi, s.taken);
     of_hi = std::max(of_hi, s.of), sharers_hi = std::max(sharers_hi, s.sharers);
   }
-  if (devices > 0) {
+  if (devices > 0 && nranks < devices) {
+    uint32_t lo = devices / nranks, hi = (devices + nranks - 1) / nranks;
+    line += "device blocks (" + Range(lo, hi) + " devices per rank, the CPUs of the nodes they sit near)";
+  } else if (devices > 0) {
     line += per_group_hi <= 1 ? "node-local, one rank per device node"
                               : "exclusive (" + Range(per_group_lo, per_group_hi) + " ranks per device node)";
   } else {

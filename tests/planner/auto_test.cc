@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "config/grammar.h"
 #include "plan/plan_auto.h"
+#include "plan/rank_env.h"
 #include "planner/plan_auto_describe.h"
 #include "planner/planner.h"
 #include "tests/planner/planner_test_util.h"
@@ -238,6 +240,12 @@ void CheckInvariants(const Topology& t, const PlanBasis& b, const PlanBasis& nod
     // (allowed CPUs outside every node too, as in 16amd64-8n2c-cpusets.xml).
     // A device near no allowed CPU (the node policy fails there) is driven from every allowed CPU.
     CpuSet scope = devices && scopes[r].ok ? Parse(scopes[r].cpus) : t.allowed;
+    uint32_t first, len;  // fewer ranks than devices: the nodes of the rank's block of devices
+    if (devices && AutoDeviceBlock(b, r, n, &first, &len)) {
+      std::vector<RankText> slots = PlanAll(node, node.slot_count);
+      scope = CpuSet();
+      for (uint32_t q = first; q < first + len; ++q) scope.UnionWith(slots[q].ok ? Parse(slots[q].cpus) : t.allowed);
+    }
     cr_assert(cpus.IsSubsetOf(scope), "%s rank %u/%u: cpus %s not local to its device (%s)", t.source.c_str(),
               r, n, x.cpus.c_str(), scopes[r].cpus.c_str());
     // Equal shares: ranks of one node hold within one core of each other (checked by the sweep,
@@ -289,4 +297,53 @@ Test(auto_policy, invariants_on_synthetic_machines) {
     CheckTopology(WithGpus(spec, {0, 0, 0}), true);
     CheckTopology(WithGpus(spec, {0, -1}), true);  // one device of unknown locality
   }
+}
+
+// ---- fewer ranks than devices: blocks of devices, with the CPUs of the nodes they sit near ----
+
+namespace {
+
+// CUDA_VISIBLE_DEVICES as NUMABIND_EXPORT=gpu sets it for each rank, " | "-joined.
+std::string GpuExports(const PlanBasis& b, uint32_t n) {
+  std::string s;
+  for (uint32_t r = 0; r < n; ++r) {
+    std::vector<uint64_t> cpus(b.cpu_words), nodes(b.node_words);
+    RankPlan plan;
+    plan.cpus = cpus.data(), plan.nodes = nodes.data();
+    cr_assert(ComputeRankPlan(b, r, n, &plan), "%s", plan.error);
+    char buf[512];
+    RankEnv env;
+    BuildRankEnv(b, plan, numabind::config::kExportGpu, nullptr, buf, sizeof buf, &env);
+    s += (s.empty() ? "" : " | ") + std::string(env.count > 0 ? env.entries[0] : env.note);
+  }
+  return s;
+}
+
+}  // namespace
+
+Test(auto_policy, fewer_ranks_than_devices_take_device_blocks) {
+  // 4 nodes, 2 GPUs on each: one rank drives all 8 on every CPU; 2 ranks 4 each (2 nodes); 4 ranks 2 each
+  // (one node each). Issue 17: one rank used to sit on GPU 0's node alone, 4 ranks on 2 nodes (3, 3, 1, 1).
+  Basis b;
+  Prepare(WithGpus(kT64, {0, 0, 1, 1, 2, 2, 3, 3}), "auto", &b);
+  STR_EQ(Join(*b.basis, 1), "0-63");
+  STR_EQ(GpuExports(*b.basis, 1), "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7");
+  STR_EQ(Join(*b.basis, 2), "0-31 | 32-63");
+  STR_EQ(Join(*b.basis, 2, true), "0-1 | 2-3");
+  STR_EQ(GpuExports(*b.basis, 2), "CUDA_VISIBLE_DEVICES=0,1,2,3 | CUDA_VISIBLE_DEVICES=4,5,6,7");
+  STR_EQ(Join(*b.basis, 4), "0-15 | 16-31 | 32-47 | 48-63");
+  STR_EQ(GpuExports(*b.basis, 4),
+         "CUDA_VISIBLE_DEVICES=0,1 | CUDA_VISIBLE_DEVICES=2,3 | CUDA_VISIBLE_DEVICES=4,5 | "
+         "CUDA_VISIBLE_DEVICES=6,7");
+  // 3 ranks: blocks of 3, 3 and 2 GPUs; node 1 holds GPUs of ranks 0 and 1, who share its cores.
+  STR_EQ(Join(*b.basis, 3), "0-23 | 24-47 | 48-63");
+  STR_EQ(GpuExports(*b.basis, 3),
+         "CUDA_VISIBLE_DEVICES=0,1,2 | CUDA_VISIBLE_DEVICES=3,4,5 | CUDA_VISIBLE_DEVICES=6,7");
+  // As many ranks as GPUs: one each, node-local as before.
+  STR_EQ(Join(*b.basis, 8), "0-7 | 8-15 | 16-23 | 24-31 | 32-39 | 40-47 | 48-55 | 56-63");
+  // 2 ranks on 2 sockets with 2 GPUs each.
+  Basis two;
+  Prepare(WithGpus("synthetic:pack:2 numa:1 l3:2 core:4 pu:2", {0, 0, 1, 1}), "auto", &two);
+  STR_EQ(Join(*two.basis, 2), "0-15 | 16-31");
+  STR_EQ(GpuExports(*two.basis, 2), "CUDA_VISIBLE_DEVICES=0,1 | CUDA_VISIBLE_DEVICES=2,3");
 }
