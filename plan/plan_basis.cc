@@ -186,11 +186,14 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
     case PolicyKind::kCoreComplex:
     case PolicyKind::kAuto: {
       // This rank's index among the ranks whose slots share its group, and how many there are: O(slots),
-      // not O(ranks).
-      uint64_t index = 0, count = 0;
+      // not O(ranks). auto orders them by slot then rank (the ranks of one device take adjacent shares);
+      // exclusive and core-complex by rank, as torch.
+      bool by_slot = basis.policy == PolicyKind::kAuto;
+      uint64_t index = by_slot ? RanksOnSlot(basis, s, rank, n) : 0, count = 0;
       for (uint32_t t = 0; t < basis.slot_count; ++t) {
         if (basis.slots[t].group != slot.group) continue;
-        index += RanksOnSlot(basis, t, rank, n);
+        if (!by_slot) index += RanksOnSlot(basis, t, rank, n);
+        if (by_slot && t < s) index += RanksOnSlot(basis, t, n, n);
         count += RanksOnSlot(basis, t, n, n);
       }
       if (blocks) {

@@ -76,6 +76,16 @@ std::vector<int32_t> Touched(const Topology& topo, const CpuSet& cpus, int32_t T
 
 bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
 
+// auto: devices near no allowed CPU are another job's (a Slurm allocation of one socket) or out of reach;
+// the ones near allowed CPUs are driven, and with none left auto plans the CPUs alone rather than failing
+// (issue 17). Devices of unknown locality stay.
+void DropFarDevices(const Topology& topo, std::vector<PciDevice>* devices) {
+  NodeSet near = topo.NodesWithAllowedCpus();
+  devices->erase(std::remove_if(devices->begin(), devices->end(),
+                                [&](const PciDevice& d) { return d.locality_known && !d.nodes.Intersects(near); }),
+                 devices->end());
+}
+
 // The nodes memory may go on: the allowed ones (cpuset.mems) that hold ordinary memory, else every allowed
 // one, else every node with CPUs (a topology without an allowed node set).
 NodeSet MemoryNodes(const Topology& topo) {
@@ -148,6 +158,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
   // Where ranks go: devices, or the nodes with allowed CPUs.
   std::vector<PciDevice> devices;
   if (!SelectDevices(topo, spec, request.env, &devices, err)) return nullptr;
+  if (policy.kind == PolicyKind::kAuto) DropFarDevices(topo, &devices);
   NodeSet cpu_nodes = topo.CpuNodes(), allowed_nodes = topo.NodesWithAllowedCpus();
   // Allowed CPUs that belong to no node of the topology (a file exported inside a cgroup that left their
   // node out): auto's group without devices takes them too (issue 17: they sat idle).
@@ -177,10 +188,6 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
       t.vendor = d.vendor;
       t.ordinal = Ordinal(topo, d);
       t.nodes = d.nodes.Intersect(cpu_nodes);
-      // auto drives a GPU whose nodes have no allowed CPU (a cgroup, an allocation on the other socket)
-      // from the CPUs it may use rather than failing: the device's node is the best, not the only choice.
-      if (policy.kind == PolicyKind::kAuto && d.locality_known && !t.nodes.Intersects(allowed_nodes))
-        t.nodes = allowed_nodes;
       if (!d.locality_known || t.nodes.Empty()) {
         t.nodes = cpu_nodes;
         t.unknown = true;

@@ -48,7 +48,7 @@ std::string ShareText(const PlanBasis& b, uint32_t r, uint32_t n) {
 }  // namespace
 
 // 2 nodes of 4 cores x 2 threads; two NVIDIA GPUs near node 1, whose CPUs the allowed set leaves out. auto
-// drives the GPUs from the CPUs it may use instead of failing (and packing no units read a null array:
+// plans the CPUs it may use as without devices instead of failing (and packing no units read a null array:
 // UBSan's "null pointer passed as argument 2" in plan_pack.cc's memcpy, under make asan-build).
 Test(robustness, auto_falls_back_to_cpus_when_gpus_sit_near_no_allowed_cpu) {
   Topology t = Load(TopologyFile("16synth-2n4c2t-gpus-near-disallowed.xml"), true);
@@ -62,7 +62,7 @@ Test(robustness, auto_falls_back_to_cpus_when_gpus_sit_near_no_allowed_cpu) {
       cr_assert(r.ok, "%u ranks: %s", n, r.error.c_str());
       cr_assert(Cpus(r.cpus).IsSubsetOf(t.allowed) && !r.cpus.empty(), "%u ranks: cpus %s", n, r.cpus.c_str());
       STR_EQ(r.nodes, "0");
-      cr_assert(r.device == "0000:81:00.0" || r.device == "0000:82:00.0", "%s", r.device.c_str());
+      STR_EQ(r.device, "");  // planned as without devices: the GPUs are out of reach
       used.UnionWith(Cpus(r.cpus));
     }
     if (n >= 8) STR_EQ(used.ToList(), "0-7");
