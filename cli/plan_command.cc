@@ -54,7 +54,7 @@ struct RankRow {
   uint32_t rank;
   bool ok;
   std::string device, nodes, cpus, memory, nics, error;
-  uint32_t more_devices = 0;  ///< auto with fewer ranks than devices: the block's other devices
+  uint32_t more_devices = 0;         ///< auto with fewer ranks than devices: the block's other devices
   std::string share;                 ///< auto: what share of its group the rank got
   std::vector<std::string> exports;  ///< NUMABIND_EXPORT's "NAME=value" entries
   std::string note;                  ///< what was asked for and not exported, and why
@@ -250,10 +250,11 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     if (cfg.exports != 0) table[0].push_back("exports");
     for (const RankRow& row : rows) {
       if (row.ok) {
-        table.push_back({std::to_string(row.rank), row.device.empty()        ? "-"
-                                                      : row.more_devices == 0 ? row.device
-                                                          : row.device + "+" + std::to_string(row.more_devices), row.nodes, row.cpus,
-                         row.memory});
+        table.push_back({std::to_string(row.rank),
+                         row.device.empty()      ? "-"
+                         : row.more_devices == 0 ? row.device
+                                                 : row.device + "+" + std::to_string(row.more_devices),
+                         row.nodes, row.cpus, row.memory});
         if (is_auto) table.back().push_back(row.share);
         if (any_nics) table.back().push_back(row.nics.empty() ? "-" : row.nics);
         if (cfg.exports != 0) table.back().push_back(JoinExports(row));

@@ -167,7 +167,8 @@ bool Whole(const PlanBasis& b, uint32_t a, uint32_t e, uint32_t ua, uint32_t ue,
 // Whether blocks of whole caches give each of `ranks` ranks of node units [a, e) an equal share (within one
 // core: what the cores' own blocks give). Child-safe: pure arithmetic.
 bool CachesBalance(const PlanBasis& b, uint32_t a, uint32_t e, uint64_t ranks) {
-  uint64_t caches = CountItems(b, a, e, 1), cores = e - a, lo = cores / ranks, hi = (cores + ranks - 1) / ranks;
+  uint64_t caches = CountItems(b, a, e, 1), cores = e - a, lo = cores / ranks,
+           hi = (cores + ranks - 1) / ranks;
   if (ranks > caches) return false;
   for (uint64_t k = 0; k < ranks; ++k) {
     uint64_t first, len;

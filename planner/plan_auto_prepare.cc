@@ -74,7 +74,8 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
         NodeSet::FromWords(basis.slot_nodes + static_cast<uint64_t>(s) * basis.node_words, basis.node_words));
   }
   std::string where = devices > 0 ? Plural(devices, "device", "devices") + " on " : "no devices, ";
-  where += nodes.Empty() ? "CPUs outside every node" : (nodes.Count() == 1 ? "node " : "nodes ") + nodes.ToList();
+  where +=
+      nodes.Empty() ? "CPUs outside every node" : (nodes.Count() == 1 ? "node " : "nodes ") + nodes.ToList();
   if (unknown) where += " (locality unknown)";
   std::string line = "auto: " + where + ", " + Plural(nranks, "rank", "ranks") + " -> ";
   if (shares.empty()) return line + "no rank placed";

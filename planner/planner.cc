@@ -81,9 +81,10 @@ bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::k
 // (issue 17). Devices of unknown locality stay.
 void DropFarDevices(const Topology& topo, std::vector<PciDevice>* devices) {
   NodeSet near = topo.NodesWithAllowedCpus();
-  devices->erase(std::remove_if(devices->begin(), devices->end(),
-                                [&](const PciDevice& d) { return d.locality_known && !d.nodes.Intersects(near); }),
-                 devices->end());
+  devices->erase(
+      std::remove_if(devices->begin(), devices->end(),
+                     [&](const PciDevice& d) { return d.locality_known && !d.nodes.Intersects(near); }),
+      devices->end());
 }
 
 // The nodes memory may go on: the allowed ones (cpuset.mems) that hold ordinary memory, else every allowed

@@ -97,8 +97,8 @@ void ReadPci(hwloc_topology_t topo, Topology* out) {
     if (device) d.name += (d.name.empty() ? "" : " ") + std::string(device);
     d.link_gbps = a.linkspeed;
     for (hwloc_obj_t c = obj->io_first_child; c; c = c->next_sibling)
-      d.gpu_osdev |= c->type == HWLOC_OBJ_OS_DEVICE &&
-                     (c->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU || c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC);
+      d.gpu_osdev |= c->type == HWLOC_OBJ_OS_DEVICE && (c->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU ||
+                                                        c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC);
     d.nodes = NearNodes(topo, obj, *out);
     d.locality_known = !d.nodes.Empty();
     d.bridges = PciBridges(obj);
@@ -164,7 +164,8 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   // HCAs are OS devices under their PCI function (disks, DMA channels and the rest are skipped later); a
   // file's GPU OS devices tell a compute GPU of VGA class from a management VGA (devices.cc). A live machine
   // has none (the GPU backends are off): its link speed tells them apart there.
-  if (options.nics || (options.pci && spec != nullptr && *spec != '\0' && strncmp(spec, "synthetic:", 10) != 0))
+  if (options.nics ||
+      (options.pci && spec != nullptr && *spec != '\0' && strncmp(spec, "synthetic:", 10) != 0))
     hwloc_topology_set_type_filter(topo, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 
   std::string text = spec ? spec : "";

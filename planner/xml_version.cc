@@ -27,10 +27,11 @@ std::string XmlVersionHint(const std::string& path) {
   unsigned ours = hwloc_get_api_version() >> 16;  // the major version of the running hwloc
   if (major <= ours) return "";
   char hint[256];
-  snprintf(hint, sizeof hint,
-           " (the file is hwloc XML version %u.%u; the hwloc %u numabind runs with reads version %u files: write "
-           "it again with hwloc %u's `lstopo --of v2xml`)",
-           major, minor, ours, ours, major);
+  snprintf(
+      hint, sizeof hint,
+      " (the file is hwloc XML version %u.%u; the hwloc %u numabind runs with reads version %u files: write "
+      "it again with hwloc %u's `lstopo --of v2xml`)",
+      major, minor, ours, ours, major);
   return hint;
 }
 

@@ -128,8 +128,7 @@ Test(auto_policy, says_what_each_rank_got) {
   STR_EQ(Shares(*b.basis, 3), "2 of 4 nodes | whole node 2 | whole node 3");
   cr_assert(StartsWith(Shares(*b.basis, 8), "1 of 2 L3 of node 0 | 1 of 2 L3 of node 0"), "%s",
             Shares(*b.basis, 8).c_str());
-  cr_assert(StartsWith(Shares(*b.basis, 16), "2 of 8 cores of node 0"), "%s",
-            Shares(*b.basis, 16).c_str());
+  cr_assert(StartsWith(Shares(*b.basis, 16), "2 of 8 cores of node 0"), "%s", Shares(*b.basis, 16).c_str());
   cr_assert(StartsWith(Shares(*b.basis, 64), "1 of 2 threads of one core of node 0 | "), "%s",
             Shares(*b.basis, 64).c_str());
   cr_assert(StartsWith(Shares(*b.basis, 128), "1 thread shared by 2 ranks (node 0) "), "%s",
@@ -244,7 +243,8 @@ void CheckInvariants(const Topology& t, const PlanBasis& b, const PlanBasis& nod
     if (devices && AutoDeviceBlock(b, r, n, &first, &len)) {
       std::vector<RankText> slots = PlanAll(node, node.slot_count);
       scope = CpuSet();
-      for (uint32_t q = first; q < first + len; ++q) scope.UnionWith(slots[q].ok ? Parse(slots[q].cpus) : t.allowed);
+      for (uint32_t q = first; q < first + len; ++q)
+        scope.UnionWith(slots[q].ok ? Parse(slots[q].cpus) : t.allowed);
     }
     cr_assert(cpus.IsSubsetOf(scope), "%s rank %u/%u: cpus %s not local to its device (%s)", t.source.c_str(),
               r, n, x.cpus.c_str(), scopes[r].cpus.c_str());

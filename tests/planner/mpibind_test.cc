@@ -113,7 +113,8 @@ Topology Restricted(const Case& c) {
                                                   : "mpibind-cts1-quartz-smt1.xml";
   Topology t = Load(TopologyFile(file), true);
   if (!c.restrict_set.empty())
-    t.allowed.IntersectWith(c.restrict_type == 0 ? Parse(c.restrict_set) : t.CpusOfNodes(Parse(c.restrict_set)));
+    t.allowed.IntersectWith(c.restrict_type == 0 ? Parse(c.restrict_set)
+                                                 : t.CpusOfNodes(Parse(c.restrict_set)));
   return t;
 }
 
@@ -171,8 +172,8 @@ Test(mpibind, test_suite_answers) {
       std::string key = std::string(machine) + "#" + std::to_string(c.number);
       auto it = Differences().find(key);
       if (it == Differences().end()) {
-        cr_expect(ours == theirs, "%s: numabind differs from mpibind\n numabind:\n%s mpibind:\n%s", key.c_str(),
-                  ours.c_str(), theirs.c_str());
+        cr_expect(ours == theirs, "%s: numabind differs from mpibind\n numabind:\n%s mpibind:\n%s",
+                  key.c_str(), ours.c_str(), theirs.c_str());
         n[0] += ours == theirs;
       } else {
         cr_expect(ours == it->second, "%s: not numabind's documented answer\n numabind:\n%s documented:\n%s",

@@ -60,7 +60,8 @@ Test(robustness, auto_falls_back_to_cpus_when_gpus_sit_near_no_allowed_cpu) {
     CpuSet used;
     for (const RankText& r : PlanAll(*b.basis, n)) {
       cr_assert(r.ok, "%u ranks: %s", n, r.error.c_str());
-      cr_assert(Cpus(r.cpus).IsSubsetOf(t.allowed) && !r.cpus.empty(), "%u ranks: cpus %s", n, r.cpus.c_str());
+      cr_assert(Cpus(r.cpus).IsSubsetOf(t.allowed) && !r.cpus.empty(), "%u ranks: cpus %s", n,
+                r.cpus.c_str());
       STR_EQ(r.nodes, "0");
       STR_EQ(r.device, "");  // planned as without devices: the GPUs are out of reach
       used.UnionWith(Cpus(r.cpus));

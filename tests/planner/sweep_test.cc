@@ -76,14 +76,15 @@ struct Totals {
 
 // Runs one (topology, policy, devices) basis for n ranks and checks the invariants.
 void Sweep(const Topology& t, const PlanBasis& b, const char* policy, bool devices, uint32_t n, Totals* tot) {
-  std::string what = t.source + " " + policy + (devices ? " devices" : "") + " " + std::to_string(n) + " ranks";
+  std::string what =
+      t.source + " " + policy + (devices ? " devices" : "") + " " + std::to_string(n) + " ranks";
   NodeSet special, cpu_nodes = t.CpuNodes();
   for (const TopoNode& node : t.nodes)
     if (!node.subtype.empty() && node.subtype != "DRAM") special.Set(node.os);
   std::vector<uint64_t> cpus(b.cpu_words), nodes(b.node_words), used(b.cpu_words, 0);
   CpuSet allowed_nodes_cpus = t.allowed;
   bool all_ok = true, overlap = false;
-  std::map<std::string, std::vector<uint64_t>> by_place;  // exclusive: CPUs taken per place
+  std::map<std::string, std::vector<uint64_t>> by_place;    // exclusive: CPUs taken per place
   std::map<uint32_t, std::vector<uint32_t>> cores_on_node;  // auto: cores of each one-node rank
   double start = Now();
   for (uint32_t r = 0; r < n; ++r) {
@@ -127,7 +128,8 @@ void Sweep(const Topology& t, const PlanBasis& b, const char* policy, bool devic
   cr_assert(all_ok, "%s: auto failed a rank", what.c_str());
   CpuSet all = CpuSet::FromWords(used.data(), b.cpu_words);
   if (n >= t.allowed.Count())
-    cr_assert(all == t.allowed, "%s: used %s of %s", what.c_str(), all.ToList().c_str(), t.allowed.ToList().c_str());
+    cr_assert(all == t.allowed, "%s: used %s of %s", what.c_str(), all.ToList().c_str(),
+              t.allowed.ToList().c_str());
   // Equal shares: every node with allowed CPUs has a rank and none more ranks than cores.
   uint32_t nodes_with_cpus = t.NodesWithAllowedCpus().Count(), cores = 0;
   for (const TopoCore& c : t.cores) cores += c.cpus.Intersects(t.allowed);
@@ -165,8 +167,10 @@ Test(sweep, every_topology_policy_and_rank_count) {
   std::string err;
   std::string path = TopologyDir() + "/newer/16synth-2n4c2t-hwloc3.xml";
   cr_assert(!LoadTopology(path.c_str(), LoadOptions(), &newer, &err) && !err.empty());
-  cr_log_info("sweep: %zu files, %llu calls, %llu ranks (%llu failed with a reason), %.1f s; slowest call %.3f s (%s)",
-              files.size(), static_cast<unsigned long long>(tot.calls), static_cast<unsigned long long>(tot.ranks),
-              static_cast<unsigned long long>(tot.failed_ranks), Now() - start, tot.slowest,
-              tot.slowest_call.c_str());
+  cr_log_info(
+      "sweep: %zu files, %llu calls, %llu ranks (%llu failed with a reason), %.1f s; slowest call %.3f s "
+      "(%s)",
+      files.size(), static_cast<unsigned long long>(tot.calls), static_cast<unsigned long long>(tot.ranks),
+      static_cast<unsigned long long>(tot.failed_ranks), Now() - start, tot.slowest,
+      tot.slowest_call.c_str());
 }
