@@ -5,8 +5,6 @@
 
 #include "plan/plan_auto.h"
 
-#include "base/text_writer.h"
-
 namespace numabind::core {
 
 namespace {
@@ -109,17 +107,6 @@ void TakeUnit(const PlanBasis& b, const uint64_t* slot_nodes, uint32_t u, RankPl
 }
 
 }  // namespace
-
-// Child-safe: returns a string literal.
-const char* CacheName(const PlanBasis& basis) {
-  switch (basis.llc_level) {
-    case 1: return "L1";
-    case 2: return "L2";
-    case 3: return "L3";
-    case 4: return "L4";
-    default: return "cache domain";
-  }
-}
 
 namespace {
 
@@ -272,19 +259,6 @@ void PlaceAuto(const PlanBasis& b, const PlanSlot& slot, uint64_t index, uint64_
     for (uint32_t w = 0; w < b.node_words; ++w) out->nodes[w] = slot_nodes[w];
 }
 
-namespace {
-
-// " of node N", or " outside every node" for CPUs that have none (kNoNode in AddAutoUnits). Child-safe.
-void OfNode(TextWriter* w, uint32_t node) {
-  if (node == 0xffffffffu) {
-    w->Str(" outside every node");
-    return;
-  }
-  w->Str(" of node "), w->Uint(node);
-}
-
-}  // namespace
-
 // Child-safe: pure arithmetic.
 bool AutoDeviceBlock(const PlanBasis& b, uint32_t rank, uint32_t n, uint32_t* first, uint32_t* count) {
   if (b.policy != PolicyKind::kAuto || b.spread_in_blocks || b.slot_count == 0 || n == 0 ||
@@ -318,39 +292,8 @@ void PlaceAutoBlock(const PlanBasis& b, uint32_t first, uint32_t count, uint32_t
   }
   if (CountBits(out->nodes, b.node_words) == 0)  // CPUs outside every node: the slots' nodes
     for (uint32_t t = first; t < first + count && t < b.slot_count; ++t)
-      for (uint32_t w = 0; w < b.node_words; ++w) out->nodes[w] |= b.slot_nodes[t * b.node_words + w];
-}
-
-// Child-safe: writes only into buf.
-size_t FormatAutoShare(const PlanBasis& basis, const AutoShare& s, char* buf, size_t cap) {
-  TextWriter w{buf, cap, 0};
-  if (cap > 0) buf[0] = '\0';
-  switch (s.grain) {
-    case AutoGrain::kNodes:
-      if (s.taken == 1 && s.node == 0xffffffffu) return w.Str("every CPU outside the nodes"), w.len;
-      if (s.taken == 1) return w.Str("whole node "), w.Uint(s.node), w.len;
-      if (s.taken == s.of) return w.Str("all "), w.Uint(s.of), w.Str(" nodes"), w.len;
-      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" nodes");
-      return w.len;
-    case AutoGrain::kCaches:
-      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Put(' '), w.Str(CacheName(basis));
-      OfNode(&w, s.node);
-      return w.len;
-    case AutoGrain::kCores:
-      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" cores");
-      OfNode(&w, s.node);
-      return w.len;
-    case AutoGrain::kThreads:
-      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" threads of one core"), OfNode(&w, s.node);
-      return w.len;
-    case AutoGrain::kShared:
-      w.Str("1 thread shared by "), w.Uint(s.sharers), w.Str(" ranks (");
-      if (s.node == 0xffffffffu) w.Str("no node");
-      if (s.node != 0xffffffffu) w.Str("node "), w.Uint(s.node);
-      w.Put(')');
-      return w.len;
-  }
-  return w.len;
+      for (uint32_t w = 0; w < b.node_words; ++w)
+        out->nodes[w] |= b.slot_nodes[static_cast<uint64_t>(t) * b.node_words + w];
 }
 
 }  // namespace numabind::core

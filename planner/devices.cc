@@ -146,6 +146,14 @@ bool IsAccelerator(const PciDevice& d) {
   }
 }
 
+void DropFarDevices(const Topology& topo, std::vector<PciDevice>* devices) {
+  NodeSet near = topo.NodesWithAllowedCpus();
+  devices->erase(
+      std::remove_if(devices->begin(), devices->end(),
+                     [&](const PciDevice& d) { return d.locality_known && !d.nodes.Intersects(near); }),
+      devices->end());
+}
+
 bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* const* env,
                    std::vector<PciDevice>* out, std::string* err) {
   out->clear();

@@ -42,6 +42,11 @@ bool IsAccelerator(const PciDevice& d);
 bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* const* env,
                    std::vector<PciDevice>* out, std::string* err);
 
+/// auto: drops the devices near no allowed CPU (another job's socket, an allocation that left their node
+/// out); with none left, auto plans the CPUs alone rather than failing (issue 17). Devices of unknown
+/// locality stay.
+void DropFarDevices(const Topology& topo, std::vector<PciDevice>* devices);
+
 }  // namespace numabind::core
 
 #endif  // NUMABIND_PLANNER_DEVICES_H_

@@ -76,30 +76,6 @@ std::vector<int32_t> Touched(const Topology& topo, const CpuSet& cpus, int32_t T
 
 bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
 
-// auto: devices near no allowed CPU are another job's (a Slurm allocation of one socket) or out of reach;
-// the ones near allowed CPUs are driven, and with none left auto plans the CPUs alone rather than failing
-// (issue 17). Devices of unknown locality stay.
-void DropFarDevices(const Topology& topo, std::vector<PciDevice>* devices) {
-  NodeSet near = topo.NodesWithAllowedCpus();
-  devices->erase(
-      std::remove_if(devices->begin(), devices->end(),
-                     [&](const PciDevice& d) { return d.locality_known && !d.nodes.Intersects(near); }),
-      devices->end());
-}
-
-// The nodes memory may go on: the allowed ones (cpuset.mems) that hold ordinary memory, else every allowed
-// one, else every node with CPUs (a topology without an allowed node set).
-NodeSet MemoryNodes(const Topology& topo) {
-  NodeSet ordinary, allowed;
-  for (const TopoNode& n : topo.nodes) {
-    if (!topo.allowed_nodes.Has(n.os)) continue;
-    allowed.Set(n.os);
-    if (n.subtype.empty() || n.subtype == "DRAM") ordinary.Set(n.os);
-  }
-  if (!ordinary.Empty()) return ordinary;
-  return allowed.Empty() ? topo.CpuNodes() : allowed;
-}
-
 }  // namespace
 
 namespace {
@@ -166,7 +142,7 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const numabind_prepare_request
   CpuSet orphans = topo.allowed.Minus(topo.CpusOfNodes(cpu_nodes));
   // Memory may go only on the nodes the cgroup allows (cpuset.mems): a node set outside them fails
   // set_mempolicy, and an empty one (CPUs outside every node) binds nothing.
-  NodeSet memory_nodes = MemoryNodes(topo);
+  NodeSet memory_nodes = topo.MemoryNodes();
   std::vector<Target> targets;
   bool spread = devices.empty();
   if (devices.empty()) {

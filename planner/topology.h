@@ -114,6 +114,9 @@ struct Topology {
   CpuSet CpusOfNodes(const NodeSet& nodes) const;
   /// Local nodes of the CPUs in `cpus` (node numbers).
   NodeSet NodesOfCpus(const CpuSet& cpus) const;
+  /// The nodes memory may go on: the allowed ones (cpuset.mems) that hold ordinary memory, else every
+  /// allowed one, else every node with CPUs (a topology without an allowed node set).
+  NodeSet MemoryNodes() const;
   /// Every node number the topology has, plus one (0 when it has none).
   uint32_t NodeLimit() const;
 };
