@@ -76,6 +76,10 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
   std::string where = devices > 0 ? Plural(devices, "device", "devices") + " on " : "no devices, ";
   where +=
       nodes.Empty() ? "CPUs outside every node" : (nodes.Count() == 1 ? "node " : "nodes ") + nodes.ToList();
+  bool outside = false;  // allowed CPUs in no node: an item of their own among the nodes (AddAutoUnits)
+  for (uint32_t u = 0; basis.unit_domains != nullptr && u < basis.unit_count; ++u)
+    outside |= basis.unit_domains[3 * static_cast<uint64_t>(u)] == kNoNode;
+  if (outside && !nodes.Empty()) where += " and the CPUs outside them";
   if (unknown) where += " (locality unknown)";
   std::string line = "auto: " + where + ", " + Plural(nranks, "rank", "ranks") + " -> ";
   if (shares.empty()) return line + "no rank placed";
