@@ -4,6 +4,7 @@
 
 #include <hwloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <string>
 
@@ -22,15 +23,19 @@ std::string XmlVersionHint(const std::string& path) {
   head[n] = '\0';
   std::string text(head);
   size_t at = text.find("<topology version=\"");
-  unsigned major = 0, minor = 0;
-  if (at == std::string::npos || sscanf(text.c_str() + at + 19, "%u.%u", &major, &minor) != 2) return "";
-  unsigned ours = hwloc_get_api_version() >> 16;  // the major version of the running hwloc
+  if (at == std::string::npos) return "";
+  char* end = nullptr;
+  unsigned long major = strtoul(text.c_str() + at + 19, &end, 10);
+  if (end == text.c_str() + at + 19 || *end != '.') return "";
+  unsigned long minor = strtoul(end + 1, &end, 10);
+  unsigned long ours = hwloc_get_api_version() >> 16;  // the major version of the running hwloc
   if (major <= ours) return "";
   char hint[256];
   snprintf(
       hint, sizeof hint,
-      " (the file is hwloc XML version %u.%u; the hwloc %u numabind runs with reads version %u files: write "
-      "it again with hwloc %u's `lstopo --of v2xml`)",
+      " (the file is hwloc XML version %lu.%lu; the hwloc %lu numabind runs with reads version %lu files: "
+      "write "
+      "it again with hwloc %lu's `lstopo --of v2xml`)",
       major, minor, ours, ours, major);
   return hint;
 }

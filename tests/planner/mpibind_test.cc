@@ -111,7 +111,10 @@ Topology Restricted(const Case& c) {
                      : c.machine == "epyc-corona" ? "mpibind-epyc-corona.xml"
                      : c.machine == "coral-ea"    ? "mpibind-coral-ea-hwloc1.xml"
                                                   : "mpibind-cts1-quartz-smt1.xml";
-  Topology t = Load(TopologyFile(file), true);
+  static std::map<std::string, Topology> loaded;  // each file once: loading costs more than planning
+  auto it = loaded.find(file);
+  if (it == loaded.end()) it = loaded.emplace(file, Load(TopologyFile(file), true)).first;
+  Topology t = it->second;
   if (!c.restrict_set.empty())
     t.allowed.IntersectWith(c.restrict_type == 0 ? Parse(c.restrict_set)
                                                  : t.CpusOfNodes(Parse(c.restrict_set)));
