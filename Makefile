@@ -245,7 +245,7 @@ bench: deps
 readme-vars: $(CLI)
 	BUILD=$(BUILD) scripts/readme-vars.sh --update README.md
 
-# The planner sweep at full size: every rank count 1..1000 (make test samples 23 of them;
+# The planner sweep at full size: every rank count 1..1000 (make test samples 20 of them;
 # tests/planner/sweep_test.cc). About 30 s.
 .PHONY: sweep
 sweep: $(BUILD)/tests/planner_test

@@ -2,7 +2,8 @@
 //
 // The sweep (issue 17): every topology file of tests/data/topologies and its hwloc/ folder (a
 // representative set of hwloc's own test files), with and without devices, every policy but the maps,
-// 1 to 1,000 ranks (sampled: NUMABIND_SWEEP_FULL=1, `make sweep`, runs every count), and the invariants:
+// 1 to 1,000 ranks (20 counts sampled; NUMABIND_SWEEP_FULL=1, `make sweep`, runs every count), and the
+// invariants:
 //   - a rank placed has CPUs and memory nodes (no empty set with success), all of them allowed;
 //   - never a memory-only node (KNL MCDRAM, HBM, CXL memory, GPU memory: a node whose subtype says so);
 //   - exclusive: ranks of one place never share a CPU;
@@ -64,7 +65,7 @@ std::vector<uint32_t> RankCounts() {
     return n;
   }
   for (uint32_t i = 1; i <= 12; ++i) n.push_back(i);
-  for (uint32_t i : {16u, 24u, 32u, 48u, 64u, 100u, 128u, 250u, 384u, 512u, 1000u}) n.push_back(i);
+  for (uint32_t i : {16u, 24u, 32u, 48u, 64u, 100u, 128u, 1000u}) n.push_back(i);  // ASan: ~10 s
   return n;
 }
 
