@@ -267,6 +267,12 @@ bench: deps
 readme-vars: $(CLI)
 	BUILD=$(BUILD) scripts/readme-vars.sh --update README.md
 
+# The planner sweep at full size: every rank count 1..1000 (make test samples 20 of them;
+# tests/planner/sweep_test.cc). About 30 s.
+.PHONY: sweep
+sweep: $(BUILD)/tests/planner_test
+	NUMABIND_SWEEP_FULL=1 BUILD=$(BUILD) $(BUILD)/tests/planner_test --filter 'sweep/*' --verbose=1 -j1
+
 # The table of auto's decisions in tests/data/topologies/README.md (tests/cli/auto_table_test.cc checks it).
 .PHONY: auto-table
 auto-table: $(CLI)

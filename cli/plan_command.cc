@@ -54,6 +54,7 @@ struct RankRow {
   uint32_t rank;
   bool ok;
   std::string device, nodes, cpus, memory, nics, error;
+  uint32_t more_devices = 0;         ///< auto with fewer ranks than devices: the block's other devices
   std::string share;                 ///< auto: what share of its group the rank got
   std::vector<std::string> exports;  ///< NUMABIND_EXPORT's "NAME=value" entries
   std::string note;                  ///< what was asked for and not exported, and why
@@ -130,6 +131,7 @@ PlanRows PlaceRanks(const core::PlanBasis& basis, uint32_t nranks, const config:
     row.ok = core::ComputeRankPlan(basis, r, nranks, &plan);
     if (row.ok) {
       row.device = plan.device != nullptr ? plan.device : "";
+      row.more_devices = plan.device_count > 1 ? plan.device_count - 1 : 0;
       row.nodes = FormatBits(nodes);
       row.cpus = FormatBits(cpus);
       row.memory = core::MemoryName(plan.memory);
@@ -223,8 +225,11 @@ void PrintRows(const PlanRows& plan, const config::Config& cfg, FILE* out) {
   if (cfg.exports != 0) table[0].push_back("exports");
   for (const RankRow& row : plan.rows) {
     if (row.ok) {
-      table.push_back(
-          {std::to_string(row.rank), row.device.empty() ? "-" : row.device, row.nodes, row.cpus, row.memory});
+      table.push_back({std::to_string(row.rank),
+                       row.device.empty()      ? "-"
+                       : row.more_devices == 0 ? row.device
+                                               : row.device + "+" + std::to_string(row.more_devices),
+                       row.nodes, row.cpus, row.memory});
       if (plan.is_auto) table.back().push_back(row.share);
       if (plan.any_nics) table.back().push_back(row.nics.empty() ? "-" : row.nics);
       if (cfg.exports != 0) table.back().push_back(JoinExports(row));

@@ -5,8 +5,6 @@
 
 #include "plan/plan_auto.h"
 
-#include "base/text_writer.h"
-
 namespace numabind::core {
 
 namespace {
@@ -110,18 +108,64 @@ void TakeUnit(const PlanBasis& b, const uint64_t* slot_nodes, uint32_t u, RankPl
 
 }  // namespace
 
-// Child-safe: returns a string literal.
-const char* CacheName(const PlanBasis& basis) {
-  switch (basis.llc_level) {
-    case 1: return "L1";
-    case 2: return "L2";
-    case 3: return "L3";
-    case 4: return "L4";
-    default: return "cache domain";
+namespace {
+
+// Rank `index` of `count` > nodes of units [*a, *e): every node one rank, the other ranks in proportion to
+// the nodes' cores beyond their first (threads when ranks outnumber cores), by cumulative rounding: the
+// ranks before node j are j + round(extra * weight before j / total), so each node's count is its quota
+// rounded down or up and the counts add up to `count`. Narrows [*a, *e) to the rank's node and sets *sub
+// (its index there) and *there (the node's ranks). Child-safe: pure arithmetic.
+void PerNode(const PlanBasis& b, uint64_t index, uint64_t count, uint32_t* a, uint32_t* e, uint64_t* sub,
+             uint64_t* there) {
+  bool by_threads = count > static_cast<uint64_t>(*e - *a);
+  uint64_t nodes = CountItems(b, *a, *e, 0), total = 0, weight = 0;
+  for (uint32_t u = *a; u < *e; ++u) {
+    weight += Weight(b, u, by_threads);
+    if (u + 1 < *e && Key(b, u + 1, 0) == Key(b, u, 0)) continue;
+    total += weight - 1, weight = 0;  // a node of one core (or thread) takes its one rank only
   }
+  bool flat = total == 0 || total > 0x3fffffffull;  // equal weights; or absurd counts (2*extra*w fits)
+  uint64_t extra = count - nodes, before = 0, k = 0;
+  auto ranks_before = [&](uint64_t node, uint64_t w) {
+    uint64_t t = flat ? nodes : total, x = flat ? node : w;
+    return node + (2 * extra * x + t) / (2 * t);
+  };
+  uint32_t start = *a;
+  for (uint32_t u = *a; u < *e; ++u) {
+    weight += Weight(b, u, by_threads);
+    if (u + 1 < *e && Key(b, u + 1, 0) == Key(b, u, 0)) continue;
+    uint64_t lo = ranks_before(k, before), hi = ranks_before(k + 1, before + weight - 1);
+    if (index >= lo && index < hi) {
+      *sub = index - lo, *there = hi - lo, *a = start, *e = u + 1;
+      return;
+    }
+    before += weight - 1, weight = 0, ++k, start = u + 1;
+  }
+  *sub = 0, *there = 0;  // extra * total overflowed: only from a malformed block
 }
 
-namespace {
+// Whether units [ua, ue) of [a, e) are whole items of `level` (nothing of their first or last item left
+// out). Child-safe: pure arithmetic.
+bool Whole(const PlanBasis& b, uint32_t a, uint32_t e, uint32_t ua, uint32_t ue, uint32_t level) {
+  return ua < ue && (ua == a || Key(b, ua - 1, level) != Key(b, ua, level)) &&
+         (ue == e || Key(b, ue, level) != Key(b, ue - 1, level));
+}
+
+// Whether blocks of whole caches give each of `ranks` ranks of node units [a, e) an equal share (within one
+// core: what the cores' own blocks give). Child-safe: pure arithmetic.
+bool CachesBalance(const PlanBasis& b, uint32_t a, uint32_t e, uint64_t ranks) {
+  uint64_t caches = CountItems(b, a, e, 1), cores = e - a, lo = cores / ranks,
+           hi = (cores + ranks - 1) / ranks;
+  if (ranks > caches) return false;
+  for (uint64_t k = 0; k < ranks; ++k) {
+    uint64_t first, len;
+    uint32_t ua, ue;
+    Block(k, ranks, caches, &first, &len);
+    ItemUnits(b, a, e, 1, first, first + len, &ua, &ue);
+    if (ue - ua < lo || ue - ua > hi) return false;
+  }
+  return true;
+}
 
 // PlaceAuto without its fallback for nodes. Child-safe: arithmetic on the basis, writes only into *out.
 void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes, uint64_t index,
@@ -131,29 +175,49 @@ void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes,
   s.group_ranks = static_cast<uint32_t>(count);
   uint32_t a = slot.first_unit, e = slot.first_unit + slot.unit_count;
   s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
-  for (uint32_t level = 0; level < kLevels; ++level) {
-    uint32_t items = CountItems(b, a, e, level);
+  uint32_t nodes = CountItems(b, a, e, 0);
+  if (count <= nodes) {  // fewer ranks than nodes: blocks of whole nodes
+    uint64_t first, len;
     uint32_t ua, ue;
-    if (count <= items) {
-      uint64_t first, len;
-      Block(index, count, items, &first, &len);
-      ItemUnits(b, a, e, level, first, first + len, &ua, &ue);
-      for (uint32_t u = ua; u < ue; ++u) TakeUnit(b, slot_nodes, u, out);
-      s.grain = static_cast<AutoGrain>(level);
-      s.taken = static_cast<uint32_t>(len), s.of = items, s.sharers = static_cast<uint32_t>(count);
-      s.node = b.unit_domains[3 * static_cast<uint64_t>(ua < e ? ua : a)];
-      return;
+    Block(index, count, nodes, &first, &len);
+    ItemUnits(b, a, e, 0, first, first + len, &ua, &ue);
+    for (uint32_t u = ua; u < ue; ++u) TakeUnit(b, slot_nodes, u, out);
+    s.grain = AutoGrain::kNodes;
+    s.taken = static_cast<uint32_t>(len), s.of = nodes, s.sharers = static_cast<uint32_t>(count);
+    s.node = b.unit_domains[3 * static_cast<uint64_t>(ua < e ? ua : a)];
+    return;
+  }
+  uint64_t sub, there;
+  PerNode(b, index, count, &a, &e, &sub, &there);
+  if (there == 0 || sub >= there) return;  // only from a malformed block: no CPUs, the caller says so
+  s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
+  uint32_t cores = e - a;
+  if (there <= cores) {  // equal shares of the node's cores, lower ranks one more; caches whole if so cut
+    uint64_t first, len;
+    uint32_t ua, ue;
+    if (there > 1 && CachesBalance(b, a, e, there)) {  // whole caches that are equal shares too
+      Block(sub, there, CountItems(b, a, e, 1), &first, &len);
+      ItemUnits(b, a, e, 1, first, first + len, &ua, &ue);
+    } else {
+      Block(sub, there, cores, &first, &len);
+      ua = a + static_cast<uint32_t>(first), ue = ua + static_cast<uint32_t>(len);
     }
-    uint64_t sub, there;
+    for (uint32_t u = ua; u < ue; ++u) TakeUnit(b, slot_nodes, u, out);
+    s.sharers = static_cast<uint32_t>(there);
+    if (there == 1) {
+      s.grain = AutoGrain::kNodes, s.taken = 1, s.of = nodes;
+    } else if (Whole(b, a, e, ua, ue, 1)) {
+      s.grain = AutoGrain::kCaches, s.taken = CountItems(b, ua, ue, 1), s.of = CountItems(b, a, e, 1);
+    } else {
+      s.grain = AutoGrain::kCores, s.taken = ue - ua, s.of = cores;
+    }
+    return;
+  }
+  // More ranks than the node has cores: by caches, then cores in proportion to their threads.
+  index = sub, count = there;
+  for (uint32_t level = 1; level < kLevels; ++level) {
     Weigh(b, level, index, count, &a, &e, &sub, &there);
-    if (there == 0 || sub >= there) return;  // only from a malformed block: no CPUs, the caller says so
-    if (there == 1) {                        // alone in its item: the whole item
-      for (uint32_t u = a; u < e; ++u) TakeUnit(b, slot_nodes, u, out);
-      s.grain = static_cast<AutoGrain>(level);
-      s.taken = 1, s.of = items, s.sharers = static_cast<uint32_t>(count);
-      s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
-      return;
-    }
+    if (there == 0 || sub >= there) return;
     index = sub, count = there;
   }
   // More ranks than cores: the threads of core `a` shared out among its `count` ranks.
@@ -168,7 +232,6 @@ void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes,
     s.grain = AutoGrain::kThreads, s.taken = static_cast<uint32_t>(len),
     s.sharers = static_cast<uint32_t>(count);
   } else {
-    uint64_t sub, there;
     Spread(index, count, threads, &first, &sub, &there);
     len = 1;
     s.grain = AutoGrain::kShared, s.taken = 1, s.sharers = static_cast<uint32_t>(there);
@@ -196,32 +259,41 @@ void PlaceAuto(const PlanBasis& b, const PlanSlot& slot, uint64_t index, uint64_
     for (uint32_t w = 0; w < b.node_words; ++w) out->nodes[w] = slot_nodes[w];
 }
 
-// Child-safe: writes only into buf.
-size_t FormatAutoShare(const PlanBasis& basis, const AutoShare& s, char* buf, size_t cap) {
-  TextWriter w{buf, cap, 0};
-  if (cap > 0) buf[0] = '\0';
-  switch (s.grain) {
-    case AutoGrain::kNodes:
-      if (s.taken == 1) return w.Str("whole node "), w.Uint(s.node), w.len;
-      if (s.taken == s.of) return w.Str("all "), w.Uint(s.of), w.Str(" nodes"), w.len;
-      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" nodes");
-      return w.len;
-    case AutoGrain::kCaches:
-      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Put(' '), w.Str(CacheName(basis));
-      w.Str(" of node "), w.Uint(s.node);
-      return w.len;
-    case AutoGrain::kCores:
-      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" cores of one "), w.Str(CacheName(basis));
-      w.Str(" of node "), w.Uint(s.node);
-      return w.len;
-    case AutoGrain::kThreads:
-      w.Uint(s.taken), w.Str(" of "), w.Uint(s.of), w.Str(" threads of one core of node "), w.Uint(s.node);
-      return w.len;
-    case AutoGrain::kShared:
-      w.Str("1 thread shared by "), w.Uint(s.sharers), w.Str(" ranks (node "), w.Uint(s.node), w.Put(')');
-      return w.len;
+// Child-safe: pure arithmetic.
+bool AutoDeviceBlock(const PlanBasis& b, uint32_t rank, uint32_t n, uint32_t* first, uint32_t* count) {
+  if (b.policy != PolicyKind::kAuto || b.spread_in_blocks || b.slot_count == 0 || n == 0 ||
+      n >= b.slot_count || b.slots[0].device[0] == '\0')
+    return false;
+  uint64_t f, len;
+  Block(rank < n ? rank : n - 1, n, b.slot_count, &f, &len);
+  *first = static_cast<uint32_t>(f), *count = static_cast<uint32_t>(len);
+  return true;
+}
+
+// Child-safe: arithmetic on the basis, writes only into *out and its storage.
+void PlaceAutoBlock(const PlanBasis& b, uint32_t first, uint32_t count, uint32_t rank, uint32_t n,
+                    RankPlan* out) {
+  for (uint32_t w = 0; w < b.node_words; ++w) out->nodes[w] = 0;
+  uint64_t per = b.slot_count / n, extra = b.slot_count % n;
+  auto rank_of = [&](uint64_t slot) {  // the rank whose block holds `slot` (Block's inverse)
+    return slot < extra * (per + 1) ? slot / (per + 1) : extra + (slot - extra * (per + 1)) / per;
+  };
+  for (uint32_t t = first; t < first + count && t < b.slot_count; ++t) {
+    bool seen = false;  // a group once, however many of the block's slots it holds
+    for (uint32_t q = first; q < t; ++q) seen |= b.slots[q].group == b.slots[t].group;
+    if (seen) continue;
+    uint64_t index = 0, sharing = 0, last = ~uint64_t{0};
+    for (uint32_t u = 0; u < b.slot_count; ++u) {
+      if (b.slots[u].group != b.slots[t].group || rank_of(u) == last) continue;
+      last = rank_of(u), ++sharing;
+      if (last < rank) ++index;
+    }
+    Place(b, b.slots[t], b.slot_nodes + static_cast<uint64_t>(t) * b.node_words, index, sharing, out);
   }
-  return w.len;
+  if (CountBits(out->nodes, b.node_words) == 0)  // CPUs outside every node: the slots' nodes
+    for (uint32_t t = first; t < first + count && t < b.slot_count; ++t)
+      for (uint32_t w = 0; w < b.node_words; ++w)
+        out->nodes[w] |= b.slot_nodes[static_cast<uint64_t>(t) * b.node_words + w];
 }
 
 }  // namespace numabind::core

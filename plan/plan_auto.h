@@ -1,18 +1,18 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// NUMABIND_POLICY=auto: one policy for any machine, after LLNL's mpibind. Ranks are grouped as for the
-// other policies: with devices, the ranks whose devices share NUMA nodes (node-local); without devices,
-// every rank over every node with allowed CPUs. Each group's ranks then share its CPUs out level by level
-// (nodes, last-level caches, physical cores, hardware threads), in CPU order:
+// NUMABIND_POLICY=auto: one policy for any machine, after LLNL's mpibind (docs/auto.md). Ranks are grouped
+// as for the other policies: with devices, the ranks whose devices share NUMA nodes (node-local); without
+// devices, every rank over every node with allowed CPUs (and allowed CPUs outside every node). Each group's
+// ranks share its physical cores out, equal shares first:
 //
-//   at a level with at least as many items as ranks, each rank takes a contiguous block of whole items
-//   (items/ranks each, lower ranks one more for the remainder) and stops there;
-//   with fewer items than ranks, the ranks go to the items in contiguous blocks (lower items one more)
-//   and each item's ranks share it out at the next level;
-//   more ranks than a core has threads share its threads (the only overlap, and only when oversubscribed).
+//   fewer ranks than nodes: each rank a contiguous block of whole nodes (lower ranks one more);
+//   otherwise every node one rank and the others in proportion to the nodes' cores beyond their first
+//   (cumulative rounding: each node gets its quota rounded down or up); the ranks of a node take
+//   contiguous equal shares of its cores (lower ranks one more), as blocks of whole last-level caches when
+//   those are equal shares too;
+//   more ranks than a node has cores: by caches and cores in proportion to their threads, and the ranks
+//   of one core share its threads (the only overlap, and only when oversubscribed).
 //
-// So one rank per device node gets the whole node; several get exclusive blocks of whole caches, and a
-// cache is split only when its node has more ranks than caches; no rank ever spans part of a cache.
 // Memory-only NUMA nodes (KNL MCDRAM, HBM, CXL expanders, a Grace-Hopper GPU's memory) have no CPUs and are
 // never chosen; a rank's memory nodes are those of its CPUs. The decision is made per rank count in
 // ComputeRankPlan, from units the planner prepared (plan_auto_prepare.cc): physical cores with their node
@@ -34,6 +34,17 @@ namespace numabind::core {
 /// out->nodes to its CPUs' nodes (within the slot's nodes) and out->share. count >= 1, index < count.
 /// Child-safe: arithmetic on the basis.
 void PlaceAuto(const PlanBasis& basis, const PlanSlot& slot, uint64_t index, uint64_t count, RankPlan* out);
+
+/// auto with devices and fewer ranks than devices: rank `rank` of `n` drives a contiguous block of the
+/// slots (devices in bus order; lower ranks one more). Sets *first and *count and returns true; false
+/// (one slot per rank, r mod slots) otherwise. Child-safe.
+bool AutoDeviceBlock(const PlanBasis& basis, uint32_t rank, uint32_t n, uint32_t* first, uint32_t* count);
+
+/// Places rank `rank` of `n` that drives slots [first, first + count): in each group those slots belong
+/// to, its share (PlaceAuto) among the ranks whose blocks reach that group; its nodes are those of its
+/// CPUs. Child-safe: arithmetic on the basis.
+void PlaceAutoBlock(const PlanBasis& basis, uint32_t first, uint32_t count, uint32_t rank, uint32_t n,
+                    RankPlan* out);
 
 /// Writes what a rank got ("2 of 4 L3 of node 1", "1 of 2 threads of one core") into buf, always
 /// NUL-terminated; returns the length it needed. Child-safe.

@@ -118,6 +118,7 @@ void ClearPlan(const PlanBasis& basis, RankPlan* out) {
   out->label = "";
   out->device_vendor = 0;
   out->device_ordinal = -1;
+  out->device_slot = 0, out->device_count = 0;
   out->nics = "";
   out->error[0] = '\0';
   out->share = AutoShare{};
@@ -161,20 +162,40 @@ bool PlaceExclusive(const PlanBasis& basis, const PlanSlot& slot, const uint64_t
   return true;
 }
 
-// The rank's CPUs from its slot's units, by policy. Child-safe: writes only into *out.
-bool PlaceCpus(const PlanBasis& basis, const PlanSlot& slot, uint32_t rank, uint32_t n, RankPlan* out) {
+// auto: this rank's index among the ranks of the slots of its slot's group, ordered by slot then rank (the
+// ranks of one device take adjacent shares), and how many there are. Child-safe: pure arithmetic.
+void AutoIndex(const PlanBasis& basis, uint32_t s, uint32_t rank, uint32_t n, uint64_t* index,
+               uint64_t* count) {
+  *index = RanksOnSlot(basis, s, rank, n), *count = 0;
+  for (uint32_t t = 0; t < basis.slot_count; ++t) {
+    if (basis.slots[t].group != basis.slots[s].group) continue;
+    if (t < s) *index += RanksOnSlot(basis, t, n, n);
+    *count += RanksOnSlot(basis, t, n, n);
+  }
+}
+
+// The rank's CPUs from its slot's units (slot s), by policy; under auto with fewer ranks than devices, from
+// the block of `block` slots that starts at s. Child-safe: writes only into *out.
+bool PlaceCpus(const PlanBasis& basis, uint32_t s, uint32_t block, uint32_t rank, uint32_t n, RankPlan* out) {
+  const PlanSlot& slot = basis.slots[s];
   const uint64_t* units = basis.unit_cpus + static_cast<uint64_t>(slot.first_unit) * basis.cpu_words;
   switch (basis.policy) {
     case PolicyKind::kExclusive:
     case PolicyKind::kCoreComplex:
     case PolicyKind::kAuto: {
       uint64_t index, count;
-      IndexAmong(
-          basis, rank, n, [&](const PlanSlot& t) { return t.group == slot.group; }, &index, &count);
       if (basis.policy == PolicyKind::kAuto) {
-        PlaceAuto(basis, slot, index, count, out);
+        if (block > 0) {
+          PlaceAutoBlock(basis, s, block, rank, n, out);
+        } else {
+          AutoIndex(basis, s, rank, n, &index, &count);
+          PlaceAuto(basis, slot, index, count, out);
+        }
         return true;
       }
+      // exclusive and core-complex order the group's ranks by rank, as torch.
+      IndexAmong(
+          basis, rank, n, [&](const PlanSlot& t) { return t.group == slot.group; }, &index, &count);
       if (basis.policy == PolicyKind::kCoreComplex) {
         OrWords(out->cpus, units + (index % slot.unit_count) * basis.cpu_words, basis.cpu_words);
         return true;
@@ -214,8 +235,10 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   if (n == 0 && basis.slot_count > n) n = basis.slot_count;
   if (rank >= n) n = rank + 1 != 0 ? rank + 1 : rank;  // rank 4294967295: n = rank, slot clamped below
 
-  uint32_t s = SlotOf(basis, rank, n);
+  uint32_t s = SlotOf(basis, rank, n), block = 1;
+  if (!AutoDeviceBlock(basis, rank, n, &s, &block)) block = 0;  // auto: fewer ranks than devices
   const PlanSlot& slot = basis.slots[s];
+  out->device_slot = s, out->device_count = slot.device[0] != '\0' ? (block > 0 ? block : 1) : 0;
   out->device = slot.device;
   out->label = slot.label;
   out->device_vendor = slot.device_vendor;
@@ -229,7 +252,7 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   const uint64_t* slot_nodes = basis.slot_nodes + static_cast<uint64_t>(s) * basis.node_words;
   for (uint32_t i = 0; i < basis.node_words; ++i) out->nodes[i] = slot_nodes[i];
   if (slot.unit_count == 0) return NoAllowedCpus(basis, slot, rank, out);
-  if (!PlaceCpus(basis, slot, rank, n, out)) return false;
+  if (!PlaceCpus(basis, s, block, rank, n, out)) return false;
   if (CountBits(out->cpus, basis.cpu_words) == 0) return NoAllowedCpus(basis, slot, rank, out);
   return true;
 }

@@ -126,6 +126,9 @@ struct RankPlan {
   const char* label;       ///< points into the basis
   uint32_t device_vendor;  ///< the slot's (PlanSlot::device_vendor)
   int32_t device_ordinal;  ///< the slot's (PlanSlot::device_ordinal)
+  /// The rank drives the devices of slots [device_slot, device_slot + device_count): one slot, or under
+  /// auto with fewer ranks than devices a block of them (device, vendor and ordinal are the first's).
+  uint32_t device_slot, device_count;
   /// The rank's network rails, comma-separated "name:port" ("mlx5_0:1,mlx5_1:1"), nearest first; points
   /// into the basis; "" when the basis has none for it.
   const char* nics;

@@ -157,7 +157,7 @@ bool Lists(const char* list, uint32_t n) {
 }
 
 // CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES. Child-safe.
-void AddGpu(const RankPlan& plan, const char* const* env, Builder* b) {
+void AddGpu(const PlanBasis& basis, const RankPlan& plan, const char* const* env, Builder* b) {
   char quoted[kQuoted + 4];
   if (plan.device == nullptr || plan.device[0] == '\0') return b->Note("gpu: the rank has no device");
   if (plan.device_vendor == 0 || plan.device_ordinal < 0)
@@ -170,17 +170,28 @@ void AddGpu(const RankPlan& plan, const char* const* env, Builder* b) {
   uint32_t ordinal = static_cast<uint32_t>(plan.device_ordinal);
   const char* hip = plan.device_vendor == kAmd ? Lookup(env, "HIP_VISIBLE_DEVICES") : nullptr;
   if (hip != nullptr) return b->Note("gpu: HIP_VISIBLE_DEVICES=", Quote(hip, quoted), " is set: kept");
+  // auto with fewer ranks than devices: a block of slots, all of the first's vendor with known ordinals.
+  uint32_t last = plan.device_slot + (plan.device_count > 1 ? plan.device_count : 1);
+  if (last > basis.slot_count) last = plan.device_slot + 1;
+  for (uint32_t t = plan.device_slot + 1; t < last; ++t)
+    if (basis.slots[t].device_vendor != plan.device_vendor || basis.slots[t].device_ordinal < 0)
+      return b->Note("gpu: the rank's devices are not all ", var == nullptr ? "" : var, " devices");
   const char* v = Lookup(env, var);
   if (v != nullptr) {
     bool one = true;
     for (const char* p = v; *p != '\0'; ++p) one &= *p != ',';
     if (one) return b->Note("gpu: ", var, "=", Quote(v, quoted), " names one device already: kept");
-    if (!Lists(v, ordinal))
-      return b->Note("gpu: ", var, "=", Quote(v, quoted), " does not list the device: kept");
+    for (uint32_t t = plan.device_slot; t < last; ++t)
+      if (!Lists(v, t == plan.device_slot ? ordinal : static_cast<uint32_t>(basis.slots[t].device_ordinal)))
+        return b->Note("gpu: ", var, "=", Quote(v, quoted), " does not list the device: kept");
   }
   b->Str(var);
   b->Put('=');
   b->Num(ordinal);
+  for (uint32_t t = plan.device_slot + 1; t < last; ++t) {
+    b->Put(',');
+    b->Num(static_cast<uint32_t>(basis.slots[t].device_ordinal));
+  }
   b->End(var);
 }
 
@@ -209,7 +220,7 @@ size_t BuildRankEnv(const PlanBasis& basis, const RankPlan& plan, uint8_t export
   Builder b{buf, cap, 0, 0, 0, out};
   if ((exports & config::kExportOmp) != 0)
     AddOmp(basis, plan, (exports & config::kExportOmpCpus) != 0, env, &b);
-  if ((exports & config::kExportGpu) != 0) AddGpu(plan, env, &b);
+  if ((exports & config::kExportGpu) != 0) AddGpu(basis, plan, env, &b);
   if ((exports & config::kExportNic) != 0) AddNic(plan, env, &b);
   return b.need;
 }

@@ -9,7 +9,8 @@
 //             core of the rank's CPUs, SMT siblings together; omp-cpus: "{0},{1}", one per CPU) and
 //             OMP_PROC_BIND=close; each only when the rank's environment does not have it already
 //   gpu       CUDA_VISIBLE_DEVICES (NVIDIA) or ROCR_VISIBLE_DEVICES (AMD) = the rank's device's index in
-//             PCI bus order among that vendor's accelerators; kept, with a note, when the rank has no
+//             PCI bus order among that vendor's accelerators (a comma list for auto's blocks of devices,
+//             RankPlan::device_count); kept, with a note, when the rank has no
 //             device, or the variable already names one device, or names a list without this device
 //   nic       NCCL_IB_HCA ("=mlx5_0:1,mlx5_1:1": exact names) and UCX_NET_DEVICES ("mlx5_0:1,mlx5_1:1")
 //             from RankPlan::nics, each only when not set already

@@ -67,6 +67,12 @@ std::vector<PciDevice> Pick(const std::vector<PciDevice>& from, const std::vecto
   return out;
 }
 
+// Whether a VGA-class device is a compute GPU rather than a management or integrated adapter: hwloc put a
+// GPU or co-processor OS device under it (a file made with its GPU backends), or it sits on a PCIe link of
+// at least kComputeLinkGbps (a BMC's VGA is on one lane or plain PCI, integrated graphics on none).
+constexpr float kComputeLinkGbps = 4.0f;  // PCIe 3.0 x4; compute GPUs are x8 or x16
+bool ComputeEvidence(const PciDevice& d) { return d.gpu_osdev || d.link_gbps >= kComputeLinkGbps; }
+
 }  // namespace
 
 std::string FormatBusId(const config::BusId& id) {
@@ -96,11 +102,13 @@ bool IsAccelerator(const PciDevice& d) {
   switch (d.vendor) {
     case kNvidia:  // GPUs are VGA (0x0300) or 3D (0x0302) controllers; NVSwitch is a bridge.
       return d.class_id == 0x0300 || d.class_id == 0x0302;
-    case kAmd:  // Instinct: display-other (0x0380) or processing accelerator (0x12xx). An AMD/ATI VGA
-                // controller (0x0300) on a server is the management VGA (ES1000 and kin), never counted.
-      return d.class_id == 0x0380 || base == 0x12;
-    case kIntel:  // Data Center GPU Max/Flex: 0x0380 / 0x0302; the 0x0300 VGA class is client graphics.
-      return d.class_id == 0x0380 || d.class_id == 0x0302 || base == 0x12;
+    case kAmd:  // Instinct: display-other (0x0380) or processing accelerator (0x12xx); MI50/MI60 (Vega 20)
+                // report VGA (0x0300), as does a server's management VGA (ES1000 and kin): evidence decides.
+      return d.class_id == 0x0380 || base == 0x12 || (d.class_id == 0x0300 && ComputeEvidence(d));
+    case kIntel:  // Data Center GPU Max/Flex: 0x0380 / 0x0302; a VGA (0x0300) is integrated graphics unless
+                  // evidence says it is a discrete GPU.
+      return d.class_id == 0x0380 || d.class_id == 0x0302 || base == 0x12 ||
+             (d.class_id == 0x0300 && ComputeEvidence(d));
     case kHabana:  // Gaudi: every function it exposes is the accelerator.
       return true;
     case 0x1e52:  // Tenstorrent
@@ -113,6 +121,14 @@ bool IsAccelerator(const PciDevice& d) {
     default:  // ASPEED (0x1a03), Matrox (0x102b) and every other VGA: management adapters.
       return false;
   }
+}
+
+void DropFarDevices(const Topology& topo, std::vector<PciDevice>* devices) {
+  NodeSet near = topo.NodesWithAllowedCpus();
+  devices->erase(
+      std::remove_if(devices->begin(), devices->end(),
+                     [&](const PciDevice& d) { return d.locality_known && !d.nodes.Intersects(near); }),
+      devices->end());
 }
 
 bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* const* env,

@@ -34,9 +34,10 @@ std::string FormatBusId(const config::BusId& id);
 bool NormalizeBusId(const std::string& text, std::string* out);
 
 /// Whether `auto` picks this device: NVIDIA VGA/3D controllers, AMD Instinct (display-other or processing
-/// accelerator class; an AMD VGA controller on a server is a management adapter such as the ES1000),
-/// Intel data-centre GPUs (display-other/3D; not the VGA class of integrated and client graphics),
-/// Habana Gaudi, and processing accelerators of a few AI vendors. Never ASPEED, Matrox or other BMC VGA.
+/// accelerator class), Intel data-centre GPUs (display-other/3D), AMD and Intel VGA controllers with
+/// evidence of compute (a GPU OS device under them, or a PCIe link of 4 GB/s or more: MI50/MI60 report the
+/// VGA class; a management VGA such as the ES1000 and integrated graphics have neither), Habana Gaudi, and
+/// processing accelerators of a few AI vendors. Never ASPEED, Matrox or other BMC VGA.
 bool IsAccelerator(const PciDevice& d);
 
 /// The devices ranks use, in local-rank order. auto: accelerators of the topology (io_loaded), filtered
@@ -45,6 +46,11 @@ bool IsAccelerator(const PciDevice& d);
 /// PCI devices, and a device of unknown locality when it does not (synthetic topologies, no I/O data).
 bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* const* env,
                    std::vector<PciDevice>* out, std::string* err);
+
+/// auto: drops the devices near no allowed CPU (another job's socket, an allocation that left their node
+/// out); with none left, auto plans the CPUs alone rather than failing (issue 17). Devices of unknown
+/// locality stay.
+void DropFarDevices(const Topology& topo, std::vector<PciDevice>* devices);
 
 }  // namespace numabind::core
 

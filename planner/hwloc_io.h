@@ -1,7 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The hwloc side of I/O discovery, shared by topology_load.cc (PCI devices) and nics.cc (network devices):
-// the only files of numabind that include hwloc. hwloc's types are declared, not included, so that this
+// The hwloc side of I/O discovery, shared by topology_load.cc (PCI devices) and nics.cc (network devices),
+// and the hint for XML files of a newer hwloc (xml_version.cc): the only files of numabind that include
+// hwloc. hwloc's types are declared, not included, so that this
 // header stays free of hwloc for everything else.
 
 #ifndef NUMABIND_PLANNER_HWLOC_IO_H_
@@ -31,6 +32,10 @@ std::vector<std::string> PciBridges(hwloc_obj* obj);
 
 /// Fills out->nics from the OpenFabrics OS devices of a loaded topology (LoadOptions::nics).
 void ReadNics(hwloc_topology* topo, Topology* out);
+
+/// For an XML file hwloc could not load: " (the file is hwloc XML version 3.0, newer than hwloc 2.9.0
+/// here reads: ...)" when its format is newer than the running hwloc's; "" otherwise (xml_version.cc).
+std::string XmlVersionHint(const std::string& path);
 
 }  // namespace numabind::core
 

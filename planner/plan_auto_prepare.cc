@@ -74,7 +74,12 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
         NodeSet::FromWords(basis.slot_nodes + static_cast<uint64_t>(s) * basis.node_words, basis.node_words));
   }
   std::string where = devices > 0 ? Plural(devices, "device", "devices") + " on " : "no devices, ";
-  where += (nodes.Count() == 1 ? "node " : "nodes ") + nodes.ToList();
+  where +=
+      nodes.Empty() ? "CPUs outside every node" : (nodes.Count() == 1 ? "node " : "nodes ") + nodes.ToList();
+  bool outside = false;  // allowed CPUs in no node: an item of their own among the nodes (AddAutoUnits)
+  for (uint32_t u = 0; basis.unit_domains != nullptr && u < basis.unit_count; ++u)
+    outside |= basis.unit_domains[3 * static_cast<uint64_t>(u)] == kNoNode;
+  if (outside && !nodes.Empty()) where += " and the CPUs outside them";
   if (unknown) where += " (locality unknown)";
   std::string line = "auto: " + where + ", " + Plural(nranks, "rank", "ranks") + " -> ";
   if (shares.empty()) return line + "no rank placed";
@@ -97,7 +102,10 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
     taken_lo = std::min(taken_lo, s.taken), taken_hi = std::max(taken_hi, s.taken);
     of_hi = std::max(of_hi, s.of), sharers_hi = std::max(sharers_hi, s.sharers);
   }
-  if (devices > 0) {
+  if (devices > 0 && nranks < devices) {
+    uint32_t lo = devices / nranks, hi = (devices + nranks - 1) / nranks;
+    line += "device blocks (" + Range(lo, hi) + " devices per rank, the CPUs of the nodes they sit near)";
+  } else if (devices > 0) {
     line += per_group_hi <= 1 ? "node-local, one rank per device node"
                               : "exclusive (" + Range(per_group_lo, per_group_hi) + " ranks per device node)";
   } else {
@@ -114,8 +122,8 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
       line += ": " + taken + " whole " + cache + " per rank (of " + std::to_string(of_hi) + " per node)";
       break;
     case AutoGrain::kCores:
-      line += ": " + taken + (taken_hi == 1 ? " core" : " cores") + " per rank in one " + cache + " (up to " +
-              per + " ranks per " + cache + ")";
+      line += ": " + taken + (taken_hi == 1 ? " core" : " cores") + " per rank (up to " + per +
+              " ranks per node)";
       break;
     case AutoGrain::kThreads:
       line += ": " + taken + (taken_hi == 1 ? " thread" : " threads") + " per rank in one core (up to " +

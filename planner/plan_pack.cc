@@ -74,7 +74,10 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, b
   basis->total_bytes = total;
   if (policy.kind == PolicyKind::kAuto) {  // even without units: the received block is checked for it
     uint32_t* domains = reinterpret_cast<uint32_t*>(block + domains_off);
-    memcpy(domains, extra.domains.data(), extra.domains.size() * sizeof(uint32_t));
+    // No units (no rank can be placed) leaves the vector empty and its data() null: memcpy's arguments must
+    // not be null even for 0 bytes (UBSan: "null pointer passed as argument 2").
+    if (!extra.domains.empty())
+      memcpy(domains, extra.domains.data(), extra.domains.size() * sizeof(uint32_t));
     basis->unit_domains = domains;
   }
   basis->llc_level = extra.llc_level;

@@ -56,6 +56,7 @@ int32_t Ordinal(const Topology& topo, const PciDevice& d) {
 }
 
 std::string NodeLabel(const NodeSet& nodes, bool unknown) {
+  if (nodes.Empty()) return "CPUs outside every node";  // a file exported inside a cgroup (issue 17)
   std::string l = "node " + nodes.ToList();
   if (unknown) l += " (locality unknown)";
   return l;
@@ -230,10 +231,13 @@ void CacheUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* 
 }
 
 /// The units the policy cuts group g's CPUs into, appended to *units.
-void GroupUnits(const Topology& topo, PolicyKind kind, Group* g, std::vector<CpuSet>* units,
-                AutoUnits* extra) {
+/// orphans: allowed CPUs that belong to no node of the topology (a file exported inside a cgroup that left
+/// their node out), which auto's one group without devices takes too (issue 17: they sat idle); else null.
+void GroupUnits(const Topology& topo, PolicyKind kind, const CpuSet* orphans, Group* g,
+                std::vector<CpuSet>* units, AutoUnits* extra) {
   // The CPUs this group may use: its nodes' allowed CPUs; every allowed CPU when the locality is unknown.
   CpuSet scope = g->unknown ? topo.allowed : topo.CpusOfNodes(g->nodes).IntersectWith(topo.allowed);
+  if (orphans != nullptr) scope.UnionWith(*orphans);
   g->label = NodeLabel(g->nodes, g->unknown);
   g->mem_nodes = g->nodes;
   g->first_unit = static_cast<uint32_t>(units->size());
@@ -251,15 +255,18 @@ void GroupUnits(const Topology& topo, PolicyKind kind, Group* g, std::vector<Cpu
   g->unit_count = static_cast<uint32_t>(units->size()) - g->first_unit;
 }
 
-/// One slot per target, with its group's units and memory nodes.
+/// One slot per target, with its group's units and memory nodes. Memory may go only on the nodes the cgroup
+/// allows (cpuset.mems, memory_nodes): a node set outside them fails set_mempolicy, and an empty one (CPUs
+/// outside every node) binds nothing.
 std::vector<Draft> TargetDrafts(const std::vector<Target>& targets, const std::vector<Group>& groups,
-                                const std::vector<int32_t>& group_of) {
+                                const std::vector<int32_t>& group_of, const NodeSet& memory_nodes) {
   std::vector<Draft> drafts;
   for (size_t i = 0; i < targets.size(); ++i) {
     const Group& g = groups[group_of[i]];
     Draft d;
     d.group = group_of[i];
-    d.nodes = g.mem_nodes;
+    d.nodes = g.mem_nodes.Intersect(memory_nodes);
+    if (d.nodes.Empty()) d.nodes = memory_nodes;
     d.first_unit = g.first_unit;
     d.unit_count = g.unit_count;
     d.label = g.label;
@@ -288,13 +295,15 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request,
   }
   std::vector<PciDevice> devices;
   if (!SelectDevices(topo, DeviceSpecOf(request.devices), request.env, &devices, err)) return nullptr;
+  if (policy.kind == PolicyKind::kAuto) DropFarDevices(topo, &devices);
   std::vector<Target> targets = Targets(topo, devices);
   std::vector<int32_t> group_of;
-  std::vector<Group> groups =
-      GroupTargets(targets, policy.kind == PolicyKind::kAuto && devices.empty(), &group_of);
+  bool one_group = policy.kind == PolicyKind::kAuto && devices.empty();
+  std::vector<Group> groups = GroupTargets(targets, one_group, &group_of);
+  CpuSet orphans = topo.allowed.Minus(topo.CpusOfNodes(topo.CpuNodes()));
   AutoUnits extra;
-  for (Group& g : groups) GroupUnits(topo, policy.kind, &g, &units, &extra);
-  drafts = TargetDrafts(targets, groups, group_of);
+  for (Group& g : groups) GroupUnits(topo, policy.kind, one_group ? &orphans : nullptr, &g, &units, &extra);
+  drafts = TargetDrafts(targets, groups, group_of, topo.MemoryNodes());
   bool spread = devices.empty();  // without devices, ranks spread over the nodes in blocks
   return Pack(topo, policy, request.memory, spread, drafts, units, extra, request.want_nics, err);
 }

@@ -48,6 +48,17 @@ NodeSet Topology::NodesOfCpus(const CpuSet& cpus) const {
   return s;
 }
 
+NodeSet Topology::MemoryNodes() const {
+  NodeSet ordinary, permitted;
+  for (const TopoNode& n : nodes) {
+    if (!allowed_nodes.Has(n.os)) continue;
+    permitted.Set(n.os);
+    if (n.subtype.empty() || n.subtype == "DRAM") ordinary.Set(n.os);
+  }
+  if (!ordinary.Empty()) return ordinary;
+  return permitted.Empty() ? CpuNodes() : permitted;
+}
+
 uint32_t Topology::NodeLimit() const {
   uint32_t limit = 0;
   for (const TopoNode& n : nodes) limit = std::max(limit, n.os + 1);

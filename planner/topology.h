@@ -59,9 +59,11 @@ struct PciDevice {
   uint32_t domain = 0;
   uint32_t bus = 0, dev = 0, func = 0;
   uint32_t vendor = 0, device = 0;
-  uint32_t class_id = 0;  ///< class << 8 | subclass: 0x0300 VGA, 0x0302 3D, 0x0380 display, 0x1200 accel.
-  std::string bus_id;     ///< "0000:34:00.0"
-  std::string name;       ///< hwloc's PCIVendor/PCIDevice infos when the file has them
+  uint32_t class_id = 0;   ///< class << 8 | subclass: 0x0300 VGA, 0x0302 3D, 0x0380 display, 0x1200 accel.
+  std::string bus_id;      ///< "0000:34:00.0"
+  std::string name;        ///< hwloc's PCIVendor/PCIDevice infos when the file has them
+  float link_gbps = 0;     ///< hwloc's PCIe link speed (GB/s, width included); 0 when unknown or plain PCI
+  bool gpu_osdev = false;  ///< hwloc put a GPU or co-processor OS device under it (CUDA, OpenCL, RSMI...)
   bool locality_known = false;
   NodeSet nodes;  ///< node os numbers
   /// Bus ids of the PCI-to-PCI bridges above it (switch and root ports), nearest first; filled when NICs
@@ -112,6 +114,9 @@ struct Topology {
   CpuSet CpusOfNodes(const NodeSet& nodes) const;
   /// Local nodes of the CPUs in `cpus` (node numbers).
   NodeSet NodesOfCpus(const CpuSet& cpus) const;
+  /// The nodes memory may go on: the allowed ones (cpuset.mems) that hold ordinary memory, else every
+  /// allowed one, else every node with CPUs (a topology without an allowed node set).
+  NodeSet MemoryNodes() const;
   /// Every node number the topology has, plus one (0 when it has none).
   uint32_t NodeLimit() const;
 };

@@ -96,6 +96,10 @@ void ReadPci(hwloc_topology_t topo, Topology* out) {
     const char* device = hwloc_obj_get_info_by_name(obj, "PCIDevice");
     if (vendor) d.name = vendor;
     if (device) d.name += (d.name.empty() ? "" : " ") + std::string(device);
+    d.link_gbps = a.linkspeed;
+    for (hwloc_obj_t c = obj->io_first_child; c; c = c->next_sibling)
+      d.gpu_osdev |= c->type == HWLOC_OBJ_OS_DEVICE && (c->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU ||
+                                                        c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC);
     d.nodes = NearNodes(topo, obj, *out);
     d.locality_known = !d.nodes.Empty();
     d.bridges = PciBridges(obj);
@@ -130,7 +134,7 @@ uint64_t SyntheticPus(const std::string& desc, uint64_t cap) {
 }
 
 /// What hwloc is asked to discover (and what it must not do to the calling thread).
-void ConfigureDiscovery(hwloc_topology_t topo, const LoadOptions& options) {
+void ConfigureDiscovery(hwloc_topology_t topo, const char* spec, const LoadOptions& options) {
   // Keep disallowed PUs and nodes: the allowed set is read separately, and the planner must know a node's
   // CPUs even when some are not allowed (exclusive keeps SMT siblings together).
   hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
@@ -149,8 +153,11 @@ void ConfigureDiscovery(hwloc_topology_t topo, const LoadOptions& options) {
                                    options.all_pci ? HWLOC_TYPE_FILTER_KEEP_ALL
                                                    : HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   }
-  // HCAs are OS devices under their PCI function (disks, DMA channels and the rest are skipped later).
-  if (options.nics)
+  // HCAs are OS devices under their PCI function (disks, DMA channels and the rest are skipped later); a
+  // file's GPU OS devices tell a compute GPU of VGA class from a management VGA (devices.cc). A live machine
+  // has none (the GPU backends are off): its link speed tells them apart there.
+  if (options.nics ||
+      (options.pci && spec != nullptr && *spec != '\0' && strncmp(spec, "synthetic:", 10) != 0))
     hwloc_topology_set_type_filter(topo, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 }
 
@@ -307,13 +314,14 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
     return false;
   }
   hwloc_topology_t topo = h.topo;
-  ConfigureDiscovery(topo, options);
+  ConfigureDiscovery(topo, spec, options);
   if (!SetSource(topo, spec, out, err)) return false;
   // The calling thread's affinity, read before hwloc looks at the machine.
   CpuSet affinity;
   if (out->live) affinity = ThreadAffinity();
   if (hwloc_topology_load(topo) != 0) {
     *err = "hwloc could not load the topology of the " + out->source + ": " + strerror(errno);
+    if (!out->live && strncmp(spec, "synthetic:", 10) != 0) *err += XmlVersionHint(spec);
     return false;
   }
 

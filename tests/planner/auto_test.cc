@@ -5,7 +5,7 @@
 // 16n..16n+7 and 16n+8..16n+15, core c the CPUs 2c and 2c+1. Then invariants on every hwloc XML file of
 // tests/data/topologies and on synthetic machines, with and without devices, for 1 to many ranks: every
 // rank placed, on allowed CPUs of nodes that have CPUs (never a memory-only node), node-local to its device,
-// exclusive while ranks do not outnumber the CPUs they share, and never on part of a cache plus more.
+// exclusive while ranks do not outnumber the CPUs they share.
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "config/grammar.h"
 #include "plan/plan_auto.h"
+#include "plan/rank_env.h"
 #include "planner/plan_auto_describe.h"
 #include "planner/planner.h"
 #include "tests/planner/planner_test_util.h"
@@ -109,10 +111,10 @@ Test(auto_policy, spreads_without_devices) {
   STR_EQ(Join(*b.basis, 4), "0-15 | 16-31 | 32-47 | 48-63");
   STR_EQ(Join(*b.basis, 8), "0-7 | 8-15 | 16-23 | 24-31 | 32-39 | 40-47 | 48-55 | 56-63");  // one L3 each
   STR_EQ(Join(*b.basis, 8, true), "0 | 0 | 1 | 1 | 2 | 2 | 3 | 3");
-  // 5 ranks: node 0 takes two (one L3 each), the others one node each.
-  STR_EQ(Join(*b.basis, 5), "0-7 | 8-15 | 16-31 | 32-47 | 48-63");
+  // 5 ranks: every node one, the fifth where the cumulative quota rounds up (node 1), one L3 each there.
+  STR_EQ(Join(*b.basis, 5), "0-15 | 16-23 | 24-31 | 32-47 | 48-63");
   cr_assert(StartsWith(Join(*b.basis, 16), "0-3 | 4-7 | 8-11 | 12-15 | "), "%s",
-            Join(*b.basis, 16).c_str());  // 2 cores of one L3 each
+            Join(*b.basis, 16).c_str());  // 2 of the node's 8 cores each
   std::vector<RankText> one_pu = PlanAll(*b.basis, 64);
   for (uint32_t r = 0; r < 64; ++r) STR_EQ(one_pu[r].cpus, std::to_string(r));
   std::vector<RankText> shared = PlanAll(*b.basis, 128);  // oversubscribed: two ranks per thread
@@ -126,8 +128,7 @@ Test(auto_policy, says_what_each_rank_got) {
   STR_EQ(Shares(*b.basis, 3), "2 of 4 nodes | whole node 2 | whole node 3");
   cr_assert(StartsWith(Shares(*b.basis, 8), "1 of 2 L3 of node 0 | 1 of 2 L3 of node 0"), "%s",
             Shares(*b.basis, 8).c_str());
-  cr_assert(StartsWith(Shares(*b.basis, 16), "2 of 4 cores of one L3 of node 0"), "%s",
-            Shares(*b.basis, 16).c_str());
+  cr_assert(StartsWith(Shares(*b.basis, 16), "2 of 8 cores of node 0"), "%s", Shares(*b.basis, 16).c_str());
   cr_assert(StartsWith(Shares(*b.basis, 64), "1 of 2 threads of one core of node 0 | "), "%s",
             Shares(*b.basis, 64).c_str());
   cr_assert(StartsWith(Shares(*b.basis, 128), "1 thread shared by 2 ranks (node 0) "), "%s",
@@ -138,8 +139,8 @@ Test(auto_policy, says_what_each_rank_got) {
       "L3 kept whole");
   STR_EQ(
       Decision(*b.basis, 16),
-      "auto: no devices, nodes 0-3, 16 ranks -> spread over every node: 2 cores per rank in one L3 (up to 2 "
-      "ranks per L3), L3 split");
+      "auto: no devices, nodes 0-3, 16 ranks -> spread over every node: 2 cores per rank (up to 4 ranks per "
+      "node), L3 split");
 }
 
 // Layout A's shape: GPUs on nodes 1 and 2. One rank per device node: the whole node; several: exclusive
@@ -150,8 +151,8 @@ Test(auto_policy, devices_node_local_and_exclusive) {
   STR_EQ(Join(*b.basis, 2), "16-31 | 32-47");
   STR_EQ(Join(*b.basis, 2, true), "1 | 2");
   STR_EQ(Join(*b.basis, 4), "16-23 | 32-39 | 24-31 | 40-47");
-  // 3 ranks per node over 2 L3s of 4 cores: by cores, the first L3 takes two ranks (2 cores each).
-  STR_EQ(Join(*b.basis, 6), "16-19 | 32-35 | 20-23 | 36-39 | 24-31 | 40-47");
+  // 3 ranks per node of 8 cores: equal shares first (3, 3 and 2 cores), though an L3 is split.
+  STR_EQ(Join(*b.basis, 6), "16-21 | 32-37 | 22-27 | 38-43 | 28-31 | 44-47");
   STR_EQ(
       Decision(*b.basis, 2),
       "auto: 2 devices on nodes 1-2, 2 ranks -> node-local, one rank per device node: 1 whole node per rank, "
@@ -227,24 +228,28 @@ void CheckInvariants(const Topology& t, const PlanBasis& b, const PlanBasis& nod
     CpuSet cpus = Parse(x.cpus), nodes = Parse(x.nodes);
     cr_assert(!cpus.Empty() && cpus.IsSubsetOf(t.allowed), "%s rank %u/%u: cpus %s", t.source.c_str(), r, n,
               x.cpus.c_str());
-    cr_assert(!nodes.Empty() && nodes.IsSubsetOf(cpu_nodes), "%s rank %u/%u: nodes %s", t.source.c_str(), r,
-              n, x.nodes.c_str());
-    cr_assert(cpus.IsSubsetOf(t.CpusOfNodes(nodes)), "%s rank %u/%u: cpus %s outside nodes %s",
-              t.source.c_str(), r, n, x.cpus.c_str(), x.nodes.c_str());
+    // Memory on nodes with CPUs, or on the allowed nodes when the CPUs' own are not allowed (a cgroup).
+    cr_assert(!nodes.Empty() && nodes.IsSubsetOf(t.allowed_nodes) &&
+                  (nodes.IsSubsetOf(cpu_nodes) || !t.NodesOfCpus(cpus).Intersects(t.allowed_nodes)),
+              "%s rank %u/%u: nodes %s", t.source.c_str(), r, n, x.nodes.c_str());
+    cr_assert(t.NodesOfCpus(cpus).Intersect(t.allowed_nodes).IsSubsetOf(nodes),
+              "%s rank %u/%u: cpus %s outside nodes %s", t.source.c_str(), r, n, x.cpus.c_str(),
+              x.nodes.c_str());
     // The CPUs the rank's group may use: its device's node (the node policy's set), else every allowed CPU
-    // of a node (an allowed CPU outside every node, as in 16amd64-8n2c-cpusets.xml, is never planned).
-    CpuSet usable = t.CpusOfNodes(t.NodesWithAllowedCpus()).IntersectWith(t.allowed);
-    CpuSet scope = devices ? Parse(scopes[r].cpus) : usable.Empty() ? t.allowed : usable;
+    // (allowed CPUs outside every node too, as in 16amd64-8n2c-cpusets.xml).
+    // A device near no allowed CPU (the node policy fails there) is driven from every allowed CPU.
+    CpuSet scope = devices && scopes[r].ok ? Parse(scopes[r].cpus) : t.allowed;
+    uint32_t first, len;  // fewer ranks than devices: the nodes of the rank's block of devices
+    if (devices && AutoDeviceBlock(b, r, n, &first, &len)) {
+      std::vector<RankText> slots = PlanAll(node, node.slot_count);
+      scope = CpuSet();
+      for (uint32_t q = first; q < first + len; ++q)
+        scope.UnionWith(slots[q].ok ? Parse(slots[q].cpus) : t.allowed);
+    }
     cr_assert(cpus.IsSubsetOf(scope), "%s rank %u/%u: cpus %s not local to its device (%s)", t.source.c_str(),
               r, n, x.cpus.c_str(), scopes[r].cpus.c_str());
-    // Part of a cache: then nothing outside it.
-    for (const TopoCache& c : t.llcs) {
-      CpuSet mine = c.cpus.Intersect(cpus),
-             there = c.cpus.Intersect(t.CpusOfNodes(nodes)).IntersectWith(scope);
-      cr_assert(mine.Empty() || mine == there || cpus.IsSubsetOf(c.cpus),
-                "%s rank %u/%u: cpus %s hold part of cache %s and more", t.source.c_str(), r, n,
-                x.cpus.c_str(), c.cpus.ToList().c_str());
-    }
+    // Equal shares: ranks of one node hold within one core of each other (checked by the sweep,
+    // tests/planner/sweep_test.cc).
     // Exclusive while the ranks of its group (same label) do not outnumber the group's CPUs.
     uint32_t sharing = 0;
     for (uint32_t q = 0; q < n; ++q) sharing += ranks[q].label == x.label;
@@ -261,7 +266,8 @@ void CheckTopology(const Topology& t, bool want_devices) {
   PrepareOn(t, "node", &node, want_devices ? "auto" : "none");
   cr_assert(b.basis && node.basis, "%s: %s %s", t.source.c_str(), b.error.c_str(), node.error.c_str());
   bool devices = b.basis->slot_count > 0 && b.basis->slots[0].device[0] != '\0';  // some files have none
-  uint32_t pus = t.allowed.Count(), most = std::min(pus * 2 + 3, 100u);
+  // Up to 40 ranks: tests/planner/sweep_test.cc takes every file to 1,000.
+  uint32_t pus = t.allowed.Count(), most = std::min(pus * 2 + 3, 40u);
   for (uint32_t n = 1; n <= most; ++n) CheckInvariants(t, *b.basis, *node.basis, devices, n);
 }
 
@@ -292,4 +298,53 @@ Test(auto_policy, invariants_on_synthetic_machines) {
     CheckTopology(WithGpus(spec, {0, 0, 0}), true);
     CheckTopology(WithGpus(spec, {0, -1}), true);  // one device of unknown locality
   }
+}
+
+// ---- fewer ranks than devices: blocks of devices, with the CPUs of the nodes they sit near ----
+
+namespace {
+
+// CUDA_VISIBLE_DEVICES as NUMABIND_EXPORT=gpu sets it for each rank, " | "-joined.
+std::string GpuExports(const PlanBasis& b, uint32_t n) {
+  std::string s;
+  for (uint32_t r = 0; r < n; ++r) {
+    std::vector<uint64_t> cpus(b.cpu_words), nodes(b.node_words);
+    RankPlan plan;
+    plan.cpus = cpus.data(), plan.nodes = nodes.data();
+    cr_assert(ComputeRankPlan(b, r, n, &plan), "%s", plan.error);
+    char buf[512];
+    RankEnv env;
+    BuildRankEnv(b, plan, numabind::config::kExportGpu, nullptr, buf, sizeof buf, &env);
+    s += (s.empty() ? "" : " | ") + std::string(env.count > 0 ? env.entries[0] : env.note);
+  }
+  return s;
+}
+
+}  // namespace
+
+Test(auto_policy, fewer_ranks_than_devices_take_device_blocks) {
+  // 4 nodes, 2 GPUs on each: one rank drives all 8 on every CPU; 2 ranks 4 each (2 nodes); 4 ranks 2 each
+  // (one node each). Issue 17: one rank used to sit on GPU 0's node alone, 4 ranks on 2 nodes (3, 3, 1, 1).
+  Basis b;
+  Prepare(WithGpus(kT64, {0, 0, 1, 1, 2, 2, 3, 3}), "auto", &b);
+  STR_EQ(Join(*b.basis, 1), "0-63");
+  STR_EQ(GpuExports(*b.basis, 1), "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7");
+  STR_EQ(Join(*b.basis, 2), "0-31 | 32-63");
+  STR_EQ(Join(*b.basis, 2, true), "0-1 | 2-3");
+  STR_EQ(GpuExports(*b.basis, 2), "CUDA_VISIBLE_DEVICES=0,1,2,3 | CUDA_VISIBLE_DEVICES=4,5,6,7");
+  STR_EQ(Join(*b.basis, 4), "0-15 | 16-31 | 32-47 | 48-63");
+  STR_EQ(GpuExports(*b.basis, 4),
+         "CUDA_VISIBLE_DEVICES=0,1 | CUDA_VISIBLE_DEVICES=2,3 | CUDA_VISIBLE_DEVICES=4,5 | "
+         "CUDA_VISIBLE_DEVICES=6,7");
+  // 3 ranks: blocks of 3, 3 and 2 GPUs; node 1 holds GPUs of ranks 0 and 1, who share its cores.
+  STR_EQ(Join(*b.basis, 3), "0-23 | 24-47 | 48-63");
+  STR_EQ(GpuExports(*b.basis, 3),
+         "CUDA_VISIBLE_DEVICES=0,1,2 | CUDA_VISIBLE_DEVICES=3,4,5 | CUDA_VISIBLE_DEVICES=6,7");
+  // As many ranks as GPUs: one each, node-local as before.
+  STR_EQ(Join(*b.basis, 8), "0-7 | 8-15 | 16-23 | 24-31 | 32-39 | 40-47 | 48-55 | 56-63");
+  // 2 ranks on 2 sockets with 2 GPUs each.
+  Basis two;
+  Prepare(WithGpus("synthetic:pack:2 numa:1 l3:2 core:4 pu:2", {0, 0, 1, 1}), "auto", &two);
+  STR_EQ(Join(*two.basis, 2), "0-15 | 16-31");
+  STR_EQ(GpuExports(*two.basis, 2), "CUDA_VISIBLE_DEVICES=0,1 | CUDA_VISIBLE_DEVICES=2,3");
 }

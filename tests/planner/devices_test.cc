@@ -98,6 +98,27 @@ Test(devices, accelerator_classes) {
     d.class_id = c.class_id;
     cr_assert_eq(IsAccelerator(d), c.accel, "%s", c.what);
   }
+  // A VGA controller of AMD or Intel with evidence of compute: a wide PCIe link or a GPU OS device.
+  PciDevice mi50;
+  mi50.vendor = 0x1002, mi50.class_id = 0x0300, mi50.link_gbps = 31.5f;
+  cr_assert(IsAccelerator(mi50), "AMD MI50 (VGA class) on a x16 link");
+  mi50.link_gbps = 0.2f;
+  cr_assert(!IsAccelerator(mi50), "AMD ES1000 (VGA class) on plain PCI");
+  mi50.gpu_osdev = true;
+  cr_assert(IsAccelerator(mi50), "AMD VGA with an OpenCL GPU OS device under it");
+  PciDevice aspeed;
+  aspeed.vendor = 0x1a03, aspeed.class_id = 0x0300, aspeed.link_gbps = 31.5f, aspeed.gpu_osdev = true;
+  cr_assert(!IsAccelerator(aspeed), "ASPEED VGA, whatever its link");
+}
+
+Test(devices, vga_class_instinct_found_by_evidence) {
+  // mpibind-epyc-corona.xml (LLNL mpibind's topo-xml): four AMD MI50 (Vega 20, class 0x0300, x16 links,
+  // OpenCL GPU OS devices) on nodes 1, 2, 5 and 7, and an ASPEED VGA (0300, no link) on node 0.
+  Topology t = Load(TopologyFile("mpibind-epyc-corona.xml"), true);
+  STR_EQ(Ids(Select(t, "auto")), "0000:13:00.0,0000:23:00.0,0000:53:00.0,0000:73:00.0");
+  // The same machine read live has no OS devices (GPU backends off): the link speed decides alone.
+  for (PciDevice& d : t.pci) d.gpu_osdev = false;
+  STR_EQ(Ids(Select(t, "auto")), "0000:13:00.0,0000:23:00.0,0000:53:00.0,0000:73:00.0");
 }
 
 Test(devices, auto_skips_the_management_vga) {
@@ -109,13 +130,13 @@ Test(devices, auto_skips_the_management_vga) {
   STR_EQ(Ids(Select(t, "none")), "");
 }
 
-Test(devices, auto_skips_matrox_and_amd_vga) {
-  // 32em64t-2n8c2t-pci-wholeio.xml: NVIDIA at 03:00.0, 83:00.0, 84:00.0; Matrox VGA 05:03.0 and an AMD
-  // VGA function 84:00.1 do not count.
+Test(devices, auto_skips_matrox_vga_not_an_opencl_radeon) {
+  // 32em64t-2n8c2t-pci-wholeio.xml: NVIDIA at 03:00.0, 83:00.0, 84:00.0; the Matrox VGA 05:03.0 does not
+  // count; the AMD VGA function 84:00.1 (a Radeon HD 7970) does: hwloc put an OpenCL GPU under it.
   std::string path = TopologyFile("32em64t-2n8c2t-pci-wholeio.xml");
   if (!FileExists(path)) cr_assert_fail("missing %s", path.c_str());
   Topology t = Load(path, true);
-  STR_EQ(Ids(Select(t, "auto")), "0000:03:00.0,0000:83:00.0,0000:84:00.0");
+  STR_EQ(Ids(Select(t, "auto")), "0000:03:00.0,0000:83:00.0,0000:84:00.0,0000:84:00.1");
 }
 
 Test(devices, auto_orders_by_bus_id) {

@@ -301,6 +301,7 @@ Test(self_bind, worker_found_by_order_starts_no_ranks) {
   cr_assert_eq(o.run.exit_code, 0, "exit %d\n%s\nlog:\n%s", o.run.exit_code, Tail(o.output).c_str(),
                o.log.c_str());
   cr_assert_eq(o.reports.size(), 2u, "%zu reports\n%s", o.reports.size(), Tail(o.output).c_str());
-  for (const Report& r : o.reports) cr_expect_eq(r.Get("cpus"), c.all, "a child on %s", r.Get("cpus").c_str());
+  for (const Report& r : o.reports)
+    cr_expect_eq(r.Get("cpus"), c.all, "a child on %s", r.Get("cpus").c_str());
   cr_expect(LinesWith(o.log, "bound rank").empty(), "log:\n%s", o.log.c_str());
 }
