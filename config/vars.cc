@@ -15,9 +15,11 @@ const VarInfo kVars[] = {
      "nearest the rank's device; socket: every CPU of the package holding that node; exclusive: that node's "
      "physical cores shared out among its ranks, SMT siblings kept together; core-complex: one last-level "
      "cache of that node per rank. Without devices, ranks are spread over the NUMA nodes in contiguous "
-     "blocks. auto: no configuration: the device's node when a rank is alone there, else exclusive blocks "
-     "of whole last-level caches, then cores, then threads; without devices the same over every node with "
-     "CPUs (docs/policies.md). cpus: and nodes: are explicit per-rank maps: entries separated by |, each a "
+     "blocks. auto: no configuration: fewer ranks than devices drive blocks of devices with the CPUs of "
+     "the nodes they sit near; otherwise each rank its device's node, equal shares of the cores first, whole "
+     "last-level caches where they keep shares equal; without devices every node with CPUs in proportion "
+     "to its cores (docs/auto.md). cpus: and nodes: are explicit per-rank maps: entries separated by |, each "
+     "a "
      "list such as "
      "0-3,8 (CPUs up to 65535, nodes up to 1023), *N repeats an entry (4096 entries in all), ranks wrap "
      "around.",
@@ -28,7 +30,9 @@ const VarInfo kVars[] = {
      ReadMemory},
     {"NUMABIND_DEVICES", "auto|none|BUSID,BUSID...", "auto", nullptr,
      "The accelerator each local rank drives (rank r uses device r mod count), whose NUMA node the policy "
-     "starts from. auto: accelerators found by PCI vendor and class, ordered by bus id, the i-th of a "
+     "starts from. auto: accelerators found by PCI vendor and class (a VGA-class device only on evidence "
+     "that "
+     "it computes: docs/auto.md), ordered by bus id, the i-th of a "
      "numeric CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES for local rank i when set; "
      "none: no devices; or PCI bus ids such as 0000:34:00.0.",
      ReadDevices},
@@ -92,7 +96,8 @@ const VarInfo kVars[] = {
      "What else a bound rank's environment gets, set only in the rank's exec (docs/exports.md). omp: "
      "OMP_NUM_THREADS, OMP_PLACES (one place per physical core of the rank's CPUs; omp-cpus: per CPU) and "
      "OMP_PROC_BIND=close, each unless already set; gpu: CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES "
-     "narrowed to the rank's device; nic: NCCL_IB_HCA and UCX_NET_DEVICES naming the NICs near the rank, "
+     "narrowed to the rank's device (under auto with fewer ranks than devices, its block of devices); nic: "
+     "NCCL_IB_HCA and UCX_NET_DEVICES naming the NICs near the rank, "
      "unless already set.",
      ReadExport},
     {"NUMABIND_GUARD", "0|1", "0", nullptr,
