@@ -23,6 +23,13 @@
 
 namespace numabind::core {
 
+/// PCI vendor ids of the accelerators numabind knows (the planner finds them, rank_env names their
+/// variables).
+constexpr uint32_t kPciNvidia = 0x10de;
+constexpr uint32_t kPciAmd = 0x1002;
+constexpr uint32_t kPciIntel = 0x8086;
+constexpr uint32_t kPciHabana = 0x1da3;
+
 /// The policy and memory policy enums are config's (config/grammar.h), the one reading of NUMABIND_POLICY
 /// and NUMABIND_MEMORY.
 using config::MemoryKind;
@@ -43,7 +50,7 @@ struct PlanSlot {
   char label[48];
   /// PCI bus id of the slot's device ("0000:34:00.0"), empty without devices.
   char device[32];
-  /// The device's PCI vendor (0x10de NVIDIA, 0x1002 AMD), 0 without one; and its index among the
+  /// The device's PCI vendor (kPciNvidia, kPciAmd below), 0 without one; and its index among the
   /// accelerators of that vendor in PCI bus order (what CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES
   /// number), -1 when unknown. For NUMABIND_EXPORT=gpu.
   uint32_t device_vendor;

@@ -12,8 +12,6 @@
 namespace numabind::core {
 namespace {
 
-constexpr uint32_t kNvidia = 0x10de;
-constexpr uint32_t kAmd = 0x1002;
 /// The longest ring of SMT siblings walked (POWER has 8 threads per core); a longer one is malformed.
 constexpr int kMaxSiblings = 64;
 /// How much of a user's value a note quotes.
@@ -163,12 +161,12 @@ void AddGpu(const PlanBasis& basis, const RankPlan& plan, const char* const* env
   if (plan.device_vendor == 0 || plan.device_ordinal < 0)
     return b->Note("gpu: device ", plan.device,
                    " is not an accelerator of the topology: no CUDA or ROCm index");
-  const char* var = plan.device_vendor == kNvidia ? "CUDA_VISIBLE_DEVICES"
-                    : plan.device_vendor == kAmd  ? "ROCR_VISIBLE_DEVICES"
-                                                  : nullptr;
+  const char* var = plan.device_vendor == kPciNvidia ? "CUDA_VISIBLE_DEVICES"
+                    : plan.device_vendor == kPciAmd  ? "ROCR_VISIBLE_DEVICES"
+                                                     : nullptr;
   if (var == nullptr) return b->Note("gpu: device ", plan.device, " is neither NVIDIA's nor AMD's");
   uint32_t ordinal = static_cast<uint32_t>(plan.device_ordinal);
-  const char* hip = plan.device_vendor == kAmd ? Lookup(env, "HIP_VISIBLE_DEVICES") : nullptr;
+  const char* hip = plan.device_vendor == kPciAmd ? Lookup(env, "HIP_VISIBLE_DEVICES") : nullptr;
   if (hip != nullptr) return b->Note("gpu: HIP_VISIBLE_DEVICES=", Quote(hip, quoted), " is set: kept");
   // auto with fewer ranks than devices: a block of slots, all of the first's vendor with known ordinals.
   uint32_t last = plan.device_slot + (plan.device_count > 1 ? plan.device_count : 1);

@@ -10,15 +10,11 @@
 
 #include "config/config.h"
 #include "config/grammar.h"
+#include "plan/plan_basis.h"
 
 namespace numabind::core {
 
 namespace {
-
-constexpr uint32_t kNvidia = 0x10de;
-constexpr uint32_t kAmd = 0x1002;
-constexpr uint32_t kIntel = 0x8086;
-constexpr uint32_t kHabana = 0x1da3;
 
 std::string Trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\n");
@@ -100,16 +96,17 @@ DeviceSpec DeviceSpecOf(const config::Devices& devices) {
 bool IsAccelerator(const PciDevice& d) {
   uint32_t base = d.class_id >> 8;
   switch (d.vendor) {
-    case kNvidia:  // GPUs are VGA (0x0300) or 3D (0x0302) controllers; NVSwitch is a bridge.
+    case kPciNvidia:  // GPUs are VGA (0x0300) or 3D (0x0302) controllers; NVSwitch is a bridge.
       return d.class_id == 0x0300 || d.class_id == 0x0302;
-    case kAmd:  // Instinct: display-other (0x0380) or processing accelerator (0x12xx); MI50/MI60 (Vega 20)
-                // report VGA (0x0300), as does a server's management VGA (ES1000 and kin): evidence decides.
+    case kPciAmd:  // Instinct: display-other (0x0380) or processing accelerator (0x12xx); MI50/MI60 (Vega 20)
+                   // report VGA (0x0300), as does a server's management VGA (ES1000 and kin): evidence
+                   // decides.
       return d.class_id == 0x0380 || base == 0x12 || (d.class_id == 0x0300 && ComputeEvidence(d));
-    case kIntel:  // Data Center GPU Max/Flex: 0x0380 / 0x0302; a VGA (0x0300) is integrated graphics unless
-                  // evidence says it is a discrete GPU.
+    case kPciIntel:  // Data Center GPU Max/Flex: 0x0380 / 0x0302; a VGA (0x0300) is integrated graphics
+                     // unless evidence says it is a discrete GPU.
       return d.class_id == 0x0380 || d.class_id == 0x0302 || base == 0x12 ||
              (d.class_id == 0x0300 && ComputeEvidence(d));
-    case kHabana:  // Gaudi: every function it exposes is the accelerator.
+    case kPciHabana:  // Gaudi: every function it exposes is the accelerator.
       return true;
     case 0x1e52:  // Tenstorrent
     case 0x17cb:  // Qualcomm Cloud AI
@@ -168,8 +165,8 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
     return x.func < y.func;
   });
   for (const PciDevice& d : all) {
-    if (d.vendor == kNvidia) nvidia.push_back(d);
-    if (d.vendor == kAmd) amd.push_back(d);
+    if (d.vendor == kPciNvidia) nvidia.push_back(d);
+    if (d.vendor == kPciAmd) amd.push_back(d);
   }
   // CUDA numbers NVIDIA GPUs; with CUDA_DEVICE_ORDER=PCI_BUS_ID that is bus id order. Its default
   // (FASTEST_FIRST) equals bus id order on the identical GPUs of a training node, which is what we assume.
