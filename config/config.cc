@@ -66,12 +66,12 @@ void Report(Error* err, const char* name, size_t name_len, const char* value, co
   m.Str(why);
 }
 
-/// Runs the reader of `var`'s row on `value`; false with the error line in err when the value is bad.
-bool Read(const VarInfo& var, const char* value, Config* out, Error* err) {
+/// Runs variable `id`'s reader on `value`; false with the error line in err when the value is bad.
+bool Read(int id, const char* value, Config* out, Error* err) {
   char why[192];
   why[0] = '\0';
-  if (var.read(value, out, why, sizeof(why))) return true;
-  Report(err, var.name, Len(var.name), value, why);
+  if (ReadVar(id, value, out, why, sizeof(why))) return true;
+  Report(err, kVarNames[id], Len(kVarNames[id]), value, why);
   return false;
 }
 
@@ -83,7 +83,7 @@ bool CheckNames(const char* const* env, Error* err) {
     size_t n = kPrefixLen;
     while (s[n] != '\0' && s[n] != '=') ++n;
     if (s[n] != '=') continue;  // not NAME=value: not a variable
-    if (FindVar(s, n) != nullptr) continue;
+    if (FindVar(s, n) >= 0) continue;
     const char* best = nullptr;
     // Suggest only close names: one edit for short names, up to three for long ones.
     uint32_t limit = static_cast<uint32_t>((n - kPrefixLen) / 3);
@@ -91,10 +91,10 @@ bool CheckNames(const char* const* env, Error* err) {
     if (limit > 3) limit = 3;
     uint32_t best_d = limit + 1;
     for (int i = 0; i < kVarCount; ++i) {
-      uint32_t d = Distance(s, n, kVars[i].name);
+      uint32_t d = Distance(s, n, kVarNames[i]);
       if (d < best_d) {
         best_d = d;
-        best = kVars[i].name;
+        best = kVarNames[i];
       }
     }
     Msg m = Begin(err, s, n, s + n + 1);
@@ -127,13 +127,13 @@ RankValue ParseRankValue(const char* s, uint32_t* out) {
 bool ParseVar(const char* name, const char* value, Config* out, Error* err) {
   Error scratch;
   if (err == nullptr) err = &scratch;
-  const VarInfo* var = FindVar(name, Len(name));
-  if (var == nullptr) {
+  int id = FindVar(name, Len(name));
+  if (id < 0) {
     Report(err, name, Len(name), value, "unknown variable (numabind vars lists them)");
     return false;
   }
-  if (*value == '\0' && !var->reads_empty) return true;
-  return Read(*var, value, out, err);
+  if (*value == '\0' && !ReadsEmpty(id)) return true;
+  return Read(id, value, out, err);
 }
 
 bool Parse(const char* const* env, Config* out, Error* err) {
@@ -147,20 +147,29 @@ bool Parse(const char* const* env, Config* out, Error* err) {
   // NUMABIND_DISABLE=1 is the off switch, read first: nothing else is read, so nothing else can complain.
   // A bad value is an error like any other (before, it also stopped the reading; found by
   // fuzz/config_fuzz.cc).
-  const VarInfo* disable = FindVar("NUMABIND_DISABLE", 16);
-  const char* v = Lookup(env, disable->name);
-  bool ok = v == nullptr || *v == '\0' || Read(*disable, v, out, err);
+  // One pass over env finds every variable's value (the first entry of a name, as Lookup), rather than one
+  // pass per variable: this runs at the start of every process with NUMABIND_POLICY set.
+  const char* values[kVarCount] = {};
+  for (const char* const* e = env; *e != nullptr; ++e) {
+    const char* s = *e;
+    if (!StartsWith(s, kPrefix)) continue;
+    size_t n = kPrefixLen;
+    while (s[n] != '\0' && s[n] != '=') ++n;
+    int id = s[n] == '=' ? FindVar(s, n) : -1;
+    if (id >= 0 && values[id] == nullptr) values[id] = s + n + 1;
+  }
+  const char* v = values[kVarDisable];
+  bool ok = v == nullptr || *v == '\0' || Read(kVarDisable, v, out, err);
   if (out->disabled) return true;
 
   // Every variable is read even after a bad one, so that `out` keeps every good value (the shim honours
   // NUMABIND_STRICT and NUMABIND_LOG_FILE whatever else is wrong); `err` names the first bad one.
   Error ignored;
   for (int i = 0; i < kVarCount; ++i) {
-    const VarInfo& var = kVars[i];
-    if (&var == disable) continue;
-    v = Lookup(env, var.name);
-    if (v == nullptr || (*v == '\0' && !var.reads_empty)) continue;
-    if (!Read(var, v, out, ok ? err : &ignored)) ok = false;
+    if (i == kVarDisable) continue;
+    v = values[i];
+    if (v == nullptr || (*v == '\0' && !ReadsEmpty(i))) continue;
+    if (!Read(i, v, out, ok ? err : &ignored)) ok = false;
   }
   // A misspelt name must not silently leave a job unbound.
   if (!CheckNames(env, ok ? err : &ignored)) ok = false;

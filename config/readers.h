@@ -1,8 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // One reader per NUMABIND_* variable: its value in, its typed field of Config out (config/readers.cc). The
-// rows of kVars (config/vars.cc) point at them; config::Parse and config::ParseVar run them. Compiled into
-// the shim: no allocation, no libc calls.
+// rows of config/vars.def name them; config::ReadVar calls them for config::Parse and config::ParseVar.
+// Compiled into the shim: no allocation, no libc calls.
 
 #ifndef NUMABIND_CONFIG_READERS_H_
 #define NUMABIND_CONFIG_READERS_H_
@@ -13,10 +13,9 @@
 
 namespace numabind::config {
 
-/// Reads `value` (never nullptr; "" only for the rows that read empty values) into its field of `out`; on
-/// a bad value leaves the field as it was and writes why into why[0..cap) (what follows "NAME=value: ").
-using Reader = bool (*)(const char* value, Config* out, char* why, size_t cap);
-
+// Each reads `value` (never nullptr; "" only for the rows that read empty values) into its field of `out`;
+// on a bad value it leaves the field as it was and writes why into why[0..cap) (what follows
+// "NAME=value: ").
 bool ReadPolicy(const char* value, Config* out, char* why, size_t cap);
 bool ReadMemory(const char* value, Config* out, char* why, size_t cap);
 bool ReadDevices(const char* value, Config* out, char* why, size_t cap);

@@ -1,11 +1,13 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The one table of every NUMABIND_* variable: name, accepted values, default, meaning and the reader that
-// parses it into its typed field of Config (config/readers.h). Parse (config.h) knows a variable only if it
-// is here and reads it with its row's reader, `numabind --help` and `numabind vars` print this table, and the
-// README's variable section is generated from `numabind vars --markdown` (scripts/readme-vars.sh).
+// The NUMABIND_* variables, from their one list (config/vars.def). Parse (config.h) knows a variable only if
+// it is there and reads it with its row's reader; `numabind --help`, `numabind vars` and the man page print
+// its texts, and the README's variable section is generated from `numabind vars --markdown`
+// (scripts/readme-vars.sh).
 //
-// Compiled into the shim: plain data, no constructors.
+// The library's part (names, readers: config/vars.cc) holds no pointer: every process the library is
+// preloaded into would relocate each at load. The texts for people are pointers (config/var_help.cc), in an
+// object the library never references, so its linker drops them.
 
 #ifndef NUMABIND_CONFIG_VARS_H_
 #define NUMABIND_CONFIG_VARS_H_
@@ -16,28 +18,46 @@
 
 namespace numabind::config {
 
+/// Every variable, in the order they are documented (and checked by Parse): kVarPolicy, kVarMemory, ...
+enum VarId : int {
+#define NUMABIND_VAR(id, ...) id,
+#include "config/vars.def"
+#undef NUMABIND_VAR
+  kVarCount
+};
+
+/// Room for the longest name and its NUL.
+constexpr size_t kVarNameMax = 24;
+
+/// Each variable's name ("NUMABIND_POLICY"), as characters in the table itself.
+extern const char kVarNames[kVarCount][kVarNameMax];
+
+/// The variable named exactly by the first `len` bytes of `name`, or -1.
+int FindVar(const char* name, size_t len);
+
+/// Whether an empty value is a value for variable `id` (NUMABIND_MATCH: matches nothing); for every other
+/// variable an empty value is unset.
+bool ReadsEmpty(int id);
+
+/// Runs variable `id`'s reader (config/readers.h) on `value`.
+bool ReadVar(int id, const char* value, Config* out, char* why, size_t cap);
+
+/// A variable for people: the texts of its row of config/vars.def.
 struct VarInfo {
   const char* name;     ///< "NUMABIND_POLICY"
   const char* values;   ///< what it accepts, for people: "node|socket|...", "0|1"
   const char* dflt;     ///< the default value as written ("local"), or nullptr when the default is unset
   const char* unset;    ///< what leaving it unset means, when dflt is nullptr ("the live machine")
   const char* meaning;  ///< one or two sentences, one line
-  Reader read;          ///< parses the value into its field of Config
-  /// An empty value is a value (NUMABIND_MATCH: matches nothing); for every other variable it is unset.
-  bool reads_empty = false;
 };
 
-/// Every variable, in the order they are documented (and checked by Parse).
-extern const VarInfo kVars[];
-extern const int kVarCount;
+/// Every variable's texts, by VarId (config/var_help.cc; the command's, never the library's).
+extern const VarInfo kVars[kVarCount];
 
 /// NUMABIND_MATCH's default: Python multiprocessing's spawn workers, whose command line (argv joined with
 /// single spaces) is "PYTHON [FLAGS] -c from multiprocessing.spawn import spawn_main; spawn_main(...)
 /// --multiprocessing-fork", and not its resource tracker ("-c from multiprocessing.resource_tracker ...").
 extern const char kDefaultMatch[];
-
-/// The entry named exactly by the first `len` bytes of `name`, or nullptr.
-const VarInfo* FindVar(const char* name, size_t len);
 
 }  // namespace numabind::config
 

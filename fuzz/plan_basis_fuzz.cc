@@ -66,18 +66,28 @@ void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, ui
                "rank %u: nics outside the NIC text", rank);
   }
   uint32_t s = static_cast<uint32_t>(slot - b.slots);
-  // auto gives the nodes of the rank's CPUs, within the slot's (plan/plan_auto.h); the others the slot's.
+  // The slots the rank draws on: its own, or under auto with fewer ranks than devices its block of them
+  // (plan.device_slot, plan.device_count: plan/plan_auto.h), which starts at its slot.
+  uint32_t first = s, last = s + 1;
+  if (plan.device_count > 1) {
+    FUZZ_CHECK(plan.device_slot == s && s + plan.device_count <= b.slot_count, "rank %u: device block", rank);
+    last = s + plan.device_count;
+  }
+  // auto gives the nodes of the rank's CPUs, within its slots' (plan/plan_auto.h); the others the slot's.
   bool is_auto = b.policy == numabind::core::PolicyKind::kAuto;
   for (uint32_t w = 0; w < b.node_words; ++w) {
-    uint64_t slot_w = b.slot_nodes[static_cast<uint64_t>(s) * b.node_words + w];
-    FUZZ_CHECK(is_auto ? (nodes[w] & ~slot_w) == 0 : nodes[w] == slot_w, "rank %u: nodes", rank);
+    uint64_t slots_w = 0;
+    for (uint32_t t = first; t < last; ++t)
+      slots_w |= b.slot_nodes[static_cast<uint64_t>(t) * b.node_words + w];
+    FUZZ_CHECK(is_auto ? (nodes[w] & ~slots_w) == 0 : nodes[w] == slots_w, "rank %u: nodes", rank);
   }
   std::vector<uint64_t> units(b.cpu_words, 0);
-  for (uint32_t u = slot->first_unit; u < slot->first_unit + slot->unit_count; ++u)
-    for (uint32_t w = 0; w < b.cpu_words; ++w)
-      units[w] |= b.unit_cpus[static_cast<uint64_t>(u) * b.cpu_words + w];
+  for (uint32_t t = first; t < last; ++t)
+    for (uint32_t u = b.slots[t].first_unit; u < b.slots[t].first_unit + b.slots[t].unit_count; ++u)
+      for (uint32_t w = 0; w < b.cpu_words; ++w)
+        units[w] |= b.unit_cpus[static_cast<uint64_t>(u) * b.cpu_words + w];
   for (uint32_t w = 0; w < b.cpu_words; ++w)
-    FUZZ_CHECK((cpus[w] & ~units[w]) == 0, "rank %u of %u: CPUs outside its slot's units", rank, nranks);
+    FUZZ_CHECK((cpus[w] & ~units[w]) == 0, "rank %u of %u: CPUs outside its slots' units", rank, nranks);
   // NUMABIND_EXPORT's entries from this plan (the block's sibling rings): sized, then built whole into a
   // buffer of that size (at most kRankEnvMax), each entry inside it and terminated.
   numabind::core::RankEnv env;

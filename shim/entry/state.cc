@@ -65,7 +65,7 @@ void ScanEnvironment(const char* const* env, const char** ours, int cap) {
   int n = 0;
   for (; *env != nullptr; ++env) {
     const char* e = *env;
-    if (e[0] == 'N' && strncmp(e, "NUMABIND_", 9) == 0) {
+    if (e[0] == 'N' && StartsWith(e, "NUMABIND_")) {  // inline: strncmp would be a lazy binding (700 Ir)
       if (n < cap - 1) ours[n++] = e;
       continue;
     }

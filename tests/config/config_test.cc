@@ -540,11 +540,20 @@ Test(rank_vars, slurm_index_and_rank_var_bit) {
     cr_assert_eq((1u << i) & numabind::config::kRankVarBit, 0u, "%d", i);
 }
 
+namespace {
+/// The texts of the variable named `name`.
+const numabind::config::VarInfo& Var(const char* name) {
+  int i = numabind::config::FindVar(name, strlen(name));
+  cr_assert_geq(i, 0, "%s", name);
+  return numabind::config::kVars[i];
+}
+}  // namespace
+
 Test(rank_vars, documented_in_the_table) {
   using numabind::config::kRankVarCount;
   using numabind::config::kRankVars;
-  const numabind::config::VarInfo* rv = numabind::config::FindVar("NUMABIND_RANK_VAR", 17);
-  const numabind::config::VarInfo* nr = numabind::config::FindVar("NUMABIND_NRANKS", 15);
+  const numabind::config::VarInfo* rv = &Var("NUMABIND_RANK_VAR");
+  const numabind::config::VarInfo* nr = &Var("NUMABIND_NRANKS");
   cr_assert_not_null(rv);
   cr_assert_not_null(nr);
   for (int i = 0; i < kRankVarCount; ++i) {
@@ -577,28 +586,28 @@ Test(table, every_variable_once_and_known_to_parse) {
     }
     cr_assert(strlen(kVars[i].meaning) > 20);
     cr_assert_null(strchr(kVars[i].meaning, '\n'));
-    cr_assert_eq(numabind::config::FindVar(kVars[i].name, strlen(kVars[i].name)), &kVars[i]);
+    cr_assert_eq(numabind::config::FindVar(kVars[i].name, strlen(kVars[i].name)), i);
+    cr_assert_str_eq(numabind::config::kVarNames[i], kVars[i].name);
     // An empty value is accepted by every variable, so a known name alone never fails.
     Good({std::string(kVars[i].name) + "="});
   }
-  cr_assert_null(numabind::config::FindVar("NUMABIND_LOG_FILE", 15));  // a prefix is not a name
-  cr_assert_null(numabind::config::FindVar("NUMABIND_LOG", 13));
+  cr_assert_eq(numabind::config::FindVar("NUMABIND_LOG_FILE", 15), -1);  // a prefix is not a name
+  cr_assert_eq(numabind::config::FindVar("NUMABIND_LOG", 13), -1);
 }
 
 Test(table, defaults_agree_with_config) {
   Config c;
-  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_MEMORY", 15)->dflt,
-                   numabind::config::MemoryName(c.memory));
-  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_DEVICES", 16)->dflt, c.devices.text);
-  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_LOG", 12)->dflt, "warn");
+  cr_assert_str_eq(Var("NUMABIND_MEMORY").dflt, numabind::config::MemoryName(c.memory));
+  cr_assert_str_eq(Var("NUMABIND_DEVICES").dflt, c.devices.text);
+  cr_assert_str_eq(Var("NUMABIND_LOG").dflt, "warn");
   cr_assert_eq(c.log, LogLevel::kWarn);
-  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_MATCH", 14)->dflt, numabind::config::kDefaultMatch);
-  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_STRICT", 15)->dflt, "0");
-  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_DISABLE", 16)->dflt, "0");
-  cr_assert_str_eq(numabind::config::FindVar("NUMABIND_SHARED", 15)->dflt, c.shared);
+  cr_assert_str_eq(Var("NUMABIND_MATCH").dflt, numabind::config::kDefaultMatch);
+  cr_assert_str_eq(Var("NUMABIND_STRICT").dflt, "0");
+  cr_assert_str_eq(Var("NUMABIND_DISABLE").dflt, "0");
+  cr_assert_str_eq(Var("NUMABIND_SHARED").dflt, c.shared);
   for (const char* unset : {"NUMABIND_POLICY", "NUMABIND_NRANKS", "NUMABIND_RANK_VAR", "NUMABIND_TOPOLOGY",
                             "NUMABIND_LOG_FILE", "NUMABIND_BOUND"}) {
-    cr_assert_null(numabind::config::FindVar(unset, strlen(unset))->dflt, "%s", unset);
+    cr_assert_null(Var(unset).dflt, "%s", unset);
   }
 }
 
