@@ -21,7 +21,8 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-/// Parent side of fork/_Fork/vfork.
+/// Parent side of fork and vfork (_Fork prepares without capturing the call stack: it may run in a signal
+/// handler).
 void BeforeFork() {
   int e = errno;
   Guard guard;

@@ -5,8 +5,9 @@
 // back over a pipe as one block. The launcher's address space stays as it was (no hwloc or libstdc++ mapped
 // into it, so its later forks cost what they did), and a launcher's own hwloc can never clash with ours.
 // The helper is started and waited for as shim/launcher/helper_launch.h describes: the launcher never sees
-// it. Everything here is async-signal-safe (mmap, raw system calls, no malloc or locks), because _Fork, which
-// prepares, may be called from a signal handler.
+// it. Preparing is async-signal-safe (mmap, raw system calls, no malloc or locks), because _Fork, which
+// prepares, may be called from a signal handler. CaptureStack is not (dlopen, dladdr): it runs only at
+// NUMABIND_LOG=debug, from fork and vfork (never _Fork) and the affinity guard's first narrowing.
 
 #include <dlfcn.h>
 #include <errno.h>

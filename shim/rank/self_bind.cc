@@ -22,11 +22,7 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-bool Same(const char* a, const char* b) {
-  if (a == nullptr || b == nullptr) return false;
-  while (*a != '\0' && *a == *b) ++a, ++b;
-  return *a == *b;
-}
+bool Same(const char* a, const char* b) { return a != nullptr && b != nullptr && StrEq(a, b); }
 
 /// The Slurm step task that is the only task of its step on this node: torchrun, Open MPI's orted or
 /// hydra's proxy under `srun --ntasks-per-node=1`, which starts ranks rather than being one.

@@ -3,8 +3,8 @@
 // Every policy on synthetic and real topologies, with and without devices. Expected CPU lists are written
 // by hand from the topology: in hwloc synthetic descriptions PUs are numbered in order, so in
 // "pack:2 numa:2 l3:2 core:4 pu:2" node n holds CPUs 16n..16n+15, its L3s 16n..16n+7 and 16n+8..16n+15,
-// and core c the CPUs 2c, 2c+1. The torch_* tests replay test/test_numa_binding.py of PyTorch on the
-// same hardware described as a synthetic topology.
+// and core c the CPUs 2c, 2c+1. PyTorch's own test cases (test/test_numa_binding.py) are replayed once, in
+// tests/cli/torch_parity_test.cc.
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -482,93 +482,6 @@ Test(devices_policy, none_ignores_devices) {
   PrepareDev(t, "node", &b, "none");
   cr_assert(b.basis->spread_in_blocks);
   STR_EQ(Devices(*b.basis, 1), "");
-}
-
-// ---- torch's own test cases (test/test_numa_binding.py), same hardware ----
-
-Test(torch, node_numa_binding) {
-  // 4 sockets x 2 nodes, 2 GPUs per node, 4 L3 x 2 cores x 2 threads per node: GPU 11 is on node 5.
-  Topology t = Load("synthetic:pack:4 numa:2 l3:4 core:2 pu:2");
-  AddGpus(&t, 2);
-  Basis b;
-  PrepareDev(t, "node", &b);
-  RankText r = PlanRank(*b.basis, 11, 16);
-  STR_EQ(r.nodes, "5");
-  STR_EQ(r.cpus, "80-95");
-}
-
-Test(torch, socket_with_multiple_numa_per_socket) {
-  Topology t = Load("synthetic:pack:4 numa:2 l3:4 core:2 pu:2");
-  AddGpus(&t, 2);
-  Basis b;
-  PrepareDev(t, "socket", &b);
-  RankText r = PlanRank(*b.basis, 15, 16);
-  STR_EQ(r.nodes, "6-7");  // torch: --cpunodebind=6-7
-  STR_EQ(r.cpus, "96-127");
-}
-
-Test(torch, socket_with_single_numa_per_socket) {
-  Topology t = Load("synthetic:pack:4 numa:1 l3:4 core:2 pu:2");
-  AddGpus(&t, 2);
-  Basis b;
-  PrepareDev(t, "socket", &b);
-  RankText r = PlanRank(*b.basis, 7, 8);
-  STR_EQ(r.nodes, "3");
-  STR_EQ(r.cpus, "48-63");
-}
-
-Test(torch, exclusive) {
-  // 2 sockets, 1 node each, 2 GPUs per node, 3 cores x 2 threads: the first GPU gets the extra core.
-  Topology t = Load("synthetic:pack:2 numa:1 l3:1 core:3 pu:2");
-  AddGpus(&t, 2);
-  Basis b;
-  PrepareDev(t, "exclusive", &b);
-  STR_EQ(Cpus(*b.basis, 4), "0-3 | 4-5 | 6-9 | 10-11");
-}
-
-Test(torch, exclusive_raises_if_too_few_physical_cores) {
-  Topology t = Load("synthetic:pack:2 numa:1 l3:1 core:1 pu:2");
-  AddGpus(&t, 2);
-  Basis b;
-  PrepareDev(t, "exclusive", &b);
-  STR_EQ(PlanRank(*b.basis, 1, 4).error, "rank 1: policy exclusive: node 0 has 1 core for 2 ranks");
-  STR_EQ(PlanRank(*b.basis, 0, 4).error, "rank 0: policy exclusive: node 0 has 1 core for 2 ranks");
-}
-
-Test(torch, core_complex_with_extra_l3) {
-  Topology t = Load("synthetic:pack:2 numa:1 l3:3 core:3 pu:2");
-  AddGpus(&t, 2);
-  Basis b;
-  PrepareDev(t, "core-complex", &b);
-  RankText r = PlanRank(*b.basis, 3, 4);
-  STR_EQ(r.cpus, "24-29");  // the second L3 of the second node
-  STR_EQ(r.nodes, "1");
-}
-
-Test(torch, core_complex_with_fewer_l3_than_gpu) {
-  Topology t = Load("synthetic:pack:2 numa:1 l3:1 core:3 pu:2");
-  AddGpus(&t, 2);
-  Basis b;
-  PrepareDev(t, "core-complex", &b);
-  STR_EQ(PlanRank(*b.basis, 3, 4).cpus, "6-11");
-}
-
-Test(torch, core_complex_prefers_caches_with_more_cpus) {
-  Topology t = Load("synthetic:pack:1 numa:1 l3:3 core:3 pu:2");
-  AddGpus(&t, 1);
-  t.allowed = CpuSet();
-  for (uint32_t c : {0u, 4u, 6u, 7u, 9u}) t.allowed.Set(c);
-  Basis b;
-  PrepareDev(t, "core-complex", &b);
-  STR_EQ(PlanRank(*b.basis, 0, 1).cpus, "6-7,9");
-}
-
-Test(torch, core_complex_tiebreak_prefers_lower_cache_key) {
-  Topology t = Load("synthetic:pack:1 numa:1 l3:2 core:1 pu:2");
-  AddGpus(&t, 1);
-  Basis b;
-  PrepareDev(t, "core-complex", &b);
-  STR_EQ(PlanRank(*b.basis, 0, 1).cpus, "0-1");
 }
 
 // ---- real machines ----
