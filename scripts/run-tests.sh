@@ -13,7 +13,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=build-link.sh
 . scripts/build-link.sh
-preloadable_build "${BUILD:-build}"
+make_build=${BUILD:-build}  # the Makefile's name for it, for BUILD_REST
+preloadable_build "$make_build"
 export BUILD=$PRELOAD_BUILD  # the test binaries preload $BUILD/libnumabind.so into the programs they run
 passed=0 failed=0 skipped=0 status=0
 times=()  # "SECONDS NAME" per suite, for the table at the end
@@ -72,7 +73,7 @@ fi
 if [ -n "${BUILD_REST:-}" ]; then
   echo "=== build: the tests, the sanitized build and the fuzzers ($BUILD_REST)"
   started
-  bash -c "$BUILD_REST" >"$log" 2>&1; rc=$?
+  BUILD=$make_build bash -c "$BUILD_REST" >"$log" 2>&1; rc=$?
   took "build (the rest)"
   # A failed build leaves the suites below without their binaries: each then counts as failed.
   [ "$rc" -eq 0 ] || { tail -n 30 "$log"; echo "run-tests: the build exited $rc"; status=1; }
