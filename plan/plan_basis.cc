@@ -238,7 +238,9 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   uint32_t s = SlotOf(basis, rank, n), block = 1;
   if (!AutoDeviceBlock(basis, rank, n, &s, &block)) block = 0;  // auto: fewer ranks than devices
   const PlanSlot& slot = basis.slots[s];
-  out->device_slot = s, out->device_count = slot.device[0] != '\0' ? (block > 0 ? block : 1) : 0;
+  // The slots the rank draws on: a block under auto (whatever their devices' names), else its own when it
+  // has a device.
+  out->device_slot = s, out->device_count = block > 0 ? block : slot.device[0] != '\0' ? 1 : 0;
   out->device = slot.device;
   out->label = slot.label;
   out->device_vendor = slot.device_vendor;

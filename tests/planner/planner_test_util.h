@@ -49,6 +49,9 @@ struct Basis {
   ~Basis() { free(basis); }
 };
 
+/// The policies that place ranks by topology (not the maps), as NUMABIND_POLICY spells them.
+inline constexpr const char* kPolicies[] = {"node", "socket", "exclusive", "core-complex", "auto"};
+
 /// Prepares a basis for a loaded (possibly edited) topology.
 inline void PrepareOn(const Topology& topo, const char* policy, Basis* out, const char* devices = "none",
                       const char* memory = nullptr, const char* const* env = nullptr) {

@@ -17,6 +17,7 @@
 
 using namespace numabind::core;
 using numabind::core::testing::Basis;
+using numabind::core::testing::kPolicies;
 using numabind::core::testing::Load;
 using numabind::core::testing::PlanAll;
 using numabind::core::testing::PrepareOn;
@@ -24,8 +25,6 @@ using numabind::core::testing::RankText;
 using numabind::core::testing::TopologyFile;
 
 namespace {
-
-const char* const kPolicies[] = {"node", "socket", "exclusive", "core-complex", "auto"};
 
 CpuSet Cpus(const std::string& list) {
   CpuSet s;

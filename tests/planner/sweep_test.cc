@@ -28,13 +28,12 @@
 
 using namespace numabind::core;
 using numabind::core::testing::Basis;
+using numabind::core::testing::kPolicies;
 using numabind::core::testing::Load;
 using numabind::core::testing::PrepareOn;
 using numabind::core::testing::TopologyDir;
 
 namespace {
-
-const char* const kPolicies[] = {"node", "socket", "exclusive", "core-complex", "auto"};
 
 double Now() {
   struct timespec ts;

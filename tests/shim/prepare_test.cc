@@ -235,22 +235,24 @@ Stopped StopWhilePreparing(const std::vector<std::string>& launcher) {
 
 }  // namespace
 
-Test(prepare, c_launcher_stopped_while_preparing, .timeout = 60) {
-  // SIGTERM's default action ends the launcher at once; the helper it was waiting for must end with it.
-  Stopped s = StopWhilePreparing({BuildDir() + "/helpers/entry_launcher", "execve", "1"});
+namespace {
+/// The launcher ended by SIGTERM within a second, and the helper with it.
+void ExpectStoppedBySigterm(const Stopped& s) {
   cr_expect(WIFSIGNALED(s.status) && WTERMSIG(s.status) == SIGTERM, "status %d: %s", s.status,
             s.output.c_str());
   cr_expect_lt(s.seconds, 1.0, "the launcher took %.2f s to stop", s.seconds);
   cr_expect(s.helper_gone, "the helper outlived the launcher");
 }
+}  // namespace
+
+Test(prepare, c_launcher_stopped_while_preparing, .timeout = 60) {
+  // SIGTERM's default action ends the launcher at once; the helper it was waiting for must end with it.
+  ExpectStoppedBySigterm(StopWhilePreparing({BuildDir() + "/helpers/entry_launcher", "execve", "1"}));
+}
 
 Test(prepare, python_launcher_stopped_while_preparing, .timeout = 60) {
   // CPython's subprocess blocks every signal around its vfork, which the library prepares before.
-  Stopped s = StopWhilePreparing({"/usr/bin/python3", EdgeLaunch(), "plain"});
-  cr_expect(WIFSIGNALED(s.status) && WTERMSIG(s.status) == SIGTERM, "status %d: %s", s.status,
-            s.output.c_str());
-  cr_expect_lt(s.seconds, 1.0, "the launcher took %.2f s to stop", s.seconds);
-  cr_expect(s.helper_gone, "the helper outlived the launcher");
+  ExpectStoppedBySigterm(StopWhilePreparing({"/usr/bin/python3", EdgeLaunch(), "plain"}));
 }
 
 Test(prepare, python_handler_runs_while_preparing, .timeout = 60) {
