@@ -3,18 +3,17 @@
 # "N passed, N failed[, N skipped]" line), the sanitized and fuzzing suites named by ASAN_TESTS and
 # FUZZ_TARGETS (below), the multi-NUMA guest suite (tests/vm/run.sh) unless SKIP_VM=1 and the namespace
 # cluster suite (tests/cluster/run.sh) unless SKIP_CLUSTER=1, and closes with one line that totals them all
-# ("tests: N passed, N failed, N skipped"). The guests and the cluster start first, in the background, and
-# the rest of the build (BUILD_REST) and everything else runs beside them. A suite that crashes or prints no
+# ("tests: N passed, N failed, N skipped"). The Criterion binaries run first, alone; then the guests and the
+# cluster start in the background and everything else runs beside them. A suite that crashes or prints no
 # result counts as a failure, never as a pass. A skipped test (Criterion's cr_skip_test, a suite's
 # "N skipped") is counted as skipped; under CI (CI=true), which runs as root with every package installed, a
 # skip fails the run. Before the total it prints how long each suite took (wall time, the background ones
-# from their start), and the first build's time when the Makefile passes BUILD_SECONDS.
+# from their start), and the build's time when the Makefile passes BUILD_SECONDS.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=build-link.sh
 . scripts/build-link.sh
-make_build=${BUILD:-build}  # the Makefile's name for it, for BUILD_REST
-preloadable_build "$make_build"
+preloadable_build "${BUILD:-build}"
 export BUILD=$PRELOAD_BUILD  # the test binaries preload $BUILD/libnumabind.so into the programs they run
 passed=0 failed=0 skipped=0 status=0
 times=()  # "SECONDS NAME" per suite, for the table at the end
@@ -52,11 +51,25 @@ tally() {  # $1 = suite name, $2 = exit status; reads $log
   fi
 }
 
-# The guests (tests/vm/run.sh) unless SKIP_VM=1 and the namespace cluster (tests/cluster/run.sh) unless
-# SKIP_CLUSTER=1 start first, in the background: they are the longest suites and need only the library, the
-# command, the helpers and the package, which the Makefile builds before the rest. An emulated guest keeps
-# about one and a half CPUs busy and the cluster mostly waits (daemons, ssh), so the rest of the build
-# (BUILD_REST, a command) and every other suite run beside them. Their output is shown when they end.
+# The Criterion suites first, on an otherwise idle machine: the shim's tests time how fast the library
+# reacts (a signal while preparing, the shared basis's waits).
+for bin in "$@"; do
+  [[ $bin == *.sh ]] && continue
+  name=$(basename "$bin")
+  echo "=== $name"
+  started
+  # --verbose=1 so that skipped tests are named; the RUN and PASS lines are kept out of the output.
+  "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
+  rc=${PIPESTATUS[0]}
+  took "$name"
+  tally "$name" "$rc"
+done
+
+# Then the guests (tests/vm/run.sh) unless SKIP_VM=1 and the namespace cluster (tests/cluster/run.sh) unless
+# SKIP_CLUSTER=1 start in the background: the guests are the longest suite and keep one to two CPUs busy,
+# the cluster mostly waits (daemons, ssh). Everything else runs beside them at a lower priority (BESIDE_NICE,
+# nice 10), in the guests' idle time: a guest's vCPUs that lose their CPU to another process spin, and it
+# then burns more CPU in all. Their output is shown when they end.
 vm_pid='' cluster_pid=''
 if [ "${SKIP_VM:-0}" != 1 ]; then
   echo "=== vm (tests/vm/run.sh, in the background; output when it ends)"
@@ -70,34 +83,15 @@ if [ "${SKIP_CLUSTER:-0}" != 1 ]; then
   BUILD=$BUILD tests/cluster/run.sh >"$cluster_log" 2>&1 &
   cluster_pid=$!
 fi
-if [ -n "${BUILD_REST:-}" ]; then
-  echo "=== build: the tests, the sanitized build and the fuzzers ($BUILD_REST)"
-  started
-  BUILD=$make_build bash -c "$BUILD_REST" >"$log" 2>&1; rc=$?
-  took "build (the rest)"
-  # A failed build leaves the suites below without their binaries: each then counts as failed.
-  [ "$rc" -eq 0 ] || { tail -n 30 "$log"; echo "run-tests: the build exited $rc"; status=1; }
-fi
-
-# The Criterion suites, then the shell suites.
-for bin in "$@"; do
-  [[ $bin == *.sh ]] && continue
-  name=$(basename "$bin")
-  echo "=== $name"
-  started
-  # --verbose=1 so that skipped tests are named; the RUN and PASS lines are kept out of the output.
-  "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
-  rc=${PIPESTATUS[0]}
-  took "$name"
-  tally "$name" "$rc"
-done
+beside=()
+[ -z "$vm_pid" ] || beside=(nice -n "${BESIDE_NICE:-10}")
 
 for bin in "$@"; do
   [[ $bin == *.sh ]] || continue
   name=$(basename "$bin")
   echo "=== $name"
   started
-  "$bin" 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
+  "${beside[@]}" "$bin" 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
   took "$name"
   tally "$name" "$rc"
 done
@@ -113,7 +107,7 @@ for bin in ${ASAN_TESTS:-}; do
   started
   BUILD=$BUILD/asan ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0:fast_unwind_on_malloc=0 \
     LSAN_OPTIONS="suppressions='$PWD/tests/lsan.supp'" UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
+    "${beside[@]}" "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
   rc=${PIPESTATUS[0]}
   took "$name"
   tally "$name" "$rc"
@@ -122,7 +116,7 @@ if [ -n "${FUZZ_TARGETS:-}" ]; then
   echo "=== fuzz (scripts/fuzz.sh --short)"
   started
   # shellcheck disable=SC2086  # a list of paths without blanks, from the Makefile
-  BUILD=$BUILD scripts/fuzz.sh --short $FUZZ_TARGETS 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
+  BUILD=$BUILD "${beside[@]}" scripts/fuzz.sh --short $FUZZ_TARGETS 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
   took fuzz
   tally fuzz "$rc"
 fi
@@ -141,7 +135,7 @@ if [ "$skipped" -gt 0 ] && [ "${CI:-}" = true ]; then
   echo "run-tests: $skipped tests skipped under CI, which must run them all"; status=1
 fi
 echo "=== time per suite (wall seconds)"
-[ -z "${BUILD_SECONDS:-}" ] || printf '%6s  %s\n' "$BUILD_SECONDS" "build (library, command, helpers, package)"
+[ -z "${BUILD_SECONDS:-}" ] || printf '%6s  %s\n' "$BUILD_SECONDS" build
 for t in "${times[@]}"; do printf '%6s  %s\n' "${t%% *}" "${t#* }"; done
 printf '%6s  %s\n' "$(($(date +%s) - t_all + ${BUILD_SECONDS:-0}))" total
 echo "tests: $passed passed, $failed failed, $skipped skipped"
