@@ -26,6 +26,71 @@ void CopyText(char* dst, size_t cap, const std::string& src) {
   dst[n] = '\0';
 }
 
+/// Where each array of the block starts (8-byte aligned where its elements need it), and the block's size.
+struct Layout {
+  size_t slots, nodes, units, siblings, domains, sets, ranges, text, total;
+};
+
+Layout LayOut(size_t slot_count, size_t unit_count, uint32_t cpu_words, uint32_t node_words,
+              const AutoUnits& extra, const NicTables& nics) {
+  auto align8 = [](size_t v) { return (v + 7) & ~size_t{7}; };
+  Layout l;
+  l.slots = align8(sizeof(PlanBasis));
+  l.nodes = align8(l.slots + slot_count * sizeof(PlanSlot));
+  l.units = l.nodes + slot_count * node_words * sizeof(uint64_t);
+  l.siblings = l.units + unit_count * cpu_words * sizeof(uint64_t);
+  l.domains = l.siblings + static_cast<size_t>(cpu_words) * 64 * sizeof(uint32_t);
+  l.sets = align8(l.domains + extra.domains.size() * sizeof(uint32_t));
+  l.ranges = l.sets + nics.sets.size() * sizeof(PlanNicSet);
+  l.text = l.ranges + nics.ranges.size() * sizeof(uint32_t);
+  l.total = align8(l.text + nics.text.size());
+  return l;
+}
+
+/// One slot per draft, with its node set.
+void FillSlots(const std::vector<Draft>& drafts, const NicTables& nics, uint32_t node_words, PlanSlot* slots,
+               uint64_t* slot_nodes) {
+  for (size_t i = 0; i < drafts.size(); ++i) {
+    slots[i].group = drafts[i].group;
+    slots[i].first_unit = drafts[i].first_unit;
+    slots[i].unit_count = drafts[i].unit_count;
+    CopyText(slots[i].label, sizeof slots[i].label, drafts[i].label);
+    CopyText(slots[i].device, sizeof slots[i].device, drafts[i].device);
+    slots[i].device_vendor = drafts[i].vendor;
+    slots[i].device_ordinal = drafts[i].ordinal;
+    slots[i].nic_set = nics.slot_set[i];
+    drafts[i].nodes.CopyTo(slot_nodes + i * node_words, node_words);
+  }
+}
+
+/// SMT siblings as rings (ascending, then back to the core's lowest CPU): OMP_PLACES per core.
+void FillSiblings(const Topology& topo, uint32_t bits, uint32_t* siblings) {
+  for (uint32_t c = 0; c < bits; ++c) siblings[c] = c;
+  for (const TopoCore& core : topo.cores) {
+    int64_t first = core.cpus.First();
+    for (int64_t c = first; c >= 0 && c < bits;) {
+      int64_t next = core.cpus.Next(c);
+      siblings[c] = static_cast<uint32_t>(next >= 0 && next < bits ? next : first);
+      c = next;
+    }
+  }
+}
+
+/// The NIC tables into the block. No memcpy of an empty vector: its data() may be null, which memcpy's
+/// arguments must not be even for 0 bytes (UBSan: "null pointer passed as argument 2").
+void CopyNics(const NicTables& nics, const Layout& l, char* block, PlanBasis* basis) {
+  basis->nic_set_count = static_cast<uint32_t>(nics.sets.size());
+  basis->nic_range_count = static_cast<uint32_t>(nics.ranges.size());
+  basis->nic_sets = reinterpret_cast<PlanNicSet*>(block + l.sets);
+  basis->nic_ranges = reinterpret_cast<uint32_t*>(block + l.ranges);
+  basis->nic_text = block + l.text;
+  basis->nic_text_bytes = nics.text.size();
+  if (!nics.sets.empty()) memcpy(block + l.sets, nics.sets.data(), nics.sets.size() * sizeof(PlanNicSet));
+  if (!nics.ranges.empty())
+    memcpy(block + l.ranges, nics.ranges.data(), nics.ranges.size() * sizeof(uint32_t));
+  memcpy(block + l.text, nics.text.data(), nics.text.size());
+}
+
 }  // namespace
 
 PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, bool spread,
@@ -41,26 +106,17 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, b
   uint32_t node_words = std::max((topo.NodeLimit() + 63) / 64, 1u);
   for (const Draft& d : drafts) node_words = std::max(node_words, d.nodes.UsedWords());
 
-  auto align8 = [](size_t v) { return (v + 7) & ~size_t{7}; };
-  size_t slots_off = align8(sizeof(PlanBasis));
-  size_t nodes_off = align8(slots_off + drafts.size() * sizeof(PlanSlot));
-  size_t units_off = nodes_off + drafts.size() * node_words * sizeof(uint64_t);
-  size_t siblings_off = units_off + units.size() * cpu_words * sizeof(uint64_t);
-  size_t domains_off = siblings_off + static_cast<size_t>(cpu_words) * 64 * sizeof(uint32_t);
-  size_t sets_off = align8(domains_off + extra.domains.size() * sizeof(uint32_t));
-  size_t ranges_off = sets_off + nics.sets.size() * sizeof(PlanNicSet);
-  size_t text_off = ranges_off + nics.ranges.size() * sizeof(uint32_t);
-  size_t total = align8(text_off + nics.text.size());
-  char* block = static_cast<char*>(calloc(1, total));
+  Layout l = LayOut(drafts.size(), units.size(), cpu_words, node_words, extra, nics);
+  char* block = static_cast<char*>(calloc(1, l.total));
   if (!block) {
     *err = "out of memory preparing the plan";
     return nullptr;
   }
   PlanBasis* basis = reinterpret_cast<PlanBasis*>(block);
-  PlanSlot* slots = reinterpret_cast<PlanSlot*>(block + slots_off);
-  uint64_t* slot_nodes = reinterpret_cast<uint64_t*>(block + nodes_off);
-  uint64_t* unit_cpus = reinterpret_cast<uint64_t*>(block + units_off);
-  uint32_t* siblings = reinterpret_cast<uint32_t*>(block + siblings_off);
+  PlanSlot* slots = reinterpret_cast<PlanSlot*>(block + l.slots);
+  uint64_t* slot_nodes = reinterpret_cast<uint64_t*>(block + l.nodes);
+  uint64_t* unit_cpus = reinterpret_cast<uint64_t*>(block + l.units);
+  uint32_t* siblings = reinterpret_cast<uint32_t*>(block + l.siblings);
   basis->policy = policy.kind;
   basis->memory = memory;
   basis->spread_in_blocks = spread;
@@ -71,51 +127,20 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, b
   basis->slot_nodes = slot_nodes;
   basis->unit_count = static_cast<uint32_t>(units.size());
   basis->unit_cpus = unit_cpus;
-  basis->total_bytes = total;
+  basis->total_bytes = l.total;
   if (policy.kind == PolicyKind::kAuto) {  // even without units: the received block is checked for it
-    uint32_t* domains = reinterpret_cast<uint32_t*>(block + domains_off);
-    // No units (no rank can be placed) leaves the vector empty and its data() null: memcpy's arguments must
-    // not be null even for 0 bytes (UBSan: "null pointer passed as argument 2").
-    if (!extra.domains.empty())
+    uint32_t* domains = reinterpret_cast<uint32_t*>(block + l.domains);
+    if (!extra.domains.empty())  // see CopyNics: no null data() into memcpy
       memcpy(domains, extra.domains.data(), extra.domains.size() * sizeof(uint32_t));
     basis->unit_domains = domains;
   }
   basis->llc_level = extra.llc_level;
-  basis->nic_set_count = static_cast<uint32_t>(nics.sets.size());
-  basis->nic_range_count = static_cast<uint32_t>(nics.ranges.size());
-  basis->nic_sets = reinterpret_cast<PlanNicSet*>(block + sets_off);
-  basis->nic_ranges = reinterpret_cast<uint32_t*>(block + ranges_off);
-  basis->nic_text = block + text_off;
-  basis->nic_text_bytes = nics.text.size();
-  if (!nics.sets.empty()) memcpy(block + sets_off, nics.sets.data(), nics.sets.size() * sizeof(PlanNicSet));
-  if (!nics.ranges.empty())
-    memcpy(block + ranges_off, nics.ranges.data(), nics.ranges.size() * sizeof(uint32_t));
-  memcpy(block + text_off, nics.text.data(), nics.text.size());
+  CopyNics(nics, l, block, basis);
   CopyText(basis->policy_text, sizeof basis->policy_text, policy.text);
   CopyText(basis->memory_text, sizeof basis->memory_text, MemoryName(memory));
-  for (size_t i = 0; i < drafts.size(); ++i) {
-    slots[i].group = drafts[i].group;
-    slots[i].first_unit = drafts[i].first_unit;
-    slots[i].unit_count = drafts[i].unit_count;
-    CopyText(slots[i].label, sizeof slots[i].label, drafts[i].label);
-    CopyText(slots[i].device, sizeof slots[i].device, drafts[i].device);
-    slots[i].device_vendor = drafts[i].vendor;
-    slots[i].device_ordinal = drafts[i].ordinal;
-    slots[i].nic_set = nics.slot_set[i];
-    drafts[i].nodes.CopyTo(slot_nodes + i * node_words, node_words);
-  }
+  FillSlots(drafts, nics, node_words, slots, slot_nodes);
   for (size_t i = 0; i < units.size(); ++i) units[i].CopyTo(unit_cpus + i * cpu_words, cpu_words);
-  // SMT siblings as rings (ascending, then back to the core's lowest CPU): OMP_PLACES per core.
-  uint32_t bits = cpu_words * 64;
-  for (uint32_t c = 0; c < bits; ++c) siblings[c] = c;
-  for (const TopoCore& core : topo.cores) {
-    int64_t first = core.cpus.First();
-    for (int64_t c = first; c >= 0 && c < bits;) {
-      int64_t next = core.cpus.Next(c);
-      siblings[c] = static_cast<uint32_t>(next >= 0 && next < bits ? next : first);
-      c = next;
-    }
-  }
+  FillSiblings(topo, cpu_words * 64, siblings);
   basis->cpu_sibling = siblings;
   return basis;
 }

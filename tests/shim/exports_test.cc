@@ -14,26 +14,13 @@
 namespace numabind::shim::test {
 namespace {
 
-struct Outcome {
-  std::vector<Report> reports;
-  std::string log, output;
-  RunResult run;
-};
+using Outcome = PreloadedRun;
 
-/// Runs `launcher` (argv before the program) starting omp_report with the shim preloaded and `vars`.
+/// Runs `launcher` (argv before the program) starting omp_report with the shim preloaded and `vars`
+/// (launch_util.h's RunPreloaded).
 Outcome Launch(std::vector<std::string> launcher, const std::vector<std::string>& vars) {
-  std::string dir = MakeTempDir("numabind-exports");
-  std::string build = BuildDir();
-  std::vector<std::string> env = {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_LOG=info",
-                                  "NUMABIND_LOG_FILE=" + dir + "/log"};
-  env.insert(env.end(), vars.begin(), vars.end());
-  launcher.insert(launcher.end(), {build + "/helpers/omp_report", "--out", dir + "/reports"});
-  Outcome o;
-  o.run = Run(launcher, env, dir + "/output", 60);
-  o.reports = ReadReports(dir + "/reports");
-  o.log = ReadFile(dir + "/log");
-  o.output = ReadFile(dir + "/output");
-  RemoveTree(dir);
+  launcher.insert(launcher.end(), {BuildDir() + "/helpers/omp_report", "--out", "@OUT"});
+  Outcome o = RunPreloaded(std::move(launcher), vars, "numabind-exports");
   cr_assert_eq(o.run.exit_code, 0, "launcher exited %d\n%s\nlog:\n%s", o.run.exit_code,
                Tail(o.output).c_str(), o.log.c_str());
   cr_assert_eq(o.reports.size(), 2u, "%zu reports\n%s\nlog:\n%s", o.reports.size(), Tail(o.output).c_str(),
