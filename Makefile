@@ -25,7 +25,7 @@ CXXFLAGS_BASE := -std=c++17 $(OPT) -g -fPIC $(WARN) -I. -D_GNU_SOURCE $(SAN_FLAG
 # -fno-tree-loop-distribute-patterns: no memset/memcpy calls made up from loops, so that child-side code
 # calls nothing through the PLT (lazy binding in a vfork child would write the parent's GOT).
 PURE_FLAGS := -fno-exceptions -fno-rtti -fno-threadsafe-statics -fvisibility=hidden \
-              -fno-stack-protector -fno-tree-loop-distribute-patterns
+              -fno-stack-protector -fno-tree-loop-distribute-patterns -include base/libc_imports.h
 HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 
 # The layers, lowest first; each may use the ones before it (the shim: base, config and plan).
@@ -67,7 +67,7 @@ TEST_OPT ?= -O0
 $(BUILD)/obj/tests/%.o: CXXFLAGS_BASE += $(TEST_OPT)
 
 .PHONY: FORCE all print-pure-srcs print-command-srcs lint test test-unit test-vm test-cluster stress demo install install-build uninstall deb man check-abi deps clean bench readme-vars
-all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(MUSL_HELPERS)
+all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(BUILD)/helpers/no_libc $(MUSL_HELPERS)
 
 # run_command.o is rebuilt whenever SHIM_PATH changes (the stamp holds the last value).
 $(call obj,cli/run_command.cc): $(BUILD)/shim-path.stamp
@@ -99,13 +99,17 @@ $(BUILD)/helper-path.stamp: FORCE
 FORCE:
 
 
-# The shim: linked by the C driver so libstdc++ is never added; -z defs catches anything that needs more.
-# -nostartfiles: without crti/crtbeginS, whose weak references (__gmon_start__, _ITM_*TMCloneTable,
-# __cxa_finalize) the loader looks up in every process, in vain for three of them: about 3,000 instructions
+# The shim: linked by the C driver with no library at all (-nostdlib): nothing in DT_NEEDED, so the loader
+# neither maps a dependency nor checks symbol versions for it in every process; the C library symbols it
+# uses are the program's, declared weak in base/libc_imports.h (scripts/check-abi.sh checks them, as
+# -z defs did). -z noseparate-code: text and read-only data in one segment, which saves every process
+# two mmaps and, configured, the page faults of a second mapping (docs/figures.md).
+# No start files either: crti/crtbeginS's weak references (__gmon_start__, _ITM_*TMCloneTable,
+# __cxa_finalize) would be looked up in every process, in vain for three of them: about 3,000 instructions
 # per start (the library has no static destructors: __dso_handle would be undefined). crtendS.o stays for
 # the .eh_frame terminator.
 $(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(OBJ_BUILD)/pure/%.o,$(SHIM_ASM)) $(BUILD)/exports.map
-	$(CC) -shared -nostartfiles -Wl,-z,defs -Wl,--version-script=$(BUILD)/exports.map -Wl,--gc-sections \
+	$(CC) -shared -nostdlib -Wl,-z,noseparate-code -Wl,--version-script=$(BUILD)/exports.map -Wl,--gc-sections \
 	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^) $(shell $(CC) -print-file-name=crtendS.o)
 
 # The version script: the exported names of shim/entry/wrapped.def, the one list of the wrapped functions.
@@ -120,6 +124,11 @@ $(CLI): $(call obj,$(CLI_SRCS) $(PLANNER_SRCS)) $(call pureobj,$(LIBC_SRCS))
 $(EMPTYLIB): tests/shim/empty.c
 	@mkdir -p $(dir $@)
 	$(CC) -shared -fPIC -O2 -o $@ $<
+
+# A dynamic program with no C library (tests/shim/abi_test.cc): raw system calls, x86-64.
+$(BUILD)/helpers/no_libc: tests/shim/no_libc/no_libc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -nostdlib -fPIE -pie -fno-stack-protector -o $@ $<
 
 $(BUILD)/helpers/%: tests/shim/helpers/%.c
 	@mkdir -p $(dir $@)

@@ -164,8 +164,9 @@ NUMABIND_EXPORT int putenv(char* string) {
   int ret = numabind::shim::RealFor(&g_real.putenv, "putenv")(string);
   if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
-    const char* eq = strchr(string, '=');
-    if (eq != nullptr) numabind::shim::MaybeBindForkedWorker(string, static_cast<size_t>(eq - string));
+    size_t n = 0;  // the name's length; a loop, not strchr: the C++ overload would be a strong import
+    while (string[n] != '\0' && string[n] != '=') ++n;
+    if (string[n] == '=') numabind::shim::MaybeBindForkedWorker(string, n);
     errno = e;
   }
   return ret;
