@@ -170,4 +170,12 @@ bool ReadGuard(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->guard, why, cap);
 }
 
+bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
+  static const char* const kModes[] = {"strip", "keep"};
+  int i = Keyword(value, kModes, 2);
+  if (i < 0) return Say(why, cap, "expected strip or keep");
+  out->container_keep = i == 1;
+  return true;
+}
+
 }  // namespace numabind::config
