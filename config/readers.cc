@@ -170,11 +170,11 @@ bool ReadGuard(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->guard, why, cap);
 }
 
+// Compared one by one, not through a table of pointers: the library reads this in every exec that starts a
+// container runtime, and a table would be relocated in every process it is loaded into.
 bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
-  static const char* const kModes[] = {"strip", "keep"};
-  int i = Keyword(value, kModes, 2);
-  if (i < 0) return Say(why, cap, "expected strip or keep");
-  out->container_keep = i == 1;
+  if (!Eq(value, "strip") && !Eq(value, "keep")) return Say(why, cap, "expected strip or keep");
+  out->container_keep = value[0] == 'k';
   return true;
 }
 

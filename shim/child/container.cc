@@ -79,8 +79,7 @@ ContainerStart ClassifyStart(const char* path, char* const* envp) {
   if (words == 0) return ContainerStart::kOther;
   if (IsContainerRuntime(BaseName(path != nullptr ? path : "")))
     return words == 2 ? ContainerStart::kKeepRuntime : ContainerStart::kStrip;
-  if (SelfIsRuntime()) return words == 2 ? ContainerStart::kKeepInside : ContainerStart::kStrip;
-  return ContainerStart::kOther;
+  return words == 1 && SelfIsRuntime() ? ContainerStart::kStrip : ContainerStart::kOther;
 }
 
 // Child-safe: reads envp, a raw mmap and copies into it.

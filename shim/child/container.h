@@ -22,20 +22,20 @@ bool IsContainerRuntime(const char* name);
 
 /// What starting a program means for the library's place in its LD_PRELOAD.
 enum class ContainerStart : unsigned char {
-  kOther,  ///< no container runtime, or envp preloads no libnumabind.so, or NUMABIND_DISABLE=1: as it is
+  kOther,  ///< LD_PRELOAD as it is
   kStrip,  ///< leave the library out (BuildContainerBlock)
   /// NUMABIND_CONTAINER=keep and the program is a runtime: LD_PRELOAD as it is. The library inside wants
   /// the plan basis, which the shared directory (NUMABIND_SHARED) can hand it if the starting process
   /// prepared it: the planner helper may not be able to run in the container.
   kKeepRuntime,
-  kKeepInside,  ///< keep, and this process is the runtime starting its container's program
 };
 
 /// Child-safe: what starting `path` (a path, or a file name for PATH) with envp from this process means.
 /// kOther unless an LD_PRELOAD of envp names libnumabind.so (base/preload.h) and NUMABIND_DISABLE is not 1
-/// (both read from envp). Then kKeepRuntime or kStrip by NUMABIND_CONTAINER (from envp) when `path`'s base
-/// name is a container runtime, else kKeepInside or kStrip when this process's own name is one (its comm:
-/// a runtime's exec of its container's program, after its own start), else kOther.
+/// (both read from envp). Then, when `path`'s base name is a container runtime, kKeepRuntime if
+/// NUMABIND_CONTAINER (from envp) is keep, else kStrip; otherwise kStrip when NUMABIND_CONTAINER is not keep
+/// and this process's own name is a runtime's (its comm: a runtime's exec of its container's program, after
+/// its own start), else kOther.
 ContainerStart ClassifyStart(const char* path, char* const* envp);
 
 /// An environment with libnumabind.so left out of LD_PRELOAD, in a mapping of its own (raw mmap: this may

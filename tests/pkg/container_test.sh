@@ -67,6 +67,7 @@ check_clean() {
   check "$1" "$why"
 }
 inside='/bin/sh -c true; /bin/report >/dev/null; echo ran'  # two dynamic programs in the container
+launch='for r in 0 1; do LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 /bin/report & done; wait'  # a launcher inside
 
 export USER=${USER:-$(id -un)}  # ch-run wants it
 env_clean=(env -u LD_PRELOAD -u NUMABIND_POLICY -u NUMABIND_CONTAINER -u LOCAL_RANK -u LOCAL_WORLD_SIZE
@@ -112,7 +113,6 @@ else
   # A launcher inside the container (sh starting two ranks), the library and its helper mounted at their own
   # paths (the build tree) and kept in LD_PRELOAD. The image has no hwloc: the helper cannot run inside, the
   # bash that starts ch-run prepares the basis, which the library inside reads from NUMABIND_SHARED.
-  launch='for r in 0 1; do LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 /bin/report & done; wait'
   binds=()  # ch-run shares /tmp with the host: a build tree there (CI's clone, its link) is seen already
   for d in "$build" "$real_build"; do
     [[ $d == /tmp/* ]] || [[ " ${binds[*]} " == *" $d:$d "* ]] || binds+=(-b "$d:$d")
@@ -141,5 +141,16 @@ else
     "for r in 0 1; do LOCAL_RANK=\$r LOCAL_WORLD_SIZE=2 ${podman_run[*]} -e LOCAL_RANK --rootfs '$img' /bin/report & done; wait" \
     >"$tmp/out" 2>&1
   check_bound podman_rank_of_a_launcher "$tmp/out" 2
+  # The launcher inside, as with ch-run: the build tree and the shared basis's directory mounted at their
+  # paths, the environment passed in. Unconfined: under podman's seccomp filter the library asks the helper
+  # (which cannot run in this image) whether set_mempolicy is allowed, rather than take the shared basis.
+  mounts=(-v "$tmp:$tmp")
+  for d in "$build" "$real_build"; do
+    [[ " ${mounts[*]} " == *" $d:$d "* ]] || mounts+=(-v "$d:$d")
+  done
+  "${env_clean[@]}" LD_PRELOAD="$lib" NUMABIND_POLICY="$policy" NUMABIND_CONTAINER=keep bash -c \
+    "${podman_run[*]} --security-opt seccomp=unconfined --env-host \"\$@\" --rootfs '$img' /bin/sh -c '$launch'" \
+    bash "${mounts[@]}" >"$tmp/out" 2>&1
+  check_bound podman_launcher_inside_keep "$tmp/out" 2
 fi
 finish
