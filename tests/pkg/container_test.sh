@@ -9,7 +9,7 @@
 # installed, or cannot run here, counts as skipped (the reason printed), never as passed. Ends with
 # "container: N passed, N failed, N skipped".
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 # shellcheck source=lib.sh
 . tests/pkg/lib.sh
@@ -67,6 +67,7 @@ check_clean() {
   check "$1" "$why"
 }
 inside='/bin/sh -c true; /bin/report >/dev/null; echo ran'  # two dynamic programs in the container
+# shellcheck disable=SC2016  # expanded by the shell in the container
 launch='for r in 0 1; do LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 /bin/report & done; wait'  # a launcher inside
 
 export USER=${USER:-$(id -un)}  # ch-run wants it
@@ -117,6 +118,7 @@ else
   for d in "$build" "$real_build"; do
     [[ $d == /tmp/* ]] || [[ " ${binds[*]} " == *" $d:$d "* ]] || binds+=(-b "$d:$d")
   done
+  # shellcheck disable=SC2016  # expanded by the inner bash
   "${env_clean[@]}" LD_PRELOAD="$lib" NUMABIND_POLICY="$policy" NUMABIND_CONTAINER=keep bash -c \
     'ch-run "$@" -- /bin/sh -c "$0"' "$launch" "${binds[@]}" "$img" >"$tmp/out" 2>&1
   check_bound ch_run_launcher_inside_keep "$tmp/out" 2
