@@ -25,7 +25,7 @@ done
 tmp=$(mktemp -d /tmp/numabind-container.XXXXXX)
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-mkdir -m 700 "$tmp/shared"
+mkdir -m 700 "$tmp/shared" "$tmp/shared-ch-run" "$tmp/shared-podman"
 
 # The image: a directory ch-run and podman --rootfs both run. The build tree's mount point (keep) and the
 # files ch-run binds from the host are there.
@@ -118,9 +118,10 @@ else
   for d in "$build" "$real_build"; do
     [[ $d == /tmp/* ]] || [[ " ${binds[*]} " == *" $d:$d "* ]] || binds+=(-b "$d:$d")
   done
+  # A shared directory of its own: the bash loop above prepared this configuration in "$tmp/shared".
   # shellcheck disable=SC2016  # expanded by the inner bash
-  "${env_clean[@]}" LD_PRELOAD="$lib" NUMABIND_POLICY="$policy" NUMABIND_CONTAINER=keep bash -c \
-    'ch-run "$@" -- /bin/sh -c "$0"' "$launch" "${binds[@]}" "$img" >"$tmp/out" 2>&1
+  "${env_clean[@]}" NUMABIND_SHARED="$tmp/shared-ch-run" LD_PRELOAD="$lib" NUMABIND_POLICY="$policy" \
+    NUMABIND_CONTAINER=keep bash -c 'ch-run "$@" -- /bin/sh -c "$0"' "$launch" "${binds[@]}" "$img" >"$tmp/out" 2>&1
   check_bound ch_run_launcher_inside_keep "$tmp/out" 2
 fi
 
@@ -150,8 +151,8 @@ else
   for d in "$build" "$real_build"; do
     [[ " ${mounts[*]} " == *" $d:$d "* ]] || mounts+=(-v "$d:$d")
   done
-  "${env_clean[@]}" LD_PRELOAD="$lib" NUMABIND_POLICY="$policy" NUMABIND_CONTAINER=keep bash -c \
-    "${podman_run[*]} --security-opt seccomp=unconfined --env-host \"\$@\" --rootfs '$img' /bin/sh -c '$launch'" \
+  "${env_clean[@]}" NUMABIND_SHARED="$tmp/shared-podman" LD_PRELOAD="$lib" NUMABIND_POLICY="$policy" \
+    NUMABIND_CONTAINER=keep bash -c "${podman_run[*]} --security-opt seccomp=unconfined --env-host \"\$@\" --rootfs '$img' /bin/sh -c '$launch'" \
     bash "${mounts[@]}" >"$tmp/out" 2>&1
   check_bound podman_launcher_inside_keep "$tmp/out" 2
 fi

@@ -6,6 +6,8 @@
 // program itself. tests/pkg/container_test.sh runs the real runtimes.
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
@@ -132,6 +134,49 @@ Test(container, vfork_leaves_nothing_mapped_in_the_launcher) {
     last.push_back(counts[0]);
   }
   cr_expect_eq(last[0], last[1], "runtime: %s, other program: %s", last[0].c_str(), last[1].c_str());
+}
+
+namespace {
+/// Whether starting the runtime (a link named ch-run to helpers/report) through `how` left a plan basis in a
+/// fresh shared directory: the process that starts it is preloaded and configured, and no rank.
+bool PreparedForRuntime(const std::vector<std::string>& how, const std::vector<std::string>& vars) {
+  std::string dir = MakeTempDir("numabind-container-shared");
+  std::string shared = dir + "/shared";
+  cr_assert_eq(mkdir(shared.c_str(), 0700), 0);
+  CpuPair p = TwoAllowedCpus();
+  std::vector<std::string> all = vars;
+  all.push_back("NUMABIND_POLICY=" + p.policy);
+  all.push_back("NUMABIND_SHARED=" + shared);
+  Outcome o = RunWith("report", how, Shim(), all);
+  cr_assert_eq(o.run.exit_code, 0, "%s", Tail(o.output).c_str());
+  cr_assert_eq(o.reports.size(), 1u, "%s", Tail(o.output).c_str());
+  bool found = false;
+  if (DIR* d = opendir((shared + "/numabind-" + std::to_string(geteuid())).c_str())) {
+    while (dirent* e = readdir(d)) found = found || std::string(e->d_name).rfind("basis-", 0) == 0;
+    closedir(d);
+  }
+  RemoveTree(dir);
+  return found;
+}
+
+const std::vector<std::string> kBashExec = {"/bin/bash", "-c", "exec \"$0\"", "@RUNTIME"};
+const std::vector<std::string> kPythonSpawn = {
+    "/usr/bin/python3",
+    "-I",
+    "-S",
+    "-c",
+    "import os, sys; os.waitpid(os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ), 0)",
+    "@RUNTIME"};
+}  // namespace
+
+// With NUMABIND_CONTAINER=keep, the process that starts a runtime prepares the plan basis into the shared
+// directory first (a shell exec'ing it, a posix_spawn), so that the library inside reads it there and needs
+// no planner helper in the image. Without keep (the control), nothing is prepared: none of them forks.
+Test(container, keep_prepares_the_shared_basis_before_the_runtime) {
+  for (const auto& how : {kBashExec, kPythonSpawn}) {
+    cr_expect(PreparedForRuntime(how, {"NUMABIND_CONTAINER=keep"}), "%s: no basis prepared", how[0].c_str());
+    cr_expect_not(PreparedForRuntime(how, {}), "%s: a basis prepared without keep", how[0].c_str());
+  }
 }
 
 // A runtime started preloaded by a launcher that is not (slurmstepd, a Go launcher) execs its container's
