@@ -170,4 +170,12 @@ bool ReadGuard(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->guard, why, cap);
 }
 
+// Compared one by one, not through a table of pointers: the library reads this in every exec that starts a
+// container runtime, and a table would be relocated in every process it is loaded into.
+bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
+  if (!Eq(value, "strip") && !Eq(value, "keep")) return Say(why, cap, "expected strip or keep");
+  out->container_keep = value[0] == 'k';
+  return true;
+}
+
 }  // namespace numabind::config

@@ -21,6 +21,7 @@ PACKAGES=(
   libcap2-bin                    # setcap: the file-capability launcher of the secure-execution test
   musl-tools                     # a musl-linked launcher (the shim must not crash musl programs)
   slurm-wlm munge openssh-server iproute2  # the namespace cluster (tests/cluster)
+  charliecloud-runtime podman runc  # container runtimes (tests/pkg/container_test.sh)
 )
 
 missing=()

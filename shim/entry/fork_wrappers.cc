@@ -139,13 +139,19 @@ extern "C" void numabind_before_vfork(void* caller) {
 }
 
 // Child-safe in the child (pid 0): reads one thread-local slot. In the parent, the child has exec'd or
-// exited: a rank block its exec wrapper mapped is this process's memory, unused now.
+// exited: a rank block or container environment its exec wrapper mapped is this process's memory, unused now.
 extern "C" void* numabind_after_vfork(int pid) {
   numabind::shim::ExecMapping& m = numabind::shim::t_exec_mapping;
   if (pid != 0 && m.map != nullptr) {
     numabind::shim::Sys6(SYS_munmap, reinterpret_cast<long>(m.map), static_cast<long>(m.size));
     m.map = nullptr;
     m.size = 0;
+  }
+  if (pid != 0 && m.container_map != nullptr) {
+    numabind::shim::Sys6(SYS_munmap, reinterpret_cast<long>(m.container_map),
+                         static_cast<long>(m.container_size));
+    m.container_map = nullptr;
+    m.container_size = 0;
   }
   return t_vfork_caller;
 }
