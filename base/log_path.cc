@@ -26,9 +26,11 @@ void ShortHostName(char* out) {
   utsname u;
   size_t n = 0;
   if (Sys6(SYS_uname, reinterpret_cast<long>(&u)) == 0) {
-    while (n + 1 < kHostNameMax && n < sizeof(u.nodename) && u.nodename[n] != '\0' && u.nodename[n] != '.') {
-      out[n] = u.nodename[n];
-      ++n;
+    for (; n + 1 < kHostNameMax && n < sizeof(u.nodename); ++n) {
+      // uname(2) wrote the name: the analyzer does not see through the raw system call.
+      char c = u.nodename[n];  // NOLINT(clang-analyzer-core.uninitialized.Assign)
+      if (c == '\0' || c == '.') break;
+      out[n] = c;
     }
   }
   if (n == 0) {

@@ -1,8 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `numabind report`: a job's verdict from the library's JSON log lines (NUMABIND_LOG_FORMAT=json, one file per
-// host, shim/log/json_log.h gives the fields). report_log.cc reads the lines into hosts and ranks and raises
-// the flags; report_command.cc finds the files and prints the verdict.
+// `numabind report`: a job's verdict from the library's JSON log lines (NUMABIND_LOG_FORMAT=json, one file
+// per host, shim/log/json_log.h gives the fields). report_log.cc reads the lines into hosts and ranks and
+// raises the flags; report_command.cc finds the files and prints the verdict.
 
 #ifndef NUMABIND_CLI_REPORT_H_
 #define NUMABIND_CLI_REPORT_H_
@@ -38,14 +38,14 @@ struct ReportRank {
 };
 
 struct ReportHost {
-  std::string host;  ///< as the lines name it (uname's nodename)
+  std::string host;               ///< as the lines name it (uname's nodename)
   std::vector<ReportRank> ranks;  ///< by rank, then pid
   std::vector<std::string> flags;
   std::vector<std::string> notes;  ///< other warnings the library wrote on this host (not flags)
 };
 
 struct ReportJob {
-  std::vector<ReportHost> hosts;  ///< by name
+  std::vector<ReportHost> hosts;   ///< by name
   std::vector<std::string> flags;  ///< the job's: hosts expected but without a log
   size_t lines = 0;                ///< JSON lines read
   /// Every rank bound as planned and nothing flagged.

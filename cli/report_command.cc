@@ -85,8 +85,8 @@ void PrintText(const ReportJob& job, FILE* out) {
         {"  rank", "pid", "planned (policy: cpus / nodes / memory / device)", "applied", "by", "flags"}};
     for (const ReportRank& r : h.ranks) {
       std::string planned = r.by == "-" ? "-"
-                                        : Dash(r.policy) + ": " + r.cpus + " / " + r.nodes + " / " + r.memory +
-                                              " / " + Dash(r.device);
+                                        : Dash(r.policy) + ": " + r.cpus + " / " + r.nodes + " / " +
+                                              r.memory + " / " + Dash(r.device);
       std::string applied = r.by == "-" ? r.event : r.memory == "unchanged" ? "cpus only" : "yes";
       table.push_back({"  " + Dash(r.rank) + (r.nranks.empty() ? "" : "/" + r.nranks), Dash(r.pid), planned,
                        applied, r.by == "launcher" ? "launcher (" + r.entry + ")" : r.by,
@@ -147,7 +147,8 @@ std::string JsonList(const std::vector<std::string>& items) {
 std::string JsonOrNull(const std::string& s) { return s.empty() ? "null" : JsonString(s); }
 
 void PrintJson(const ReportJob& job, FILE* out) {
-  fprintf(out, "{\"ok\":%s,\"flags\":%s,\"hosts\":[", job.Ok() ? "true" : "false", JsonList(job.flags).c_str());
+  fprintf(out, "{\"ok\":%s,\"flags\":%s,\"hosts\":[", job.Ok() ? "true" : "false",
+          JsonList(job.flags).c_str());
   for (size_t i = 0; i < job.hosts.size(); ++i) {
     const ReportHost& h = job.hosts[i];
     fprintf(out, "%s\n {\"host\":%s,\"flags\":%s,\"warnings\":%s,\"ranks\":[", i > 0 ? "," : "",
@@ -160,11 +161,12 @@ void PrintJson(const ReportJob& job, FILE* out) {
               "\"device\":%s,\"device_nodes\":%s,\"message\":%s,\"flags\":%s}",
               k > 0 ? "," : "", r.rank.empty() ? "null" : r.rank.c_str(),
               r.nranks.empty() ? "null" : r.nranks.c_str(), JsonOrNull(r.rank_var).c_str(),
-              r.pid.empty() ? "null" : r.pid.c_str(), JsonOrNull(r.command).c_str(), JsonString(r.event).c_str(),
-              r.by != "-" ? "true" : "false", r.by != "-" ? JsonString(r.by).c_str() : "null",
-              JsonOrNull(r.entry).c_str(), JsonOrNull(r.policy).c_str(), JsonOrNull(r.cpus).c_str(),
-              JsonOrNull(r.nodes).c_str(), JsonOrNull(r.memory).c_str(), JsonOrNull(r.device).c_str(),
-              JsonOrNull(r.device_nodes).c_str(), JsonOrNull(r.message).c_str(), JsonList(r.flags).c_str());
+              r.pid.empty() ? "null" : r.pid.c_str(), JsonOrNull(r.command).c_str(),
+              JsonString(r.event).c_str(), r.by != "-" ? "true" : "false",
+              r.by != "-" ? JsonString(r.by).c_str() : "null", JsonOrNull(r.entry).c_str(),
+              JsonOrNull(r.policy).c_str(), JsonOrNull(r.cpus).c_str(), JsonOrNull(r.nodes).c_str(),
+              JsonOrNull(r.memory).c_str(), JsonOrNull(r.device).c_str(), JsonOrNull(r.device_nodes).c_str(),
+              JsonOrNull(r.message).c_str(), JsonList(r.flags).c_str());
     }
     fprintf(out, "]}");
   }
@@ -174,18 +176,19 @@ void PrintJson(const ReportJob& job, FILE* out) {
 }  // namespace
 
 void PrintReportHelp(FILE* out) {
-  fprintf(out,
-          "Usage: numabind report [--json|--draw] [--nodes N] [FILE|DIR|PATTERN...]\n"
-          "\n"
-          "Says whether every rank of a job ran where it should, from the library's JSON log\n"
-          "(NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json NUMABIND_LOG_FILE=/shared/nb/%%j/%%h.log): the files\n"
-          "given, a directory's files, or a NUMABIND_LOG_FILE value (%%j this job's id, %%h and %%p any host\n"
-          "and pid); without one, $NUMABIND_LOG_FILE. Per host and rank: the plan, whether it was applied\n"
-          "and by whom (launcher, self, inherited: inside a rank numabind bound), and flags: ranks that ran\n"
-          "unbound and why, a memory policy not applied, CPUs shared with another rank (but for the ranks\n"
-          "of one domain under node, socket and nodes:), nodes away from the rank's device, ranks with no\n"
-          "line, hosts with no rank line or (--nodes) no log.\n"
-          "\n");
+  fprintf(
+      out,
+      "Usage: numabind report [--json|--draw] [--nodes N] [FILE|DIR|PATTERN...]\n"
+      "\n"
+      "Says whether every rank of a job ran where it should, from the library's JSON log\n"
+      "(NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json NUMABIND_LOG_FILE=/shared/nb/%%j/%%h.log): the files\n"
+      "given, a directory's files, or a NUMABIND_LOG_FILE value (%%j this job's id, %%h and %%p any host\n"
+      "and pid); without one, $NUMABIND_LOG_FILE. Per host and rank: the plan, whether it was applied\n"
+      "and by whom (launcher, self, inherited: inside a rank numabind bound), and flags: ranks that ran\n"
+      "unbound and why, a memory policy not applied, CPUs shared with another rank (but for the ranks\n"
+      "of one domain under node, socket and nodes:), nodes away from the rank's device, ranks with no\n"
+      "line, hosts with no rank line or (--nodes) no log.\n"
+      "\n");
   PrintOptions(out, kReportOptions, kReportOptionCount);
   fprintf(out,
           "\nExit status: 0 when every rank was bound as planned and nothing is flagged, 1 otherwise, 2 for\n"
@@ -221,7 +224,8 @@ int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err
   if (args_files.empty()) {
     const char* file = shim::Lookup(env, "NUMABIND_LOG_FILE");
     if (file == nullptr || *file == '\0') {
-      fprintf(err, "numabind report: no log given and NUMABIND_LOG_FILE is not set (numabind report --help)\n");
+      fprintf(err,
+              "numabind report: no log given and NUMABIND_LOG_FILE is not set (numabind report --help)\n");
       return kExitUsage;
     }
     args_files.push_back(file);

@@ -3,6 +3,7 @@
 // `numabind report`'s reading and judging of log lines (cli/report.h).
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include "cli/report.h"
@@ -34,7 +35,10 @@ bool Hex4(const std::string& s, size_t at, unsigned* out) {
   *out = 0;
   for (size_t k = at; k < at + 4; ++k) {
     char c = s[k];
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
     if (d < 0) return false;
     *out = *out * 16 + static_cast<unsigned>(d);
   }
@@ -96,7 +100,12 @@ bool SharesByPlan(const std::string& policy) {
   return policy == "node" || policy == "socket" || policy.rfind("nodes:", 0) == 0;
 }
 
-long Number(const std::string& s) { return s.empty() ? -1 : std::atol(s.c_str()); }
+/// A rank, rank count or pid as the line wrote it (decimal digits), or -1.
+long Number(const std::string& s) {
+  char* end = nullptr;
+  long v = s.empty() ? -1 : std::strtol(s.c_str(), &end, 10);
+  return end != nullptr && *end == '\0' ? v : -1;
+}
 
 void FlagOverlaps(ReportHost* h) {
   for (size_t a = 0; a < h->ranks.size(); ++a) {
@@ -125,7 +134,8 @@ void FlagMissingRanks(ReportHost* h) {
   for (const auto& [group, n] : count) {
     for (long k = 0; k < n; ++k) {
       if (seen[group].count(k) == 0)
-        h->flags.push_back("rank " + std::to_string(k) + " of " + std::to_string(n) + " (" + group + ") has no line");
+        h->flags.push_back("rank " + std::to_string(k) + " of " + std::to_string(n) + " (" + group +
+                           ") has no line");
     }
   }
 }
@@ -181,7 +191,8 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
   std::string host = Get(f, "host"), event = Get(f, "event");
   if (host.empty()) return;
   ++job->lines;
-  auto h = std::find_if(job->hosts.begin(), job->hosts.end(), [&](const ReportHost& x) { return x.host == host; });
+  auto h =
+      std::find_if(job->hosts.begin(), job->hosts.end(), [&](const ReportHost& x) { return x.host == host; });
   if (h == job->hosts.end()) h = job->hosts.insert(job->hosts.end(), ReportHost{host, {}, {}, {}});
   bool bound = event == "bound" || event == "rebound";
   if (!bound && event != "unbound" && event != "refused") {
@@ -191,11 +202,22 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
   ReportRank r;
   r.event = event;
   r.pid = Get(f, "pid");
-  for (auto& [key, field] : std::initializer_list<std::pair<const char*, std::string*>>{
-           {"rank", &r.rank}, {"nranks", &r.nranks}, {"rank_var", &r.rank_var}, {"command", &r.command},
-           {"entry", &r.entry}, {"inside", &r.inside}, {"message", &r.message}, {"policy", &r.policy},
-           {"cpus", &r.cpus}, {"nodes", &r.nodes}, {"memory", &r.memory}, {"device", &r.device},
-           {"device_nodes", &r.device_nodes}, {"auto", &r.share}, {"launcher_cpus", &r.launcher_cpus}})
+  for (auto& [key, field] :
+       std::initializer_list<std::pair<const char*, std::string*>>{{"rank", &r.rank},
+                                                                   {"nranks", &r.nranks},
+                                                                   {"rank_var", &r.rank_var},
+                                                                   {"command", &r.command},
+                                                                   {"entry", &r.entry},
+                                                                   {"inside", &r.inside},
+                                                                   {"message", &r.message},
+                                                                   {"policy", &r.policy},
+                                                                   {"cpus", &r.cpus},
+                                                                   {"nodes", &r.nodes},
+                                                                   {"memory", &r.memory},
+                                                                   {"device", &r.device},
+                                                                   {"device_nodes", &r.device_nodes},
+                                                                   {"auto", &r.share},
+                                                                   {"launcher_cpus", &r.launcher_cpus}})
     *field = Get(f, key);
   r.replaced = Get(f, "replaced") == "true";
   r.by = !bound ? "-" : r.entry != "start-up" ? "launcher" : r.inside.empty() ? "self" : "inherited";
@@ -216,7 +238,8 @@ void Judge(ReportJob* job, size_t expected_hosts) {
       return std::make_pair(Number(a.rank), Number(a.pid)) < std::make_pair(Number(b.rank), Number(b.pid));
     });
     for (ReportRank& r : h.ranks) {
-      if (r.by == "-") r.flags.push_back((r.event == "refused" ? "not started: " : "ran unbound: ") + r.message);
+      if (r.by == "-")
+        r.flags.push_back((r.event == "refused" ? "not started: " : "ran unbound: ") + r.message);
       if (r.memory == "unchanged") r.flags.push_back("memory policy not applied (the kernel refused it)");
       if (!r.device_nodes.empty() && !Set(r.nodes).Intersects(Set(r.device_nodes)))
         r.flags.push_back("nodes " + r.nodes + " miss its device's node " + r.device_nodes);

@@ -275,7 +275,8 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
                StartedBinding::kLauncher,
                share,
                basis.policy_text,
-               plan.device[0] != '\0' ? basis.slot_nodes + size_t{plan.device_slot} * basis.node_words : nullptr};
+               plan.device[0] != '\0' ? basis.slot_nodes + size_t{plan.device_slot} * basis.node_words
+                                      : nullptr};
   NoteReplaced(m, *saved, cpus, basis.cpu_words, &e);
   m.replaced = e.replaced != nullptr;
   FormatBound(e, line);

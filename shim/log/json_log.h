@@ -7,8 +7,8 @@
 // nodes, memory, device, device_nodes (with a device), entry, replaced (launcher_cpus when true: the binding
 // it started with), policy, auto (its share, under auto) and, at NUMABIND_LOG=debug, stack; for a rank not
 // bound, event (unbound, refused), rank, nranks, rank_var, command and message; for anything else, message
-// (the text line without "numabind: "). A line that would not fit Line::kCapacity leaves out what does not fit (members whole,
-// strings cut between two characters) and ends with "truncated":true.
+// (the text line without "numabind: "). A line that would not fit Line::kCapacity leaves out what does not
+// fit (members whole, strings cut between two characters) and ends with "truncated":true.
 
 #ifndef NUMABIND_SHIM_LOG_JSON_LOG_H_
 #define NUMABIND_SHIM_LOG_JSON_LOG_H_

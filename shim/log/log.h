@@ -52,7 +52,7 @@ struct BoundEvent {
   const uint64_t* replaced;  ///< the binding the rank started with when the plan replaced it, else nullptr
   uint32_t replaced_words;
   StartedBinding started;
-  const char* share;  ///< auto's share of the rank, "" when not auto
+  const char* share;   ///< auto's share of the rank, "" when not auto
   const char* policy;  ///< NUMABIND_POLICY as written (the basis's), for the JSON line
   /// The NUMA nodes of the rank's device (node_words words), nullptr without a device: in the JSON line, so
   /// that `numabind report` can tell a rank placed away from its device.

@@ -22,12 +22,15 @@ TestSuite(report, .fini = numabind::test::RemoveTempDirs);
 namespace {
 
 /// A bound rank's line as the library writes it.
-std::string Bound(const std::string& host, int rank, int nranks, const std::string& cpus, const std::string& nodes,
-                  const std::string& policy = "exclusive", const std::string& extra = "") {
-  return "{\"time\":\"2026-12-03T10:00:00.000Z\",\"host\":\"" + host + "\",\"pid\":" + std::to_string(100 + rank) +
+std::string Bound(const std::string& host, int rank, int nranks, const std::string& cpus,
+                  const std::string& nodes, const std::string& policy = "exclusive",
+                  const std::string& extra = "") {
+  return "{\"time\":\"2026-12-03T10:00:00.000Z\",\"host\":\"" + host +
+         "\",\"pid\":" + std::to_string(100 + rank) +
          ",\"level\":\"info\",\"event\":\"bound\",\"rank\":" + std::to_string(rank) +
          ",\"nranks\":" + std::to_string(nranks) +
-         ",\"rank_var\":\"SLURM_LOCALID\",\"command\":\"./app\",\"cpus\":\"" + cpus + "\",\"nodes\":\"" + nodes +
+         ",\"rank_var\":\"SLURM_LOCALID\",\"command\":\"./app\",\"cpus\":\"" + cpus + "\",\"nodes\":\"" +
+         nodes +
          "\",\"memory\":\"local\",\"device\":null,\"entry\":\"start-up\",\"replaced\":false,\"policy\":\"" +
          policy + "\"" + extra + "}\n";
 }
@@ -56,10 +59,11 @@ std::string TwoCpuPolicy() {
 std::string RealJob(const std::vector<std::string>& vars) {
   std::string dir = TempDir(), build = BuildDir();
   mkdir((dir + "/77").c_str(), 0755);
-  mkdir((dir + "/shared").c_str(), 0755);  // RunProgram's is relative to a relative BUILD: the library refuses it
-  std::vector<std::string> env = {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_LOG=info",
-                                  "NUMABIND_LOG_FORMAT=json", "NUMABIND_LOG_FILE=" + dir + "/%j/%h.log",
-                                  "SLURM_JOB_ID=77", "NUMABIND_SHARED=" + dir + "/shared"};
+  mkdir((dir + "/shared").c_str(),
+        0755);  // RunProgram's is relative to a relative BUILD: the library refuses it
+  std::vector<std::string> env = {
+      "LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_LOG=info", "NUMABIND_LOG_FORMAT=json",
+      "NUMABIND_LOG_FILE=" + dir + "/%j/%h.log", "SLURM_JOB_ID=77",   "NUMABIND_SHARED=" + dir + "/shared"};
   env.insert(env.end(), vars.begin(), vars.end());
   Result r = RunProgram({build + "/helpers/entry_launcher", "execve", "2", "/bin/true"}, env);
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
@@ -74,7 +78,8 @@ Test(report, bound_everything_exits_0_naming_each_host) {
   cr_expect(r.out.find("host n1: 2 ranks") != std::string::npos, "%s", r.out.c_str());
   cr_expect(r.out.find("host n2: 2 ranks") != std::string::npos, "%s", r.out.c_str());
   cr_expect(r.out.find("exclusive: 4-7 / 1 / local / -") != std::string::npos, "%s", r.out.c_str());
-  cr_expect(r.out.find("every rank bound as planned: 2 hosts, 4 ranks") != std::string::npos, "%s", r.out.c_str());
+  cr_expect(r.out.find("every rank bound as planned: 2 hosts, 4 ranks") != std::string::npos, "%s",
+            r.out.c_str());
 }
 
 Test(report, unbound_rank_exits_1_with_why) {
@@ -102,7 +107,8 @@ Test(report, overlapping_ranks_exit_1) {
 
 Test(report, rank_away_from_its_device_exits_1) {
   std::string extra = ",\"device_nodes\":\"1\"";
-  Result r = Run({"report", Job(Bound("n2", 0, 2, "0-3", "0", "exclusive", extra) + Bound("n2", 1, 2, "4-7", "1"))});
+  Result r =
+      Run({"report", Job(Bound("n2", 0, 2, "0-3", "0", "exclusive", extra) + Bound("n2", 1, 2, "4-7", "1"))});
   cr_assert_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
   cr_expect(r.out.find("nodes 0 miss its device's node 1") != std::string::npos, "%s", r.out.c_str());
 }
@@ -114,7 +120,8 @@ Test(report, missing_host_and_missing_rank_exit_1) {
   cr_expect(r.out.find("flag: 1 of 3 hosts have no log") != std::string::npos, "%s", r.out.c_str());
   r = Run({"report", Job(Bound("n2", 0, 2, "0-3", "0"))});
   cr_assert_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
-  cr_expect(r.out.find("flag: rank 1 of 2 (SLURM_LOCALID) has no line") != std::string::npos, "%s", r.out.c_str());
+  cr_expect(r.out.find("flag: rank 1 of 2 (SLURM_LOCALID) has no line") != std::string::npos, "%s",
+            r.out.c_str());
 }
 
 Test(report, json_and_draw) {
@@ -122,11 +129,12 @@ Test(report, json_and_draw) {
   cr_assert_eq(r.status, 1, "%s", r.err.c_str());
   std::string dir = TempDir();
   WriteAll(dir + "/out.json", r.out);
-  Result py = RunProgram({"/usr/bin/python3", "-c",
-                          "import json, sys\n"
-                          "j = json.load(open(sys.argv[1]))\n"
-                          "print(j['ok'], [h['host'] for h in j['hosts']], j['hosts'][1]['ranks'][1]['flags'][0])\n",
-                          dir + "/out.json"});
+  Result py =
+      RunProgram({"/usr/bin/python3", "-c",
+                  "import json, sys\n"
+                  "j = json.load(open(sys.argv[1]))\n"
+                  "print(j['ok'], [h['host'] for h in j['hosts']], j['hosts'][1]['ranks'][1]['flags'][0])\n",
+                  dir + "/out.json"});
   cr_expect_eq(py.out, "False ['n1', 'n2'] overlaps rank 0 (pid 100) on cpus 2-3\n", "%s%s", py.out.c_str(),
                py.err.c_str());
   r = Run({"report", "--draw", Job(Bound("n2", 0, 2, "0-3", "0") + Bound("n2", 1, 2, "2-5", "0"))});
