@@ -99,6 +99,16 @@ size_t Utf8At(const unsigned char* s, size_t n, size_t* used) {
   return i == len ? len : 0;
 }
 
+/// Child-safe: a text line (`len` bytes) as the "message" member, without "numabind: " and the newline.
+void Message(Line* l, const char* text, size_t len) {
+  const char kPrefix[] = "numabind: ";
+  size_t skip = 0;
+  while (skip < sizeof(kPrefix) - 1 && skip < len && text[skip] == kPrefix[skip]) ++skip;
+  if (skip == sizeof(kPrefix) - 1) text += skip, len -= skip;
+  while (len > 0 && text[len - 1] == '\n') --len;
+  JsonMembers(l).Str("message", text, len);
+}
+
 }  // namespace
 
 // Child-safe: writes into the line's own buffer.
@@ -207,6 +217,8 @@ void JsonBound(Line* line, const BoundEvent& b) {
   j.Str("device", b.device != nullptr && b.device[0] != '\0' ? b.device : nullptr);
   j.Str("entry", EntryName(b.entry)).Literal("replaced", b.replaced != nullptr ? "true" : "false");
   if (b.replaced != nullptr) j.Bits("launcher_cpus", b.replaced, b.replaced_words);
+  if (b.device_nodes != nullptr) j.Bits("device_nodes", b.device_nodes, b.node_words);
+  if (b.policy != nullptr) j.Str("policy", b.policy);
   if (b.share != nullptr && b.share[0] != '\0') j.Str("auto", b.share);
 }
 
@@ -224,15 +236,31 @@ size_t JsonBoundLine(Line* l, const Line& body, pid_t pid, const char* stack) {
 
 // Child-safe: formats into the caller's line.
 size_t JsonMessage(Line* l, config::LogLevel level, const char* text, size_t len, bool truncated) {
-  const char kPrefix[] = "numabind: ";
-  size_t skip = 0;
-  while (skip < sizeof(kPrefix) - 1 && skip < len && text[skip] == kPrefix[skip]) ++skip;
-  if (skip == sizeof(kPrefix) - 1) text += skip, len -= skip;
-  while (len > 0 && text[len - 1] == '\n') --len;
   l->Reserve(kTail);
   l->set_truncated(truncated);
   Head(l, level, Sys6(SYS_getpid));
-  JsonMembers(l).Str("message", text, len);
+  Message(l, text, len);
+  return Close(l);
+}
+
+// Child-safe: formats into the caller's line.
+size_t JsonUnbound(Line* l, const UnboundEvent& e, const char* text, size_t len, bool truncated) {
+  l->Reserve(kTail);
+  l->set_truncated(truncated);
+  Head(l, config::LogLevel::kWarn, Sys6(SYS_getpid));
+  JsonMembers j(l);
+  j.Str("event", e.refused ? "refused" : "unbound");
+  if (e.rank_known)
+    j.Num("rank", e.rank);
+  else
+    j.Literal("rank", "null");
+  if (e.nranks != 0)
+    j.Num("nranks", e.nranks);
+  else
+    j.Literal("nranks", "null");
+  j.Str("rank_var", e.rank_var != nullptr ? e.rank_var : "NUMABIND_MATCH")
+      .Str("command", e.command, ~size_t{0}, kMaxCommand);
+  Message(l, text, len);
   return Close(l);
 }
 
