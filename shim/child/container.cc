@@ -1,12 +1,11 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Every function in this file may run between fork/vfork and exec: reads of the environment, one raw prctl
-// and a raw mmap.
+// Every function in this file may run between fork/vfork and exec: reads of the environment and a raw mmap.
 
 #include "shim/child/container.h"
 
 #include <sys/mman.h>
-#include <sys/prctl.h>
+#include <errno.h>
 
 #include "base/preload.h"
 #include "base/syscalls.h"
@@ -54,12 +53,13 @@ int PreloadWords(char* const* envp) {
   return keep ? 2 : 1;
 }
 
-/// Child-safe (one raw prctl): whether this process runs as a container runtime, by the calling thread's
-/// name: an exec sets it to the program's base name (cut to 15 bytes), a fork child inherits it.
+/// Child-safe (reads memory): whether this process runs as a container runtime, by the base name of the
+/// name it was started with (program_invocation_name, argv[0], set by the C library before constructors;
+/// a fork child inherits it). Not prctl(PR_GET_NAME): a system call at every exec and spawn of every
+/// process the library is in, for the few that are runtimes.
 bool SelfIsRuntime() {
-  char comm[17] = {0};
-  if (Sys6(SYS_prctl, PR_GET_NAME, reinterpret_cast<long>(comm)) != 0) return false;
-  return IsContainerRuntime(comm);
+  if (&program_invocation_name == nullptr || program_invocation_name == nullptr) return false;  // no libc
+  return IsContainerRuntime(BaseName(program_invocation_name));
 }
 
 }  // namespace
@@ -72,14 +72,16 @@ bool IsContainerRuntime(const char* name) {
   return false;
 }
 
-// Child-safe: reads envp and at most one raw prctl.
+// Child-safe: reads two names and, for a runtime's start only, envp.
 ContainerStart ClassifyStart(const char* path, char* const* envp) {
   if (envp == nullptr) return ContainerStart::kOther;
+  // Nearly every start is neither a runtime nor by one: two short names compared, the environment unread.
+  bool runtime = IsContainerRuntime(BaseName(path != nullptr ? path : ""));
+  if (!runtime && !SelfIsRuntime()) return ContainerStart::kOther;
   int words = PreloadWords(envp);
   if (words == 0) return ContainerStart::kOther;
-  if (IsContainerRuntime(BaseName(path != nullptr ? path : "")))
-    return words == 2 ? ContainerStart::kKeepRuntime : ContainerStart::kStrip;
-  return words == 1 && SelfIsRuntime() ? ContainerStart::kStrip : ContainerStart::kOther;
+  if (runtime) return words == 2 ? ContainerStart::kKeepRuntime : ContainerStart::kStrip;
+  return words == 1 ? ContainerStart::kStrip : ContainerStart::kOther;
 }
 
 // Child-safe: reads envp, a raw mmap and copies into it.

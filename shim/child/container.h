@@ -6,8 +6,9 @@
 // starts with, and the one a runtime gives the program it starts, leave libnumabind.so out of LD_PRELOAD
 // unless NUMABIND_CONTAINER=keep (the library mounted at the same path inside). Runs in every process the
 // library is in, inert or not, at each exec or spawn whose environment preloads the library (the package's
-// profile.d script preloads it into every login shell): a scan of the environment, and only then a look at
-// the program's name and this process's. Child-safe throughout: may run between fork/vfork and exec.
+// profile.d script preloads it into every login shell): a look at the program's name and at this process's
+// (argv[0]), and only for a runtime a scan of the environment. Child-safe throughout: may run between
+// fork/vfork and exec.
 
 #ifndef NUMABIND_SHIM_CHILD_CONTAINER_H_
 #define NUMABIND_SHIM_CHILD_CONTAINER_H_
@@ -16,7 +17,7 @@
 
 namespace numabind::shim {
 
-/// Child-safe: whether `name` (a base name, or a thread's comm) is a container runtime of the one table:
+/// Child-safe: whether `name` (a base name) is a container runtime of the one table:
 /// ch-run, podman, apptainer, singularity.
 bool IsContainerRuntime(const char* name);
 
@@ -34,8 +35,8 @@ enum class ContainerStart : unsigned char {
 /// kOther unless an LD_PRELOAD of envp names libnumabind.so (base/preload.h) and NUMABIND_DISABLE is not 1
 /// (both read from envp). Then, when `path`'s base name is a container runtime, kKeepRuntime if
 /// NUMABIND_CONTAINER (from envp) is keep, else kStrip; otherwise kStrip when NUMABIND_CONTAINER is not keep
-/// and this process's own name is a runtime's (its comm: a runtime's exec of its container's program, after
-/// its own start), else kOther.
+/// and this process's own name is a runtime's (the base name of its argv[0]: a runtime's exec of its
+/// container's program, after its own start), else kOther.
 ContainerStart ClassifyStart(const char* path, char* const* envp);
 
 /// An environment with libnumabind.so left out of LD_PRELOAD, in a mapping of its own (raw mmap: this may
