@@ -7,21 +7,11 @@
 // the global scope, where the program's C library (glibc or musl) is. Weak, so that a dynamic program
 // that has no C library (none in the global scope) still starts: environ is then null and Init does
 // nothing. scripts/check-abi.sh fails on any strong undefined symbol: a new one is added here.
-// The headers first: a weak pragma names a declared function (clang warns of one it has not seen).
+// The pragmas before the headers (GCC keeps a builtin such as strlen strong when its declaration comes
+// first), the headers after them (clang warns of a weak identifier the file never declares).
 
 #ifndef NUMABIND_BASE_LIBC_IMPORTS_H_
 #define NUMABIND_BASE_LIBC_IMPORTS_H_
-
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <link.h>
-#include <sched.h>
-#include <string.h>
-#include <sys/auxv.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #pragma weak __errno_location
 #pragma weak _exit
@@ -42,5 +32,16 @@
 #pragma weak strlen
 #pragma weak strncmp
 #pragma weak write
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #endif  // NUMABIND_BASE_LIBC_IMPORTS_H_
