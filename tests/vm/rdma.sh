@@ -41,11 +41,12 @@ rank_rails() {
     line=${byrank[r]:-}
     jfield "$line" UCX_NET_DEVICES; ucx=$REPLY
     jfield "$line" NCCL_IB_HCA; nccl=$REPLY
+    out+="|$ucx"
+    [ "$ucx" != null ] || { RDMA_WHY+="rank $r has no UCX_NET_DEVICES; "; continue; }  # report: null = unset
     [ "$nccl" = "=$ucx" ] || RDMA_WHY+="rank $r NCCL_IB_HCA '$nccl', UCX_NET_DEVICES '$ucx'; "
     for dev in ${ucx//,/ }; do
       [[ " $IBV_DEVICES " == *" ${dev%:*} "* ]] || RDMA_WHY+="rank $r: ${dev%:*} not in ibv_devices; "
     done
-    out+="|$ucx"
   done
   REPLY=${out#|}
 }
@@ -96,6 +97,7 @@ rdma_checks() {
   # The plan's rails (numabind plan --export nic), as nics_test.cc's soft_roce_rails_of_the_guest: node 0's
   # two rails split, rxe3 skipped; the device's ranks share rxe2, behind its bridge.
   for v in "none 4 rxe0:1|rxe1:1|rxe2:1|rxe2:1" "$D 2 rxe2:1|rxe2:1"; do
+    # shellcheck disable=SC2086  # DEVICES NRANKS RAILS: three words
     set -- $v
     out=$("$NB" plan --policy node --ranks "$2" --devices "$1" --export nic --json 2>&1)
     got=""
