@@ -52,8 +52,8 @@ rank_rails() {
 }
 
 # rdma_launch NAME NRANKS DEVICES "CPU TOKENS" RAILS: ranks started by Open MPI's mpirun with
-# NUMABIND_EXPORT=nic get their CPUs and these rails. (torchrun is not run here: importing torch over 9p
-# under emulation takes longer than this whole check may, over 120 s when tried.)
+# NUMABIND_EXPORT=nic get their CPUs and these rails. (torchrun is not run here: `import torch` over 9p
+# under emulation takes 42-54 s, beyond what these checks may cost; a torchrun launch timed out at 120 s.)
 rdma_launch() {
   local name=rdma/launch-$1 n=$2 why
   rm -f "$WORK/ranks"
