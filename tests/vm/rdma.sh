@@ -77,8 +77,13 @@ rdma_checks() {
   for i in 0 1 2; do [[ $out == *"link rxe$i/1 state ACTIVE"* ]] || why+="rxe$i not ACTIVE; "; done
   [[ $out == *"link rxe3/1 state DOWN"* ]] || why+="rxe3 not DOWN; "
   verdict rdma/ports "${why:+$why$(tr '\n' ' ' <<<"$out")}"
-  IBV_DEVICES=$(ibv_devices 2>&1 | sed -n 's/^ *\(rxe[0-9]*\) .*/\1/p' | tr '\n' ' ')
-  verdict rdma/ibv-devices "$([ "$IBV_DEVICES" = "rxe0 rxe1 rxe2 rxe3 " ] || echo "ibv_devices lists '$IBV_DEVICES'")"
+  if command -v ibv_devices > /dev/null; then
+    IBV_DEVICES=$(ibv_devices 2>&1 | sed -n 's/^ *\(rxe[0-9]*\) .*/\1/p' | tr '\n' ' ')
+    why=$([ "$IBV_DEVICES" = "rxe0 rxe1 rxe2 rxe3 " ] || echo "ibv_devices lists '$IBV_DEVICES'")
+  else
+    IBV_DEVICES="" why="no ibv_devices (scripts/install-deps.sh installs ibverbs-utils)"
+  fi
+  verdict rdma/ibv-devices "$why"
 
   # Discovery: each device named beside its function, on the node of that function (sysfs numa_node).
   out=$("$NB" show --draw 2>&1)
