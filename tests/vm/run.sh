@@ -10,7 +10,8 @@
 #      CPUs 4n..4n+3. Two display devices behind PCI expander bridges: 0000:21:01.0 on node 2,
 #      0000:41:01.0 on node 1.
 #   B  2 packages x 1 NUMA node, 2 dies (one L3 each) per package, 2 cores per die, no SMT: 8 CPUs, node n =
-#      CPUs 4n..4n+3, L3 = CPU pairs. One display device, 0000:21:01.0, on node 1.
+#      CPUs 4n..4n+3, L3 = CPU pairs. One display device, 0000:21:01.0, on node 1. Four virtio-net functions
+#      for Soft-RoCE (rdma.sh): 0000:11:01.0 and 11:02.0 on node 0, 21:02.0 and 21:03.0 on node 1.
 # The guest runs with mitigations=off: page-table isolation makes every system call flush the emulated TLB.
 # Environment: BUILD (default build), VM_LAYOUTS, VM_TIMEOUT (seconds per guest, default 600), VM_KERNEL
 # (a /boot/vmlinuz-* to boot; default the newest one with modules in /lib/modules), VM_SCRIPT (run this
@@ -79,6 +80,15 @@ layout_args() {
       done
       echo "-numa dist,src=0,dst=1,val=21"
       echo "-device pxb,id=b1,bus_nr=32,numa_node=1,bus=pci.0 -device virtio-gpu-pci,bus=b1,addr=0x1"
+      # Network functions for Soft-RoCE (rdma.sh): 0000:11:01.0 and 11:02.0 on node 0, 21:02.0 and 21:03.0
+      # beside the device; each on a hub of its own, which carries nothing (qemu warns that it is not
+      # connected to the host's network).
+      echo "-device pxb,id=b0,bus_nr=16,numa_node=0,bus=pci.0"
+      n=0
+      for v in b0,addr=0x1 b0,addr=0x2 b1,addr=0x2 b1,addr=0x3; do
+        echo "-netdev hubport,id=n$n,hubid=$n -device virtio-net-pci,netdev=n$n,bus=$v"
+        n=$((n + 1))
+      done
       ;;
     *) return 1 ;;
   esac
@@ -91,10 +101,11 @@ q "$build"; build_q=$REPLY
 # One guest: boots LAYOUT under a timeout and writes "PASSED FAILED" to $out/LAYOUT.counts; its console
 # lines go to stdout, prefixed with the layout.
 run_layout() {
-  local layout=$1 args log t0 rc t p f summary
+  local layout=$1 args log t0 rc t p f summary rdma
   log=$out/$layout.log
   echo "0 1" >"$out/$layout.counts"
   args=$(layout_args "$layout") || { echo "FAIL $layout/guest: unknown layout"; return; }
+  rdma=""; [ "$layout" = B ] && rdma=numabind.rdma=1  # init.sh loads virtio_net and rdma_rxe (rdma.sh)
   t0=$(date +%s)
   # The checkout and the build directory are shared on their own and mounted at the same paths in the guest,
   # over its /tmp if need be, so they may sit anywhere on the host. -machine pc: the expander bridges hang
@@ -111,7 +122,7 @@ run_layout() {
     -fsdev local,id=build,path="$build_q",security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=build,mount_tag=build,bus=pci.0 \
     -kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
-    -append "console=ttyS0 quiet loglevel=1 panic=-1 mitigations=off numabind.layout=$layout ${VM_APPEND:-}" \
+    -append "console=ttyS0 quiet loglevel=1 panic=-1 mitigations=off numabind.layout=$layout $rdma ${VM_APPEND:-}" \
     < /dev/null 2> "$out/$layout.qemu.err" | sed -u 's/\r$//' | tee "$log" \
     | sed -u -n -e "s#^\(PASS\|FAIL\) #\1 $layout/#p" -e "s#^\(vm-init\|vm-guest\|note\):#  $layout \1:#p"
   rc=${PIPESTATUS[0]}
