@@ -77,11 +77,16 @@ $(BUILD)/shim-path.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(SHIM_PATH)' | cmp -s - $@ || echo '$(SHIM_PATH)' >$@
 
-# The compile rules, for BUILD and (the package build) OBJ_BUILD.
+# The compile rules, for BUILD and (the package build) OBJ_BUILD. The library's objects are compiled again
+# when its flags change (the stamp holds the last ones): an object without base/libc_imports.h's weak
+# imports would give the library a strong one.
 define compile_rules
-$(1)/pure/%.o: %.cc
+$(1)/pure/%.o: %.cc $(1)/pure-flags.stamp
 	@mkdir -p $$(dir $$@)
 	$$(CXX) $$(CXXFLAGS_BASE) $$(PURE_FLAGS) $$(EXTRA_FLAGS) -MMD -MP -c $$< -o $$@
+$(1)/pure-flags.stamp: FORCE
+	@mkdir -p $$(dir $$@)
+	@echo '$$(CXX) $$(CXXFLAGS_BASE) $$(PURE_FLAGS)' | cmp -s - $$@ || echo '$$(CXX) $$(CXXFLAGS_BASE) $$(PURE_FLAGS)' >$$@
 $(1)/pure/shim/%.o: shim/%.S
 	@mkdir -p $$(dir $$@)
 	$$(CC) -c $$< -o $$@

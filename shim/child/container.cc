@@ -4,8 +4,8 @@
 
 #include "shim/child/container.h"
 
-#include <sys/mman.h>
 #include <errno.h>
+#include <sys/mman.h>
 
 #include "base/preload.h"
 #include "base/syscalls.h"

@@ -201,17 +201,31 @@ JsonMembers& JsonMembers::Bits(const char* key, const uint64_t* words, uint32_t 
   return End(mark, was, false);
 }
 
+namespace {
+
+// Child-safe: the members that say which rank a line is about, bound or not (null for what is unknown).
+void RankMembers(JsonMembers* j, const char* event, bool rank_known, uint32_t rank, uint32_t nranks,
+                 const char* rank_var, const char* command) {
+  j->Str("event", event);
+  if (rank_known)
+    j->Num("rank", rank);
+  else
+    j->Literal("rank", "null");
+  if (nranks != 0)
+    j->Num("nranks", nranks);
+  else
+    j->Literal("nranks", "null");
+  j->Str("rank_var", rank_var != nullptr ? rank_var : "NUMABIND_MATCH")
+      .Str("command", command, ~size_t{0}, kMaxCommand);
+}
+
+}  // namespace
+
 // Child-safe: appends to the caller's line.
 void JsonBound(Line* line, const BoundEvent& b) {
   line->Reserve(kHeadMax + kTail);  // JsonBoundLine puts the body after Head
   JsonMembers j(line);
-  j.Str("event", b.again ? "rebound" : "bound").Num("rank", b.rank);
-  if (b.nranks != 0)
-    j.Num("nranks", b.nranks);
-  else
-    j.Literal("nranks", "null");
-  j.Str("rank_var", b.rank_var != nullptr ? b.rank_var : "NUMABIND_MATCH")
-      .Str("command", b.command, ~size_t{0}, kMaxCommand);
+  RankMembers(&j, b.again ? "rebound" : "bound", true, b.rank, b.nranks, b.rank_var, b.command);
   j.Bits("cpus", b.cpus, b.cpu_words).Bits("nodes", b.nodes, b.node_words);
   j.Str("memory", b.memory_denied != nullptr ? "unchanged" : b.memory);
   j.Str("device", b.device != nullptr && b.device[0] != '\0' ? b.device : nullptr);
@@ -249,17 +263,7 @@ size_t JsonUnbound(Line* l, const UnboundEvent& e, const char* text, size_t len,
   l->set_truncated(truncated);
   Head(l, config::LogLevel::kWarn, Sys6(SYS_getpid));
   JsonMembers j(l);
-  j.Str("event", e.refused ? "refused" : "unbound");
-  if (e.rank_known)
-    j.Num("rank", e.rank);
-  else
-    j.Literal("rank", "null");
-  if (e.nranks != 0)
-    j.Num("nranks", e.nranks);
-  else
-    j.Literal("nranks", "null");
-  j.Str("rank_var", e.rank_var != nullptr ? e.rank_var : "NUMABIND_MATCH")
-      .Str("command", e.command, ~size_t{0}, kMaxCommand);
+  RankMembers(&j, e.refused ? "refused" : "unbound", e.rank_known, e.rank, e.nranks, e.rank_var, e.command);
   Message(l, text, len);
   return Close(l);
 }

@@ -9,5 +9,6 @@ void _start(void) {
   static const char kMsg[] = "no libc: ok\n";
   Sys3(1, 1, (long)kMsg, sizeof(kMsg) - 1);
   Sys3(231, 0, 0, 0);
-  for (;;) {}
+  for (;;) {
+  }
 }
