@@ -227,8 +227,8 @@ fuzz: deps
 # The unit tests (every layer's but the shim's) and the command again, under ASan and UBSan, in $(ASAN_BUILD),
 # compiled by clang (ASAN_CXX), which builds them in half the CPU time GCC takes with the sanitizers
 # (planner/topology_load.cc: 5.6 s against 10.4 s). The library is not built there (it must not pull in the
-# sanitizer runtime): the cli tests that preload it get the plain build's libnumabind.so and libempty.so
-# through links.
+# sanitizer runtime): the cli tests that preload it get the plain build's libnumabind.so, libempty.so and
+# helpers through links.
 ASAN_BUILD := $(BUILD)/asan
 ASAN_CXX ?= $(FUZZ_CXX)
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -236,12 +236,13 @@ ASAN_LAYERS := $(filter-out shim,$(TEST_LAYERS))
 ASAN_TEST_BINS := $(foreach l,$(ASAN_LAYERS),$(ASAN_BUILD)/tests/$(l)_test)
 PLAIN_TEST_BINS := $(foreach l,$(filter-out $(ASAN_LAYERS),$(TEST_LAYERS)),$(BUILD)/tests/$(l)_test)
 
-asan-build: $(LIB) $(EMPTYLIB)
+asan-build: $(LIB) $(EMPTYLIB) $(HELPERS)
 	@# Objects of another compiler (GCC's, before) would mix two sanitizer runtimes: start again.
 	@mkdir -p $(ASAN_BUILD) && echo '$(ASAN_CXX)' | cmp -s - $(ASAN_BUILD)/cxx.stamp || \
 	  { rm -rf $(ASAN_BUILD)/obj $(ASAN_BUILD)/pure $(ASAN_BUILD)/tests && echo '$(ASAN_CXX)' >$(ASAN_BUILD)/cxx.stamp; }
 	$(MAKE) BUILD=$(ASAN_BUILD) OPT=-O1 CXX=$(ASAN_CXX) SAN_FLAGS="$(ASAN_FLAGS)" $(ASAN_BUILD)/numabind $(ASAN_TEST_BINS)
 	ln -sf ../$(notdir $(LIB)) ../$(notdir $(EMPTYLIB)) $(ASAN_BUILD)/  # relative: the path may have a space
+	ln -sfn ../helpers $(ASAN_BUILD)/helpers  # the plain programs the cli tests start (report_test)
 
 deps:
 	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh

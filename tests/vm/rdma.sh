@@ -51,18 +51,23 @@ rank_rails() {
   REPLY=${out#|}
 }
 
-# rdma_launch NAME NRANKS DEVICES "CPU TOKENS" RAILS: ranks started by Open MPI's mpirun with
-# NUMABIND_EXPORT=nic get their CPUs and these rails. (torchrun is not run here: `import torch` over 9p
-# under emulation takes 42-54 s, beyond what these checks may cost; a torchrun launch timed out at 120 s.)
+# rdma_launch LAUNCHER NAME NRANKS DEVICES "CPU TOKENS" RAILS: ranks started by Open MPI's mpirun (ompi) or
+# torchrun (torch: scripts/torchrun.py, torch 1.13 on Python 3.11; its agent imports torch, 30-55 s under
+# emulation, its workers are the report program) with NUMABIND_EXPORT=nic get their CPUs and these rails.
 rdma_launch() {
-  local name=rdma/launch-$1 n=$2 why
+  local name=rdma/launch-$2 n=$3 why
+  local -a launcher
+  case $1 in
+    ompi) launcher=(timeout -k 5 120 mpirun.openmpi -np "$n" --bind-to none) ;;
+    torch) launcher=(timeout -k 5 240 /usr/bin/python3 "$repo/scripts/torchrun.py" --standalone --nnodes 1
+                     --nproc_per_node "$n" --no_python) ;;
+  esac
   rm -f "$WORK/ranks"
-  env LD_PRELOAD="$SHIM" NUMABIND_POLICY=node NUMABIND_DEVICES="$3" NUMABIND_EXPORT=nic \
-    timeout -k 5 120 mpirun.openmpi -np "$n" --bind-to none \
+  env LD_PRELOAD="$SHIM" NUMABIND_POLICY=node NUMABIND_DEVICES="$4" NUMABIND_EXPORT=nic "${launcher[@]}" \
     "$REPORT" --out "$WORK/ranks" --env UCX_NET_DEVICES --env NCCL_IB_HCA > /dev/null 2>&1
-  why=$(ranks_match "$n" "$4" "")
+  why=$(ranks_match "$n" "$5" "")
   rank_rails "$n"
-  [ "$REPLY" = "$5" ] || why+="rails $REPLY, want $5; "
+  [ "$REPLY" = "$6" ] || why+="rails $REPLY, want $6; "
   verdict "$name" "$why$RDMA_WHY"
 }
 
@@ -114,6 +119,8 @@ rdma_checks() {
       "$([ "$got" = "$3" ] || echo "rails $got, want $3: $(head -c 300 <<<"$out")")"
   done
 
-  rdma_launch ompi-nodevices-4 4 none "0-3/0 0-3/0 4-7/1 4-7/1" "rxe0:1|rxe1:1|rxe2:1|rxe2:1"
-  rdma_launch ompi-device-2 2 "$D" "4-7/1 4-7/1" "rxe2:1|rxe2:1"
+  rdma_launch ompi ompi-nodevices-4 4 none "0-3/0 0-3/0 4-7/1 4-7/1" "rxe0:1|rxe1:1|rxe2:1|rxe2:1"
+  rdma_launch ompi ompi-device-2 2 "$D" "4-7/1 4-7/1" "rxe2:1|rxe2:1"
+  rdma_launch torch torchrun-nodevices-4 4 none "0-3/0 0-3/0 4-7/1 4-7/1" "rxe0:1|rxe1:1|rxe2:1|rxe2:1"
+  rdma_launch torch torchrun-device-2 2 "$D" "4-7/1 4-7/1" "rxe2:1|rxe2:1"
 }
