@@ -13,6 +13,7 @@
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
 #include "shim/entry/guard.h"
+#include "shim/entry/site_config.h"
 
 extern char** environ;
 
@@ -58,6 +59,8 @@ using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, 
 int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
           const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   if (real == nullptr) return ENOSYS;  // pidfd_spawn: glibc 2.39 and later only
+  // An inert launcher's first spawn of a rank reads the site file, which may configure it (docs/site.md).
+  if (!g_state.active && !t_in_shim) ActivateForRankSpawn(envp);
   if (Passthrough()) return real(pid, path, actions, attr, argv, envp);
   Guard guard;
   // *pid is written only on success, as glibc does: a caller that starts with pid = -1 and cleans up with

@@ -29,11 +29,15 @@ version=$(sed -n 's/.*kVersion\[\] = "\(.*\)";/\1/p' cli/cli.h)
 deb=$BUILD/numabind_${version}_$(dpkg --print-architecture).deb
 check make_deb "$([ -f "$deb" ] || echo "$deb not written")"
 
-# Package metadata: the helper's runtime libraries, the profile.d script as a conffile.
+# Package metadata: the helper's runtime libraries, the profile.d script and the site file as conffiles.
 info=$(dpkg-deb -f "$deb" Depends)
 why=""
 for dep in libc6 libhwloc15 libstdc++6; do [[ $info == *"$dep "* ]] || why+=" Depends lacks $dep ($info);"; done
-[ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles)" = /etc/profile.d/numabind.sh ] || why+=" conffiles"
+conffiles=$(dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles | tr '\n' ' ')
+[ "$conffiles" = "/etc/numabind.conf /etc/profile.d/numabind.sh " ] || why+=" conffiles: $conffiles"
+# The site file as shipped sets nothing: every line a comment or blank (docs/site.md).
+set_lines=$(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./etc/numabind.conf | grep -v '^#' | grep -v '^$')
+[ -z "$set_lines" ] || why+=" /etc/numabind.conf sets: $set_lines"
 check metadata "$why"
 
 if command -v lintian >/dev/null; then
@@ -71,7 +75,7 @@ dpkg -i "$DEB" >"$T/dpkg.log" 2>&1
 check install "$([ "$(state)" = "install ok installed $VERSION" ] || echo "$(state); $(tail -3 "$T/dpkg.log")")"
 why=""
 for f in /usr/bin/numabind "$lib" /usr/lib32/libnumabind.so /usr/libexec/numabind/numabind \
-         /etc/profile.d/numabind.sh /usr/share/man/man1/numabind.1.gz /usr/share/man/man7/numabind.7.gz \
+         /etc/profile.d/numabind.sh /etc/numabind.conf /usr/share/man/man1/numabind.1.gz /usr/share/man/man7/numabind.7.gz \
          /usr/share/doc/numabind/copyright; do
   [ -e "$f" ] || why+=" $f missing;"
 done

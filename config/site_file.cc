@@ -1,0 +1,182 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Compiled into the shim (libc alone, may run before main): no allocation, no stdio, raw system calls.
+
+#include "config/site_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+
+#include "base/syscalls.h"
+#include "base/text.h"
+#include "base/text_writer.h"
+
+namespace numabind::config {
+namespace {
+
+using shim::StartsWith;
+using shim::Sys6;
+
+bool Blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/// "PATH:LINE: " (LINE 0: "PATH: ") then `what` into err.
+void Fail(Error* err, const char* path, uint32_t line, const char* what) {
+  core::TextWriter w{err->text, sizeof(err->text), 0};
+  err->text[0] = '\0';
+  w.Str(path);
+  if (line != 0) w.Put(':'), w.Uint(line);
+  w.Str(": ").Str(what);
+}
+
+/// Reads the whole file into site->text (NUL-terminated): its length, or -errno; kSiteFileMax + 1 when it
+/// is larger than kSiteFileMax.
+long ReadAll(const char* path, SiteFile* site) {
+  int fd = shim::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return fd;
+  long n = 0, r = 0;
+  while (n <= static_cast<long>(kSiteFileMax)) {
+    r = Sys6(SYS_read, fd, reinterpret_cast<long>(site->text + n), static_cast<long>(kSiteFileMax) + 1 - n);
+    if (r == -EINTR) continue;
+    if (r <= 0) break;
+    n += r;
+  }
+  Sys6(SYS_close, fd);
+  if (r < 0) return r;
+  if (n > static_cast<long>(kSiteFileMax)) return n;
+  site->text[n] = '\0';
+  return n;
+}
+
+/// Checks one variable line (`s`, trimmed, NUL-terminated) and keeps it in `site`; false with err set.
+bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* err) {
+  char* eq = s;
+  while (*eq != '\0' && *eq != '=') ++eq;
+  if (!StartsWith(s, "NUMABIND_") || *eq != '=') {
+    Error e;
+    core::TextWriter w{e.text, sizeof(e.text), 0};
+    w.Str(s).Str(": expected NUMABIND_NAME=value (no quotes, no export; comments on lines of their own)");
+    Fail(err, path, line, e.text);
+    return false;
+  }
+  int id = FindVar(s, static_cast<size_t>(eq - s));
+  Error e;
+  if (id == kVarConfigFile || id == kVarBound) {
+    core::TextWriter w{e.text, sizeof(e.text), 0};
+    w.Str(s).Str(id == kVarBound ? ": set by numabind only" : ": read from the environment only");
+    Fail(err, path, line, e.text);
+    return false;
+  }
+  for (int i = 0; id >= 0 && i < site->count; ++i) {
+    if (FindVar(site->entries[i], static_cast<size_t>(eq - s)) != id) continue;
+    core::TextWriter w{e.text, sizeof(e.text), 0};
+    w.Str(s).Str(": already set on line ").Uint(site->lines[i]);
+    Fail(err, path, line, e.text);
+    return false;
+  }
+  Config scratch;
+  *eq = '\0';
+  bool ok = ParseVar(s, eq + 1, &scratch, &e);
+  *eq = '=';
+  if (!ok) {
+    Fail(err, path, line, e.text);
+    return false;
+  }
+  site->entries[site->count] = s;
+  site->lines[site->count] = line;
+  ++site->count;
+  return true;
+}
+
+}  // namespace
+
+const char* SiteFilePath(const char* const* env) {
+  const char* v = Lookup(env, "NUMABIND_CONFIG_FILE");
+  if (v == nullptr || *v == '\0') return kSiteFilePath;
+  return shim::StrEq(v, "none") ? nullptr : v;
+}
+
+bool ReadSiteFile(const char* path, SiteFile* site, Error* err) {
+  site->path = nullptr;
+  site->count = 0;
+  err->text[0] = '\0';
+  long n = ReadAll(path, site);
+  if (n == -ENOENT || n == -ENOTDIR) return true;
+  if (n < 0) {
+    char name[shim::kErrnoSymbolMax];
+    Error e;
+    core::TextWriter w{e.text, sizeof(e.text), 0};
+    w.Str("cannot read it (").Str(shim::ErrnoSymbol(static_cast<int>(-n), name)).Str(")");
+    Fail(err, path, 0, e.text);
+    return false;
+  }
+  if (n > static_cast<long>(kSiteFileMax)) {
+    Fail(err, path, 0, "larger than 16384 bytes");
+    return false;
+  }
+  char* end = site->text + n;
+  uint32_t line = 1;
+  for (char* p = site->text; p < end; ++line) {
+    char* eol = p;
+    while (eol < end && *eol != '\n' && *eol != '\0') ++eol;
+    if (eol < end && *eol == '\0') {
+      Fail(err, path, line, "a NUL byte: not a text file");
+      site->count = 0;
+      return false;
+    }
+    *eol = '\0';
+    char* s = p;
+    while (Blank(*s)) ++s;
+    char* t = eol;
+    while (t > s && Blank(t[-1])) --t;
+    *t = '\0';
+    p = eol + 1;
+    if (*s == '\0' || *s == '#') continue;
+    if (site->count == kVarCount) {  // each name once: more lines than names repeat one
+      Fail(err, path, line, "more variables than numabind has");
+      site->count = 0;
+      return false;
+    }
+    if (!TakeLine(path, line, s, site, err)) {
+      site->count = 0;
+      return false;
+    }
+  }
+  site->path = path;
+  return true;
+}
+
+const char* SiteValue(const SiteFile& site, int id, uint32_t* line) {
+  if (id < 0 || id >= kVarCount) return nullptr;
+  for (int i = 0; i < site.count; ++i) {
+    if (const char* v = ValueOf(site.entries[i], kVarNames[id])) {
+      if (line != nullptr) *line = site.lines[i];
+      return v;
+    }
+  }
+  return nullptr;
+}
+
+bool EnvSets(const char* const* env, int id) {
+  const char* v = Lookup(env, kVarNames[id]);
+  return v != nullptr && (*v != '\0' || ReadsEmpty(id));
+}
+
+void ApplySite(const char* const* env, const SiteFile& site, Config* out) {
+  if (site.count == 0 || out->disabled) return;
+  if (const char* d = SiteValue(site, kVarDisable, nullptr)) {
+    Config off;
+    if (ParseVar(kVarNames[kVarDisable], d, &off, nullptr) && off.disabled) {
+      *out = Config();
+      out->match = kDefaultMatch;
+      out->disabled = true;
+      return;
+    }
+  }
+  for (int id = 0; id < kVarCount; ++id) {
+    const char* v = id == kVarDisable ? nullptr : SiteValue(site, id, nullptr);
+    if (v != nullptr && !EnvSets(env, id)) ParseVar(kVarNames[id], v, out, nullptr);
+  }
+  out->enabled = out->policy.text != nullptr;
+}
+
+}  // namespace numabind::config

@@ -1,0 +1,82 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The site file in the library (shim/entry/site_config.h): one read per process at most, into a buffer of
+// its own (static: no allocation, and no cost to a process that never reads it but untouched .bss).
+
+#include "shim/entry/site_config.h"
+
+#include <sys/auxv.h>
+
+#include "base/syscalls.h"
+#include "base/text.h"
+#include "config/site_file.h"
+#include "shim/entry/state.h"
+#include "shim/log/log.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+config::SiteFile g_site;
+/// 0: not read; 1: a thread is reading it; 2: read (or looked for). Only ever goes up.
+int g_site_state;
+
+}  // namespace
+
+void ApplySiteFile(const char* const* ours) {
+  int expected = 0;
+  __atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+  const char* path = config::SiteFilePath(ours);
+  config::Error err;
+  if (path != nullptr && !config::ReadSiteFile(path, &g_site, &err)) {
+    Line l;
+    l.Str("numabind: ").Str(err.text).Str(" (the file is ignored)");
+    WriteLog(config::LogLevel::kWarn, &l);
+  }
+  config::ApplySite(ours, g_site, &g_state.config);
+  __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+}
+
+bool ActivateForRankSpawn(char* const* envp) {
+  if (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 0 || envp == nullptr) return g_state.active;
+  bool rank = false;
+  for (char* const* p = envp; *p != nullptr && !rank; ++p) rank = config::IsRankEntry(*p);
+  if (!rank) return false;
+  int expected = 0;
+  if (!__atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+    return g_state.active;  // another thread reads it: this spawn passes through
+  if (getauxval(AT_SECURE) != 0) {
+    __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+    return false;
+  }
+  // The launcher's NUMABIND_* entries now (it started without NUMABIND_POLICY, so none configured it then).
+  const char* ours[40];
+  int n = 0;
+  for (char* const* p = environ; p != nullptr && *p != nullptr; ++p) {
+    if (StartsWith(*p, "NUMABIND_") && n < 39) ours[n++] = *p;
+  }
+  ours[n] = nullptr;
+  config::Config c;
+  config::Error err;
+  bool parsed = config::Parse(ours, &c, &err);
+  if (c.disabled) {
+    __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+    return false;
+  }
+  g_state.config = c;
+  if (!parsed) {
+    for (size_t i = 0; i < sizeof(g_state.config_error); ++i) g_state.config_error[i] = err.text[i];
+    g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
+  }
+  ApplySiteFile(ours);
+  if (!g_state.config.enabled) return false;
+  const char* rv = g_state.config.rank_var;
+  if (rv != nullptr && config::Lookup(environ, rv) != nullptr) g_state.startup_rank_vars = config::kRankVarBit;
+  EnsureResolved();
+  g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
+  __atomic_store_n(&g_state.active, true, __ATOMIC_RELEASE);
+  return true;
+}
+
+}  // namespace numabind::shim
