@@ -23,10 +23,11 @@ extern const char kSiteFilePath[];
 constexpr size_t kSiteFileMax = 16384;
 
 /// A site file read into memory. Its variables point into `text`, where each line is cut at its end: a
-/// Config that a site file filled holds pointers into it, so it must outlive that Config.
+/// Config that a site file filled holds pointers into it, so it must outlive that Config. No member
+/// initializers: the library's static one is zeroed .bss, not a constructor run in every process.
 struct SiteFile {
-  const char* path = nullptr;     ///< the file read, nullptr when there was none (or it was bad)
-  int count = 0;                  ///< variables read, each name at most once
+  const char* path;                ///< the file read, nullptr when there was none (or it was bad)
+  int count;                       ///< variables read, each name at most once
   const char* entries[kVarCount];  ///< "NUMABIND_NAME=value", in the file's order
   uint32_t lines[kVarCount];      ///< the line of each entry, from 1
   char text[kSiteFileMax + 1];

@@ -106,7 +106,7 @@ __attribute__((noinline)) void StartConfigured(const char* const* env, bool rank
 // where the C library does not crashes every program (issue 11). The environment is `environ`, which
 // both set before any constructor runs; the arguments are read from /proc, and only by configured
 // processes.
-__attribute__((constructor)) void Init() {
+__attribute__((constructor, optimize("no-jump-tables"))) void Init() {
   // Every program pays for what runs here. Without NUMABIND_POLICY that is one pass over the environment
   // and nothing else: no call into the C library (a first call through the PLT is a lazy binding, about
   // 1,400 instructions), no dlsym (the real functions are found by the first wrapper called; _Fork's
@@ -118,13 +118,15 @@ __attribute__((constructor)) void Init() {
   if (env == nullptr) return;
   static constexpr char kPolicy[] = "NUMABIND_POLICY=";
   constexpr int kLen = sizeof(kPolicy) - 1;
-  constexpr unsigned long long kLetters = config::kRankVarLetters | 1ull << ('N' & 63);
+  constexpr unsigned long long kFirst = config::kRankVarLetters | 1ull << ('N' & 63);
+  constexpr unsigned long long kSecond = config::kRankVarSeconds | 1ull << ('U' & 63);
   bool rank = false;
   for (const char* const* p = env; *p != nullptr; ++p) {
     const char* e = *p;
-    if (((kLetters >> (e[0] & 63)) & 1) == 0) continue;
+    // Two bit tests leave out most entries (PATH and PALS_* begin alike; LD_*, PWD, SHELL do not).
+    if (!config::LetterIn(kFirst, e[0]) || !config::LetterIn(kSecond, e[1])) continue;
     if (e[0] != 'N') {
-      rank = rank || config::IsRankEntry(e);
+      rank = rank || config::IsRankName(e);
       continue;
     }
     int i = 0;

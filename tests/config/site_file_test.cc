@@ -196,8 +196,8 @@ Test(site_file, rank_entry_names_are_the_rank_variables) {
     cr_assert(IsRankEntry((std::string(v.rank) + "=").c_str()));
     cr_assert_not(IsRankEntry(v.rank), "no '='");
     cr_assert_not(IsRankEntry((std::string(v.rank) + "X=1").c_str()));
-    unsigned char c = static_cast<unsigned char>(v.rank[0]);
-    cr_assert((numabind::config::kRankVarLetters >> (c & 63)) & 1, "%s", v.rank);
+    cr_assert(numabind::config::LetterIn(numabind::config::kRankVarLetters, v.rank[0]), "%s", v.rank);
+    cr_assert(numabind::config::LetterIn(numabind::config::kRankVarSeconds, v.rank[1]), "%s", v.rank);
   }
   for (const char* e : {"PATH=/bin", "LOCAL_RANKS=1", "SLURM_LOCALIDX=0", "MPI_LOCALRANKI=1", "", "L"})
     cr_assert_not(IsRankEntry(e), "%s", e);
