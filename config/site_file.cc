@@ -28,6 +28,21 @@ void Fail(Error* err, const char* path, uint32_t line, const char* what) {
   w.Str(": ").Str(what);
 }
 
+/// The first '\n' or NUL in [p, end), or end: eight bytes a step (a byte loop cost 8 instructions a byte:
+/// 8,000 for the packaged file of comments, read by every process of a rank).
+char* LineEnd(char* p, char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  auto zero_byte = [](uint64_t w) { return (w - kOnes) & ~w & kHighs; };
+  while (end - p >= 8) {
+    uint64_t w;
+    __builtin_memcpy(&w, p, 8);
+    if ((zero_byte(w) | zero_byte(w ^ (kOnes * '\n'))) != 0) break;
+    p += 8;
+  }
+  while (p < end && *p != '\n' && *p != '\0') ++p;
+  return p;
+}
+
 /// Reads the whole file into site->text (NUL-terminated): its length, or -errno; kSiteFileMax + 1 when it
 /// is larger than kSiteFileMax.
 long ReadAll(const char* path, SiteFile* site) {
@@ -116,8 +131,7 @@ bool ReadSiteFile(const char* path, SiteFile* site, Error* err) {
   char* end = site->text + n;
   uint32_t line = 1;
   for (char* p = site->text; p < end; ++line) {
-    char* eol = p;
-    while (eol < end && *eol != '\n' && *eol != '\0') ++eol;
+    char* eol = LineEnd(p, end);
     if (eol < end && *eol == '\0') {
       Fail(err, path, line, "a NUL byte: not a text file");
       site->count = 0;
