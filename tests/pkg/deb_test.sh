@@ -142,6 +142,23 @@ if getcap "$sec/caps" | grep -q cap_net_raw && getcap "$sec/report-caps" | grep 
 else
   fail secure_file_caps_inert "setcap did not take on $sec"
 fi
+# The site file (docs/site.md) is never read by a secure-execution process either. It configures a debug log
+# and no variable is in the environment: the plain launcher's ranks (fork and execve: each reads the file
+# and binds itself) write it, the setuid launcher's write nothing.
+cp /etc/numabind.conf "$T/numabind.conf.orig"
+mkdir -p "$sec/site" && chmod 777 "$sec/site"
+printf 'NUMABIND_POLICY=node\nNUMABIND_LOG=debug\nNUMABIND_LOG_FILE=%s\n' "$sec/site/log" >/etc/numabind.conf
+site_run() {  # LAUNCHER: runs LAUNCHER as nobody with no NUMABIND_* variable; prints "reports N log N"
+  rm -f "$sec/site/log"
+  env -i PATH=/usr/bin:/bin setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    "$sec/$1" execve 2 "$sec/report" --out "$sec/site/reports-$1" >/dev/null 2>&1
+  echo "reports $(cat "$sec/site/reports-$1" 2>/dev/null | wc -l) log $(cat "$sec/site/log" 2>/dev/null | wc -c)"
+}
+got=$(site_run plain)
+check site_file_control_acts "$([[ $got == "reports 2 log "[1-9]* ]] || echo "a plain launcher: $got")"
+got=$(site_run setuid)
+check site_file_setuid_unread "$([ "$got" = "reports 2 log 0" ] || echo "$got: $(cat "$sec/site/log" 2>/dev/null)")"
+cp "$T/numabind.conf.orig" /etc/numabind.conf
 rm -rf "$sec"
 rm /etc/ld.so.preload
 
