@@ -125,3 +125,28 @@ Test(site_file, environment_overrides_and_disables) {
   Outcome none = Launch("execve", GoodSite(p), {"NUMABIND_CONFIG_FILE=none"});
   ExpectRanks(none, [&](int) { return p.all; }, "no site file");
 }
+
+// Only ranks and launchers of ranks read the file: with a bad file, a shell that runs commands (fork and
+// exec, posix_spawn through env) says nothing; the same shell as a rank says it once, and so does each
+// command it runs (a rank's children are ranks too).
+Test(site_file, other_processes_never_read_it) {
+  std::string dir = MakeTempDir("numabind-site-inert");
+  std::string site = dir + "/numabind.conf";
+  int fd = open(site.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  std::string text = "NUMABIND_POLICY=auto\nNUMABIND_LOG=loud\n";
+  cr_assert(fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  close(fd);
+  std::vector<std::string> env = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_CONFIG_FILE=" + site,
+                                  "NUMABIND_SHARED="};
+  RunResult inert = Run({"sh", "-c", "/bin/true; env /bin/true; echo done"}, env, dir + "/inert", 60);
+  std::vector<std::string> as_rank = env;
+  as_rank.push_back("LOCAL_RANK=0");
+  RunResult rank = Run({"sh", "-c", "/bin/true; echo done"}, as_rank, dir + "/rank", 60);
+  std::string inert_out = ReadFile(dir + "/inert"), rank_out = ReadFile(dir + "/rank");
+  RemoveTree(dir);
+  cr_assert_eq(inert.exit_code, 0, "%s", inert_out.c_str());
+  cr_expect_eq(inert_out, "done\n", "an inert process read the site file:\n%s", inert_out.c_str());
+  cr_assert_eq(rank.exit_code, 0, "%s", rank_out.c_str());
+  cr_expect_eq(LinesWith(rank_out, "numabind.conf:2: NUMABIND_LOG=loud: expected").size(), 2u, "%s",
+               rank_out.c_str());
+}
