@@ -86,7 +86,8 @@ void PrintVarsHelp(FILE* out) {
       "\n"
       "Lists every NUMABIND_* variable: accepted values, default and meaning, and the value in effect here\n"
       "with where it comes from: the environment, the site file's line (docs/site.md) or the default.\n"
-      "--markdown prints the table that README.md holds between <!-- vars:begin --> and <!-- vars:end -->.\n");
+      "--markdown prints the table that README.md holds between <!-- vars:begin --> and <!-- vars:end "
+      "-->.\n");
 }
 
 namespace {
@@ -108,7 +109,8 @@ std::string InEffect(const char* const* env, const config::SiteFile& site, int i
   config::Config scratch;
   config::Error err;
   bool good = config::ParseVar(v.name, value.c_str(), &scratch, &err);
-  return (value.empty() ? "\"\"" : value) + " (" + from + (good ? ")" : "; bad: " + std::string(err.text) + ")");
+  return (value.empty() ? "\"\"" : value) + " (" + from +
+         (good ? ")" : "; bad: " + std::string(err.text) + ")");
 }
 
 /// Which site file the values below come from, and whether numabind is switched off.

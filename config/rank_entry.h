@@ -32,14 +32,12 @@ __attribute__((always_inline)) inline bool LetterIn(unsigned long long mask, cha
 }
 
 /// The rank variables' first letters, and their second letters, as bits of (letter & 63).
-constexpr unsigned long long kRankVarLetters = (1ull << ('L' & 63)) | (1ull << ('O' & 63)) |
-                                               (1ull << ('M' & 63)) | (1ull << ('P' & 63)) |
-                                               (1ull << ('J' & 63)) | (1ull << ('F' & 63)) |
-                                               (1ull << ('S' & 63));
-constexpr unsigned long long kRankVarSeconds = (1ull << ('O' & 63)) | (1ull << ('M' & 63)) |
-                                               (1ull << ('P' & 63)) | (1ull << ('V' & 63)) |
-                                               (1ull << ('A' & 63)) | (1ull << ('S' & 63)) |
-                                               (1ull << ('L' & 63));
+constexpr unsigned long long kRankVarLetters =
+    (1ull << ('L' & 63)) | (1ull << ('O' & 63)) | (1ull << ('M' & 63)) | (1ull << ('P' & 63)) |
+    (1ull << ('J' & 63)) | (1ull << ('F' & 63)) | (1ull << ('S' & 63));
+constexpr unsigned long long kRankVarSeconds =
+    (1ull << ('O' & 63)) | (1ull << ('M' & 63)) | (1ull << ('P' & 63)) | (1ull << ('V' & 63)) |
+    (1ull << ('A' & 63)) | (1ull << ('S' & 63)) | (1ull << ('L' & 63));
 
 /// Whether `e` ("NAME=value") is one of config::kRankVars' rank variables (any value), by its names alone.
 /// By immediates, no table (the caller compiles it without jump tables): the inert start-up runs it, after
@@ -50,7 +48,8 @@ __attribute__((always_inline)) inline bool IsRankName(const char* e) {
   if (c == 'L') return IsEntryOf(e, "LOCAL_RANK");
   if (c == 'O') return IsEntryOf(e, "OMPI_COMM_WORLD_LOCAL_RANK");
   if (c == 'M')
-    return IsEntryOf(e, "MPI_LOCALRANKID") || IsEntryOf(e, "MV2_COMM_WORLD_LOCAL_RANK") || IsEntryOf(e, "MPT_LRANK");
+    return IsEntryOf(e, "MPI_LOCALRANKID") || IsEntryOf(e, "MV2_COMM_WORLD_LOCAL_RANK") ||
+           IsEntryOf(e, "MPT_LRANK");
   if (c == 'P') return IsEntryOf(e, "PMI_LOCAL_RANK") || IsEntryOf(e, "PALS_LOCAL_RANKID");
   if (c == 'J') return IsEntryOf(e, "JSM_NAMESPACE_LOCAL_RANK");
   if (c == 'F') return IsEntryOf(e, "FLUX_TASK_LOCAL_ID");

@@ -29,7 +29,7 @@ struct SiteFile {
   const char* path;                ///< the file read, nullptr when there was none (or it was bad)
   int count;                       ///< variables read, each name at most once
   const char* entries[kVarCount];  ///< "NUMABIND_NAME=value", in the file's order
-  uint32_t lines[kVarCount];      ///< the line of each entry, from 1
+  uint32_t lines[kVarCount];       ///< the line of each entry, from 1
   char text[kSiteFileMax + 1];
 };
 

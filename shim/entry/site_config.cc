@@ -72,7 +72,8 @@ bool ActivateForRankSpawn(char* const* envp) {
   ApplySiteFile(ours);
   if (!g_state.config.enabled) return false;
   const char* rv = g_state.config.rank_var;
-  if (rv != nullptr && config::Lookup(environ, rv) != nullptr) g_state.startup_rank_vars = config::kRankVarBit;
+  if (rv != nullptr && config::Lookup(environ, rv) != nullptr)
+    g_state.startup_rank_vars = config::kRankVarBit;
   EnsureResolved();
   g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
   __atomic_store_n(&g_state.active, true, __ATOMIC_RELEASE);

@@ -42,7 +42,8 @@ void Expect(const std::string& got, const std::string& want) {
 }  // namespace
 
 Test(vars, values_and_where_they_come_from) {
-  std::string site = SiteFile("# defaults\nNUMABIND_POLICY=auto\n\nNUMABIND_MEMORY=bind\nNUMABIND_LOG=debug\n");
+  std::string site =
+      SiteFile("# defaults\nNUMABIND_POLICY=auto\n\nNUMABIND_MEMORY=bind\nNUMABIND_LOG=debug\n");
   Result r = Run({"vars"}, {"NUMABIND_CONFIG_FILE=" + site, "NUMABIND_LOG=info"});
   unlink(site.c_str());
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
@@ -72,23 +73,25 @@ Test(vars, bad_site_file_reported_once_and_ignored) {
   Expect(InEffect(r.out, "NUMABIND_POLICY"), "      in effect: unset (the default)");
   cr_assert_eq(plan.status, 0, "%s", plan.err.c_str());
   Expect(plan.err, want);
-  cr_assert(plan.out.find("auto") == std::string::npos, "the file's policy must not apply: %s", plan.out.c_str());
+  cr_assert(plan.out.find("auto") == std::string::npos, "the file's policy must not apply: %s",
+            plan.out.c_str());
 }
 
 Test(vars, plan_and_run_read_the_site_file) {
   std::string site = SiteFile("NUMABIND_POLICY=cpus:0|1\nNUMABIND_MEMORY=interleave\n");
   Result plan = Run({"plan", "--topology", "synthetic:pack:2 numa:2 core:2 pu:1", "--ranks", "2"},
                     {"NUMABIND_CONFIG_FILE=" + site});
-  Result over = Run({"plan", "--topology", "synthetic:pack:2 numa:2 core:2 pu:1", "--ranks", "2", "--memory",
-                     "bind"},
-                    {"NUMABIND_CONFIG_FILE=" + site});
+  Result over =
+      Run({"plan", "--topology", "synthetic:pack:2 numa:2 core:2 pu:1", "--ranks", "2", "--memory", "bind"},
+          {"NUMABIND_CONFIG_FILE=" + site});
   // run needs no --policy when the site file gives one.
   Result run = Run({"run", "--", "true"}, {"NUMABIND_CONFIG_FILE=" + site});
   Result none = Run({"run", "--", "true"}, {"NUMABIND_CONFIG_FILE=none"});
   unlink(site.c_str());
   cr_assert_eq(plan.status, 0, "%s", plan.err.c_str());
   cr_assert(plan.out.find("interleave") != std::string::npos, "%s", plan.out.c_str());
-  cr_assert(over.out.find("interleave") == std::string::npos, "an option overrides the file: %s", over.out.c_str());
+  cr_assert(over.out.find("interleave") == std::string::npos, "an option overrides the file: %s",
+            over.out.c_str());
   cr_assert(over.out.find("bind") != std::string::npos, "%s", over.out.c_str());
   cr_assert_eq(run.status, 0, "%s", run.err.c_str());
   cr_assert_eq(none.status, 2, "%s", none.err.c_str());

@@ -64,8 +64,9 @@ Config Apply(const Env& env, const SiteFile& site) {
 }  // namespace
 
 Test(site_file, comments_blanks_and_variables) {
-  Read r("# site defaults\n\n   \n  # indented comment\nNUMABIND_POLICY=auto\n\tNUMABIND_MEMORY=bind  \n"
-         "NUMABIND_LOG=info");  // no newline at the end
+  Read r(
+      "# site defaults\n\n   \n  # indented comment\nNUMABIND_POLICY=auto\n\tNUMABIND_MEMORY=bind  \n"
+      "NUMABIND_LOG=info");  // no newline at the end
   cr_assert(r.ok, "%s", r.err.text);
   cr_assert_eq(r.site->count, 3);
   uint32_t line = 0;
@@ -95,7 +96,8 @@ Test(site_file, missing_file_is_no_file) {
 Test(site_file, bad_value_names_file_and_line_and_ignores_the_file) {
   Read r("NUMABIND_POLICY=auto\n# comment\nNUMABIND_MEMORY=bogus\n");
   cr_assert_not(r.ok);
-  const std::string want = r.path + ":3: NUMABIND_MEMORY=bogus: expected local, preferred, bind or interleave";
+  const std::string want =
+      r.path + ":3: NUMABIND_MEMORY=bogus: expected local, preferred, bind or interleave";
   cr_assert_str_eq(r.err.text, want.c_str());
   cr_assert_eq(r.site->count, 0, "a bad file is ignored as a whole: its good lines too");
   Config c = Apply(Env({}), *r.site);
@@ -109,7 +111,8 @@ Test(site_file, unknown_name_and_other_lines_are_errors) {
   } cases[] = {
       {"NUMABIND_POLCY=auto\n", "1: NUMABIND_POLCY=auto: unknown variable (numabind vars lists them)"},
       {"\nexport NUMABIND_POLICY=auto\n",
-       "2: export NUMABIND_POLICY=auto: expected NUMABIND_NAME=value (no quotes, no export; comments on lines "
+       "2: export NUMABIND_POLICY=auto: expected NUMABIND_NAME=value (no quotes, no export; comments on "
+       "lines "
        "of their own)"},
       {"PATH=/bin\n", "1: PATH=/bin: expected NUMABIND_NAME=value"},
       {"NUMABIND_POLICY\n", "1: NUMABIND_POLICY: expected NUMABIND_NAME=value"},
@@ -177,7 +180,8 @@ Test(site_file, path_and_its_override) {
   cr_assert_str_eq(numabind::config::SiteFilePath(Env({}).get()), numabind::config::kSiteFilePath);
   cr_assert_str_eq(numabind::config::SiteFilePath(Env({"NUMABIND_CONFIG_FILE="}).get()),
                    numabind::config::kSiteFilePath);
-  cr_assert_str_eq(numabind::config::SiteFilePath(Env({"NUMABIND_CONFIG_FILE=/x/y.conf"}).get()), "/x/y.conf");
+  cr_assert_str_eq(numabind::config::SiteFilePath(Env({"NUMABIND_CONFIG_FILE=/x/y.conf"}).get()),
+                   "/x/y.conf");
   cr_assert_null(numabind::config::SiteFilePath(Env({"NUMABIND_CONFIG_FILE=none"}).get()));
   Config c;
   Error err;

@@ -33,8 +33,8 @@ struct Outcome {
 Outcome Launch(const std::string& entry, std::string text, const std::vector<std::string>& vars = {}) {
   std::string dir = MakeTempDir("numabind-site");
   std::string build = BuildDir();
-  for (auto [key, value] : {std::pair<std::string, std::string>{"@LOG", dir + "/log"},
-                            {"@SHARED", build + "/test-shared"}}) {
+  for (auto [key, value] :
+       {std::pair<std::string, std::string>{"@LOG", dir + "/log"}, {"@SHARED", build + "/test-shared"}}) {
     for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), value);
   }
   std::string site = dir + "/numabind.conf";
@@ -47,9 +47,9 @@ Outcome Launch(const std::string& entry, std::string text, const std::vector<std
                                   "NUMABIND_SHARED="};
   env.insert(env.end(), vars.begin(), vars.end());
   Outcome o;
-  o.run = Run({build + "/helpers/entry_launcher", entry, "2", build + "/helpers/report", "--out",
-               dir + "/reports"},
-              env, dir + "/output", 60);
+  o.run = Run(
+      {build + "/helpers/entry_launcher", entry, "2", build + "/helpers/report", "--out", dir + "/reports"},
+      env, dir + "/output", 60);
   o.reports = ReadReports(dir + "/reports");
   o.log = ReadFile(dir + "/log");
   o.output = ReadFile(dir + "/output");
@@ -71,8 +71,7 @@ void ExpectRanks(const Outcome& o, Cpus cpus, const char* what) {
   for (const Report& r : o.reports) {
     std::string want = cpus(std::stoi(r.Get("rank")));
     cr_expect_eq(r.Get("cpus"), want, "%s: rank %s on cpus %s, expected %s\nlog:\n%s\noutput:\n%s", what,
-                 r.Get("rank").c_str(), r.Get("cpus").c_str(), want.c_str(), o.log.c_str(),
-                 o.output.c_str());
+                 r.Get("rank").c_str(), r.Get("cpus").c_str(), want.c_str(), o.log.c_str(), o.output.c_str());
   }
 }
 
@@ -85,7 +84,8 @@ using namespace numabind::shim::test;  // NOLINT: test file
 Test(site_file, launcher_binds_ranks_from_the_site_file) {
   CpuPair p = TwoAllowedCpus();
   Outcome o = Launch("posix_spawn", GoodSite(p));
-  ExpectRanks(o, [&](int r) { return p.ForRank(r); }, "posix_spawn");
+  ExpectRanks(
+      o, [&](int r) { return p.ForRank(r); }, "posix_spawn");
   cr_expect_eq(LinesWith(o.log, "bound rank").size(), 2u, "log:\n%s", o.log.c_str());
   cr_expect_eq(LinesWith(o.log, "via posix_spawn").size(), 2u, "the launcher binds them:\n%s", o.log.c_str());
 }
@@ -94,7 +94,8 @@ Test(site_file, launcher_binds_ranks_from_the_site_file) {
 Test(site_file, ranks_bind_themselves_from_the_site_file) {
   CpuPair p = TwoAllowedCpus();
   Outcome o = Launch("execve", GoodSite(p));
-  ExpectRanks(o, [&](int r) { return p.ForRank(r); }, "execve");
+  ExpectRanks(
+      o, [&](int r) { return p.ForRank(r); }, "execve");
   cr_expect_eq(LinesWith(o.log, "at start-up").size(), 2u, "each rank binds itself:\n%s", o.log.c_str());
 }
 
@@ -104,8 +105,10 @@ Test(site_file, bad_line_is_reported_and_nothing_changes) {
   CpuPair p = TwoAllowedCpus();
   for (const char* entry : {"posix_spawn", "execve"}) {
     Outcome o = Launch(entry, GoodSite(p) + "NUMABIND_MEMORY=fast\n");
-    ExpectRanks(o, [&](int) { return p.all; }, entry);
-    std::vector<std::string> lines = LinesWith(o.output, "numabind.conf:7: NUMABIND_MEMORY=fast: expected local");
+    ExpectRanks(
+        o, [&](int) { return p.all; }, entry);
+    std::vector<std::string> lines =
+        LinesWith(o.output, "numabind.conf:7: NUMABIND_MEMORY=fast: expected local");
     size_t readers = std::string(entry) == "posix_spawn" ? 3 : 2;
     cr_expect_eq(lines.size(), readers, "%s: output:\n%s", entry, o.output.c_str());
     cr_expect_eq(LinesWith(o.output, "numabind").size(), readers, "%s: output:\n%s", entry, o.output.c_str());
@@ -118,12 +121,15 @@ Test(site_file, environment_overrides_and_disables) {
   CpuPair p = TwoAllowedCpus();
   std::string swapped = "NUMABIND_POLICY=cpus:" + p.first + "|" + p.second;
   Outcome o = Launch("posix_spawn", GoodSite(p), {swapped});
-  ExpectRanks(o, [&](int r) { return r % 2 == 0 ? p.first : p.second; }, "environment's policy");
+  ExpectRanks(
+      o, [&](int r) { return r % 2 == 0 ? p.first : p.second; }, "environment's policy");
   Outcome off = Launch("posix_spawn", GoodSite(p), {"NUMABIND_DISABLE=1"});
-  ExpectRanks(off, [&](int) { return p.all; }, "disabled");
+  ExpectRanks(
+      off, [&](int) { return p.all; }, "disabled");
   cr_expect(off.log.empty(), "%s", off.log.c_str());
   Outcome none = Launch("execve", GoodSite(p), {"NUMABIND_CONFIG_FILE=none"});
-  ExpectRanks(none, [&](int) { return p.all; }, "no site file");
+  ExpectRanks(
+      none, [&](int) { return p.all; }, "no site file");
 }
 
 // Only ranks and launchers of ranks read the file: with a bad file, a shell that runs commands (fork and
@@ -136,8 +142,8 @@ Test(site_file, other_processes_never_read_it) {
   std::string text = "NUMABIND_POLICY=auto\nNUMABIND_LOG=loud\n";
   cr_assert(fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
   close(fd);
-  std::vector<std::string> env = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_CONFIG_FILE=" + site,
-                                  "NUMABIND_SHARED="};
+  std::vector<std::string> env = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so",
+                                  "NUMABIND_CONFIG_FILE=" + site, "NUMABIND_SHARED="};
   RunResult inert = Run({"sh", "-c", "/bin/true; env /bin/true; echo done"}, env, dir + "/inert", 60);
   std::vector<std::string> as_rank = env;
   as_rank.push_back("LOCAL_RANK=0");
