@@ -58,7 +58,7 @@ __attribute__((always_inline)) inline bool IsRankName(const char* e) {
 
 /// Whether the entry "NAME=value" is one of config::kRankVars' rank variables (any value).
 __attribute__((always_inline)) inline bool IsRankEntry(const char* e) {
-  // Most names that begin alike differ by their second letter (LANG, LD_*, SHELL, SSH_*, PWD): e[1] is read
+  // Most names that begin alike differ by their second letter (LD_*, SHELL, SHLVL, PWD, LESS): e[1] is read
   // only after e[0] was not the NUL.
   return LetterIn(kRankVarLetters, e[0]) && LetterIn(kRankVarSeconds, e[1]) && IsRankName(e);
 }

@@ -5,6 +5,7 @@
 
 #include "shim/entry/site_config.h"
 
+#include <errno.h>
 #include <sys/auxv.h>
 
 #include "base/syscalls.h"
@@ -22,30 +23,9 @@ config::SiteFile g_site;
 /// 0: not read; 1: a thread is reading it; 2: read (or looked for). Only ever goes up.
 int g_site_state;
 
-}  // namespace
-
-void ApplySiteFile(const char* const* ours) {
-  int expected = 0;
-  __atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-  const char* path = config::SiteFilePath(ours);
-  config::Error err;
-  if (path != nullptr && !config::ReadSiteFile(path, &g_site, &err)) {
-    Line l;
-    l.Str("numabind: ").Str(err.text).Str(" (the file is ignored)");
-    WriteLog(config::LogLevel::kWarn, &l);
-  }
-  config::ApplySite(ours, g_site, &g_state.config);
-  __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
-}
-
-bool ActivateForRankSpawn(char* const* envp) {
-  if (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 0 || envp == nullptr) return g_state.active;
-  bool rank = false;
-  for (char* const* p = envp; *p != nullptr && !rank; ++p) rank = config::IsRankEntry(*p);
-  if (!rank) return false;
-  int expected = 0;
-  if (!__atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-    return g_state.active;  // another thread reads it: this spawn passes through
+/// ActivateForRankSpawn's reading, with g_site_state at 1: the site file under the launcher's environment;
+/// whether it configures this process (then active, as a launcher configured at start-up is).
+bool Activate() {
   if (getauxval(AT_SECURE) != 0) {
     __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
     return false;
@@ -78,6 +58,36 @@ bool ActivateForRankSpawn(char* const* envp) {
   g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
   __atomic_store_n(&g_state.active, true, __ATOMIC_RELEASE);
   return true;
+}
+
+}  // namespace
+
+void ApplySiteFile(const char* const* ours) {
+  int expected = 0;
+  __atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+  const char* path = config::SiteFilePath(ours);
+  config::Error err;
+  if (path != nullptr && !config::ReadSiteFile(path, &g_site, &err)) {
+    Line l;
+    l.Str("numabind: ").Str(err.text).Str(" (the file is ignored)");
+    WriteLog(config::LogLevel::kWarn, &l);
+  }
+  config::ApplySite(ours, g_site, &g_state.config);
+  __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+}
+
+bool ActivateForRankSpawn(char* const* envp) {
+  if (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 0 || envp == nullptr) return g_state.active;
+  bool rank = false;
+  for (char* const* p = envp; *p != nullptr && !rank; ++p) rank = config::IsRankEntry(*p);
+  if (!rank) return false;
+  int expected = 0;
+  if (!__atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+    return g_state.active;  // another thread reads it: this spawn passes through
+  int saved_errno = errno;  // the program's, which a wrapper leaves as it was
+  bool active = Activate();
+  errno = saved_errno;
+  return active;
 }
 
 }  // namespace numabind::shim

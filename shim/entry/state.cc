@@ -113,7 +113,8 @@ __attribute__((constructor, optimize("no-jump-tables"))) void Init() {
   // without dlsym, see ResolveSafe), no string read from .rodata (the name is compared as immediates: no
   // page of .rodata touched).
   // A built-in rank variable (config/rank_entry.h) makes a rank, which reads the site file (docs/site.md):
-  // each entry's first letter is tested against N and theirs with one bit test, as it was against N alone.
+  // each entry costs two bit tests of its first two letters (one compare with N before), and only those
+  // that pass them (NUMABIND_*, PATH, LANG, LOGNAME...) are compared by name.
   const char* const* env = StartupEnvironment();
   if (env == nullptr) return;
   static constexpr char kPolicy[] = "NUMABIND_POLICY=";
@@ -123,7 +124,7 @@ __attribute__((constructor, optimize("no-jump-tables"))) void Init() {
   bool rank = false;
   for (const char* const* p = env; *p != nullptr; ++p) {
     const char* e = *p;
-    // Two bit tests leave out most entries (PATH and PALS_* begin alike; LD_*, PWD, SHELL do not).
+    // e[1] is read only when e[0] is a letter (bit 0, the NUL's, is clear): the entry goes on.
     if (!config::LetterIn(kFirst, e[0]) || !config::LetterIn(kSecond, e[1])) continue;
     if (e[0] != 'N') {
       rank = rank || config::IsRankName(e);
