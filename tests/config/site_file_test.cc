@@ -65,7 +65,8 @@ Config Apply(const Env& env, const SiteFile& site) {
 
 Test(site_file, comments_blanks_and_variables) {
   Read r(
-      "# site défaults, ünïcode\n\n   \n  # indented comment\nNUMABIND_POLICY=auto\n\tNUMABIND_MEMORY=bind  \n"
+      "# site défaults, ünïcode\n\n   \n  # indented comment\nNUMABIND_POLICY=auto\n\tNUMABIND_MEMORY=bind  "
+      "\n"
       "NUMABIND_LOG=info");  // no newline at the end
   cr_assert(r.ok, "%s", r.err.text);
   cr_assert_eq(r.site->count, 3);
