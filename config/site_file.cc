@@ -128,6 +128,15 @@ bool ReadSiteFile(const char* path, SiteFile* site, Error* err) {
     Fail(err, path, 0, "larger than 16384 bytes");
     return false;
   }
+  return ParseSiteText(path, static_cast<size_t>(n), site, err);
+}
+
+bool ParseSiteText(const char* path, size_t n, SiteFile* site, Error* err) {
+  site->path = nullptr;
+  site->count = 0;
+  err->text[0] = '\0';
+  if (n > kSiteFileMax) n = kSiteFileMax;
+  site->text[n] = '\0';
   char* end = site->text + n;
   uint32_t line = 1;
   for (char* p = site->text; p < end; ++line) {

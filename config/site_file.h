@@ -47,6 +47,10 @@ const char* SiteFilePath(const char* const* env);
 /// whole. Never allocates; raw system calls only.
 bool ReadSiteFile(const char* path, SiteFile* site, Error* err);
 
+/// ReadSiteFile's checking of a file already in site->text (its first `n` bytes; at most kSiteFileMax),
+/// cutting its lines in place; `path` names it in errors. For the fuzz target and the tests.
+bool ParseSiteText(const char* path, size_t n, SiteFile* site, Error* err);
+
 /// The site file's value for variable `id` and its line (when `line` is not nullptr), or nullptr.
 const char* SiteValue(const SiteFile& site, int id, uint32_t* line);
 
