@@ -34,6 +34,8 @@ int Main(int argc, char** argv, const char* const* env);
 int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
 int ShowCommand(const Args& args, FILE* out, FILE* err);
 int VarsCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
+/// `report`: a job's verdict from its JSON logs (cli/report.h); `env` gives NUMABIND_LOG_FILE and the job id.
+int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
 /// Internal, run by the shim: `prepare-basis --policy P [--memory M] [--devices D] [--topology T]` writes
 /// the prepared plan basis to `out` as a framed binary block (shim/launcher/prepare.cc reads it).
 int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
@@ -47,11 +49,12 @@ void PrintPlanHelp(FILE* out);
 void PrintShowHelp(FILE* out);
 void PrintRunHelp(FILE* out);
 void PrintVarsHelp(FILE* out);
+void PrintReportHelp(FILE* out);
 /// The options of a command, one per line, for its help.
 void PrintOptions(FILE* out, const struct OptionSpec* specs, size_t nspecs);
 /// `text` wrapped at `width` columns, each line indented by `indent` spaces.
 std::string Wrap(const std::string& text, size_t indent, size_t width);
-/// Help for one command ("plan", "show", "run", "vars"); false when there is no such command.
+/// Help for one command ("plan", "show", "run", "vars", "report"); false when there is no such command.
 bool PrintCommandHelp(const std::string& command, FILE* out);
 /// Every variable of config/vars.h, as text for a terminal or as the README's markdown table; as text with
 /// `env`, also each one's value in effect for a process with that environment and where it came from (the

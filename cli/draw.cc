@@ -142,6 +142,7 @@ bool DrawOn(const char* spec, const Drawing& drawing, std::string* out, std::str
   core::Topology topo;
   core::LoadOptions options;
   options.pci = true;
+  options.nics = true;  // the RDMA devices on the network functions, by name
   // A device a rank was given by bus id may be one hwloc does not keep by default (the planner loads them
   // all for a list too): every PCI device then, so that it is drawn where it is.
   for (const DrawItem& item : drawing.items) options.all_pci |= !item.device.empty();

@@ -3,10 +3,10 @@
 // `numabind plan --draw` and `numabind show --draw`: a text picture of the machine and of where ranks (or
 // processes) run on it. One row per NUMA node, grouped by package: its memory, its CPUs as ranges, a bar of
 // cells with a mark per rank on the CPUs it has, the ranks there, and a line of the devices near the node
-// (accelerators, network cards). A legend maps each mark to its rank, CPUs, nodes and device. Plain ASCII,
-// at most kDrawWidth columns and kDrawHeight lines whatever the machine: bars are scaled (a cell stands for
-// several CPUs on big nodes), lists are cut with "...", and the legend or the node rows are cut last with a
-// line that says how many were left out.
+// (accelerators, network cards with the RDMA devices on them and their ports' state). A legend maps each mark
+// to its rank, CPUs, nodes and device. Plain ASCII, at most kDrawWidth columns and kDrawHeight lines whatever
+// the machine: bars are scaled (a cell stands for several CPUs on big nodes), lists are cut with "...", and
+// the legend or the node rows are cut last with a line that says how many were left out.
 
 #ifndef NUMABIND_CLI_DRAW_H_
 #define NUMABIND_CLI_DRAW_H_
@@ -60,8 +60,10 @@ bool DrawOn(const char* spec, const Drawing& drawing, std::string* out, std::str
 
 /// The table's header line, then a block per node: its row (package, node, memory, CPUs, a bar of `per`
 /// CPUs a cell, the items there) with its devices at the end when they fit, else on lines under it.
-/// Devices near no node (or unknown to the topology) go to *floating as "gpu 06:00.0 (rank 0)" or
-/// "dev 34:00.0 (rank 0)" (a listed device the topology does not have: its kind is unknown).
+/// A network function names its RDMA devices ("eth 11:01.0 rxe0", "ib 81:00.0 mlx5_4 port 2 down"); an
+/// RDMA device on no drawn function is "rdma rxe5". Devices near no node (or unknown to the topology) go
+/// to *floating as "gpu 06:00.0 (rank 0)" or "dev 34:00.0 (rank 0)" (a listed device the topology does
+/// not have: its kind is unknown).
 std::vector<std::vector<std::string>> NodeBlocks(const core::Topology& topo, const Drawing& drawing,
                                                  const core::CpuSet& usable, size_t per,
                                                  std::vector<std::string>* floating);

@@ -69,6 +69,23 @@ std::string DeviceKind(const core::PciDevice& dev, bool used) {
   return used ? "dev" : "";
 }
 
+/// An RDMA device with what of it is down: "rxe0", "rxe3 down" (no usable port), "mlx5_4 port 2 down".
+std::string NicLabel(const core::Nic& n) {
+  if (n.ports.empty()) return n.name + " down";
+  if (n.down.empty()) return n.name;
+  std::string s = n.name + (n.down.size() > 1 ? " ports " : " port ");
+  for (size_t i = 0; i < n.down.size(); ++i) s += (i > 0 ? "," : "") + std::to_string(n.down[i]);
+  return s + " down";
+}
+
+/// " rxe0 rxe1": the labels of the RDMA devices on PCI function `bus_id`, "" for none.
+std::string NicsOn(const core::Topology& topo, const std::string& bus_id) {
+  std::string s;
+  for (const core::Nic& n : topo.nics)
+    if (n.bus_id == bus_id) s += " " + NicLabel(n);
+  return s;
+}
+
 /// The items that use `bus_id`, as " (rank 0,3)"; "" for none.
 std::string DeviceUsers(const Drawing& d, const std::string& bus_id) {
   core::CpuSet users;
@@ -86,6 +103,19 @@ struct NodeRow {
   int64_t first_package;  ///< index into topo.packages, or a big number
   std::vector<std::string> devices;
 };
+
+/// The RDMA devices on no network function in `named` (drawn with their NICs): "rdma NAME" under the
+/// first node near them, else in *floating.
+void AddOtherNics(const core::Topology& topo, const std::vector<std::string>& named,
+                  std::vector<NodeRow>* rows, std::vector<std::string>* floating) {
+  for (const core::Nic& n : topo.nics) {
+    if (std::find(named.begin(), named.end(), n.bus_id) != named.end()) continue;
+    auto row = std::find_if(rows->begin(), rows->end(), [&](const NodeRow& r) {
+      return n.locality_known && r.label != "-" && n.nodes.Has(r.node.os);
+    });
+    (row == rows->end() ? *floating : row->devices).push_back("rdma " + NicLabel(n));
+  }
+}
 
 /// The nodes in package order, CPU-less nodes after the others of their package, with the devices near
 /// them; devices near no node go to *floating.
@@ -115,13 +145,16 @@ std::vector<NodeRow> NodeRows(const core::Topology& topo, const Drawing& d,
   std::vector<std::string> used;
   for (const DrawItem& it : d.items)
     if (!it.device.empty()) used.push_back(it.device);
-  std::vector<std::string> placed;
+  std::vector<std::string> placed, named;  // drawn devices; network functions drawn with their NICs
   for (const core::PciDevice& dev : topo.pci) {
     bool is_used = std::find(used.begin(), used.end(), dev.bus_id) != used.end();
     std::string kind = DeviceKind(dev, is_used);
     if (kind.empty()) continue;
+    // RDMA devices sit on network functions (class 0x02, or 0x0c06 for InfiniBand).
+    std::string nics = kind == "eth" || kind == "ib" || kind == "net" ? NicsOn(topo, dev.bus_id) : "";
+    if (!nics.empty()) named.push_back(dev.bus_id);
     placed.push_back(dev.bus_id);
-    std::string text = kind + " " + ShortBusId(dev.bus_id) + DeviceUsers(d, dev.bus_id);
+    std::string text = kind + " " + ShortBusId(dev.bus_id) + nics + DeviceUsers(d, dev.bus_id);
     auto row = std::find_if(rows.begin(), rows.end(), [&](const NodeRow& r) {
       return dev.locality_known && r.label != "-" && dev.nodes.Has(r.node.os);
     });
@@ -132,6 +165,7 @@ std::vector<NodeRow> NodeRows(const core::Topology& topo, const Drawing& d,
     if (dev.nodes.Count() > 1) text += " [nodes " + dev.nodes.ToList() + "]";
     row->devices.push_back(text);
   }
+  AddOtherNics(topo, named, &rows, floating);
   // Devices the ranks use that the topology does not list (synthetic topologies, no PCI data).
   for (const std::string& bus : used) {
     if (std::find(placed.begin(), placed.end(), bus) != placed.end()) continue;

@@ -66,6 +66,7 @@ void PrintUsage(FILE* out) {
           "  numabind run [OPTIONS] [--] CMD [ARGS...]  run CMD with libnumabind.so preloaded\n"
           "  numabind plan [OPTIONS]                    show where each local rank goes\n"
           "  numabind show [--json|--draw] [PID...]     show where processes run (default: this one)\n"
+          "  numabind report [--json|--draw] [LOG...]   did every rank of a job run where it should?\n"
           "  numabind vars [--markdown]                 list the NUMABIND_* variables\n"
           "  numabind help [COMMAND]                    a command's options\n"
           "  numabind --version\n"
@@ -193,6 +194,8 @@ bool PrintCommandHelp(const std::string& command, FILE* out) {
     PrintRunHelp(out);
   else if (command == "vars")
     PrintVarsHelp(out);
+  else if (command == "report")
+    PrintReportHelp(out);
   else
     return false;
   return true;
@@ -227,6 +230,7 @@ int Main(int argc, char** argv, const char* const* env) {
   if (command == "plan") return PlanCommand(args, env, stdout, stderr);
   if (command == "show") return ShowCommand(args, stdout, stderr);
   if (command == "vars") return VarsCommand(args, env, stdout, stderr);
+  if (command == "report") return ReportCommand(args, env, stdout, stderr);
   if (command == "man") return ManCommand(args, stdout, stderr);
   if (command == "prepare-basis") return PrepareBasisCommand(args, env, stdout, stderr);
   if (command == "run") return RunCommand(args, env, SelfExe(argv[0]), stdout, stderr);

@@ -138,10 +138,12 @@ void PrintPage1(FILE* out) {
       "numabind places the ranks of parallel jobs (mpirun, torchrun, a shell loop) on the CPUs and memory "
       "policy of the NUMA node nearest each rank's accelerator, or on a slice of a CPU machine. The work is "
       "done by the preloaded library libnumabind.so, which does nothing unless NUMABIND_POLICY is set; this "
-      "command shows plans, shows where processes run, and runs a launcher with the library preloaded. The "
+      "command shows plans, shows where processes run, runs a launcher with the library preloaded, and "
+      "reports "
+      "from a job's logs whether every rank ran where it should. The "
       "variables, the rules of which spawns are ranks and site-wide use are in \\fBnumabind\\fR(7).\n"
       ".SH COMMANDS\n";
-  for (const char* command : {"run", "plan", "show", "vars"}) {
+  for (const char* command : {"run", "plan", "show", "report", "vars"}) {
     page += CommandSection(Capture([command](FILE* f) { PrintCommandHelp(command, f); }));
   }
   page +=

@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "base/preload.h"
 #include "cli/cli.h"
 #include "config/config.h"
 
@@ -38,18 +39,13 @@ const OptionSpec kRunOptions[] = {
 };
 constexpr size_t kRunOptionCount = sizeof(kRunOptions) / sizeof(kRunOptions[0]);
 
-constexpr char kShimName[] = "libnumabind.so";
+using shim::kShimFileName;
 
 std::string Dirname(const std::string& path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   if (slash == 0) return "/";
   return path.substr(0, slash);
-}
-
-std::string Basename(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 /// `path` made absolute against the current directory, with "." and ".." removed by hand (no symbolic link
@@ -94,7 +90,8 @@ std::string SelfExe(const char* argv0) {
 std::string FindShim(const std::string& self_exe, std::string* tried) {
   std::string dir = Dirname(self_exe);
   // Installed: the library's path, fixed at build time (Makefile's SHIM_PATH); a build tree: next to us.
-  const std::string candidates[] = {NUMABIND_SHIM_PATH, dir + "/" + kShimName, dir + "/../lib/" + kShimName};
+  const std::string candidates[] = {NUMABIND_SHIM_PATH, dir + "/" + kShimFileName,
+                                    dir + "/../lib/" + kShimFileName};
   tried->clear();
   for (const std::string& c : candidates) {
     if (c.empty()) continue;
@@ -117,7 +114,8 @@ std::string ComposePreload(const char* existing, const std::string& lib) {
     size_t end = current.find_first_of(" :", pos);
     if (end == std::string::npos) end = current.size();
     std::string entry = current.substr(pos, end - pos);
-    if (!entry.empty() && (entry == lib || Basename(entry) == kShimName)) return current;  // already there
+    if (!entry.empty() && (entry == lib || shim::IsShimEntry(entry.data(), entry.size())))
+      return current;  // already there
     pos = end + 1;
   }
   size_t last = current.find_last_not_of(" :");
@@ -176,7 +174,7 @@ int RunCommand(const Args& args, const char* const* env, const std::string& self
   std::string tried;
   std::string shim = FindShim(self_exe, &tried);
   if (shim.empty()) {
-    fprintf(err, "numabind run: cannot find %s (tried %s)\n", kShimName, tried.c_str());
+    fprintf(err, "numabind run: cannot find %s (tried %s)\n", kShimFileName, tried.c_str());
     return kExitFailure;
   }
   if (!Preloadable(shim)) {

@@ -44,6 +44,9 @@ struct Config {
   /// NUMABIND_GUARD=1: a bound rank's own affinity calls are narrowed to its CPUs
   /// (shim/rank/affinity_guard.h).
   bool guard = false;
+  /// NUMABIND_CONTAINER=keep: a container runtime's programs keep libnumabind.so in LD_PRELOAD
+  /// (shim/child/container.h); false (strip) leaves it out.
+  bool container_keep = false;
 };
 
 /// A parse error: one line naming the variable and the bad value.

@@ -170,6 +170,14 @@ bool ReadGuard(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->guard, why, cap);
 }
 
+// Compared one by one, not through a table of pointers: the library reads this in every exec that starts a
+// container runtime, and a table would be relocated in every process it is loaded into.
+bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
+  if (!Eq(value, "strip") && !Eq(value, "keep")) return Say(why, cap, "expected strip or keep");
+  out->container_keep = value[0] == 'k';
+  return true;
+}
+
 // Read by config::SiteFilePath from the environment itself; checked here so that a typo is an error.
 bool ReadConfigFile(const char* value, Config*, char* why, size_t cap) {
   if (value[0] == '/' || Eq(value, "none")) return true;

@@ -30,8 +30,9 @@ NodeSet NearNodes(hwloc_topology* topo, hwloc_obj* obj, const Topology& out);
 /// Bus ids of the PCI-to-PCI bridges above `obj`, nearest first (host bridges have none).
 std::vector<std::string> PciBridges(hwloc_obj* obj);
 
-/// Fills out->nics from the OpenFabrics OS devices of a loaded topology (LoadOptions::nics).
-void ReadNics(hwloc_topology* topo, Topology* out);
+/// Fills out->nics from the OpenFabrics OS devices of a loaded topology (LoadOptions::nics), and, when
+/// `sysfs_root` is not "", the RDMA devices of its sysfs that hwloc does not place (rdma_sysfs.h).
+void ReadNics(hwloc_topology* topo, const std::string& sysfs_root, Topology* out);
 
 /// For an XML file hwloc could not load: " (the file is hwloc XML version 3.0, newer than hwloc 2.9.0
 /// here reads: ...)" when its format is newer than the running hwloc's; "" otherwise (xml_version.cc).

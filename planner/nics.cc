@@ -4,7 +4,8 @@
 // with their ports and locality. hwloc gives each HCA infos named "Port<N>State" (4 = ACTIVE), "Port<N>LID",
 // "Port<N>GID<i>" ...; a port that one of them names exists, and it is usable unless its state is known
 // and not ACTIVE. An HCA without any port info (older hwloc, some XML files) counts as port 1, the port
-// every HCA has.
+// every HCA has. RDMA devices hwloc does not place (virtual ones: Soft-RoCE over a NIC without RDMA
+// hardware) are read from sysfs and placed at their network interface's PCI function (rdma_sysfs.h).
 
 #include <hwloc.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "base/digits.h"
 #include "planner/hwloc_io.h"
 #include "planner/nics.h"
+#include "planner/rdma_sysfs.h"
 
 namespace numabind::core {
 
@@ -61,7 +63,41 @@ std::vector<std::string> PciBridges(hwloc_obj* obj) {
   return out;
 }
 
-void ReadNics(hwloc_topology* topo, Topology* out) {
+namespace {
+
+// The NIC's PCI function `bus_id` as hwloc has it: its bridges and nodes (none when hwloc lacks it).
+void PlaceAt(hwloc_topology* topo, const std::string& bus_id, const Topology& out, Nic* nic) {
+  nic->bus_id = bus_id;
+  hwloc_obj_t pci = hwloc_get_pcidev_by_busidstring(topo, bus_id.c_str());
+  if (!pci) return;
+  nic->bridges = PciBridges(pci);
+  nic->nodes = NearNodes(topo, pci, out);
+  nic->locality_known = !nic->nodes.Empty();
+}
+
+// Adds the RDMA devices of sysfs under `root` that hwloc has not put under a PCI function, placed at
+// their own or their network interface's function; one hwloc listed without a function (under the
+// machine: HWLOC_VIRTUAL_LINUX_OSDEV=1) keeps the ports hwloc gave it.
+void AddSysfsNics(hwloc_topology* topo, const std::string& root, Topology* out) {
+  for (const SysfsRdma& dev : ReadSysfsRdma(root)) {
+    auto known =
+        std::find_if(out->nics.begin(), out->nics.end(), [&](const Nic& n) { return n.name == dev.name; });
+    if (known != out->nics.end() && !known->bus_id.empty()) continue;
+    if (known == out->nics.end()) {
+      Nic nic;
+      nic.name = dev.name;
+      nic.ports = dev.ports;
+      nic.down = dev.down;
+      known = out->nics.insert(out->nics.end(), std::move(nic));
+    }
+    known->netdev = dev.netdev;
+    if (!dev.bus_id.empty()) PlaceAt(topo, dev.bus_id, *out, &*known);
+  }
+}
+
+}  // namespace
+
+void ReadNics(hwloc_topology* topo, const std::string& sysfs_root, Topology* out) {
   for (hwloc_obj_t obj = hwloc_get_next_osdev(topo, nullptr); obj; obj = hwloc_get_next_osdev(topo, obj)) {
     if (obj->attr->osdev.type != HWLOC_OBJ_OSDEV_OPENFABRICS || !obj->name) continue;
     Nic nic;
@@ -89,6 +125,7 @@ void ReadNics(hwloc_topology* topo, Topology* out) {
     for (const auto& [port, usable] : ports) (usable ? nic.ports : nic.down).push_back(port);
     out->nics.push_back(std::move(nic));
   }
+  if (!sysfs_root.empty()) AddSysfsNics(topo, sysfs_root, out);
   std::stable_sort(out->nics.begin(), out->nics.end(), [](const Nic& x, const Nic& y) {
     return x.bus_id != y.bus_id ? x.bus_id < y.bus_id : x.name < y.name;
   });

@@ -75,7 +75,8 @@ struct PciDevice {
 /// such as mlx5_0) with the ports it can use. planner/nics.h discovers them.
 struct Nic {
   std::string name;             ///< "mlx5_0"
-  std::string bus_id;           ///< its PCI function, "" when hwloc has none
+  std::string bus_id;           ///< its PCI function (its netdev's for a virtual device), "" for none
+  std::string netdev;           ///< the network interface a virtual device (Soft-RoCE) runs over, or ""
   std::vector<uint32_t> ports;  ///< usable ports, in order (ACTIVE, or state unknown)
   std::vector<uint32_t> down;   ///< ports whose known state is not ACTIVE
   bool locality_known = false;
@@ -126,6 +127,10 @@ struct LoadOptions {
   bool pci = false;      ///< PCI devices and their locality (costs time: only when devices are wanted)
   bool all_pci = false;  ///< every PCI device, not only the classes hwloc counts as important
   bool nics = false;     ///< InfiniBand/RoCE HCAs (OS devices; costs time: only when NICs are wanted)
+  /// With nics: where sysfs is for the RDMA devices hwloc cannot place (planner/rdma_sysfs.h), a directory
+  /// holding sys/. "" = the live machine's (HWLOC_FSROOT's when set, as hwloc reads it, else "/"); a file
+  /// or a synthetic topology reads none unless one is given here.
+  std::string sysfs_root;
 };
 
 /// Loads `spec`: nullptr or "" = the live machine; "synthetic:DESC" (DESC may be quoted) = an hwloc

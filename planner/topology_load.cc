@@ -6,6 +6,7 @@
 #include <hwloc.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -342,7 +343,12 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   out->allowed = out->online.Intersect(out->hwloc_allowed).IntersectWith(out->affinity);
 
   if (options.pci) ReadPci(topo, out);
-  if (options.nics) ReadNics(topo, out);
+  if (options.nics) {
+    std::string sysfs = options.sysfs_root;
+    const char* fsroot = getenv("HWLOC_FSROOT");  // the tree hwloc read the live machine from
+    if (sysfs.empty() && out->live) sysfs = fsroot && *fsroot ? fsroot : "/";
+    ReadNics(topo, sysfs, out);
+  }
   return true;
 }
 

@@ -21,6 +21,8 @@ PACKAGES=(
   libcap2-bin                    # setcap: the file-capability launcher of the secure-execution test
   musl-tools                     # a musl-linked launcher (the shim must not crash musl programs)
   slurm-wlm munge openssh-server iproute2  # the namespace cluster (tests/cluster)
+  charliecloud-runtime podman runc  # container runtimes (tests/pkg/container_test.sh)
+  ibverbs-utils ibverbs-providers  # ibv_devices, the Soft-RoCE provider (tests/vm layout B's RDMA devices)
 )
 
 missing=()

@@ -3,7 +3,7 @@
 # warning an error) over every source the Makefile builds into the library and the command, two at a time.
 # Prints one line "lint: N passed, N failed, N skipped" (one check each: format, tidy; a missing tool is a
 # skip) for scripts/run-tests.sh, and exits 1 when a check fails. The compile flags are the Makefile's
-# (CXXFLAGS_BASE, PURE_FLAGS, the two path macros), and so are the sets: `make print-pure-srcs` (base/,
+# (CXXFLAGS_BASE, PURE_FLAGS as clang takes them, the two path macros), and so are the sets: `make print-pure-srcs` (base/,
 # config/, plan/, shim/**: PURE_FLAGS) and `make print-command-srcs` (planner/, cli/).
 # LINT_ANALYZER=0 (`make test`) leaves out the clang static analyzer's checks (clang-analyzer-*), nine
 # tenths of clang-tidy's time (13 s of a file's 14.5); `make lint`, which CI runs, has them all.
@@ -29,7 +29,9 @@ else
   # A compilation database with the flags the Makefile uses, in BUILD (never the checkout's root).
   db=$BUILD/lint; mkdir -p "$db"
   flags='"-std=c++17", "-I.", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Wshadow", "-Wno-unused-parameter"'
-  pure='"-fno-exceptions", "-fno-rtti", "-fno-threadsafe-statics", "-fvisibility=hidden"'
+  pure_flags=$(make -s --no-print-directory print-pure-flags CXX=clang++) || exit 1
+  # shellcheck disable=SC2086  # a list of words
+  pure=$(printf ', "%s"' $pure_flags); pure=${pure#, }
   pure_srcs=$(make -s --no-print-directory print-pure-srcs) || exit 1
   command_srcs=$(make -s --no-print-directory print-command-srcs) || exit 1
   srcs="$pure_srcs $command_srcs"

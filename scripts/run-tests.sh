@@ -66,10 +66,10 @@ for bin in "$@"; do
 done
 
 # Then the guests (tests/vm/run.sh) unless SKIP_VM=1 and the namespace cluster (tests/cluster/run.sh) unless
-# SKIP_CLUSTER=1 start in the background: the guests are the longest suite and keep one to two CPUs busy,
-# the cluster mostly waits (daemons, ssh). Everything else runs beside them at a lower priority (BESIDE_NICE,
-# nice 10), in the guests' idle time: a guest's vCPUs that lose their CPU to another process spin, and it
-# then burns more CPU in all. Their output is shown when they end.
+# SKIP_CLUSTER=1 start in the background: the guests are the longest suite (two at once, one CPU each,
+# tests/vm/run.sh), the cluster mostly waits (daemons, ssh). Everything else runs beside them at a lower
+# priority (BESIDE_NICE, nice 10), in the guests' idle time and after them. Their output is shown when they
+# end.
 vm_pid='' cluster_pid=''
 if [ "${SKIP_VM:-0}" != 1 ]; then
   echo "=== vm (tests/vm/run.sh, in the background; output when it ends)"

@@ -61,14 +61,15 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
     // A mapping an exec in a CLONE_VM child left here (no vfork of ours to unmap it): unused now.
     if (t_exec_mapping.map != nullptr)
       Sys6(SYS_munmap, reinterpret_cast<long>(t_exec_mapping.map), static_cast<long>(t_exec_mapping.size));
-    t_exec_mapping = {block.map, block.map_size};
+    t_exec_mapping.map = block.map;
+    t_exec_mapping.size = block.map_size;
     // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
     if (r == BindResult::kBound && (!BoundAtSetenv(*b.m) || b.m->replaced)) FinishBoundLine(&line, b.pid);
   }
   auto ret = call(block.env);
   e = errno;
   FreeRankBlock(&block);
-  if (b.exec) t_exec_mapping = {nullptr, 0};
+  if (b.exec) t_exec_mapping.map = nullptr, t_exec_mapping.size = 0;
   if (r == BindResult::kBound) {
     Restore(saved);
     if (!b.exec && (b.child_pid == nullptr || *b.child_pid > 0))

@@ -63,7 +63,7 @@ BindResult Fail(Line* l, const char* path, const RankMatch& m, const char* what,
                 int* err) {
   l->Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
   l->Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
-  WriteLog(config::LogLevel::kWarn, l);
+  WriteUnbound({g_state.config.strict, true, m.rank, m.nranks, m.var, path}, l);
   if (!g_state.config.strict) return BindResult::kUnbound;
   *err = e;
   return BindResult::kRefused;
@@ -84,7 +84,7 @@ BindResult FailValue(Line* line, const char* path, const RankMatch& m, int* err)
   l.Str(large ? " is too large for a local rank (0 to " : " is not a local rank (a decimal number, 0 to ");
   l.Num(config::kMaxRanks - 1).Str("): ").Str(path);
   l.Str(g_state.config.strict ? " not started" : " runs unbound");
-  WriteLog(config::LogLevel::kWarn, &l);
+  WriteUnbound({g_state.config.strict, false, 0, m.nranks, m.var, path}, &l);
   if (!g_state.config.strict) return BindResult::kUnbound;
   *err = EINVAL;
   return BindResult::kRefused;
@@ -273,7 +273,10 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
                nullptr,
                0,
                StartedBinding::kLauncher,
-               share};
+               share,
+               basis.policy_text,
+               plan.device[0] != '\0' ? basis.slot_nodes + size_t{plan.device_slot} * basis.node_words
+                                      : nullptr};
   NoteReplaced(m, *saved, cpus, basis.cpu_words, &e);
   m.replaced = e.replaced != nullptr;
   FormatBound(e, line);

@@ -48,12 +48,15 @@ int BuildRankBlock(char* const* envp, const RankMatch& m, bool bound, const char
 void FreeRankBlock(RankBlock* block);
 
 /// The mapping of the rank block an exec wrapper is starting a rank with on this thread ({nullptr, 0} when
-/// none). A vfork child shares its parent's memory: after a successful exec the mapping is still the
-/// parent's, and numabind_after_vfork unmaps it there. Written by the child of a vfork, on the thread the
-/// vfork suspends, read by that thread only once vfork returns.
+/// none), and of the environment it built for a container runtime (shim/child/container.h). A vfork child
+/// shares its parent's memory: after a successful exec the mappings are still the parent's, and
+/// numabind_after_vfork unmaps them there. Written by the child of a vfork, on the thread the vfork
+/// suspends, read by that thread only once vfork returns.
 struct ExecMapping {
   char* map;
   size_t size;
+  char* container_map;
+  size_t container_size;
 };
 extern __thread ExecMapping t_exec_mapping __attribute__((tls_model("initial-exec")));
 

@@ -12,6 +12,7 @@
 
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
+#include "shim/child/container.h"
 
 extern char** environ;
 
@@ -20,7 +21,7 @@ namespace {
 
 /// Binds if the program is a rank, runs `call(env)` (the real exec) and restores the binding if it returns.
 template <typename Call>
-int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
+int ExecRank(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
   if (!g_state.active) return call(envp);
   pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
   RankMatch found;
@@ -34,6 +35,32 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
   if (refused == 0) return ret;
   errno = refused;
   return -1;
+}
+
+/// ExecRank with the environment a container runtime gets (shim/child/container.h), in every process the
+/// library is in, inert or not: the library may be preloaded into all of a user's shells.
+template <typename Call>
+int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
+  ContainerStart start = ClassifyStart(path, envp);
+  // A process exec'ing a runtime itself (a shell's last command) prepares as a rank's would, so that the
+  // library inside finds the shared basis; a fork child's parent prepared before the fork.
+  if (start == ContainerStart::kKeepRuntime && g_state.active && !g_state.fork_child &&
+      static_cast<pid_t>(Sys6(SYS_getpid)) == g_state.pid)
+    EnsurePrepared();
+  ContainerBlock container;
+  if (start == ContainerStart::kStrip) BuildContainerBlock(envp, &container);
+  if (container.map == nullptr) return ExecRank(entry, path, argv, envp, call);
+  ExecMapping& slot = t_exec_mapping;
+  // One an exec in a CLONE_VM child left here (no vfork of ours to unmap it): unused now.
+  if (slot.container_map != nullptr)
+    Sys6(SYS_munmap, reinterpret_cast<long>(slot.container_map), static_cast<long>(slot.container_size));
+  slot.container_map = container.map;
+  slot.container_size = container.map_size;
+  int ret = ExecRank(entry, path, argv, container.env, call);
+  FreeContainerBlock(&container);  // raw munmap: errno stays the exec's
+  slot.container_map = nullptr;
+  slot.container_size = 0;
+  return ret;
 }
 
 /// Collects execl-style arguments (arg0, ..., NULL[, envp]) into argv on the caller's stack.

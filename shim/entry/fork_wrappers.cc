@@ -139,13 +139,19 @@ extern "C" void numabind_before_vfork(void* caller) {
 }
 
 // Child-safe in the child (pid 0): reads one thread-local slot. In the parent, the child has exec'd or
-// exited: a rank block its exec wrapper mapped is this process's memory, unused now.
+// exited: a rank block or container environment its exec wrapper mapped is this process's memory, unused now.
 extern "C" void* numabind_after_vfork(int pid) {
   numabind::shim::ExecMapping& m = numabind::shim::t_exec_mapping;
   if (pid != 0 && m.map != nullptr) {
     numabind::shim::Sys6(SYS_munmap, reinterpret_cast<long>(m.map), static_cast<long>(m.size));
     m.map = nullptr;
     m.size = 0;
+  }
+  if (pid != 0 && m.container_map != nullptr) {
+    numabind::shim::Sys6(SYS_munmap, reinterpret_cast<long>(m.container_map),
+                         static_cast<long>(m.container_size));
+    m.container_map = nullptr;
+    m.container_size = 0;
   }
   return t_vfork_caller;
 }
@@ -164,8 +170,9 @@ NUMABIND_EXPORT int putenv(char* string) {
   int ret = numabind::shim::RealFor(&g_real.putenv, "putenv")(string);
   if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
-    const char* eq = strchr(string, '=');
-    if (eq != nullptr) numabind::shim::MaybeBindForkedWorker(string, static_cast<size_t>(eq - string));
+    size_t n = 0;  // the name's length; a loop, not strchr: the C++ overload would be a strong import
+    while (string[n] != '\0' && string[n] != '=') ++n;
+    if (string[n] == '=') numabind::shim::MaybeBindForkedWorker(string, n);
     errno = e;
   }
   return ret;

@@ -12,6 +12,7 @@
 
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
+#include "shim/child/container.h"
 #include "shim/entry/guard.h"
 #include "shim/entry/site_config.h"
 
@@ -56,11 +57,9 @@ class CallerEnvironment {
 using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
                         char* const[], char* const[]);
 
-int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
-          const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  if (real == nullptr) return ENOSYS;  // pidfd_spawn: glibc 2.39 and later only
-  // An inert launcher's first spawn of a rank reads the site file, which may configure it (docs/site.md).
-  if (!g_state.active && !t_in_shim) ActivateForRankSpawn(envp);
+int SpawnRank(Entry entry, SpawnFn real, pid_t* pid, const char* path,
+              const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr, char* const argv[],
+              char* const envp[]) {
   if (Passthrough()) return real(pid, path, actions, attr, argv, envp);
   Guard guard;
   // *pid is written only on success, as glibc does: a caller that starts with pid = -1 and cleans up with
@@ -75,6 +74,24 @@ int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_s
   });
   if (refused != 0) return refused;
   if (ret == 0 && pid != nullptr) *pid = child;
+  return ret;
+}
+
+/// SpawnRank with the environment a container runtime gets.
+int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+          const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  if (real == nullptr) return ENOSYS;  // pidfd_spawn: glibc 2.39 and later only
+  // An inert launcher's first spawn of a rank reads the site file, which may configure it (docs/site.md).
+  if (!g_state.active && !t_in_shim) ActivateForRankSpawn(envp);
+  // A container runtime gets LD_PRELOAD without the library (shim/child/container.h), inert or not; with
+  // NUMABIND_CONTAINER=keep, the shared basis for the library inside.
+  ContainerStart start = ClassifyStart(path, envp);
+  if (start == ContainerStart::kKeepRuntime && !Passthrough()) EnsurePrepared();
+  ContainerBlock container;
+  if (start == ContainerStart::kStrip) BuildContainerBlock(envp, &container);
+  int ret =
+      SpawnRank(entry, real, pid, path, actions, attr, argv, container.env != nullptr ? container.env : envp);
+  FreeContainerBlock(&container);
   return ret;
 }
 

@@ -57,8 +57,12 @@ void ResolveAll() {
   Resolve(&numabind_real_vfork, "vfork");
 }
 
-/// The environment the program started with, from `environ` (set by glibc and musl before constructors).
-const char* const* StartupEnvironment() { return const_cast<const char* const*>(environ); }
+/// The environment the program started with, from `environ` (set by glibc and musl before constructors);
+/// nullptr in a program with no C library, where the weak `environ` (base/libc_imports.h) is unresolved.
+const char* const* StartupEnvironment() {
+  if (&environ == nullptr) return nullptr;
+  return const_cast<const char* const*>(environ);
+}
 
 /// One pass over the start-up environment: collects the NUMABIND_* entries into `ours` (NULL-terminated,
 /// for Parse) and notes which built-in rank variables are there.

@@ -99,6 +99,16 @@ size_t Utf8At(const unsigned char* s, size_t n, size_t* used) {
   return i == len ? len : 0;
 }
 
+/// Child-safe: a text line (`len` bytes) as the "message" member, without "numabind: " and the newline.
+void Message(Line* l, const char* text, size_t len) {
+  const char kPrefix[] = "numabind: ";
+  size_t skip = 0;
+  while (skip < sizeof(kPrefix) - 1 && skip < len && text[skip] == kPrefix[skip]) ++skip;
+  if (skip == sizeof(kPrefix) - 1) text += skip, len -= skip;
+  while (len > 0 && text[len - 1] == '\n') --len;
+  JsonMembers(l).Str("message", text, len);
+}
+
 }  // namespace
 
 // Child-safe: writes into the line's own buffer.
@@ -191,22 +201,38 @@ JsonMembers& JsonMembers::Bits(const char* key, const uint64_t* words, uint32_t 
   return End(mark, was, false);
 }
 
+namespace {
+
+// Child-safe: the members that say which rank a line is about, bound or not (null for what is unknown).
+void RankMembers(JsonMembers* j, const char* event, bool rank_known, uint32_t rank, uint32_t nranks,
+                 const char* rank_var, const char* command) {
+  j->Str("event", event);
+  if (rank_known)
+    j->Num("rank", rank);
+  else
+    j->Literal("rank", "null");
+  if (nranks != 0)
+    j->Num("nranks", nranks);
+  else
+    j->Literal("nranks", "null");
+  j->Str("rank_var", rank_var != nullptr ? rank_var : "NUMABIND_MATCH")
+      .Str("command", command, ~size_t{0}, kMaxCommand);
+}
+
+}  // namespace
+
 // Child-safe: appends to the caller's line.
 void JsonBound(Line* line, const BoundEvent& b) {
   line->Reserve(kHeadMax + kTail);  // JsonBoundLine puts the body after Head
   JsonMembers j(line);
-  j.Str("event", b.again ? "rebound" : "bound").Num("rank", b.rank);
-  if (b.nranks != 0)
-    j.Num("nranks", b.nranks);
-  else
-    j.Literal("nranks", "null");
-  j.Str("rank_var", b.rank_var != nullptr ? b.rank_var : "NUMABIND_MATCH")
-      .Str("command", b.command, ~size_t{0}, kMaxCommand);
+  RankMembers(&j, b.again ? "rebound" : "bound", true, b.rank, b.nranks, b.rank_var, b.command);
   j.Bits("cpus", b.cpus, b.cpu_words).Bits("nodes", b.nodes, b.node_words);
   j.Str("memory", b.memory_denied != nullptr ? "unchanged" : b.memory);
   j.Str("device", b.device != nullptr && b.device[0] != '\0' ? b.device : nullptr);
   j.Str("entry", EntryName(b.entry)).Literal("replaced", b.replaced != nullptr ? "true" : "false");
   if (b.replaced != nullptr) j.Bits("launcher_cpus", b.replaced, b.replaced_words);
+  if (b.device_nodes != nullptr) j.Bits("device_nodes", b.device_nodes, b.node_words);
+  if (b.policy != nullptr) j.Str("policy", b.policy);
   if (b.share != nullptr && b.share[0] != '\0') j.Str("auto", b.share);
 }
 
@@ -224,15 +250,21 @@ size_t JsonBoundLine(Line* l, const Line& body, pid_t pid, const char* stack) {
 
 // Child-safe: formats into the caller's line.
 size_t JsonMessage(Line* l, config::LogLevel level, const char* text, size_t len, bool truncated) {
-  const char kPrefix[] = "numabind: ";
-  size_t skip = 0;
-  while (skip < sizeof(kPrefix) - 1 && skip < len && text[skip] == kPrefix[skip]) ++skip;
-  if (skip == sizeof(kPrefix) - 1) text += skip, len -= skip;
-  while (len > 0 && text[len - 1] == '\n') --len;
   l->Reserve(kTail);
   l->set_truncated(truncated);
   Head(l, level, Sys6(SYS_getpid));
-  JsonMembers(l).Str("message", text, len);
+  Message(l, text, len);
+  return Close(l);
+}
+
+// Child-safe: formats into the caller's line.
+size_t JsonUnbound(Line* l, const UnboundEvent& e, const char* text, size_t len, bool truncated) {
+  l->Reserve(kTail);
+  l->set_truncated(truncated);
+  Head(l, config::LogLevel::kWarn, Sys6(SYS_getpid));
+  JsonMembers j(l);
+  RankMembers(&j, e.refused ? "refused" : "unbound", e.rank_known, e.rank, e.nranks, e.rank_var, e.command);
+  Message(l, text, len);
   return Close(l);
 }
 

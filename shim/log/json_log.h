@@ -4,10 +4,11 @@
 // (shim/log/line.h: on the stack, no allocation, raw system calls for the time and host name), so the child
 // side of a spawn can write it. These only format; shim/log/log.cc writes. Fields: time (UTC, ISO 8601 with
 // milliseconds), host, pid, level; then, for a bound rank, event, rank, nranks, rank_var, command, cpus,
-// nodes, memory, device, entry, replaced (launcher_cpus when true: the binding it started with), auto (its
-// share, under auto) and, at NUMABIND_LOG=debug, stack; for anything else, message (the text line without
-// "numabind: "). A line that would not fit Line::kCapacity leaves out what does not fit (members whole,
-// strings cut between two characters) and ends with "truncated":true.
+// nodes, memory, device, device_nodes (with a device), entry, replaced (launcher_cpus when true: the binding
+// it started with), policy, auto (its share, under auto) and, at NUMABIND_LOG=debug, stack; for a rank not
+// bound, event (unbound, refused), rank, nranks, rank_var, command and message; for anything else, message
+// (the text line without "numabind: "). A line that would not fit Line::kCapacity leaves out what does not
+// fit (members whole, strings cut between two characters) and ends with "truncated":true.
 
 #ifndef NUMABIND_SHIM_LOG_JSON_LOG_H_
 #define NUMABIND_SHIM_LOG_JSON_LOG_H_
@@ -53,6 +54,10 @@ size_t JsonBoundLine(Line* out, const Line& body, pid_t pid, const char* stack);
 /// Child-safe: `text` (one text log line at `level`, cut short when `truncated`) as a JSON object line, into
 /// `out` (empty). Returns the line's length.
 size_t JsonMessage(Line* out, config::LogLevel level, const char* text, size_t len, bool truncated);
+
+/// Child-safe: the warning `text` about a rank that is not bound (cut short when `truncated`) as a JSON
+/// object line with the event's members and message, into `out` (empty). Returns the line's length.
+size_t JsonUnbound(Line* out, const UnboundEvent& event, const char* text, size_t len, bool truncated);
 
 /// Child-safe: the JSON line saying that NUMABIND_LOG_FILE `file` cannot be written (`why`) and that the log
 /// goes to standard error instead, into `out` (empty). Returns the line's length.

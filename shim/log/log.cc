@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/log_path.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "shim/entry/state.h"
@@ -38,6 +40,28 @@ long OpenLogFile(const char* file, const char** why) {
   return fd;
 }
 
+/// The longest NUMABIND_LOG_FILE once its % sequences are expanded: on the stack of the process that logs,
+/// between fork and exec too, so well below PATH_MAX.
+constexpr size_t kMaxExpandedLogFile = 1024;
+
+void NoteLogFileFallback(const char* file, const char* why);
+
+/// Child-safe: opens NUMABIND_LOG_FILE `pattern` with its % sequences expanded (base/log_path.h: this
+/// process's host, job and pid), or returns -1 after saying why, naming the expanded path. No directory is
+/// made: a job's directory is the job script's to create. Not inlined: its path is on the stack only when
+/// the value has a % sequence.
+__attribute__((noinline)) long OpenExpandedLogFile(const char* pattern) {
+  char host[kHostNameMax], pid[kDecimalMax], path[kMaxExpandedLogFile];
+  ShortHostName(host);
+  FormatDecimal(static_cast<uint64_t>(Sys6(SYS_getpid)), pid);
+  LogPathFields fields{host, LogJobId(const_cast<const char* const*>(environ)), pid};
+  const char* why = "is too long once its % sequences are expanded";
+  bool expanded = ExpandLogPath(pattern, fields, path, sizeof(path)) != 0;
+  long fd = expanded ? OpenLogFile(path, &why) : -1;
+  if (fd < 0) NoteLogFileFallback(expanded ? path : pattern, why);
+  return fd;
+}
+
 /// Child-safe: says why the log goes to standard error: a JSON line of its own, or the text line's start.
 /// Not inlined: its line is on the stack only on this path.
 __attribute__((noinline)) void NoteLogFileFallback(const char* file, const char* why) {
@@ -62,6 +86,14 @@ __attribute__((noinline)) void WriteJsonMessage(config::LogLevel level, const ch
                                                 bool truncated) {
   Line l;
   size_t n = JsonMessage(&l, level, text, len, truncated);
+  WriteLogRaw(l.data(), n);
+}
+
+/// Child-safe: the JSON line of a rank not bound. Not inlined, as above.
+__attribute__((noinline)) void WriteJsonUnbound(const UnboundEvent& e, const char* text, size_t len,
+                                                bool truncated) {
+  Line l;
+  size_t n = JsonUnbound(&l, e, text, len, truncated);
   WriteLogRaw(l.data(), n);
 }
 
@@ -118,6 +150,14 @@ void FinishBoundLine(Line* line, pid_t pid) {
   WriteLogRaw(line->data(), len);
 }
 
+// Child-safe: as WriteLog at warn, with the event's members in JSON.
+void WriteUnbound(const UnboundEvent& event, Line* text) {
+  if (g_state.config.log < config::LogLevel::kWarn) return;
+  if (Json()) return WriteJsonUnbound(event, text->CStr(), text->size(), text->truncated());
+  size_t len = text->Finish();
+  WriteLogRaw(text->data(), len);
+}
+
 // Child-safe: a JSON line of its own in JSON mode, else one raw write.
 void WriteLog(config::LogLevel level, const char* text, size_t len) {
   if (g_state.config.log < level) return;
@@ -138,12 +178,15 @@ void WriteLogRaw(const char* text, size_t len) {
   const char* file = g_state.config.log_file;
   long fd = 2;
   if (file != nullptr && *file != '\0') {
-    const char* why = nullptr;
-    fd = OpenLogFile(file, &why);
-    if (fd < 0) {
-      fd = 2;
-      NoteLogFileFallback(file, why);  // on every line that falls back: a vfork child must not remember it
+    // On every line that falls back, the note: a vfork child must not remember it.
+    if (HasLogPathFields(file)) {
+      fd = OpenExpandedLogFile(file);
+    } else {
+      const char* why = nullptr;
+      fd = OpenLogFile(file, &why);
+      if (fd < 0) NoteLogFileFallback(file, why);
     }
+    if (fd < 0) fd = 2;
   }
   Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));
   if (fd != 2) Sys6(SYS_close, fd);

@@ -52,8 +52,27 @@ struct BoundEvent {
   const uint64_t* replaced;  ///< the binding the rank started with when the plan replaced it, else nullptr
   uint32_t replaced_words;
   StartedBinding started;
-  const char* share;  ///< auto's share of the rank, "" when not auto
+  const char* share;   ///< auto's share of the rank, "" when not auto
+  const char* policy;  ///< NUMABIND_POLICY as written (the basis's), for the JSON line
+  /// The NUMA nodes of the rank's device (node_words words), nullptr without a device: in the JSON line, so
+  /// that `numabind report` can tell a rank placed away from its device.
+  const uint64_t* device_nodes;
 };
+
+/// A rank that is not bound: what the warning line's JSON form carries besides its message.
+struct UnboundEvent {
+  bool refused;  ///< NUMABIND_STRICT=1: not started; else it runs unbound
+  bool rank_known;
+  uint32_t rank;
+  uint32_t nranks;       ///< 0 = unknown
+  const char* rank_var;  ///< nullptr: found by order (NUMABIND_MATCH)
+  const char* command;
+};
+
+/// Child-safe: writes the warning `text` (a text line, not finished) about a rank that is not bound: as it
+/// is, or (JSON) as the message of a line with event "unbound" or "refused", rank, nranks, rank_var and
+/// command.
+void WriteUnbound(const UnboundEvent& event, Line* text);
 
 /// Child-safe: describes `event` in `line` (emptied by the caller), in the log's format, without the pid,
 /// which FinishBoundLine adds.

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "base/syscalls.h"
 #include "shim/entry/state.h"
@@ -36,8 +37,10 @@ SchedSet g_next_sched;
 ThreadSet g_next_thread;
 bool g_armed;
 
-/// The rank's CPUs, written once by ArmAffinityGuard (untouched, so never paged in, unless armed).
-uint64_t g_rank_cpus[kMaxCpuWords];
+/// The rank's CPUs (kMaxCpuWords words), mapped and written once by ArmAffinityGuard: 1 KiB in .bss would
+/// push the library's writable data past its last file page, which costs every process an anonymous mmap.
+uint64_t* g_rank_cpus;
+constexpr size_t kRankCpusBytes = kMaxCpuWords * sizeof(uint64_t);
 /// How many bytes of a mask the kernel reads (what sched_getaffinity returned, its cpumask size): it
 /// ignores the rest, and so does the guard, which then looks at 8 bytes on a 64-CPU machine, not 1024.
 size_t g_kernel_bytes;
@@ -186,8 +189,14 @@ void ArmAffinityGuard() {
   if (!g_state.config.guard || !g_state.rank_bound) return;
   if (Next(&g_next_sched, "sched_setaffinity") == nullptr) return;
   Next(&g_next_thread, "pthread_setaffinity_np");
-  long got = Sys6(SYS_sched_getaffinity, 0, sizeof(g_rank_cpus), reinterpret_cast<long>(g_rank_cpus));
-  if (got <= 0) return;  // cannot tell the rank's CPUs: unguarded
+  long map = Sys6(SYS_mmap, 0, kRankCpusBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (SysFailed(map)) return;  // no memory for the rank's CPUs: unguarded
+  long got = Sys6(SYS_sched_getaffinity, 0, kRankCpusBytes, map);
+  if (got <= 0) {  // cannot tell the rank's CPUs: unguarded
+    Sys6(SYS_munmap, map, kRankCpusBytes);
+    return;
+  }
+  g_rank_cpus = reinterpret_cast<uint64_t*>(map);
   g_kernel_bytes = static_cast<size_t>(got);
   g_armed_pid = Sys6(SYS_getpid);
   __atomic_store_n(&g_armed, true, __ATOMIC_RELEASE);

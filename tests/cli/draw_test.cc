@@ -346,3 +346,27 @@ Test(draw, device_lists_are_bounded) {
   cr_assert_eq(lines.size(), 1u);
   EXPECT_STREQ(lines[0], "near: eth 01:00.0, ib 05:00.0");
 }
+
+Test(draw, rdma_devices_named_on_their_functions) {
+  // tests/vm layout B's guest (tests/planner/nics_test.cc): rxe0-rxe3 on eth0-eth3, rxe3's port down.
+  numabind::core::LoadOptions options;
+  options.pci = options.nics = true;
+  options.sysfs_root = "tests/data/sysfs/vm-layout-b";
+  numabind::core::Topology topo;
+  std::string err;
+  std::string xml = std::string(kTopologies) + "vm/8qemu-2n4c-4net-rxe.xml";
+  cr_assert(numabind::core::LoadTopology(xml.c_str(), options, &topo, &err), "%s", err.c_str());
+  numabind::cli::Drawing d;
+  d.title = "rdma";
+  d.item_word = "rank", d.items_word = "ranks";
+  std::string out = numabind::cli::Draw(topo, d);
+  for (const char* near : {"eth 11:01.0 rxe0, eth 11:02.0 rxe1", "eth 21:02.0 rxe2, eth 21:03.0 rxe3 down"})
+    cr_assert_neq(out.find(near), std::string::npos, "no '%s' in\n%s", near, out.c_str());
+  // hwloc's virtual OS devices alone: named, of unknown locality.
+  options.sysfs_root = "";
+  xml = std::string(kTopologies) + "vm/8qemu-2n4c-4net-rxe-virtual-osdev.xml";
+  cr_assert(numabind::core::LoadTopology(xml.c_str(), options, &topo, &err), "%s", err.c_str());
+  out = numabind::cli::Draw(topo, d);
+  const char* floating = "devices of unknown locality: rdma rxe0, rdma rxe1, rdma rxe2, rdma rxe3 down";
+  cr_assert_neq(out.find(floating), std::string::npos, "%s", out.c_str());
+}

@@ -32,7 +32,8 @@ T0=$SECONDS LAUNCH_PID=""
 
 SCENARIOS=(srun sbatch salloc ompi-alloc hydra-slurm hydra-ssh ompi-ssh torchrun children children/taskset
            children/numactl no-policy unbound strict affinity/control affinity/srun
-           affinity/cpu-bind nested site/srun site/sbatch site/ompi-ssh)
+           affinity/cpu-bind nested report/bound report/unbound site/srun
+           site/sbatch site/ompi-ssh)
 
 summary() {
   echo "cluster: took $((SECONDS - T0)) s"
@@ -271,6 +272,40 @@ else
     why="not 8 workers' lines say they planned inside their task: $(head -c 600 "$W/nested.log")"
   verdict nested "${why%; }"
 fi
+
+# numabind report (issue 19) as a job script uses it: salloc's shell makes the job's log folder, runs a step
+# whose ranks log in JSON to $W/NAME/JOBID/HOST.log (NUMABIND_LOG_FILE=.../%j/%h.log), then `numabind report
+# --nodes 2`, which finds the files from the same value. A job that binds everything: exit 0, both hosts
+# named; one whose policy cannot be placed (CPUs 6 and 7): exit 1, naming the ranks that ran unbound.
+report_job() {
+  local dir=$W/${1//\//-}
+  NB_ENV=(NUMABIND_LOG_FORMAT=json "NUMABIND_LOG_FILE=$dir/%j/%h.log" NB="$build/numabind" D="$dir")
+  launch "$1" 60 salloc -N2 -n4 sh -c \
+    'mkdir -p "$D/$SLURM_JOB_ID" && srun "$R" --out "$D.ranks"; "$NB" report --nodes 2; echo "report exit $?"'
+}
+report_job report/bound
+rc=$? out=$W/report-bound.out
+if [ $rc -ne 0 ]; then fail report/bound "$(launch_failed $rc report/bound)"
+else
+  why=$(ranks_why "$W/report-bound.ranks" "1 0")
+  for want in "report exit 0" "host $HA: 2 ranks" "host $HB: 2 ranks" "every rank bound as planned: 2 hosts"; do
+    grep -qF "$want" "$out" || why+="${why:+; }no '$want' in: $(tail -c 600 "$out" | tr '\n' ' ')"
+  done
+  verdict report/bound "$why"
+fi
+NB_POLICY='cpus:7|6'
+report_job report/unbound
+rc=$? out=$W/report-unbound.out
+if [ $rc -ne 0 ]; then fail report/unbound "$(launch_failed $rc report/unbound)"
+else
+  why=""
+  for want in "report exit 1" "ran unbound: rank 0 (SLURM_LOCALID)" "ran unbound: rank 1 (SLURM_LOCALID)" \
+              "NOT as planned: 2 hosts, 4 ranks"; do
+    grep -qF "$want" "$out" || why+="${why:+; }no '$want' in: $(tail -c 600 "$out" | tr '\n' ' ')"
+  done
+  verdict report/unbound "$why"
+fi
+NB_POLICY='cpus:1|0' NB_ENV=()
 
 # No policy: the library is preloaded everywhere and binds nothing.
 NB_POLICY=""

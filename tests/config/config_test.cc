@@ -348,6 +348,15 @@ Test(log, format) {
   cr_assert_eq(c.log_format, numabind::config::LogFormat::kJson);
 }
 
+Test(container, mode) {
+  cr_assert_not(Good({}).container_keep);
+  cr_assert_not(Good({"NUMABIND_CONTAINER="}).container_keep);
+  cr_assert_not(Good({"NUMABIND_CONTAINER=strip"}).container_keep);
+  cr_assert(Good({"NUMABIND_CONTAINER=keep"}).container_keep);
+  Bad({"NUMABIND_CONTAINER=KEEP"}, "NUMABIND_CONTAINER=KEEP: expected strip or keep");
+  Bad({"NUMABIND_CONTAINER=1"}, "NUMABIND_CONTAINER=1: expected strip or keep");
+}
+
 Test(log, file) {
   cr_assert_str_eq(Good({"NUMABIND_LOG_FILE=/tmp/numabind.log"}).log_file, "/tmp/numabind.log");
 }
@@ -568,13 +577,12 @@ Test(rank_vars, documented_in_the_table) {
 Test(table, every_variable_once_and_known_to_parse) {
   using numabind::config::kVarCount;
   using numabind::config::kVars;
-  const char* expected[] = {"NUMABIND_POLICY",   "NUMABIND_MEMORY",     "NUMABIND_DEVICES",
-                            "NUMABIND_NRANKS",   "NUMABIND_RANK_VAR",   "NUMABIND_MATCH",
-                            "NUMABIND_TOPOLOGY", "NUMABIND_LOG",        "NUMABIND_LOG_FORMAT",
-                            "NUMABIND_LOG_FILE", "NUMABIND_STRICT",     "NUMABIND_DISABLE",
-                            "NUMABIND_SHARED",   "NUMABIND_BOUND",      "NUMABIND_EXPORT",
-                            "NUMABIND_GUARD",    "NUMABIND_CONFIG_FILE"};
-  cr_assert_eq(kVarCount, 17);
+  const char* expected[] = {
+      "NUMABIND_POLICY", "NUMABIND_MEMORY",   "NUMABIND_DEVICES", "NUMABIND_NRANKS",     "NUMABIND_RANK_VAR",
+      "NUMABIND_MATCH",  "NUMABIND_TOPOLOGY", "NUMABIND_LOG",     "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE",
+      "NUMABIND_STRICT", "NUMABIND_DISABLE",  "NUMABIND_SHARED",  "NUMABIND_BOUND",      "NUMABIND_EXPORT",
+      "NUMABIND_GUARD",  "NUMABIND_CONTAINER", "NUMABIND_CONFIG_FILE"};
+  cr_assert_eq(kVarCount, 18);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
     cr_assert(strlen(kVars[i].values) > 0);

@@ -11,23 +11,35 @@
 
 #include "config/grammar.h"
 #include "planner/nics.h"
+#include "planner/rdma_sysfs.h"
 #include "tests/planner/planner_test_util.h"
 
 using namespace numabind::core;
 using numabind::core::testing::Basis;
 using numabind::core::testing::Load;
+using numabind::core::testing::TopologyDir;
 using numabind::core::testing::TopologyFile;
 
 namespace {
 
 const char kMultiRail[] = "8em64t-2n2c2t-4gpu-multirail.xml";
 
-Topology LoadNics(const std::string& spec, bool pci = true) {
+// Layout B of tests/vm (run.sh) as its guest's hwloc 2.9 exported it, without and with
+// HWLOC_VIRTUAL_LINUX_OSDEV=1, and the guest's sysfs after layout_B.sh made rxe0-rxe3 on eth0-eth3
+// (tests/data/sysfs/vm-layout-b: 0000:11:01.0 and 11:02.0 on node 0, 21:02.0 and 21:03.0 on node 1, the
+// last one's port down).
+const char kGuest[] = "vm/8qemu-2n4c-4net-rxe.xml";
+const char kGuestVirtual[] = "vm/8qemu-2n4c-4net-rxe-virtual-osdev.xml";
+
+std::string GuestSysfs() { return TopologyDir() + "/../sysfs/vm-layout-b"; }
+
+Topology LoadNics(const std::string& spec, bool pci = true, const std::string& sysfs = "") {
   Topology topo;
   std::string err;
   LoadOptions options;
   options.pci = pci;
   options.nics = true;
+  options.sysfs_root = sysfs;
   cr_assert(LoadTopology(spec.c_str(), options, &topo, &err), "%s", err.c_str());
   return topo;
 }
@@ -257,4 +269,66 @@ Test(nics, basis_growth) {
   Prepare(topo, "node", "auto", false, &without);
   cr_assert_gt(with.basis->total_bytes, without.basis->total_bytes);
   // docs/design.md's figure (+80 bytes with devices): 1008 against 928 bytes.
+}
+
+Test(nics, sysfs_rdma_devices_and_their_netdevs_functions) {
+  std::vector<SysfsRdma> devs = ReadSysfsRdma(GuestSysfs());
+  std::vector<std::string> names, netdevs, buses, ports;
+  for (const SysfsRdma& d : devs)
+    names.push_back(d.name), netdevs.push_back(d.netdev), buses.push_back(d.bus_id),
+        ports.push_back(Ports(d.ports) + "/" + Ports(d.down));
+  STR_EQ(Join(names), "rxe0,rxe1,rxe2,rxe3");
+  STR_EQ(Join(netdevs), "eth0,eth1,eth2,eth3");
+  // eth0's `device` is its virtio device, a child of the PCI function.
+  STR_EQ(Join(buses), "0000:11:01.0,0000:11:02.0,0000:21:02.0,0000:21:03.0");
+  STR_EQ(Join(ports), "1/,1/,1/,/1");  // usable/down: rxe3's "1: DOWN"
+  cr_assert(ReadSysfsRdma(GuestSysfs() + "/missing").empty());
+  STR_EQ(PciFunctionOf("/sys/devices/pci0000:20/0000:20:00.0/0000:21:02.0/virtio6"), "0000:21:02.0");
+  STR_EQ(PciFunctionOf("/sys/devices/pci0000:20/0000:20:00.0"), "0000:20:00.0");
+  STR_EQ(PciFunctionOf("/sys/devices/virtual/net/lo"), "");
+}
+
+Test(nics, soft_roce_hwloc_alone_does_not_place) {
+  // The live machine's view from hwloc only: no OpenFabrics device at all; with virtual OS devices, four
+  // under the machine, near no node.
+  cr_assert(LoadNics(TopologyFile(kGuest)).nics.empty());
+  Topology virt = LoadNics(TopologyFile(kGuestVirtual));
+  cr_assert_eq(virt.nics.size(), 4u);
+  for (const Nic& n : virt.nics) cr_assert(!n.locality_known && n.bus_id.empty(), "%s", n.name.c_str());
+}
+
+Test(nics, soft_roce_placed_at_its_netdevs_pci_function) {
+  // Each value is prefixed with the file's name, so that a failure says which file.
+  auto At = [](const char* file, const std::string& v) { return std::string(file) + ": " + v; };
+  for (const char* file : {kGuest, kGuestVirtual}) {
+    Topology topo = LoadNics(TopologyFile(file), true, GuestSysfs());
+    std::vector<std::string> names, buses, nodes, netdevs;
+    for (const Nic& n : topo.nics)
+      names.push_back(n.name), buses.push_back(n.bus_id), nodes.push_back(n.nodes.ToList()),
+          netdevs.push_back(n.netdev);
+    STR_EQ(At(file, Join(names)), At(file, "rxe0,rxe1,rxe2,rxe3"));
+    STR_EQ(At(file, Join(buses)), At(file, "0000:11:01.0,0000:11:02.0,0000:21:02.0,0000:21:03.0"));
+    STR_EQ(At(file, Join(nodes)), At(file, "0,0,1,1"));
+    STR_EQ(At(file, Join(netdevs)), At(file, "eth0,eth1,eth2,eth3"));
+    // The expander's bridge, which the display device is behind too.
+    STR_EQ(At(file, Join(topo.nics[2].bridges)), At(file, "0000:20:00.0"));
+    STR_EQ(At(file, Ports(topo.nics[3].ports)), At(file, ""));
+    STR_EQ(At(file, Ports(topo.nics[3].down)), At(file, "1"));
+  }
+}
+
+Test(nics, soft_roce_rails_of_the_guest) {
+  // tests/vm/layout_B.sh expects these of the live guest (rdma checks).
+  Topology topo = LoadNics(TopologyFile(kGuest), true, GuestSysfs());
+  Basis none, gpu;
+  Prepare(topo, "node", "none", true, &none);
+  STR_EQ(RankNics(*none.basis, 2), "rxe0:1,rxe1:1|rxe2:1");  // rxe3's port is down
+  STR_EQ(RankNics(*none.basis, 4), "rxe0:1|rxe1:1|rxe2:1|rxe2:1");
+  Prepare(topo, "node", "0000:21:01.0", true, &gpu);  // the display device beside rxe2 and rxe3
+  STR_EQ(RankNics(*gpu.basis, 2), "rxe2:1|rxe2:1");
+  NicTier tier;
+  NodeSet n1;
+  n1.Set(1);
+  STR_EQ(Join(NearestRails(topo, NicPlace{"0000:21:01.0", n1, false}, &tier)), "rxe2:1");
+  cr_assert(tier == NicTier::kSwitch);
 }

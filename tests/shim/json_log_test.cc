@@ -182,6 +182,7 @@ Test(json_log, bound_ranks_one_object_per_line) {
       cr_expect_eq(l.Get("entry"), entry, "%s", why.c_str());
       cr_expect_eq(l.Get("replaced"), "false", "%s", why.c_str());
       cr_expect_eq(l.Get("command"), BuildDir() + "/helpers/report", "%s", why.c_str());
+      cr_expect_eq(l.Get("policy"), p.policy, "%s", why.c_str());
     }
   }
 }
@@ -197,6 +198,12 @@ Test(json_log, problems_are_objects_with_a_message) {
     cr_expect_eq(l.Get("level"), "warn", "%s", l.line.c_str());
     cr_expect_eq(l.Get("host"), Host(), "%s", l.line.c_str());
     cr_expect(l.Get("message").rfind("rank ", 0) == 0, "%s", l.line.c_str());
+    // What `numabind report` reads: which rank of how many, by which variable, and that it ran unbound.
+    cr_expect_eq(l.Get("event"), "unbound", "%s", l.line.c_str());
+    cr_expect(l.Get("rank") == "0" || l.Get("rank") == "1", "%s", l.line.c_str());
+    cr_expect_eq(l.Get("nranks"), "2", "%s", l.line.c_str());
+    cr_expect_eq(l.Get("rank_var"), "LOCAL_RANK", "%s", l.line.c_str());
+    cr_expect_eq(l.Get("command"), BuildDir() + "/helpers/report", "%s", l.line.c_str());
     cr_expect(l.Get("message").find("NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave") !=
                   std::string::npos,
               "%s", l.line.c_str());

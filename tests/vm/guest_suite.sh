@@ -74,8 +74,11 @@ if [ -f "$here/layout_$layout.sh" ]; then
     omp_checks
     . "$here/guard.sh" && guard_checks  # NUMABIND_GUARD: a rank that widens itself stays inside its set
   fi
-  # Site-wide use of the installed package, in the quicker layout.
+  # Site-wide use of the installed package, in the quicker layout; before it, network rails on Soft-RoCE.
   if [ "$layout" = B ]; then
+    # shellcheck source=rdma.sh
+    . "$here/rdma.sh"
+    rdma_checks
     # shellcheck source=sitewide.sh
     . "$here/sitewide.sh"
     sitewide_checks

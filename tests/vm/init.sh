@@ -15,6 +15,12 @@ arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^numabind\.$1=//p"; }
 for m in $(cat /modules/order); do
   insmod "/modules/$m" || fail "insmod $m"
 done
+# Layout B's network functions and Soft-RoCE (tests/vm/rdma.sh): no udev loads virtio_net here.
+if [ "$(arg rdma)" = 1 ]; then
+  for m in $(cat /modules/rdma.order); do
+    insmod "/modules/$m" || fail "insmod $m"
+  done
+fi
 R=/newroot
 mkdir -p $R
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot $R || fail "mount 9p"

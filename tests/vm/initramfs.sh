@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the guest's initramfs: busybox-static, tests/vm/init.sh as /init, and the kernel modules that
-# mounting the host's root over virtio-9p needs (with their dependencies, in load order from modules.dep).
+# mounting the host's root over virtio-9p needs (with their dependencies, in load order from modules.dep),
+# then those of Soft-RoCE on virtio-net (/modules/rdma.order, for layout B).
 # The host paths of the checkout, the build directory and the script to run go in /paths, one per line
 # (the kernel command line cannot carry a path with a space), then the spawns per stress check.
 # Usage: initramfs.sh KERNEL_RELEASE OUT.cpio.gz REPO BUILD [SCRIPT [STRESS_SPAWNS]]   Prints why and exits 1
@@ -30,13 +31,20 @@ add() {  # depth first: a module's dependencies load before it
   done_[$name]=1; order+=("$path")
 }
 for m in virtio_pci 9pnet_virtio 9p; do add "$m"; done
+boot=${#order[@]}
+# Layout B's network functions and Soft-RoCE (tests/vm/rdma.sh), loaded by init.sh when the kernel command
+# line says numabind.rdma=1. crc32_generic first: rdma_rxe asks the kernel for the crc32 algorithm, whose
+# request for the module goes to the initramfs's missing /sbin/modprobe.
+for m in virtio_net crc32_generic rdma_rxe; do add "$m"; done
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp"/{bin,proc,sys,dev,modules,newroot}
 cp "$bb" "$tmp/bin/busybox"
 cp "$here/init.sh" "$tmp/init"; chmod 755 "$tmp/init"
 printf '%s\n' "$repo" "$build" "$script" "$stress" > "$tmp/paths"
-for p in "${order[@]}"; do
+for i in "${!order[@]}"; do
+  p=${order[i]} list=order
+  [ "$i" -ge "$boot" ] && list=rdma.order
   f=$(basename "$p"); base=${f%%.ko*}.ko
   case $f in
     *.ko) cp "$moddir/$p" "$tmp/modules/$base" ;;
@@ -45,7 +53,7 @@ for p in "${order[@]}"; do
     *.ko.gz) gzip -dc "$moddir/$p" > "$tmp/modules/$base" ;;
     *) echo "initramfs: cannot unpack $p"; exit 1 ;;
   esac
-  echo "$base" >> "$tmp/modules/order"
+  echo "$base" >> "$tmp/modules/$list"
 done
 mkdir -p "$(dirname "$out")"
 (cd "$tmp" && find . | LC_ALL=C sort | "$bb" cpio -o -H newc 2>/dev/null) | gzip -1 > "$out.new"

@@ -10,12 +10,16 @@
 #      CPUs 4n..4n+3. Two display devices behind PCI expander bridges: 0000:21:01.0 on node 2,
 #      0000:41:01.0 on node 1.
 #   B  2 packages x 1 NUMA node, 2 dies (one L3 each) per package, 2 cores per die, no SMT: 8 CPUs, node n =
-#      CPUs 4n..4n+3, L3 = CPU pairs. One display device, 0000:21:01.0, on node 1.
+#      CPUs 4n..4n+3, L3 = CPU pairs. One display device, 0000:21:01.0, on node 1. Four virtio-net functions
+#      for Soft-RoCE (rdma.sh): 0000:11:01.0 and 11:02.0 on node 0, 21:02.0 and 21:03.0 on node 1.
 # The guest runs with mitigations=off: page-table isolation makes every system call flush the emulated TLB.
 # Environment: BUILD (default build), VM_LAYOUTS, VM_TIMEOUT (seconds per guest, default 600), VM_KERNEL
 # (a /boot/vmlinuz-* to boot; default the newest one with modules in /lib/modules), VM_SCRIPT (run this
 # script in the guest instead of guest_suite.sh, for diagnosis), VM_APPEND (more kernel parameters),
-# VM_STRESS_SPAWNS (spawns per stress check in layout A, default 100; `make stress` asks for 1000).
+# VM_STRESS_SPAWNS (spawns per stress check in layout A, default 100; `make stress` asks for 1000),
+# VM_PARALLEL (default 1: the layouts' guests at once) and VM_TCG_THREAD (default single: one host thread
+# per guest; `make stress` uses multi, so that two vCPUs really run at the same time).
+# The result lines of the guests running at once interleave; each carries its layout.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -76,6 +80,15 @@ layout_args() {
       done
       echo "-numa dist,src=0,dst=1,val=21"
       echo "-device pxb,id=b1,bus_nr=32,numa_node=1,bus=pci.0 -device virtio-gpu-pci,bus=b1,addr=0x1"
+      # Network functions for Soft-RoCE (rdma.sh): 0000:11:01.0 and 11:02.0 on node 0, 21:02.0 and 21:03.0
+      # beside the device; each on a hub of its own, which carries nothing (qemu warns that it is not
+      # connected to the host's network).
+      echo "-device pxb,id=b0,bus_nr=16,numa_node=0,bus=pci.0"
+      n=0
+      for v in b0,addr=0x1 b0,addr=0x2 b1,addr=0x2 b1,addr=0x3; do
+        echo "-netdev hubport,id=n$n,hubid=$n -device virtio-net-pci,netdev=n$n,bus=$v"
+        n=$((n + 1))
+      done
       ;;
     *) return 1 ;;
   esac
@@ -85,18 +98,23 @@ echo "vm: kernel $kernel, qemu $(qemu-system-x86_64 --version | head -n 1 | grep
   "checkout $repo, build $build, layouts $layouts"
 q "$repo"; repo_q=$REPLY
 q "$build"; build_q=$REPLY
-for layout in $layouts; do
-  args=$(layout_args "$layout") || { echo "FAIL $layout/guest: unknown layout"; failed=$((failed + 1)); continue; }
+# One guest: boots LAYOUT under a timeout and writes "PASSED FAILED" to $out/LAYOUT.counts; its console
+# lines go to stdout, prefixed with the layout.
+run_layout() {
+  local layout=$1 args log t0 rc t p f summary rdma
   log=$out/$layout.log
+  echo "0 1" >"$out/$layout.counts"
+  args=$(layout_args "$layout") || { echo "FAIL $layout/guest: unknown layout"; return; }
+  rdma=""; [ "$layout" = B ] && rdma=numabind.rdma=1  # init.sh loads virtio_net and rdma_rxe (rdma.sh)
   t0=$(date +%s)
   # The checkout and the build directory are shared on their own and mounted at the same paths in the guest,
-# over its /tmp if need be, so they may sit anywhere on the host. -machine pc: the expander bridges hang
-# off i440fx's pci.0. multidevs=remap works around 9p inode
-  # collisions: host mount points (/proc, /sys) share inode numbers, the guest merges their dentries, and the
-  # /proc it mounts then shows sysfs. Serial console = stdout; qemu's own messages go to $layout.qemu.err.
+  # over its /tmp if need be, so they may sit anywhere on the host. -machine pc: the expander bridges hang
+  # off i440fx's pci.0. multidevs=remap works around 9p inode collisions: host mount points (/proc, /sys)
+  # share inode numbers, the guest merges their dentries, and the /proc it mounts then shows sysfs.
+  # Serial console = stdout; qemu's own messages go to $layout.qemu.err.
   # shellcheck disable=SC2086  # layout_args is a list of words
   timeout -k 10 "$timeout_s" qemu-system-x86_64 -nodefaults -no-user-config -no-reboot -display none \
-    -monitor none -serial stdio -accel tcg,thread=multi -machine pc -cpu Skylake-Server $args \
+    -monitor none -serial stdio -accel "tcg,thread=$tcg_thread" -machine pc -cpu Skylake-Server $args \
     -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot,bus=pci.0 \
     -fsdev local,id=repo,path="$repo_q",security_model=none,readonly=on,multidevs=remap \
@@ -104,9 +122,9 @@ for layout in $layouts; do
     -fsdev local,id=build,path="$build_q",security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=build,mount_tag=build,bus=pci.0 \
     -kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
-    -append "console=ttyS0 quiet loglevel=1 panic=-1 mitigations=off numabind.layout=$layout ${VM_APPEND:-}" \
+    -append "console=ttyS0 quiet loglevel=1 panic=-1 mitigations=off numabind.layout=$layout $rdma ${VM_APPEND:-}" \
     < /dev/null 2> "$out/$layout.qemu.err" | sed -u 's/\r$//' | tee "$log" \
-    | sed -u -n -e "s#^\(PASS\|FAIL\) #\1 $layout/#p" -e 's#^\(vm-init\|vm-guest\|note\):#  \1:#p'
+    | sed -u -n -e "s#^\(PASS\|FAIL\) #\1 $layout/#p" -e "s#^\(vm-init\|vm-guest\|note\):#  $layout \1:#p"
   rc=${PIPESTATUS[0]}
   t=$(($(date +%s) - t0))
   p=$(grep -c '^PASS ' "$log"); f=$(grep -c '^FAIL ' "$log")
@@ -120,6 +138,26 @@ for layout in $layouts; do
     echo "FAIL $layout/guest: counts disagree with '$summary' (serial log $log)"; f=$((f + 1))
   fi
   echo "vm: layout $layout: $p passed, $f failed in ${t}s (boot $(sed -n 's/^vm-init: layout .* up after \([0-9.]*\)s.*/\1/p' "$log" | head -n 1)s)"
+  echo "$p $f" >"$out/$layout.counts"
+}
+
+# The guests run at once, each emulated by one host thread (thread=single: its vCPUs in turn). On this
+# 2-CPU machine multi-threaded TCG gave a 16-vCPU guest 16 threads whose vCPUs spin in the guest kernel
+# while a preempted one holds a lock: layout A took 295 CPU-seconds that way and 215 with one thread
+# (2026-12-03, beside other work), and two guests then fill the two CPUs. VM_TCG_THREAD=multi and
+# VM_PARALLEL=0 bring back one guest after the other, each on every CPU.
+tcg_thread=${VM_TCG_THREAD:-single}
+pids=()
+for layout in $layouts; do
+  if [ "${VM_PARALLEL:-1}" = 1 ]; then
+    run_layout "$layout" & pids+=($!)
+  else
+    run_layout "$layout"
+  fi
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+for layout in $layouts; do
+  read -r p f <"$out/$layout.counts" || { p=0 f=1; }
   passed=$((passed + p)); failed=$((failed + f))
 done
 echo "vm: total time $(($(date +%s) - t_start))s"

@@ -1,0 +1,131 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Every function in this file may run between fork/vfork and exec: reads of the environment and a raw mmap.
+
+#include "shim/child/container.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "base/preload.h"
+#include "base/syscalls.h"
+#include "base/text.h"
+#include "config/vars.h"
+
+namespace numabind::shim {
+namespace {
+
+/// The runtimes whose programs run in another root, by the base name they are started with. podman's and
+/// apptainer's children are started by raw system calls (Go), never through the library: only their own
+/// start can be changed; ch-run execs its program through the C library, after its own start. Characters,
+/// not pointers: a table of pointers would be relocated in every process the library is loaded into.
+constexpr char kRuntimes[][12] = {"ch-run", "podman", "apptainer", "singularity"};
+
+const char* BaseName(const char* path) {
+  const char* base = path;
+  for (const char* p = path; *p != '\0'; ++p) {
+    if (*p == '/') base = p + 1;
+  }
+  return base;
+}
+
+/// What envp itself says (see ClassifyStart): 0 as it is, 1 strip, 2 keep.
+int PreloadWords(char* const* envp) {
+  bool preloads = false;
+  const char* container = nullptr;  // the first entry of a name counts, as Lookup and getenv find it
+  const char* disable = nullptr;
+  for (; *envp != nullptr; ++envp) {
+    const char* e = *envp;
+    if (e[0] == 'L') {
+      const char* v = ValueOf(e, "LD_PRELOAD");
+      if (v != nullptr && PreloadsShim(v)) preloads = true;
+    } else if (e[0] == 'N' && StartsWith(e, "NUMABIND_")) {
+      if (container == nullptr) container = ValueOf(e, "NUMABIND_CONTAINER");
+      if (disable == nullptr) disable = ValueOf(e, "NUMABIND_DISABLE");
+    }
+  }
+  if (!preloads || (disable != nullptr && StrEq(disable, "1"))) return 0;
+  // NUMABIND_CONTAINER's own reader; a bad value counts as unset (a configured process's Parse names it).
+  config::Config c;
+  char why[8];
+  bool keep = container != nullptr &&
+              config::ReadVar(config::kVarContainer, container, &c, why, sizeof(why)) && c.container_keep;
+  return keep ? 2 : 1;
+}
+
+/// Child-safe (reads memory): whether this process runs as a container runtime, by the base name of the
+/// name it was started with (program_invocation_name, argv[0], set by the C library before constructors;
+/// a fork child inherits it). Not prctl(PR_GET_NAME): a system call at every exec and spawn of every
+/// process the library is in, for the few that are runtimes.
+bool SelfIsRuntime() {
+  if (&program_invocation_name == nullptr || program_invocation_name == nullptr) return false;  // no libc
+  return IsContainerRuntime(BaseName(program_invocation_name));
+}
+
+}  // namespace
+
+// Child-safe: compares strings.
+bool IsContainerRuntime(const char* name) {
+  for (const auto& runtime : kRuntimes) {
+    if (StrEq(name, runtime)) return true;
+  }
+  return false;
+}
+
+// Child-safe: reads two names and, for a runtime's start only, envp.
+ContainerStart ClassifyStart(const char* path, char* const* envp) {
+  if (envp == nullptr) return ContainerStart::kOther;
+  // Nearly every start is neither a runtime nor by one: two short names compared, the environment unread.
+  bool runtime = IsContainerRuntime(BaseName(path != nullptr ? path : ""));
+  if (!runtime && !SelfIsRuntime()) return ContainerStart::kOther;
+  int words = PreloadWords(envp);
+  if (words == 0) return ContainerStart::kOther;
+  if (runtime) return words == 2 ? ContainerStart::kKeepRuntime : ContainerStart::kStrip;
+  return words == 1 ? ContainerStart::kStrip : ContainerStart::kOther;
+}
+
+// Child-safe: reads envp, a raw mmap and copies into it.
+void BuildContainerBlock(char* const* envp, ContainerBlock* out) {
+  out->env = envp;
+  out->map = nullptr;
+  out->map_size = 0;
+  size_t count = 0, bytes = 0;
+  for (; envp[count] != nullptr; ++count) {
+    const char* v = ValueOf(envp[count], "LD_PRELOAD");
+    if (v != nullptr) bytes += StrLen(v) + sizeof("LD_PRELOAD=");
+  }
+  size_t size = (count + 1) * sizeof(char*) + bytes;
+  long p =
+      Sys6(SYS_mmap, 0, static_cast<long>(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (SysFailed(p)) return;
+  char** env = reinterpret_cast<char**>(p);
+  char* text = reinterpret_cast<char*>(env + count + 1);
+  size_t k = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const char* v = ValueOf(envp[i], "LD_PRELOAD");
+    if (v == nullptr || !PreloadsShim(v)) {
+      env[k++] = envp[i];
+      continue;
+    }
+    constexpr size_t kName = sizeof("LD_PRELOAD=") - 1;
+    for (size_t j = 0; j < kName; ++j) text[j] = "LD_PRELOAD="[j];
+    size_t len = WithoutShim(v, text + kName);
+    if (len > 0) env[k++] = text;  // nothing else preloaded: no LD_PRELOAD at all
+    text += kName + len + 1;
+  }
+  env[k] = nullptr;
+  out->env = env;
+  out->map = reinterpret_cast<char*>(p);
+  out->map_size = size;
+}
+
+// Child-safe: a raw munmap.
+void FreeContainerBlock(ContainerBlock* block) {
+  if (block->map != nullptr)
+    Sys6(SYS_munmap, reinterpret_cast<long>(block->map), static_cast<long>(block->map_size));
+  block->map = nullptr;
+  block->map_size = 0;
+  block->env = nullptr;
+}
+
+}  // namespace numabind::shim
