@@ -43,11 +43,9 @@ char* LineEnd(char* p, char* end) {
   return p;
 }
 
-/// Reads the whole file into site->text (NUL-terminated): its length, or -errno; kSiteFileMax + 1 when it
+/// Reads the open file `fd` into site->text and closes it: its length, or -errno; kSiteFileMax + 1 when it
 /// is larger than kSiteFileMax.
-long ReadAll(const char* path, SiteFile* site) {
-  int fd = shim::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return fd;
+long ReadAll(int fd, SiteFile* site) {
   long n = 0, r = 0;
   while (n <= static_cast<long>(kSiteFileMax)) {
     r = Sys6(SYS_read, fd, reinterpret_cast<long>(site->text + n), static_cast<long>(kSiteFileMax) + 1 - n);
@@ -57,9 +55,16 @@ long ReadAll(const char* path, SiteFile* site) {
   }
   Sys6(SYS_close, fd);
   if (r < 0) return r;
-  if (n > static_cast<long>(kSiteFileMax)) return n;
-  site->text[n] = '\0';
   return n;
+}
+
+/// "cannot read it (ENAME)" for -errno `n`.
+void CannotRead(Error* err, const char* path, long n) {
+  char name[shim::kErrnoSymbolMax];
+  Error e;
+  core::TextWriter w{e.text, sizeof(e.text), 0};
+  w.Str("cannot read it (").Str(shim::ErrnoSymbol(static_cast<int>(-n), name)).Str(")");
+  Fail(err, path, 0, e.text);
 }
 
 /// Checks one variable line (`s`, trimmed, NUL-terminated) and keeps it in `site`; false with err set.
@@ -110,18 +115,22 @@ const char* SiteFilePath(const char* const* env) {
   return shim::StrEq(v, "none") ? nullptr : v;
 }
 
-bool ReadSiteFile(const char* path, SiteFile* site, Error* err) {
+int OpenSiteFile(const char* path, Error* err) {
+  err->text[0] = '\0';
+  int fd = shim::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd >= 0) return fd;
+  if (fd == -ENOENT || fd == -ENOTDIR) return -1;
+  CannotRead(err, path, fd);
+  return -2;
+}
+
+bool ReadSiteFd(int fd, const char* path, SiteFile* site, Error* err) {
   site->path = nullptr;
   site->count = 0;
   err->text[0] = '\0';
-  long n = ReadAll(path, site);
-  if (n == -ENOENT || n == -ENOTDIR) return true;
+  long n = ReadAll(fd, site);
   if (n < 0) {
-    char name[shim::kErrnoSymbolMax];
-    Error e;
-    core::TextWriter w{e.text, sizeof(e.text), 0};
-    w.Str("cannot read it (").Str(shim::ErrnoSymbol(static_cast<int>(-n), name)).Str(")");
-    Fail(err, path, 0, e.text);
+    CannotRead(err, path, n);
     return false;
   }
   if (n > static_cast<long>(kSiteFileMax)) {
@@ -129,6 +138,14 @@ bool ReadSiteFile(const char* path, SiteFile* site, Error* err) {
     return false;
   }
   return ParseSiteText(path, static_cast<size_t>(n), site, err);
+}
+
+bool ReadSiteFile(const char* path, SiteFile* site, Error* err) {
+  site->path = nullptr;
+  site->count = 0;
+  int fd = OpenSiteFile(path, err);
+  if (fd < 0) return fd == -1;
+  return ReadSiteFd(fd, path, site, err);
 }
 
 bool ParseSiteText(const char* path, size_t n, SiteFile* site, Error* err) {

@@ -24,7 +24,7 @@ constexpr size_t kSiteFileMax = 16384;
 
 /// A site file read into memory. Its variables point into `text`, where each line is cut at its end: a
 /// Config that a site file filled holds pointers into it, so it must outlive that Config. No member
-/// initializers: the library's static one is zeroed .bss, not a constructor run in every process.
+/// initializers, so that any instance is plain memory (the library maps one only when there is a file).
 struct SiteFile {
   const char* path;                ///< the file read, nullptr when there was none (or it was bad)
   int count;                       ///< variables read, each name at most once
@@ -46,6 +46,12 @@ const char* SiteFilePath(const char* const* env);
 /// with err "PATH:LINE: NAME=value: why" (or "PATH: why") and leaves site->count 0: the file is ignored as a
 /// whole. Never allocates; raw system calls only.
 bool ReadSiteFile(const char* path, SiteFile* site, Error* err);
+
+/// ReadSiteFile in two steps, for a caller that finds room for the file only when there is one: opens
+/// `path` (a descriptor; -1 when there is no file, ENOENT or ENOTDIR; -2 with err set when it cannot be
+/// opened), then reads and checks it as ReadSiteFile does, closing `fd`.
+int OpenSiteFile(const char* path, Error* err);
+bool ReadSiteFd(int fd, const char* path, SiteFile* site, Error* err);
 
 /// ReadSiteFile's checking of a file already in site->text (its first `n` bytes; at most kSiteFileMax),
 /// cutting its lines in place; `path` names it in errors. For the fuzz target and the tests.

@@ -7,9 +7,11 @@
 
 #include <errno.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 
 #include "base/syscalls.h"
 #include "base/text.h"
+#include "base/text_writer.h"
 #include "config/site_file.h"
 #include "shim/entry/state.h"
 #include "shim/log/log.h"
@@ -19,9 +21,18 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-config::SiteFile g_site;
+/// The site file, in pages mapped when there is one (16 KiB of .bss would cost every process the loader's
+/// extra mapping at load), kept for the process's life: the configuration points into it.
+config::SiteFile* g_site;
 /// 0: not read; 1: a thread is reading it; 2: read (or looked for). Only ever goes up.
 int g_site_state;
+
+/// "PATH: cannot map room for it (ENAME)" into err.
+void CannotMap(config::Error* err, const char* path, long m) {
+  char name[kErrnoSymbolMax];
+  core::TextWriter w{err->text, sizeof(err->text), 0};
+  w.Str(path).Str(": cannot map room for it (").Str(ErrnoSymbol(static_cast<int>(-m), name)).Str(")");
+}
 
 /// ActivateForRankSpawn's reading, with g_site_state at 1: the site file under the launcher's environment;
 /// whether it configures this process (then active, as a launcher configured at start-up is).
@@ -67,12 +78,24 @@ void ApplySiteFile(const char* const* ours) {
   __atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
   const char* path = config::SiteFilePath(ours);
   config::Error err;
-  if (path != nullptr && !config::ReadSiteFile(path, &g_site, &err)) {
+  int fd = path != nullptr ? config::OpenSiteFile(path, &err) : -1;
+  if (fd >= 0) {
+    long m = Sys6(SYS_mmap, 0, sizeof(config::SiteFile), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                  -1, 0);
+    if (SysFailed(m)) {
+      Sys6(SYS_close, fd);
+      CannotMap(&err, path, m);
+    } else {
+      g_site = reinterpret_cast<config::SiteFile*>(m);
+      if (!config::ReadSiteFd(fd, path, g_site, &err)) g_site->count = 0;
+    }
+  }
+  if (err.text[0] != '\0') {
     Line l;
     l.Str("numabind: ").Str(err.text).Str(" (the file is ignored)");
     WriteLog(config::LogLevel::kWarn, &l);
   }
-  config::ApplySite(ours, g_site, &g_state.config);
+  if (g_site != nullptr) config::ApplySite(ours, *g_site, &g_state.config);
   __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
 }
 
