@@ -17,6 +17,10 @@ PYTHON ?= /usr/bin/python3
 HELPER_PATH ?= $(abspath $(BUILD))/numabind
 # The library `numabind run` preloads when it is not next to the command (installed: LIBDIR's copy).
 SHIM_PATH ?=
+# The site file of defaults (docs/site.md), compiled into the library and the command; the package's is
+# /etc/numabind.conf.
+SYSCONFDIR ?= /etc
+SITE_FILE ?= $(SYSCONFDIR)/numabind.conf
 
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CXXFLAGS_BASE := -std=c++17 $(OPT) -g -fPIC $(WARN) -I. -D_GNU_SOURCE $(SAN_FLAGS)
@@ -40,11 +44,11 @@ PLANNER_SRCS := $(wildcard planner/*.cc)
 CLI_SRCS := $(wildcard cli/*.cc)
 HELPER_SRCS := $(wildcard tests/shim/helpers/*.c)
 
-# Where objects go. Two sources have an installed path compiled in (PATH_SRCS); the package build
+# Where objects go. Three sources have an installed path compiled in (PATH_SRCS); the package build
 # (install-build) compiles only those in its own BUILD and takes every other object from OBJ_BUILD, the
 # build tree's, which is compiled with the same flags.
 OBJ_BUILD ?= $(BUILD)
-PATH_SRCS := cli/run_command.cc shim/launcher/prepare.cc
+PATH_SRCS := cli/run_command.cc shim/launcher/prepare.cc config/site_path.cc
 objdir = $(if $(filter $(1),$(PATH_SRCS)),$(BUILD),$(OBJ_BUILD))
 obj = $(foreach f,$(1),$(call objdir,$(f))/obj/$(f:.cc=.o))
 pureobj = $(foreach f,$(1),$(call objdir,$(f))/pure/$(f:.cc=.o))
@@ -102,6 +106,12 @@ $(BUILD)/pure/shim/launcher/prepare.o: $(BUILD)/helper-path.stamp
 $(BUILD)/helper-path.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(HELPER_PATH)' | cmp -s - $@ || echo '$(HELPER_PATH)' > $@
+# site_path.o (the library's and the command's) is rebuilt whenever SITE_FILE changes.
+$(BUILD)/pure/config/site_path.o: EXTRA_FLAGS = -DNUMABIND_SITE_FILE='"$(SITE_FILE)"'
+$(BUILD)/pure/config/site_path.o: $(BUILD)/site-file.stamp
+$(BUILD)/site-file.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SITE_FILE)' | cmp -s - $@ || echo '$(SITE_FILE)' > $@
 FORCE:
 
 
@@ -327,7 +337,7 @@ LIBEXECDIR := $(PREFIX)/libexec/numabind
 MANDIR := $(PREFIX)/share/man
 PROFILEDIR := /etc/profile.d
 PKG_BUILD ?= $(BUILD)/pkg$(subst /,_,$(PREFIX))
-PKG_PATHS = HELPER_PATH=$(LIBEXECDIR)/numabind SHIM_PATH=$(LIBDIR)/libnumabind.so
+PKG_PATHS = HELPER_PATH=$(LIBEXECDIR)/numabind SHIM_PATH=$(LIBDIR)/libnumabind.so SITE_FILE=$(SITE_FILE)
 STUB32 := $(BUILD)/lib32/libnumabind.so
 MANPAGES := $(BUILD)/man/numabind.1 $(BUILD)/man/numabind.7
 # What install puts in place (under DESTDIR).
@@ -365,10 +375,15 @@ install: install-build
 	install -m 644 $(PKG_BUILD)/man/numabind.1 $(DESTDIR)$(MANDIR)/man1/numabind.1
 	install -m 644 $(PKG_BUILD)/man/numabind.7 $(DESTDIR)$(MANDIR)/man7/numabind.7
 	install -m 644 $(PKG_BUILD)/numabind.sh $(DESTDIR)$(PROFILEDIR)/numabind.sh
+	# The site file, every line a comment: an administrator's own is never replaced (the package's is a
+	# conffile: dpkg asks).
+	install -d $(DESTDIR)$(dir $(SITE_FILE))
+	[ -e $(DESTDIR)$(SITE_FILE) ] || install -m 644 packaging/numabind.conf $(DESTDIR)$(SITE_FILE)
 
 # Removes the files install put there and numabind's own libexec directory, nothing else.
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	! cmp -s packaging/numabind.conf $(DESTDIR)$(SITE_FILE) || rm -f $(DESTDIR)$(SITE_FILE)  # not an edited one
 	[ ! -d $(DESTDIR)$(LIBEXECDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR)
 
 # build/numabind_<version>_amd64.deb, from a PREFIX=/usr install (scripts/deb.sh).

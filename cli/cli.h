@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "config/site_file.h"
 
 namespace numabind::cli {
 
@@ -32,7 +33,7 @@ int Main(int argc, char** argv, const char* const* env);
 /// The commands; `args` are the arguments after the command's name.
 int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
 int ShowCommand(const Args& args, FILE* out, FILE* err);
-int VarsCommand(const Args& args, FILE* out, FILE* err);
+int VarsCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
 /// `report`: a job's verdict from its JSON logs (cli/report.h); `env` gives NUMABIND_LOG_FILE and the job id.
 int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
 /// Internal, run by the shim: `prepare-basis --policy P [--memory M] [--devices D] [--topology T]` writes
@@ -55,8 +56,10 @@ void PrintOptions(FILE* out, const struct OptionSpec* specs, size_t nspecs);
 std::string Wrap(const std::string& text, size_t indent, size_t width);
 /// Help for one command ("plan", "show", "run", "vars", "report"); false when there is no such command.
 bool PrintCommandHelp(const std::string& command, FILE* out);
-/// Every variable of config/vars.h, as text for a terminal or as the README's markdown table.
-void PrintVars(FILE* out, bool markdown);
+/// Every variable of config/vars.h, as text for a terminal or as the README's markdown table; as text with
+/// `env`, also each one's value in effect for a process with that environment and where it came from (the
+/// environment, the site file's line, the default).
+void PrintVars(FILE* out, bool markdown, const char* const* env = nullptr);
 
 // ---------------------------------------------------------------------------------- shared by commands
 
@@ -102,6 +105,11 @@ Environment MergeOptions(const char* const* env, const ParsedArgs& parsed);
 /// variable ("NUMABIND_MEMORY=fast: expected ..."). Returns the error line, empty when fine; cfg points into
 /// env.
 std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg);
+
+/// The site file (config/site_file.h) of `env` (its NUMABIND_CONFIG_FILE, or the path compiled in), read
+/// once per process; a bad file is reported once on `err` (when not nullptr) and read as no file.
+/// ValidateConfig applies it under the environment's values, as the library does.
+const config::SiteFile& SiteDefaults(const char* const* env, FILE* err);
 
 /// JSON string literal, quotes included.
 std::string JsonString(const std::string& s);

@@ -85,11 +85,55 @@ void PrintVarsHelp(FILE* out) {
       out,
       "Usage: numabind vars [--markdown]\n"
       "\n"
-      "Lists every NUMABIND_* variable: accepted values, default and meaning. --markdown prints the table\n"
-      "that README.md holds between <!-- vars:begin --> and <!-- vars:end -->.\n");
+      "Lists every NUMABIND_* variable: accepted values, default and meaning, and the value in effect here\n"
+      "with where it comes from: the environment, the site file's line (docs/site.md) or the default.\n"
+      "--markdown prints the table that README.md holds between <!-- vars:begin --> and <!-- vars:end "
+      "-->.\n");
 }
 
-void PrintVars(FILE* out, bool markdown) {
+namespace {
+
+/// Variable `id`'s value for a process with environment `env` and where it comes from (docs/site.md).
+std::string InEffect(const char* const* env, const config::SiteFile& site, int id) {
+  const auto& v = config::kVars[id];
+  std::string value, from;
+  uint32_t line = 0;
+  if (config::EnvSets(env, id)) {
+    value = config::Lookup(env, v.name), from = "the environment";
+  } else if (const char* s = config::SiteValue(site, id, &line)) {
+    value = s, from = std::string(site.path) + ":" + std::to_string(line);
+  } else if (id == config::kVarConfigFile) {
+    return std::string(config::kSiteFilePath) + " (the default)";
+  } else {
+    return v.dflt != nullptr ? std::string(v.dflt) + " (the default)" : "unset (the default)";
+  }
+  config::Config scratch;
+  config::Error err;
+  bool good = config::ParseVar(v.name, value.c_str(), &scratch, &err);
+  return (value.empty() ? "\"\"" : value) + " (" + from +
+         (good ? ")" : "; bad: " + std::string(err.text) + ")");
+}
+
+/// Which site file the values below come from, and whether numabind is switched off.
+void PrintSiteHeader(FILE* out, const char* const* env, const config::SiteFile& site) {
+  const char* path = config::SiteFilePath(env);
+  fprintf(out, "In effect here: the environment's values, then the site file's, then the defaults.\n");
+  if (path == nullptr)
+    fprintf(out, "Site file: none (NUMABIND_CONFIG_FILE=none).\n");
+  else if (site.path == nullptr)
+    fprintf(out, "Site file: %s: none read (absent, or ignored as reported above).\n", path);
+  else
+    fprintf(out, "Site file: %s, %d variable%s.\n", path, site.count, site.count == 1 ? "" : "s");
+  config::Config c;
+  config::Parse(env, &c, nullptr);
+  if (!c.disabled) config::ApplySite(env, site, &c);
+  if (c.disabled) fprintf(out, "NUMABIND_DISABLE=1: numabind is switched off.\n");
+  fprintf(out, "\n");
+}
+
+}  // namespace
+
+void PrintVars(FILE* out, bool markdown, const char* const* env) {
   using config::kVarCount;
   using config::kVars;
   if (markdown) {
@@ -105,17 +149,20 @@ void PrintVars(FILE* out, bool markdown) {
             "\nAn empty value counts as unset, except for `NUMABIND_MATCH`, where it matches nothing.\n");
     return;
   }
+  const config::SiteFile* site = env != nullptr ? &SiteDefaults(env, stderr) : nullptr;
+  if (site != nullptr) PrintSiteHeader(out, env, *site);
   for (int i = 0; i < kVarCount; ++i) {
     const auto& v = kVars[i];
     std::string dflt =
         v.dflt != nullptr ? std::string("default: ") + v.dflt : std::string("unset: ") + v.unset;
     fprintf(out, "  %s=%s\n", v.name, v.values);
+    if (site != nullptr) fprintf(out, "      in effect: %s\n", InEffect(env, *site, i).c_str());
     fprintf(out, "%s", Wrap(dflt + ".", 6, 100).c_str());
     fprintf(out, "%s", Wrap(v.meaning, 6, 100).c_str());
   }
 }
 
-int VarsCommand(const Args& args, FILE* out, FILE* err) {
+int VarsCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
   static const OptionSpec kOptions[] = {
       {"--markdown", nullptr, true, "", "the table for README.md"},
   };
@@ -134,7 +181,7 @@ int VarsCommand(const Args& args, FILE* out, FILE* err) {
             parsed.positionals[0].c_str());
     return kExitUsage;
   }
-  PrintVars(out, parsed.Has("--markdown"));
+  PrintVars(out, parsed.Has("--markdown"), env);
   return 0;
 }
 
@@ -182,7 +229,7 @@ int Main(int argc, char** argv, const char* const* env) {
   }
   if (command == "plan") return PlanCommand(args, env, stdout, stderr);
   if (command == "show") return ShowCommand(args, stdout, stderr);
-  if (command == "vars") return VarsCommand(args, stdout, stderr);
+  if (command == "vars") return VarsCommand(args, env, stdout, stderr);
   if (command == "report") return ReportCommand(args, env, stdout, stderr);
   if (command == "man") return ManCommand(args, stdout, stderr);
   if (command == "prepare-basis") return PrepareBasisCommand(args, env, stdout, stderr);

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "config/config.h"
+#include "config/site_file.h"
 
 namespace numabind::cli {
 namespace {
@@ -152,9 +153,23 @@ Environment MergeOptions(const char* const* env, const ParsedArgs& parsed) {
   return e;
 }
 
+const config::SiteFile& SiteDefaults(const char* const* env, FILE* err) {
+  static config::SiteFile* site = nullptr;  // read once per process, as the library does
+  if (site != nullptr) return *site;
+  site = new config::SiteFile();
+  const char* path = config::SiteFilePath(env);
+  config::Error e;
+  if (path != nullptr && !config::ReadSiteFile(path, site, &e) && err != nullptr)
+    fprintf(err, "numabind: %s (the file is ignored)\n", e.text);
+  return *site;
+}
+
 std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg) {
   config::Error err;
-  if (config::Parse(env.get(), cfg, &err)) return "";
+  bool ok = config::Parse(env.get(), cfg, &err);
+  // The site file's defaults, under the environment's and the options' values, as the library's.
+  if (!cfg->disabled) config::ApplySite(env.get(), SiteDefaults(env.get(), stderr), cfg);
+  if (ok) return "";
   std::string text = err.text;
   // Name the option the user typed rather than the variable it became.
   for (const auto& [spec, value] : parsed.options) {

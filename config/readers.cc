@@ -178,4 +178,10 @@ bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
   return true;
 }
 
+// Read by config::SiteFilePath from the environment itself; checked here so that a typo is an error.
+bool ReadConfigFile(const char* value, Config*, char* why, size_t cap) {
+  if (value[0] == '/' || Eq(value, "none")) return true;
+  return Say(why, cap, "expected none or an absolute path such as /etc/numabind.conf");
+}
+
 }  // namespace numabind::config

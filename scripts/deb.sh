@@ -53,7 +53,7 @@ mkdir -p "$pkg/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$pkg" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@SIZE@|$size|" -e "s|@DEPENDS@|$depends|" \
   "$here/packaging/debian/control.in" >"$pkg/DEBIAN/control"
-(cd "$pkg" && find etc -type f | sed 's|^|/|') >"$pkg/DEBIAN/conffiles"
+(cd "$pkg" && find etc -type f | sed 's|^|/|' | sort) >"$pkg/DEBIAN/conffiles"
 install -m 644 "$here/packaging/debian/triggers" "$pkg/DEBIAN/triggers"
 (cd "$pkg" && find usr -type f -exec md5sum {} + | sort -k2) >"$pkg/DEBIAN/md5sums"
 chmod 644 "$pkg/DEBIAN/"*

@@ -14,6 +14,7 @@
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
 #include "shim/entry/guard.h"
+#include "shim/entry/site_config.h"
 
 extern char** environ;
 
@@ -80,6 +81,8 @@ int SpawnRank(Entry entry, SpawnFn real, pid_t* pid, const char* path,
 int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
           const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   if (real == nullptr) return ENOSYS;  // pidfd_spawn: glibc 2.39 and later only
+  // An inert launcher's first spawn of a rank reads the site file, which may configure it (docs/site.md).
+  if (!g_state.active && !t_in_shim) ActivateForRankSpawn(envp);
   // A container runtime gets LD_PRELOAD without the library (shim/child/container.h), inert or not; with
   // NUMABIND_CONTAINER=keep, the shared basis for the library inside.
   ContainerStart start = ClassifyStart(path, envp);

@@ -17,6 +17,7 @@
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "shim/child/child.h"
+#include "shim/entry/site_config.h"
 #include "shim/rank/affinity_guard.h"
 #include "shim/rank/self_bind.h"
 
@@ -81,10 +82,10 @@ void ScanEnvironment(const char* const* env, const char** ours, int cap) {
   ours[n] = nullptr;
 }
 
-/// A configured process's start-up (NUMABIND_POLICY is set): parses the configuration, binds the process
-/// if it is a rank, or else makes the wrappers look at its spawns. Kept out of Init, whose inert path is
-/// then a few instructions with no stack frame to speak of.
-__attribute__((noinline)) void StartConfigured(const char* const* env) {
+/// A configured process's start-up (NUMABIND_POLICY is set, or `rank` and the site file may set it): parses
+/// the configuration, binds the process if it is a rank, or else makes the wrappers look at its spawns.
+/// Kept out of Init, whose inert path is then a few instructions with no stack frame to speak of.
+__attribute__((noinline)) void StartConfigured(const char* const* env, bool rank) {
   // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
   if (getauxval(AT_SECURE) != 0) return;
   const char* ours[40];
@@ -95,6 +96,8 @@ __attribute__((noinline)) void StartConfigured(const char* const* env) {
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
   }
   if (g_state.config.disabled) return;
+  ApplySiteFile(ours);  // shim/entry/site_config.h: the site file's defaults under the environment's values
+  if (g_state.config.disabled || (rank && g_state.config.policy.text == nullptr)) return;
   if (StartAsRank(env)) {  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
     ArmAffinityGuard();    // NUMABIND_GUARD=1: shim/rank/affinity_guard.h
     return;
@@ -107,28 +110,38 @@ __attribute__((noinline)) void StartConfigured(const char* const* env) {
 // where the C library does not crashes every program (issue 11). The environment is `environ`, which
 // both set before any constructor runs; the arguments are read from /proc, and only by configured
 // processes.
-__attribute__((constructor)) void Init() {
+__attribute__((constructor, optimize("no-jump-tables"))) void Init() {
   // Every program pays for what runs here. Without NUMABIND_POLICY that is one pass over the environment
   // and nothing else: no call into the C library (a first call through the PLT is a lazy binding, about
   // 1,400 instructions), no dlsym (the real functions are found by the first wrapper called; _Fork's
   // without dlsym, see ResolveSafe), no string read from .rodata (the name is compared as immediates: no
   // page of .rodata touched).
+  // A built-in rank variable (config/rank_entry.h) makes a rank, which reads the site file (docs/site.md):
+  // each entry costs two bit tests of its first two letters (one compare with N before), and only those
+  // that pass them (NUMABIND_*, PATH, LANG, LOGNAME...) are compared by name.
   const char* const* env = StartupEnvironment();
   if (env == nullptr) return;
   static constexpr char kPolicy[] = "NUMABIND_POLICY=";
   constexpr int kLen = sizeof(kPolicy) - 1;
+  constexpr unsigned long long kFirst = config::kRankVarLetters | 1ull << ('N' & 63);
+  constexpr unsigned long long kSecond = config::kRankVarSeconds | 1ull << ('U' & 63);
+  bool rank = false;
   for (const char* const* p = env; *p != nullptr; ++p) {
     const char* e = *p;
+    // e[1] is read only when e[0] is a letter (bit 0, the NUL's, is clear): the entry goes on.
+    if (!config::LetterIn(kFirst, e[0]) || !config::LetterIn(kSecond, e[1])) continue;
+    if (e[0] != 'N') {
+      rank = rank || config::IsRankName(e);
+      continue;
+    }
     int i = 0;
 #pragma GCC unroll 16
     for (; i < kLen; ++i) {
       if (e[i] != kPolicy[i]) break;  // at the latest at the entry's NUL, which matches no byte of the name
     }
-    if (i == kLen) {
-      if (e[kLen] != '\0') StartConfigured(env);  // set and not empty
-      return;
-    }
+    if (i == kLen && e[kLen] != '\0') return StartConfigured(env, false);  // set and not empty
   }
+  if (rank) StartConfigured(env, true);
 }
 
 /// ResolveSafe's question, and where it stands in the walk over the loaded objects.

@@ -6,6 +6,7 @@
 #
 # cluster_up TASKPLUGIN   start everything (scratch folder, namespaces, daemons); returns 1 with CL_WHY set
 # cluster_restart_slurm TASKPLUGIN   restart slurmctld and the slurmds with another slurm.conf
+# cluster_restart_all TASKPLUGIN     restart the sshds and the Slurm daemons (after CL_SITE_ETC changed)
 # cluster_down           stop every process in the namespaces, delete them and the scratch folder; safe to
 #                        call at any point of cluster_up, and twice
 # on HOST CMD...         run CMD on HOST (its network and host name), with SLURM_CONF and the ssh wrapper
@@ -26,12 +27,21 @@ cl_ns() { echo "$CL_TAG-$1"; }
 
 # on HOST CMD...: CMD in HOST's network namespace, in a UTS namespace of its own named HOST, and in a mount
 # namespace of its own where /etc/hosts also names the cluster's hosts. nsenter, not `ip netns exec`: that
-# remounts /sys, where slurmd then finds no cgroup mount and exits.
+# remounts /sys, where slurmd then finds no cgroup mount and exits. With CL_SITE_ETC set (a folder), /etc is
+# a read-only overlay with that folder's files over the machine's (cl_etc_mount).
 on() {
   local host=$1; shift
   nsenter --net="/var/run/netns/$(cl_ns "$host")" unshare --uts --mount \
     env SLURM_CONF="$CL_DIR/slurm.conf" PATH="$CL_DIR/bin:$PATH" \
-    sh -c 'hostname "$0" && mount --bind "$1" /etc/hosts && shift && exec "$@"' "$host" "$CL_DIR/hosts" "$@"
+    sh -c "hostname \"\$0\" && $(cl_etc_mount) && mount --bind \"\$1\" /etc/hosts && shift && exec \"\$@\"" \
+    "$host" "$CL_DIR/hosts" "$@"
+}
+
+# The shell command that mounts CL_SITE_ETC's files over /etc (a read-only overlay: no upper folder, so every
+# host and daemon can share it), or `true` when CL_SITE_ETC is unset.
+CL_SITE_ETC=""
+cl_etc_mount() {
+  if [ -n "$CL_SITE_ETC" ]; then echo "mount -t overlay nbc-etc -o lowerdir=$CL_SITE_ETC:/etc /etc"; else echo true; fi
 }
 
 cl_fail() { CL_WHY=$*; return 1; }
@@ -118,6 +128,13 @@ cluster_restart_slurm() {
   cl_stop_hosts_slurm && cl_slurm_start "$1"
 }
 
+# cluster_restart_all TASKPLUGIN: every daemon of the hosts (sshd and Slurm's) stopped and started again, in
+# mount namespaces made anew (after CL_SITE_ETC changed).
+cluster_restart_all() {
+  cl_stop_hosts || cl_fail "processes left in the hosts' namespaces" || return
+  cl_sshd_start && cl_slurm_start "$1"
+}
+
 # Stops the Slurm daemons and whatever they started, keeping the sshds.
 cl_stop_hosts_slurm() {
   local pid comm
@@ -155,6 +172,12 @@ Host *
 EOF
   printf '#!/bin/sh\nexec /usr/bin/ssh -F %s "$@"\n' "$d/ssh_config" > "$CL_DIR/bin/ssh"
   chmod 755 "$CL_DIR/bin/ssh"
+  cl_sshd_start
+}
+
+# One sshd per host (cl_ssh made their configurations), then waits until each one lets root in.
+cl_sshd_start() {
+  local d=$CL_DIR/ssh i
   for i in "${!CL_HOSTS[@]}"; do
     cat > "$d/sshd_config.$i" <<EOF
 ListenAddress ${CL_IPS[i]}
@@ -172,7 +195,7 @@ EOF
     # sshd needs its privilege separation folder /run/sshd, which this machine may not have: a private
     # mount namespace gets an empty /run of its own instead of a folder left on the machine.
     nsenter --net="/var/run/netns/$(cl_ns "${CL_HOSTS[i]}")" unshare --uts --mount \
-      sh -c 'hostname "$0" && mount -t tmpfs -o mode=755 nbc-run /run && mkdir /run/sshd &&
+      sh -c 'hostname "$0" && mount -t tmpfs -o mode=755 nbc-run /run && mkdir /run/sshd && '"$(cl_etc_mount)"' &&
              mount --bind "$2" /etc/hosts && exec /usr/sbin/sshd -D -e -f "$1"' \
       "${CL_HOSTS[i]}" "$d/sshd_config.$i" "$CL_DIR/hosts" \
       </dev/null >>"$d/sshd.$i.log" 2>&1 &

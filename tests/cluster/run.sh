@@ -3,7 +3,8 @@
 # The cluster suite (issue 9): a real two-host Slurm cluster with ssh, made of network namespaces on this
 # machine (tests/cluster/cluster.sh), and real launchers starting $BUILD/helpers/report as ranks on both
 # hosts with libnumabind.so preloaded the way a user would: exported in the shell that runs srun, sbatch,
-# salloc, mpirun, mpiexec.hydra or torchrun, never into the Slurm daemons or sshd. Every check reads every
+# salloc, mpirun, mpiexec.hydra or torchrun, never into the Slurm daemons or sshd (but for the site/*
+# scenarios, which configure numabind as a site does: docs/site.md). Every check reads every
 # rank's report (host, local rank, CPUs, its parent's CPUs) on every host.
 # Each "host" sees this machine's CPUs (0-1 here: ALL), so the policy is `cpus:1|0`: local rank 0 on CPU 1,
 # rank 1 on CPU 0, the reverse of Slurm's own task/affinity binding, and an unbound rank (ALL) cannot pass.
@@ -31,7 +32,8 @@ T0=$SECONDS LAUNCH_PID=""
 
 SCENARIOS=(srun sbatch salloc ompi-alloc hydra-slurm hydra-ssh ompi-ssh torchrun children children/taskset
            children/numactl no-policy unbound strict affinity/control affinity/srun
-           affinity/cpu-bind nested report/bound report/unbound)
+           affinity/cpu-bind nested report/bound report/unbound site/srun
+           site/sbatch site/ompi-ssh)
 
 summary() {
   echo "cluster: took $((SECONDS - T0)) s"
@@ -361,5 +363,69 @@ else
   # A binding the user asked Slurm for (--cpu-bind) is replaced too, and named.
   launch affinity/cpu-bind 60 srun -N2 -n4 --cpu-bind=map_cpu:0,1 "$REPORT" --out "$W/affinity-cpu-bind.ranks"
   LOG_SAYS="replaced Slurm's binding" case_ranks affinity/cpu-bind $? "$W/affinity-cpu-bind.ranks" "1 0"
+fi
+
+# Site defaults (issue 19, docs/site.md): the site file on both hosts sets NUMABIND_POLICY=auto, and the
+# library is in every process of both hosts through /etc/ld.so.preload, as docs/package.md has an
+# administrator do: no job's environment holds LD_PRELOAD or any NUMABIND_* variable. The daemons start
+# again in mount namespaces whose /etc has the two files over the machine's (cluster.sh's CL_SITE_ETC). auto
+# gives local rank 0 CPU 0 and rank 1 CPU 1 (one core each); unbound ranks would be on both.
+CL_SITE_ETC=$CL_DIR/site-etc
+mkdir -p "$CL_SITE_ETC"
+echo "$LIB" > "$CL_SITE_ETC/ld.so.preload"
+printf '# numabind site defaults for the cluster suite\nNUMABIND_POLICY=auto\nNUMABIND_LOG=info\nNUMABIND_LOG_FILE=%s\nNUMABIND_SHARED=%s\n' \
+  "$W/site.log" "$CL_DIR/shm" > "$CL_SITE_ETC/numabind.conf"
+# launch_site NAME SECONDS CMD...: launch's run with nothing of numabind's in the environment; the log of
+# every process goes to $W/site.log (the site file's), moved to NAME's log after.
+launch_site() {
+  local name=${1//\//-} secs=$2; shift 2
+  rm -f "$W/$name".* "$W/site.log"
+  on "$HA" env R="$REPORT" W="$W" TMPDIR="$CL_DIR/tmp" timeout -k 5 "$secs" "$@" </dev/null >"$W/$name.out" 2>&1 &
+  LAUNCH_PID=$!
+  wait $LAUNCH_PID
+  local rc=$?
+  [ ! -e "$W/site.log" ] || mv "$W/site.log" "$W/$name.log"
+  return $rc
+}
+if ! cluster_restart_all task/none; then
+  for s in site/srun site/sbatch site/ompi-ssh; do fail "$s" "the daemons did not start again: $CL_WHY"; done
+else
+  # Each rank reports LD_PRELOAD and NUMABIND_POLICY from its environment: both unset.
+  ENV_ARGS=(--env LD_PRELOAD --env NUMABIND_POLICY)
+  site_env_why() {
+    local n
+    n=$(grep -c -F '"env":{"LD_PRELOAD":null,"NUMABIND_POLICY":null}' "$1" 2>/dev/null)
+    [ "${n:-0}" -eq 4 ] || echo "; ${n:-0} of 4 ranks without LD_PRELOAD and NUMABIND_POLICY: $(head -n 1 "$1")"
+  }
+  launch_site site/srun 60 srun -N2 -n4 "$REPORT" --out "$W/site-srun.ranks" "${ENV_ARGS[@]}"
+  rc=$?
+  why=$(site_env_why "$W/site-srun.ranks")
+  if [ $rc -ne 0 ] || [ -z "$why" ]; then case_ranks site/srun $rc "$W/site-srun.ranks" "0 1"
+  else fail site/srun "${why#; }"; fi
+
+  cat > "$W/site-batch.sh" <<'EOF'
+#!/bin/bash
+"$R" --out "$W/site-sbatch.script"
+srun "$R" --out "$W/site-sbatch.ranks" --env LD_PRELOAD --env NUMABIND_POLICY
+EOF
+  chmod +x "$W/site-batch.sh"
+  launch_site site/sbatch 90 sbatch --wait -N2 -n4 -o "$W/site-sbatch.job" "$W/site-batch.sh"
+  rc=$?
+  if [ $rc -ne 0 ]; then fail site/sbatch "$(launch_failed $rc site/sbatch) job: $(tail -c 300 "$W/site-sbatch.job" 2>/dev/null)"
+  else
+    why=$(ranks_why "$W/site-sbatch.ranks" "0 1")$(outer_why "$W/site-sbatch.script" "the batch script")
+    why+=$(site_env_why "$W/site-sbatch.ranks")
+    why=${why#; }
+    verdict site/sbatch "${why:-$(log_why site/sbatch 4)}"
+  fi
+
+  # Open MPI over ssh: mpirun, the remote orted (started by sshd) and the ranks all have the library from
+  # /etc/ld.so.preload; nothing is passed with -x.
+  launch_site site/ompi-ssh 60 mpirun.openmpi --host "$HA:2,$HB:2" -np 4 "$REPORT" --out "$W/site-ompi-ssh.ranks" \
+    "${ENV_ARGS[@]}"
+  rc=$?
+  why=$(site_env_why "$W/site-ompi-ssh.ranks")
+  if [ $rc -ne 0 ] || [ -z "$why" ]; then case_ranks site/ompi-ssh $rc "$W/site-ompi-ssh.ranks" "0 1" "$ALL $ALL"
+  else fail site/ompi-ssh "${why#; }"; fi
 fi
 exit 0

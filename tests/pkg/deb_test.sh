@@ -29,11 +29,15 @@ version=$(sed -n 's/.*kVersion\[\] = "\(.*\)";/\1/p' cli/cli.h)
 deb=$BUILD/numabind_${version}_$(dpkg --print-architecture).deb
 check make_deb "$([ -f "$deb" ] || echo "$deb not written")"
 
-# Package metadata: the helper's runtime libraries, the profile.d script as a conffile.
+# Package metadata: the helper's runtime libraries, the profile.d script and the site file as conffiles.
 info=$(dpkg-deb -f "$deb" Depends)
 why=""
 for dep in libc6 libhwloc15 libstdc++6; do [[ $info == *"$dep "* ]] || why+=" Depends lacks $dep ($info);"; done
-[ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles)" = /etc/profile.d/numabind.sh ] || why+=" conffiles"
+conffiles=$(dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles | tr '\n' ' ')
+[ "$conffiles" = "/etc/numabind.conf /etc/profile.d/numabind.sh " ] || why+=" conffiles: $conffiles"
+# The site file as shipped sets nothing: every line a comment or blank (docs/site.md).
+set_lines=$(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./etc/numabind.conf | grep -v '^#' | grep -v '^$')
+[ -z "$set_lines" ] || why+=" /etc/numabind.conf sets: $set_lines"
 check metadata "$why"
 
 if command -v lintian >/dev/null; then
@@ -71,7 +75,7 @@ dpkg -i "$DEB" >"$T/dpkg.log" 2>&1
 check install "$([ "$(state)" = "install ok installed $VERSION" ] || echo "$(state); $(tail -3 "$T/dpkg.log")")"
 why=""
 for f in /usr/bin/numabind "$lib" /usr/lib32/libnumabind.so /usr/libexec/numabind/numabind \
-         /etc/profile.d/numabind.sh /usr/share/man/man1/numabind.1.gz /usr/share/man/man7/numabind.7.gz \
+         /etc/profile.d/numabind.sh /etc/numabind.conf /usr/share/man/man1/numabind.1.gz /usr/share/man/man7/numabind.7.gz \
          /usr/share/doc/numabind/copyright; do
   [ -e "$f" ] || why+=" $f missing;"
 done
@@ -138,6 +142,23 @@ if getcap "$sec/caps" | grep -q cap_net_raw && getcap "$sec/report-caps" | grep 
 else
   fail secure_file_caps_inert "setcap did not take on $sec"
 fi
+# The site file (docs/site.md) is never read by a secure-execution process either. It configures a debug log
+# and no variable is in the environment: the plain launcher's ranks (fork and execve: each reads the file
+# and binds itself) write it, the setuid launcher's write nothing.
+cp /etc/numabind.conf "$T/numabind.conf.orig"
+mkdir -p "$sec/site" && chmod 777 "$sec/site"
+printf 'NUMABIND_POLICY=node\nNUMABIND_LOG=debug\nNUMABIND_LOG_FILE=%s\n' "$sec/site/log" >/etc/numabind.conf
+site_run() {  # LAUNCHER: runs LAUNCHER as nobody with no NUMABIND_* variable; prints "reports N log N"
+  rm -f "$sec/site/log"
+  env -i PATH=/usr/bin:/bin setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    "$sec/$1" execve 2 "$sec/report" --out "$sec/site/reports-$1" >/dev/null 2>&1
+  echo "reports $(cat "$sec/site/reports-$1" 2>/dev/null | wc -l) log $(cat "$sec/site/log" 2>/dev/null | wc -c)"
+}
+got=$(site_run plain)
+check site_file_control_acts "$([[ $got == "reports 2 log "[1-9]* ]] || echo "a plain launcher: $got")"
+got=$(site_run setuid)
+check site_file_setuid_unread "$([ "$got" = "reports 2 log 0" ] || echo "$got: $(cat "$sec/site/log" 2>/dev/null)")"
+cp "$T/numabind.conf.orig" /etc/numabind.conf
 rm -rf "$sec"
 rm /etc/ld.so.preload
 

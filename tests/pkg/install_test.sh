@@ -23,7 +23,8 @@ fi
 pass make_install
 
 # 1. Exactly these files, with these modes.
-expected="/etc/profile.d/numabind.sh 644
+expected="/etc/numabind.conf 644
+/etc/profile.d/numabind.sh 644
 /usr/bin/numabind 755
 /usr/bin/other 644
 /usr/lib/$multiarch/libnumabind.so 644

@@ -1,0 +1,68 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Whether an environment entry is a built-in rank variable's (config::kRankVars), by immediates: what the
+// library's inert start-up and its inert spawns test each entry with before they read the site file.
+
+#ifndef NUMABIND_CONFIG_RANK_ENTRY_H_
+#define NUMABIND_CONFIG_RANK_ENTRY_H_
+
+namespace numabind::config {
+
+/// Whether `e` ("NAME=value") names `name` (a literal): unrolled into compares with immediates.
+template <unsigned long N>
+__attribute__((always_inline)) inline bool IsEntryOf(const char* e, const char (&name)[N]) {
+#pragma GCC unroll 32
+  for (unsigned long i = 0; i + 1 < N; ++i) {
+    if (e[i] != name[i]) return false;  // at the latest at the entry's NUL
+  }
+  return e[N - 1] == '=';
+}
+
+/// Whether bit (c & 63) of `mask` is set. One `bt` on x86_64, where GCC makes a copy, a shift and a mask
+/// of it instead: three more instructions for every environment entry at every process's start.
+__attribute__((always_inline)) inline bool LetterIn(unsigned long long mask, char c) {
+  unsigned long long bit = static_cast<unsigned char>(c);
+#if defined(__x86_64__)
+  bool in;
+  __asm__("btq %2, %1" : "=@ccc"(in) : "r"(mask), "r"(bit));
+  return in;
+#else
+  return ((mask >> (bit & 63)) & 1) != 0;
+#endif
+}
+
+/// The rank variables' first letters, and their second letters, as bits of (letter & 63).
+constexpr unsigned long long kRankVarLetters =
+    (1ull << ('L' & 63)) | (1ull << ('O' & 63)) | (1ull << ('M' & 63)) | (1ull << ('P' & 63)) |
+    (1ull << ('J' & 63)) | (1ull << ('F' & 63)) | (1ull << ('S' & 63));
+constexpr unsigned long long kRankVarSeconds =
+    (1ull << ('O' & 63)) | (1ull << ('M' & 63)) | (1ull << ('P' & 63)) | (1ull << ('V' & 63)) |
+    (1ull << ('A' & 63)) | (1ull << ('S' & 63)) | (1ull << ('L' & 63));
+
+/// Whether `e` ("NAME=value") is one of config::kRankVars' rank variables (any value), by its names alone.
+/// By immediates, no table (the caller compiles it without jump tables): the inert start-up runs it, after
+/// its two letter tests, and touches no .rodata. tests/config/site_file_test.cc ties its names to
+/// config::kRankVars.
+__attribute__((always_inline)) inline bool IsRankName(const char* e) {
+  char c = e[0];
+  if (c == 'L') return IsEntryOf(e, "LOCAL_RANK");
+  if (c == 'O') return IsEntryOf(e, "OMPI_COMM_WORLD_LOCAL_RANK");
+  if (c == 'M')
+    return IsEntryOf(e, "MPI_LOCALRANKID") || IsEntryOf(e, "MV2_COMM_WORLD_LOCAL_RANK") ||
+           IsEntryOf(e, "MPT_LRANK");
+  if (c == 'P') return IsEntryOf(e, "PMI_LOCAL_RANK") || IsEntryOf(e, "PALS_LOCAL_RANKID");
+  if (c == 'J') return IsEntryOf(e, "JSM_NAMESPACE_LOCAL_RANK");
+  if (c == 'F') return IsEntryOf(e, "FLUX_TASK_LOCAL_ID");
+  return c == 'S' && IsEntryOf(e, "SLURM_LOCALID");
+}
+
+/// Whether the entry "NAME=value" is one of config::kRankVars' rank variables (any value).
+__attribute__((always_inline)) inline bool IsRankEntry(const char* e) {
+  // Most names that begin alike differ by their second letter (LD_*, SHELL, SHLVL, PWD, LESS): e[1] is read
+  // only after e[0] was not the NUL.
+  return LetterIn(kRankVarLetters, e[0]) && LetterIn(kRankVarSeconds, e[1]) && IsRankName(e);
+}
+
+}  // namespace numabind::config
+
+#endif  // NUMABIND_CONFIG_RANK_ENTRY_H_

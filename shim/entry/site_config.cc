@@ -1,0 +1,116 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The site file in the library (shim/entry/site_config.h): one read per process at most, into a buffer of
+// its own (static: no allocation, and no cost to a process that never reads it but untouched .bss).
+
+#include "shim/entry/site_config.h"
+
+#include <errno.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+
+#include "base/syscalls.h"
+#include "base/text.h"
+#include "base/text_writer.h"
+#include "config/site_file.h"
+#include "shim/entry/state.h"
+#include "shim/log/log.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+/// The site file, in pages mapped when there is one (16 KiB of .bss would cost every process the loader's
+/// extra mapping at load), kept for the process's life: the configuration points into it.
+config::SiteFile* g_site;
+/// 0: not read; 1: a thread is reading it; 2: read (or looked for). Only ever goes up.
+int g_site_state;
+
+/// "PATH: cannot map room for it (ENAME)" into err.
+void CannotMap(config::Error* err, const char* path, long m) {
+  char name[kErrnoSymbolMax];
+  core::TextWriter w{err->text, sizeof(err->text), 0};
+  w.Str(path).Str(": cannot map room for it (").Str(ErrnoSymbol(static_cast<int>(-m), name)).Str(")");
+}
+
+/// ActivateForRankSpawn's reading, with g_site_state at 1: the site file under the launcher's environment;
+/// whether it configures this process (then active, as a launcher configured at start-up is).
+bool Activate() {
+  if (getauxval(AT_SECURE) != 0) {
+    __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+    return false;
+  }
+  // The launcher's NUMABIND_* entries now (it started without NUMABIND_POLICY, so none configured it then).
+  const char* ours[40];
+  int n = 0;
+  for (char* const* p = environ; p != nullptr && *p != nullptr; ++p) {
+    if (StartsWith(*p, "NUMABIND_") && n < 39) ours[n++] = *p;
+  }
+  ours[n] = nullptr;
+  config::Config c;
+  config::Error err;
+  bool parsed = config::Parse(ours, &c, &err);
+  if (c.disabled) {
+    __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+    return false;
+  }
+  g_state.config = c;
+  if (!parsed) {
+    for (size_t i = 0; i < sizeof(g_state.config_error); ++i) g_state.config_error[i] = err.text[i];
+    g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
+  }
+  ApplySiteFile(ours);
+  if (!g_state.config.enabled) return false;
+  const char* rv = g_state.config.rank_var;
+  if (rv != nullptr && config::Lookup(environ, rv) != nullptr)
+    g_state.startup_rank_vars = config::kRankVarBit;
+  EnsureResolved();
+  g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
+  __atomic_store_n(&g_state.active, true, __ATOMIC_RELEASE);
+  return true;
+}
+
+}  // namespace
+
+void ApplySiteFile(const char* const* ours) {
+  int expected = 0;
+  __atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+  const char* path = config::SiteFilePath(ours);
+  config::Error err;
+  int fd = path != nullptr ? config::OpenSiteFile(path, &err) : -1;
+  if (fd >= 0) {
+    long m = Sys6(SYS_mmap, 0, sizeof(config::SiteFile), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                  -1, 0);
+    if (SysFailed(m)) {
+      Sys6(SYS_close, fd);
+      CannotMap(&err, path, m);
+    } else {
+      g_site = reinterpret_cast<config::SiteFile*>(m);
+      if (!config::ReadSiteFd(fd, path, g_site, &err)) g_site->count = 0;
+    }
+  }
+  if (err.text[0] != '\0') {
+    Line l;
+    l.Str("numabind: ").Str(err.text).Str(" (the file is ignored)");
+    WriteLog(config::LogLevel::kWarn, &l);
+  }
+  if (g_site != nullptr) config::ApplySite(ours, *g_site, &g_state.config);
+  __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+}
+
+bool ActivateForRankSpawn(char* const* envp) {
+  if (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 0 || envp == nullptr) return g_state.active;
+  bool rank = false;
+  for (char* const* p = envp; *p != nullptr && !rank; ++p) rank = config::IsRankEntry(*p);
+  if (!rank) return false;
+  int expected = 0;
+  if (!__atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+    return g_state.active;  // another thread reads it: this spawn passes through
+  int saved_errno = errno;  // the program's, which a wrapper leaves as it was
+  bool active = Activate();
+  errno = saved_errno;
+  return active;
+}
+
+}  // namespace numabind::shim

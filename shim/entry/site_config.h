@@ -1,0 +1,29 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The site file (config/site_file.h, docs/site.md) in the library: read lazily, at most once per process,
+// and only by a process that NUMABIND_POLICY in its environment configures, by one that starts as a rank
+// (a built-in rank variable at start-up), or by an inert one at its first spawn of a rank. Every other
+// process never looks at it: the inert start-up stays one pass over the environment.
+
+#ifndef NUMABIND_SHIM_ENTRY_SITE_CONFIG_H_
+#define NUMABIND_SHIM_ENTRY_SITE_CONFIG_H_
+
+#include "config/rank_entry.h"
+
+namespace numabind::shim {
+
+/// A configured start-up (g_state.config parsed from `ours`, the environment's NUMABIND_* entries, and not
+/// disabled): reads the site file once and gives g_state.config the values the environment leaves unset. A
+/// bad file is logged once (warn) and ignored. The caller has checked AT_SECURE.
+void ApplySiteFile(const char* const* ours);
+
+/// An inert process (its environment has no NUMABIND_POLICY and it did not start as a rank) about to spawn
+/// with `envp`: when envp carries a rank variable and this process has not looked yet, reads the site file
+/// and, when it sets NUMABIND_POLICY, makes this process a configured launcher (g_state.active) before the
+/// spawn. Thread-safe: a thread that finds another one reading passes its spawn through (the rank then
+/// binds itself at start-up). Returns g_state.active.
+bool ActivateForRankSpawn(char* const* envp);
+
+}  // namespace numabind::shim
+
+#endif  // NUMABIND_SHIM_ENTRY_SITE_CONFIG_H_

@@ -1,0 +1,209 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The site file (config/site_file.h): comments and blanks, every line through ParseVar, a bad line as
+// FILE:LINE and the whole file ignored, the environment overriding it per variable, NUMABIND_DISABLE in
+// either, the path and its override, and the rank-variable test of the library's start-up.
+
+#include "config/site_file.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+
+#include "config/rank_entry.h"
+#include "tests/config/config_test_util.h"
+
+using numabind::config::ApplySite;
+using numabind::config::Config;
+using numabind::config::Error;
+using numabind::config::MemoryKind;
+using numabind::config::Parse;
+using numabind::config::ReadSiteFile;
+using numabind::config::SiteFile;
+using numabind::config::SiteValue;
+using numabind::config::testing::Env;
+
+namespace {
+
+/// Writes `text` to a new file and returns its path.
+std::string Write(const std::string& text) {
+  char path[] = "/tmp/numabind-site-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  cr_assert_eq(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  close(fd);
+  return path;
+}
+
+/// Reads `text` as a site file: whether it was good, the file (heap: 16 KiB) and the error.
+struct Read {
+  std::unique_ptr<SiteFile> site = std::make_unique<SiteFile>();
+  Error err;
+  bool ok = false;
+  std::string path;
+  explicit Read(const std::string& text) : path(Write(text)) {
+    ok = ReadSiteFile(path.c_str(), site.get(), &err);
+    unlink(path.c_str());
+  }
+};
+
+/// Parses env, then applies the site file, as the library does.
+Config Apply(const Env& env, const SiteFile& site) {
+  Config c;
+  Error err;
+  Parse(env.get(), &c, &err);
+  ApplySite(env.get(), site, &c);
+  return c;
+}
+
+}  // namespace
+
+Test(site_file, comments_blanks_and_variables) {
+  Read r(
+      "# site défaults, ünïcode\n\n   \n  # indented comment\nNUMABIND_POLICY=auto\n\tNUMABIND_MEMORY=bind  "
+      "\n"
+      "NUMABIND_LOG=info");  // no newline at the end
+  cr_assert(r.ok, "%s", r.err.text);
+  cr_assert_eq(r.site->count, 3);
+  uint32_t line = 0;
+  cr_assert_str_eq(SiteValue(*r.site, numabind::config::kVarPolicy, &line), "auto");
+  cr_assert_eq(line, 5u);
+  cr_assert_str_eq(SiteValue(*r.site, numabind::config::kVarMemory, &line), "bind");  // blanks trimmed
+  cr_assert_eq(line, 6u);
+  cr_assert_str_eq(SiteValue(*r.site, numabind::config::kVarLog, &line), "info");
+  cr_assert_eq(line, 7u);
+  cr_assert_null(SiteValue(*r.site, numabind::config::kVarDevices, nullptr));
+  Config c = Apply(Env({}), *r.site);
+  cr_assert(c.enabled);
+  cr_assert_str_eq(c.policy.text, "auto");
+  cr_assert_eq(c.memory, MemoryKind::kBind);
+  cr_assert_eq(c.log, numabind::config::LogLevel::kInfo);
+}
+
+Test(site_file, missing_file_is_no_file) {
+  auto site = std::make_unique<SiteFile>();
+  Error err;
+  cr_assert(ReadSiteFile("/nonexistent/numabind.conf", site.get(), &err));
+  cr_assert_eq(site->count, 0);
+  cr_assert_null(site->path);
+  cr_assert_str_empty(err.text);
+}
+
+Test(site_file, bad_value_names_file_and_line_and_ignores_the_file) {
+  Read r("NUMABIND_POLICY=auto\n# comment\nNUMABIND_MEMORY=bogus\n");
+  cr_assert_not(r.ok);
+  const std::string want =
+      r.path + ":3: NUMABIND_MEMORY=bogus: expected local, preferred, bind or interleave";
+  cr_assert_str_eq(r.err.text, want.c_str());
+  cr_assert_eq(r.site->count, 0, "a bad file is ignored as a whole: its good lines too");
+  Config c = Apply(Env({}), *r.site);
+  cr_assert_not(c.enabled);
+}
+
+Test(site_file, unknown_name_and_other_lines_are_errors) {
+  struct Case {
+    const char* text;
+    const char* why;  // after "PATH:LINE: "
+  } cases[] = {
+      {"NUMABIND_POLCY=auto\n", "1: NUMABIND_POLCY=auto: unknown variable (numabind vars lists them)"},
+      {"\nexport NUMABIND_POLICY=auto\n",
+       "2: export NUMABIND_POLICY=auto: expected NUMABIND_NAME=value (no quotes, no export; comments on "
+       "lines "
+       "of their own)"},
+      {"PATH=/bin\n", "1: PATH=/bin: expected NUMABIND_NAME=value"},
+      {"NUMABIND_POLICY\n", "1: NUMABIND_POLICY: expected NUMABIND_NAME=value"},
+      {"NUMABIND_POLICY=\"auto\"\n", "1: NUMABIND_POLICY=\"auto\": "},
+      {"NUMABIND_POLICY=auto # all ranks\n", "1: NUMABIND_POLICY=auto # all ranks: "},
+      {"NUMABIND_POLICY=auto\nNUMABIND_POLICY=node\n", "2: NUMABIND_POLICY=node: already set on line 1"},
+      {"NUMABIND_BOUND=LOCAL_RANK=0\n", "1: NUMABIND_BOUND=LOCAL_RANK=0: set by numabind only"},
+      {"NUMABIND_CONFIG_FILE=/x\n", "1: NUMABIND_CONFIG_FILE=/x: read from the environment only"},
+      {"NUMABIND_LOG=info\0\n", "1: a NUL byte: not a text file"},
+  };
+  for (const Case& k : cases) {
+    std::string text = k.text;
+    if (text == "NUMABIND_LOG=info") text += std::string("\0\n", 2);
+    Read r(text);
+    cr_assert_not(r.ok, "%s", k.text);
+    std::string want = r.path + ":" + k.why;
+    cr_assert(strncmp(r.err.text, want.c_str(), want.size()) == 0, "got %s, want %s...", r.err.text,
+              want.c_str());
+    cr_assert_eq(r.site->count, 0);
+  }
+}
+
+Test(site_file, larger_than_16_kib_is_an_error) {
+  std::string text(numabind::config::kSiteFileMax - 10, '#');
+  text += "\nNUMABIND_LOG=info\n#";
+  cr_assert_gt(text.size(), numabind::config::kSiteFileMax);
+  Read big(text);
+  cr_assert_not(big.ok);
+  std::string want = big.path + ": larger than 16384 bytes";
+  cr_assert_str_eq(big.err.text, want.c_str());
+  std::string fits(numabind::config::kSiteFileMax - 20, '#');
+  fits += "\nNUMABIND_LOG=info\n";
+  Read ok(fits);
+  cr_assert(ok.ok, "%s", ok.err.text);
+}
+
+Test(site_file, environment_overrides_per_variable) {
+  Read r("NUMABIND_POLICY=auto\nNUMABIND_MEMORY=bind\nNUMABIND_MATCH=*worker*\n");
+  cr_assert(r.ok, "%s", r.err.text);
+  Config c = Apply(Env({"NUMABIND_MEMORY=interleave", "NUMABIND_POLICY=", "PATH=/bin"}), *r.site);
+  cr_assert_str_eq(c.policy.text, "auto", "an empty value is unset: the file's applies");
+  cr_assert_eq(c.memory, MemoryKind::kInterleave);
+  cr_assert_str_eq(c.match, "*worker*");
+  // An empty NUMABIND_MATCH is a value (matches nothing): the file's does not apply.
+  Config m = Apply(Env({"NUMABIND_MATCH="}), *r.site);
+  cr_assert_str_eq(m.match, "");
+  Config n = Apply(Env({"NUMABIND_POLICY=node"}), *r.site);
+  cr_assert_str_eq(n.policy.text, "node");
+  cr_assert_eq(n.memory, MemoryKind::kBind);
+}
+
+Test(site_file, disable_in_either_switches_off) {
+  Read off("NUMABIND_POLICY=auto\nNUMABIND_DISABLE=1\n");
+  cr_assert(off.ok, "%s", off.err.text);
+  Config a = Apply(Env({"NUMABIND_DISABLE=0", "NUMABIND_POLICY=node"}), *off.site);
+  cr_assert(a.disabled);
+  cr_assert_not(a.enabled);
+  Read on("NUMABIND_POLICY=auto\n");
+  Config b = Apply(Env({"NUMABIND_DISABLE=1"}), *on.site);
+  cr_assert(b.disabled);
+  cr_assert_not(b.enabled);
+}
+
+Test(site_file, path_and_its_override) {
+  cr_assert_str_eq(numabind::config::SiteFilePath(Env({}).get()), numabind::config::kSiteFilePath);
+  cr_assert_str_eq(numabind::config::SiteFilePath(Env({"NUMABIND_CONFIG_FILE="}).get()),
+                   numabind::config::kSiteFilePath);
+  cr_assert_str_eq(numabind::config::SiteFilePath(Env({"NUMABIND_CONFIG_FILE=/x/y.conf"}).get()),
+                   "/x/y.conf");
+  cr_assert_null(numabind::config::SiteFilePath(Env({"NUMABIND_CONFIG_FILE=none"}).get()));
+  Config c;
+  Error err;
+  cr_assert_not(Parse(Env({"NUMABIND_CONFIG_FILE=relative.conf"}).get(), &c, &err));
+  cr_assert_str_eq(err.text,
+                   "NUMABIND_CONFIG_FILE=relative.conf: expected none or an absolute path such as "
+                   "/etc/numabind.conf");
+}
+
+// The library's start-up tests entries with IsRankEntry (immediates, no table): the same names as kRankVars.
+Test(site_file, rank_entry_names_are_the_rank_variables) {
+  using numabind::config::IsRankEntry;
+  for (const auto& v : numabind::config::kRankVars) {
+    std::string e = std::string(v.rank) + "=3";
+    cr_assert(IsRankEntry(e.c_str()), "%s", e.c_str());
+    cr_assert(IsRankEntry((std::string(v.rank) + "=").c_str()));
+    cr_assert_not(IsRankEntry(v.rank), "no '='");
+    cr_assert_not(IsRankEntry((std::string(v.rank) + "X=1").c_str()));
+    cr_assert(numabind::config::LetterIn(numabind::config::kRankVarLetters, v.rank[0]), "%s", v.rank);
+    cr_assert(numabind::config::LetterIn(numabind::config::kRankVarSeconds, v.rank[1]), "%s", v.rank);
+  }
+  for (const char* e : {"PATH=/bin", "LOCAL_RANKS=1", "SLURM_LOCALIDX=0", "MPI_LOCALRANKI=1", "", "L"})
+    cr_assert_not(IsRankEntry(e), "%s", e);
+}

@@ -1,0 +1,158 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The site file in the library (docs/site.md): a launcher (helpers/entry_launcher) whose environment has no
+// NUMABIND_* variable but the test's override of the file's path (NUMABIND_CONFIG_FILE) starts two ranks;
+// the file's cpus:B|A map must bind them (rank 0 on B, rank 1 on A, the reverse of any default). Through
+// posix_spawn the launcher binds them (it reads the file at its first rank spawn); through fork and execve
+// each rank binds itself at start-up. A bad line: one message per process that read the file, nothing
+// bound. Without the file, or with the file in an environment that switches numabind off, nothing is bound.
+// Secure execution (AT_SECURE) needs the library in /etc/ld.so.preload: tests/pkg/deb_test.sh checks it.
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/shim/launch_util.h"
+
+namespace numabind::shim::test {
+namespace {
+
+struct Outcome {
+  std::vector<Report> reports;
+  std::string log;
+  std::string output;
+  RunResult run;
+};
+
+/// Runs `entry_launcher ENTRY 2 report` preloaded, with the site file `text` ("@LOG" is the log file's
+/// path, "@SHARED" the test's shared directory) and `vars` added to an environment with no NUMABIND_*
+/// variable but NUMABIND_CONFIG_FILE.
+Outcome Launch(const std::string& entry, std::string text, const std::vector<std::string>& vars = {}) {
+  std::string dir = MakeTempDir("numabind-site");
+  std::string build = BuildDir();
+  for (auto [key, value] :
+       {std::pair<std::string, std::string>{"@LOG", dir + "/log"}, {"@SHARED", build + "/test-shared"}}) {
+    for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), value);
+  }
+  std::string site = dir + "/numabind.conf";
+  int fd = open(site.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  cr_assert(fd >= 0);
+  cr_assert_eq(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  close(fd);
+  // Run() adds NUMABIND_SHARED; an empty value is unset, so the file's applies.
+  std::vector<std::string> env = {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_CONFIG_FILE=" + site,
+                                  "NUMABIND_SHARED="};
+  env.insert(env.end(), vars.begin(), vars.end());
+  Outcome o;
+  o.run = Run(
+      {build + "/helpers/entry_launcher", entry, "2", build + "/helpers/report", "--out", dir + "/reports"},
+      env, dir + "/output", 60);
+  o.reports = ReadReports(dir + "/reports");
+  o.log = ReadFile(dir + "/log");
+  o.output = ReadFile(dir + "/output");
+  RemoveTree(dir);
+  return o;
+}
+
+std::string GoodSite(const CpuPair& p) {
+  return "# site defaults\n\nNUMABIND_POLICY=" + p.policy +
+         "\nNUMABIND_LOG=info\nNUMABIND_LOG_FILE=@LOG\nNUMABIND_SHARED=@SHARED\n";
+}
+
+/// Both ranks ran, each on `cpus(rank)`.
+template <typename Cpus>
+void ExpectRanks(const Outcome& o, Cpus cpus, const char* what) {
+  cr_assert_eq(o.run.exit_code, 0, "%s: launcher exited %d\n%s\nlog:\n%s", what, o.run.exit_code,
+               Tail(o.output).c_str(), o.log.c_str());
+  cr_assert_eq(o.reports.size(), 2u, "%s: %zu reports\n%s", what, o.reports.size(), Tail(o.output).c_str());
+  for (const Report& r : o.reports) {
+    std::string want = cpus(std::stoi(r.Get("rank")));
+    cr_expect_eq(r.Get("cpus"), want, "%s: rank %s on cpus %s, expected %s\nlog:\n%s\noutput:\n%s", what,
+                 r.Get("rank").c_str(), r.Get("cpus").c_str(), want.c_str(), o.log.c_str(), o.output.c_str());
+  }
+}
+
+}  // namespace
+}  // namespace numabind::shim::test
+
+using namespace numabind::shim::test;  // NOLINT: test file
+
+// posix_spawn: the inert launcher reads the file at its first rank spawn and binds the ranks itself.
+Test(site_file, launcher_binds_ranks_from_the_site_file) {
+  CpuPair p = TwoAllowedCpus();
+  Outcome o = Launch("posix_spawn", GoodSite(p));
+  ExpectRanks(
+      o, [&](int r) { return p.ForRank(r); }, "posix_spawn");
+  cr_expect_eq(LinesWith(o.log, "bound rank").size(), 2u, "log:\n%s", o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "via posix_spawn").size(), 2u, "the launcher binds them:\n%s", o.log.c_str());
+}
+
+// fork + execve: the launcher's child passes through; each rank reads the file and binds itself.
+Test(site_file, ranks_bind_themselves_from_the_site_file) {
+  CpuPair p = TwoAllowedCpus();
+  Outcome o = Launch("execve", GoodSite(p));
+  ExpectRanks(
+      o, [&](int r) { return p.ForRank(r); }, "execve");
+  cr_expect_eq(LinesWith(o.log, "at start-up").size(), 2u, "each rank binds itself:\n%s", o.log.c_str());
+}
+
+// A bad line: the file is ignored as a whole (its policy too), one message from each process that read it
+// (the posix_spawn launcher and each rank), every rank unbound.
+Test(site_file, bad_line_is_reported_and_nothing_changes) {
+  CpuPair p = TwoAllowedCpus();
+  for (const char* entry : {"posix_spawn", "execve"}) {
+    Outcome o = Launch(entry, GoodSite(p) + "NUMABIND_MEMORY=fast\n");
+    ExpectRanks(
+        o, [&](int) { return p.all; }, entry);
+    std::vector<std::string> lines =
+        LinesWith(o.output, "numabind.conf:7: NUMABIND_MEMORY=fast: expected local");
+    size_t readers = std::string(entry) == "posix_spawn" ? 3 : 2;
+    cr_expect_eq(lines.size(), readers, "%s: output:\n%s", entry, o.output.c_str());
+    cr_expect_eq(LinesWith(o.output, "numabind").size(), readers, "%s: output:\n%s", entry, o.output.c_str());
+    cr_expect(o.log.empty(), "the file's log settings are ignored too:\n%s", o.log.c_str());
+  }
+}
+
+// The environment overrides the file per variable; NUMABIND_DISABLE=1 in it switches everything off.
+Test(site_file, environment_overrides_and_disables) {
+  CpuPair p = TwoAllowedCpus();
+  std::string swapped = "NUMABIND_POLICY=cpus:" + p.first + "|" + p.second;
+  Outcome o = Launch("posix_spawn", GoodSite(p), {swapped});
+  ExpectRanks(
+      o, [&](int r) { return r % 2 == 0 ? p.first : p.second; }, "environment's policy");
+  Outcome off = Launch("posix_spawn", GoodSite(p), {"NUMABIND_DISABLE=1"});
+  ExpectRanks(
+      off, [&](int) { return p.all; }, "disabled");
+  cr_expect(off.log.empty(), "%s", off.log.c_str());
+  Outcome none = Launch("execve", GoodSite(p), {"NUMABIND_CONFIG_FILE=none"});
+  ExpectRanks(
+      none, [&](int) { return p.all; }, "no site file");
+}
+
+// Only ranks and launchers of ranks read the file: with a bad file, a shell that runs commands (fork and
+// exec, posix_spawn through env) says nothing; the same shell as a rank says it once, and so does each
+// command it runs (a rank's children are ranks too).
+Test(site_file, other_processes_never_read_it) {
+  std::string dir = MakeTempDir("numabind-site-inert");
+  std::string site = dir + "/numabind.conf";
+  int fd = open(site.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  std::string text = "NUMABIND_POLICY=auto\nNUMABIND_LOG=loud\n";
+  cr_assert(fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  close(fd);
+  std::vector<std::string> env = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so",
+                                  "NUMABIND_CONFIG_FILE=" + site, "NUMABIND_SHARED="};
+  RunResult inert = Run({"sh", "-c", "/bin/true; env /bin/true; echo done"}, env, dir + "/inert", 60);
+  std::vector<std::string> as_rank = env;
+  as_rank.push_back("LOCAL_RANK=0");
+  RunResult rank = Run({"sh", "-c", "/bin/true; echo done"}, as_rank, dir + "/rank", 60);
+  std::string inert_out = ReadFile(dir + "/inert"), rank_out = ReadFile(dir + "/rank");
+  RemoveTree(dir);
+  cr_assert_eq(inert.exit_code, 0, "%s", inert_out.c_str());
+  cr_expect_eq(inert_out, "done\n", "an inert process read the site file:\n%s", inert_out.c_str());
+  cr_assert_eq(rank.exit_code, 0, "%s", rank_out.c_str());
+  cr_expect_eq(LinesWith(rank_out, "numabind.conf:2: NUMABIND_LOG=loud: expected").size(), 2u, "%s",
+               rank_out.c_str());
+}
