@@ -52,7 +52,8 @@ struct Read {
   }
 };
 
-/// Parses env, then applies the site file, as the library does.
+/// Parses env, then applies the site file, as the library does. The Config's strings point into env's and
+/// the site file's: env must outlive it (a named variable, not a temporary).
 Config Apply(const Env& env, const SiteFile& site) {
   Config c;
   Error err;
@@ -78,7 +79,8 @@ Test(site_file, comments_blanks_and_variables) {
   cr_assert_str_eq(SiteValue(*r.site, numabind::config::kVarLog, &line), "info");
   cr_assert_eq(line, 7u);
   cr_assert_null(SiteValue(*r.site, numabind::config::kVarDevices, nullptr));
-  Config c = Apply(Env({}), *r.site);
+  Env c_env({});
+  Config c = Apply(c_env, *r.site);
   cr_assert(c.enabled);
   cr_assert_str_eq(c.policy.text, "auto");
   cr_assert_eq(c.memory, MemoryKind::kBind);
@@ -101,7 +103,8 @@ Test(site_file, bad_value_names_file_and_line_and_ignores_the_file) {
       r.path + ":3: NUMABIND_MEMORY=bogus: expected local, preferred, bind or interleave";
   cr_assert_str_eq(r.err.text, want.c_str());
   cr_assert_eq(r.site->count, 0, "a bad file is ignored as a whole: its good lines too");
-  Config c = Apply(Env({}), *r.site);
+  Env c_env({});
+  Config c = Apply(c_env, *r.site);
   cr_assert_not(c.enabled);
 }
 
@@ -153,14 +156,17 @@ Test(site_file, larger_than_16_kib_is_an_error) {
 Test(site_file, environment_overrides_per_variable) {
   Read r("NUMABIND_POLICY=auto\nNUMABIND_MEMORY=bind\nNUMABIND_MATCH=*worker*\n");
   cr_assert(r.ok, "%s", r.err.text);
-  Config c = Apply(Env({"NUMABIND_MEMORY=interleave", "NUMABIND_POLICY=", "PATH=/bin"}), *r.site);
+  Env c_env({"NUMABIND_MEMORY=interleave", "NUMABIND_POLICY=", "PATH=/bin"});
+  Config c = Apply(c_env, *r.site);
   cr_assert_str_eq(c.policy.text, "auto", "an empty value is unset: the file's applies");
   cr_assert_eq(c.memory, MemoryKind::kInterleave);
   cr_assert_str_eq(c.match, "*worker*");
   // An empty NUMABIND_MATCH is a value (matches nothing): the file's does not apply.
-  Config m = Apply(Env({"NUMABIND_MATCH="}), *r.site);
+  Env m_env({"NUMABIND_MATCH="});
+  Config m = Apply(m_env, *r.site);
   cr_assert_str_eq(m.match, "");
-  Config n = Apply(Env({"NUMABIND_POLICY=node"}), *r.site);
+  Env n_env({"NUMABIND_POLICY=node"});
+  Config n = Apply(n_env, *r.site);
   cr_assert_str_eq(n.policy.text, "node");
   cr_assert_eq(n.memory, MemoryKind::kBind);
 }
@@ -168,25 +174,28 @@ Test(site_file, environment_overrides_per_variable) {
 Test(site_file, disable_in_either_switches_off) {
   Read off("NUMABIND_POLICY=auto\nNUMABIND_DISABLE=1\n");
   cr_assert(off.ok, "%s", off.err.text);
-  Config a = Apply(Env({"NUMABIND_DISABLE=0", "NUMABIND_POLICY=node"}), *off.site);
+  Env a_env({"NUMABIND_DISABLE=0", "NUMABIND_POLICY=node"});
+  Config a = Apply(a_env, *off.site);
   cr_assert(a.disabled);
   cr_assert_not(a.enabled);
   Read on("NUMABIND_POLICY=auto\n");
-  Config b = Apply(Env({"NUMABIND_DISABLE=1"}), *on.site);
+  Env b_env({"NUMABIND_DISABLE=1"});
+  Config b = Apply(b_env, *on.site);
   cr_assert(b.disabled);
   cr_assert_not(b.enabled);
 }
 
 Test(site_file, path_and_its_override) {
-  cr_assert_str_eq(numabind::config::SiteFilePath(Env({}).get()), numabind::config::kSiteFilePath);
-  cr_assert_str_eq(numabind::config::SiteFilePath(Env({"NUMABIND_CONFIG_FILE="}).get()),
-                   numabind::config::kSiteFilePath);
-  cr_assert_str_eq(numabind::config::SiteFilePath(Env({"NUMABIND_CONFIG_FILE=/x/y.conf"}).get()),
-                   "/x/y.conf");
-  cr_assert_null(numabind::config::SiteFilePath(Env({"NUMABIND_CONFIG_FILE=none"}).get()));
+  // SiteFilePath returns a pointer into the environment: each Env is a named variable.
+  Env none({}), empty({"NUMABIND_CONFIG_FILE="}), other({"NUMABIND_CONFIG_FILE=/x/y.conf"}),
+      off({"NUMABIND_CONFIG_FILE=none"}), relative({"NUMABIND_CONFIG_FILE=relative.conf"});
+  cr_assert_str_eq(numabind::config::SiteFilePath(none.get()), numabind::config::kSiteFilePath);
+  cr_assert_str_eq(numabind::config::SiteFilePath(empty.get()), numabind::config::kSiteFilePath);
+  cr_assert_str_eq(numabind::config::SiteFilePath(other.get()), "/x/y.conf");
+  cr_assert_null(numabind::config::SiteFilePath(off.get()));
   Config c;
   Error err;
-  cr_assert_not(Parse(Env({"NUMABIND_CONFIG_FILE=relative.conf"}).get(), &c, &err));
+  cr_assert_not(Parse(relative.get(), &c, &err));
   cr_assert_str_eq(err.text,
                    "NUMABIND_CONFIG_FILE=relative.conf: expected none or an absolute path such as "
                    "/etc/numabind.conf");
