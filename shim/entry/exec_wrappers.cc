@@ -13,6 +13,7 @@
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
+#include "shim/entry/site_config.h"
 
 extern char** environ;
 
@@ -23,6 +24,10 @@ namespace {
 template <typename Call>
 int ExecRank(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
   if (!g_state.active) return call(envp);
+  // A process exec'ing a program of its own reads a pending site file first (site_config.h); a child
+  // between fork and exec never does: its parent read it before the fork, or it goes without.
+  if (SiteFilePending() && !g_state.fork_child && Sys6(SYS_getpid) == g_state.pid && !ApplyPendingSiteFile())
+    return call(envp);
   pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
   RankMatch found;
   if (!FindRank(argv, envp, launcher, &found)) return call(envp);

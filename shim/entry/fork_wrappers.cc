@@ -14,6 +14,7 @@
 #include "shim/child/child.h"
 #include "shim/child/rank_exports.h"
 #include "shim/entry/guard.h"
+#include "shim/entry/site_config.h"
 #include "shim/rank/affinity_guard.h"
 
 extern char** environ;
@@ -26,6 +27,7 @@ namespace {
 void BeforeFork() {
   int e = errno;
   Guard guard;
+  if (SiteFilePending() && !ApplyPendingSiteFile()) return;  // site_config.h; keeps errno
   EnsurePrepared();
   if (g_state.config.log == config::LogLevel::kDebug) CaptureStack();
   errno = e;

@@ -99,6 +99,25 @@ void ApplySiteFile(const char* const* ours) {
   __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
 }
 
+bool SiteFilePending() { return __atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) == 0; }
+
+bool ApplyPendingSiteFile() {
+  int expected = 0;
+  if (!__atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+    return g_state.active;  // read already, or another thread reads it: the configuration as it is
+  int saved_errno = errno;
+  const char* ours[40];
+  int n = 0;
+  for (char* const* p = environ; p != nullptr && *p != nullptr; ++p) {
+    if (StartsWith(*p, "NUMABIND_") && n < 39) ours[n++] = *p;
+  }
+  ours[n] = nullptr;
+  ApplySiteFile(ours);
+  if (g_state.config.disabled) __atomic_store_n(&g_state.active, false, __ATOMIC_RELEASE);
+  errno = saved_errno;
+  return g_state.active;
+}
+
 bool ActivateForRankSpawn(char* const* envp) {
   if (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 0 || envp == nullptr) return g_state.active;
   bool rank = false;

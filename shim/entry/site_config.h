@@ -1,8 +1,9 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The site file (config/site_file.h, docs/site.md) in the library: read lazily, at most once per process,
-// and only by a process that NUMABIND_POLICY in its environment configures, by one that starts as a rank
-// (a built-in rank variable at start-up), or by an inert one at its first spawn of a rank. Every other
+// and only by one that starts as a rank (a rank variable at start-up), by a process that NUMABIND_POLICY in
+// its environment configures at its first start of a program, or by an inert one at its first spawn of a
+// rank. Every other
 // process never looks at it: the inert start-up stays one pass over the environment.
 
 #ifndef NUMABIND_SHIM_ENTRY_SITE_CONFIG_H_
@@ -16,6 +17,16 @@ namespace numabind::shim {
 /// disabled): reads the site file once and gives g_state.config the values the environment leaves unset. A
 /// bad file is logged once (warn) and ignored. The caller has checked AT_SECURE.
 void ApplySiteFile(const char* const* ours);
+
+/// A configured process that started as no rank, on the parent side of its first spawn, system, popen, fork
+/// or vfork, or an exec of its own (not in a child between fork and exec): reads the site file if no one has,
+/// under the environment's NUMABIND_* entries now. A thread that finds another one reading goes on with the
+/// environment's configuration. Returns whether the process still acts (the file may say NUMABIND_DISABLE=1:
+/// then g_state.active is cleared). Keeps errno.
+bool ApplyPendingSiteFile();
+
+/// Whether no one has read the site file yet (one load): ApplyPendingSiteFile's cheap test.
+bool SiteFilePending();
 
 /// An inert process (its environment has no NUMABIND_POLICY and it did not start as a rank) about to spawn
 /// with `envp`: when envp carries a rank variable and this process has not looked yet, reads the site file

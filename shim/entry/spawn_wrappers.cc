@@ -27,6 +27,7 @@ template <typename Call>
 auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* envp, int* refused_errno,
               pid_t* child_pid, Call call) -> decltype(call(envp)) {
   *refused_errno = 0;
+  if (SiteFilePending() && !ApplyPendingSiteFile()) return call(envp);  // site_config.h
   RankMatch m;
   if (!FindRank(argv, envp, static_cast<pid_t>(Sys6(SYS_getpid)), &m)) return call(envp);
   if (m.bad_value == nullptr) EnsurePrepared();

@@ -96,7 +96,10 @@ __attribute__((noinline)) void StartConfigured(const char* const* env, bool rank
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
   }
   if (g_state.config.disabled) return;
-  ApplySiteFile(ours);  // shim/entry/site_config.h: the site file's defaults under the environment's values
+  // The site file's defaults under the environment's values (shim/entry/site_config.h): a rank reads it now,
+  // to bind itself with them; any other configured process at its first start of a program
+  // (ApplyPendingSiteFile), so that one which starts none never opens it.
+  if (rank || g_state.startup_rank_vars != 0 || g_state.config.rank_var != nullptr) ApplySiteFile(ours);
   if (g_state.config.disabled || (rank && g_state.config.policy.text == nullptr)) return;
   if (StartAsRank(env)) {  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
     ArmAffinityGuard();    // NUMABIND_GUARD=1: shim/rank/affinity_guard.h

@@ -156,3 +156,27 @@ Test(site_file, other_processes_never_read_it) {
   cr_expect_eq(LinesWith(rank_out, "numabind.conf:2: NUMABIND_LOG=loud: expected").size(), 2u, "%s",
                rank_out.c_str());
 }
+
+// A process NUMABIND_POLICY configures reads the site file at its first start of a program, not at start-up:
+// one that starts nothing never opens it (a bad file would say so), one that starts a program says so once.
+Test(site_file, configured_process_reads_it_at_its_first_start_only) {
+  std::string dir = MakeTempDir("numabind-site-configured");
+  std::string site = dir + "/numabind.conf";
+  int fd = open(site.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  std::string text = "NUMABIND_LOG=loud\n";
+  cr_assert(fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  close(fd);
+  std::vector<std::string> env = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_POLICY=node",
+                                  "NUMABIND_CONFIG_FILE=" + site};
+  RunResult quiet = Run({"/bin/true"}, env, dir + "/quiet", 60);
+  RunResult spawns = Run({"sh", "-c", "/bin/true; /bin/true; echo done"}, env, dir + "/spawns", 60);
+  std::string quiet_out = ReadFile(dir + "/quiet"), spawns_out = ReadFile(dir + "/spawns");
+  RemoveTree(dir);
+  cr_assert_eq(quiet.exit_code, 0, "%s", quiet_out.c_str());
+  cr_expect_eq(quiet_out, "", "a configured process that starts nothing read the site file:\n%s",
+               quiet_out.c_str());
+  cr_assert_eq(spawns.exit_code, 0, "%s", spawns_out.c_str());
+  // The shell reads it once, at its first fork; its two children (configured, no rank) read it never.
+  cr_expect_eq(LinesWith(spawns_out, "numabind.conf:1: NUMABIND_LOG=loud: expected").size(), 1u, "%s",
+               spawns_out.c_str());
+}
