@@ -20,12 +20,15 @@
 namespace numabind::shim::test {
 namespace {
 
-struct Outcome {
-  std::vector<Report> reports;
-  std::string log;
-  std::string output;
-  RunResult run;
-};
+using Outcome = PreloadedRun;
+
+/// Writes `text` to `path` (the site file of a test).
+void WriteSite(const std::string& path, const std::string& text) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  cr_assert(fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()), "%s",
+            path.c_str());
+  close(fd);
+}
 
 /// Runs `entry_launcher ENTRY 2 report` preloaded, with the site file `text` ("@LOG" is the log file's
 /// path, "@SHARED" the test's shared directory) and `vars` added to an environment with no NUMABIND_*
@@ -38,10 +41,7 @@ Outcome Launch(const std::string& entry, std::string text, const std::vector<std
     for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), value);
   }
   std::string site = dir + "/numabind.conf";
-  int fd = open(site.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  cr_assert(fd >= 0);
-  cr_assert_eq(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  close(fd);
+  WriteSite(site, text);
   // Run() adds NUMABIND_SHARED; an empty value is unset, so the file's applies.
   std::vector<std::string> env = {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_CONFIG_FILE=" + site,
                                   "NUMABIND_SHARED="};
@@ -138,10 +138,7 @@ Test(site_file, environment_overrides_and_disables) {
 Test(site_file, other_processes_never_read_it) {
   std::string dir = MakeTempDir("numabind-site-inert");
   std::string site = dir + "/numabind.conf";
-  int fd = open(site.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  std::string text = "NUMABIND_POLICY=auto\nNUMABIND_LOG=loud\n";
-  cr_assert(fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
-  close(fd);
+  WriteSite(site, "NUMABIND_POLICY=auto\nNUMABIND_LOG=loud\n");
   std::vector<std::string> env = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so",
                                   "NUMABIND_CONFIG_FILE=" + site, "NUMABIND_SHARED="};
   RunResult inert = Run({"sh", "-c", "/bin/true; env /bin/true; echo done"}, env, dir + "/inert", 60);
@@ -162,10 +159,7 @@ Test(site_file, other_processes_never_read_it) {
 Test(site_file, configured_process_reads_it_at_its_first_start_only) {
   std::string dir = MakeTempDir("numabind-site-configured");
   std::string site = dir + "/numabind.conf";
-  int fd = open(site.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  std::string text = "NUMABIND_LOG=loud\n";
-  cr_assert(fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
-  close(fd);
+  WriteSite(site, "NUMABIND_LOG=loud\n");
   std::vector<std::string> env = {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so", "NUMABIND_POLICY=node",
                                   "NUMABIND_CONFIG_FILE=" + site};
   RunResult quiet = Run({"/bin/true"}, env, dir + "/quiet", 60);
