@@ -94,7 +94,7 @@ BindResult FailEnvironment(Line* line, const char* path, const RankMatch& m, int
 
 /// Child-safe: whether this fork child bound rank m at setenv already (and logged it).
 inline bool BoundAtSetenv(const RankMatch& m) {
-  return g_state.fork_child && m.rank == g_state.worker_rank && m.nranks == g_state.worker_nranks;
+  return t_fork_child && m.rank == g_state.worker_rank && m.nranks == g_state.worker_nranks;
 }
 
 /// Child-safe: puts back the binding BindRank saved.

@@ -26,7 +26,7 @@ int ExecRank(Entry entry, const char* path, char* const* argv, char* const* envp
   if (!g_state.active) return call(envp);
   // A process exec'ing a program of its own reads a pending site file first (site_config.h); a child
   // between fork and exec never does: its parent read it before the fork, or it goes without.
-  if (SiteFilePending() && !g_state.fork_child && Sys6(SYS_getpid) == g_state.pid && !ApplyPendingSiteFile())
+  if (SiteFilePending() && !t_fork_child && Sys6(SYS_getpid) == g_state.pid && !ApplyPendingSiteFile())
     return call(envp);
   pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
   RankMatch found;
@@ -34,7 +34,7 @@ int ExecRank(Entry entry, const char* path, char* const* argv, char* const* envp
   pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
   // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
   // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
-  if (self == g_state.pid && !g_state.fork_child && found.bad_value == nullptr) EnsurePrepared();
+  if (self == g_state.pid && !t_fork_child && found.bad_value == nullptr) EnsurePrepared();
   int refused = 0;
   int ret = BindAndCall({entry, path, envp, &found, true, self, nullptr, &refused}, call);
   if (refused == 0) return ret;
@@ -49,7 +49,7 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
   ContainerStart start = ClassifyStart(path, envp);
   // A process exec'ing a runtime itself (a shell's last command) prepares as a rank's would, so that the
   // library inside finds the shared basis; a fork child's parent prepared before the fork.
-  if (start == ContainerStart::kKeepRuntime && g_state.active && !g_state.fork_child &&
+  if (start == ContainerStart::kKeepRuntime && g_state.active && !t_fork_child &&
       static_cast<pid_t>(Sys6(SYS_getpid)) == g_state.pid)
     EnsurePrepared();
   ContainerBlock container;

@@ -41,7 +41,7 @@ pid_t RunFork(pid_t (*real)()) {
   if (!g_state.active || t_in_shim) return real();
   BeforeFork();
   pid_t pid = real();
-  if (pid == 0) g_state.fork_child = true;  // the child's own copy: fork children share nothing
+  if (pid == 0) numabind::shim::t_fork_child = true;  // the child's own copy: fork children share nothing
   return pid;
 }
 
@@ -125,7 +125,7 @@ NUMABIND_EXPORT pid_t _Fork() {
   numabind::shim::EnsurePrepared();
   errno = e;
   pid_t pid = real();
-  if (pid == 0) g_state.fork_child = true;
+  if (pid == 0) numabind::shim::t_fork_child = true;
   return pid;
 }
 
@@ -160,7 +160,7 @@ extern "C" void* numabind_after_vfork(int pid) {
 
 NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
   int ret = numabind::shim::RealFor(&g_real.setenv, "setenv")(name, value, overwrite);
-  if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
+  if (ret == 0 && g_state.active && numabind::shim::t_fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     numabind::shim::MaybeBindForkedWorker(name, strlen(name));
     errno = e;
@@ -170,7 +170,7 @@ NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
 
 NUMABIND_EXPORT int putenv(char* string) {
   int ret = numabind::shim::RealFor(&g_real.putenv, "putenv")(string);
-  if (ret == 0 && g_state.active && g_state.fork_child && !numabind::shim::t_in_shim) {
+  if (ret == 0 && g_state.active && numabind::shim::t_fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     size_t n = 0;  // the name's length; a loop, not strchr: the C++ overload would be a strong import
     while (string[n] != '\0' && string[n] != '=') ++n;

@@ -30,6 +30,7 @@ namespace numabind::shim {
 RealFunctions g_real;
 State g_state;
 __thread bool t_in_shim __attribute__((tls_model("initial-exec")));
+__thread bool t_fork_child __attribute__((tls_model("initial-exec")));
 
 namespace {
 

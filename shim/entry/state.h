@@ -90,8 +90,6 @@ struct State {
   uint32_t startup_rank_vars = 0;
   /// The process whose memory this is; a different getpid() means a vfork child.
   pid_t pid = 0;
-  /// Set in the child of our fork wrapper: a fork child that has not exec'd yet.
-  bool fork_child = false;
   /// The prepared basis, or nullptr (not yet, or failed: prepare_error says why).
   const core::PlanBasis* basis = nullptr;
   bool prepared = false;
@@ -115,6 +113,12 @@ struct State {
 };
 
 extern State g_state;
+
+/// Set in the child of our fork wrapper (on its one thread): a fork child that has not exec'd yet.
+/// Thread-local rather than in g_state: the child writes its thread's TLS block anyway (errno, the C
+/// library's thread descriptor beside it), where a write to g_state would copy the library's data page in
+/// every child.
+extern __thread bool t_fork_child __attribute__((tls_model("initial-exec")));
 
 /// The real function a spawn, system, popen, setenv or putenv wrapper calls. A process whose wrappers only
 /// pass through (inert, a rank, disabled) resolves just that one, at its first call: a shell that runs one
