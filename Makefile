@@ -81,20 +81,22 @@ $(BUILD)/shim-path.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(SHIM_PATH)' | cmp -s - $@ || echo '$(SHIM_PATH)' >$@
 
-# The compile rules, for BUILD and (the package build) OBJ_BUILD. The library's objects are compiled again
-# when its flags change (the stamp holds the last ones): an object without base/libc_imports.h's weak
-# imports would give the library a strong one.
+# The compile rules, for BUILD and (the package build) OBJ_BUILD. Every object is compiled again when the
+# compiler or the flags change (the stamp holds the last ones, FLAGS_STAMP, expanded once here so that no
+# target's own flags reach it): a library object without base/libc_imports.h's weak imports would give the
+# library a strong one, and objects of two compilers would mix two sanitizer runtimes in the ASan build.
+FLAGS_STAMP := $(CXX) $(CXXFLAGS_BASE) $(PURE_FLAGS)
 define compile_rules
-$(1)/pure/%.o: %.cc $(1)/pure-flags.stamp
+$(1)/pure/%.o: %.cc $(1)/flags.stamp
 	@mkdir -p $$(dir $$@)
 	$$(CXX) $$(CXXFLAGS_BASE) $$(PURE_FLAGS) $$(EXTRA_FLAGS) -MMD -MP -c $$< -o $$@
-$(1)/pure-flags.stamp: FORCE
+$(1)/flags.stamp: FORCE
 	@mkdir -p $$(dir $$@)
-	@echo '$$(CXX) $$(CXXFLAGS_BASE) $$(PURE_FLAGS)' | cmp -s - $$@ || echo '$$(CXX) $$(CXXFLAGS_BASE) $$(PURE_FLAGS)' >$$@
+	@echo '$$(FLAGS_STAMP)' | cmp -s - $$@ || echo '$$(FLAGS_STAMP)' >$$@
 $(1)/pure/shim/%.o: shim/%.S
 	@mkdir -p $$(dir $$@)
 	$$(CC) -c $$< -o $$@
-$(1)/obj/%.o: %.cc
+$(1)/obj/%.o: %.cc $(1)/flags.stamp
 	@mkdir -p $$(dir $$@)
 	$$(CXX) $$(CXXFLAGS_BASE) -MMD -MP -c $$< -o $$@
 endef
@@ -247,9 +249,6 @@ ASAN_TEST_BINS := $(foreach l,$(ASAN_LAYERS),$(ASAN_BUILD)/tests/$(l)_test)
 PLAIN_TEST_BINS := $(foreach l,$(filter-out $(ASAN_LAYERS),$(TEST_LAYERS)),$(BUILD)/tests/$(l)_test)
 
 asan-build: $(LIB) $(EMPTYLIB) $(HELPERS)
-	@# Objects of another compiler (GCC's, before) would mix two sanitizer runtimes: start again.
-	@mkdir -p $(ASAN_BUILD) && echo '$(ASAN_CXX)' | cmp -s - $(ASAN_BUILD)/cxx.stamp || \
-	  { rm -rf $(ASAN_BUILD)/obj $(ASAN_BUILD)/pure $(ASAN_BUILD)/tests && echo '$(ASAN_CXX)' >$(ASAN_BUILD)/cxx.stamp; }
 	$(MAKE) BUILD=$(ASAN_BUILD) OPT=-O1 CXX=$(ASAN_CXX) SAN_FLAGS="$(ASAN_FLAGS)" $(ASAN_BUILD)/numabind $(ASAN_TEST_BINS)
 	ln -sf ../$(notdir $(LIB)) ../$(notdir $(EMPTYLIB)) $(ASAN_BUILD)/  # relative: the path may have a space
 	ln -sfn ../helpers $(ASAN_BUILD)/helpers  # the plain programs the cli tests start (report_test)

@@ -27,6 +27,18 @@ config::SiteFile* g_site;
 /// 0: not read; 1: a thread is reading it; 2: read (or looked for). Only ever goes up.
 int g_site_state;
 
+constexpr int kOursMax = 40;
+
+/// The process's NUMABIND_* entries now (environ), NULL-terminated, for Parse and ApplySite: a process that
+/// reads the site file after its start-up may have changed its environment since.
+void OursNow(const char* (&ours)[kOursMax]) {
+  int n = 0;
+  for (char* const* p = environ; p != nullptr && *p != nullptr; ++p) {
+    if (StartsWith(*p, "NUMABIND_") && n < kOursMax - 1) ours[n++] = *p;
+  }
+  ours[n] = nullptr;
+}
+
 /// "PATH: cannot map room for it (ENAME)" into err.
 void CannotMap(config::Error* err, const char* path, long m) {
   char name[kErrnoSymbolMax];
@@ -41,13 +53,9 @@ bool Activate() {
     __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
     return false;
   }
-  // The launcher's NUMABIND_* entries now (it started without NUMABIND_POLICY, so none configured it then).
-  const char* ours[40];
-  int n = 0;
-  for (char* const* p = environ; p != nullptr && *p != nullptr; ++p) {
-    if (StartsWith(*p, "NUMABIND_") && n < 39) ours[n++] = *p;
-  }
-  ours[n] = nullptr;
+  // It started without NUMABIND_POLICY, so none of its entries configured it then.
+  const char* ours[kOursMax];
+  OursNow(ours);
   config::Config c;
   config::Error err;
   bool parsed = config::Parse(ours, &c, &err);
@@ -106,12 +114,8 @@ bool ApplyPendingSiteFile() {
   if (!__atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
     return g_state.active;  // read already, or another thread reads it: the configuration as it is
   int saved_errno = errno;
-  const char* ours[40];
-  int n = 0;
-  for (char* const* p = environ; p != nullptr && *p != nullptr; ++p) {
-    if (StartsWith(*p, "NUMABIND_") && n < 39) ours[n++] = *p;
-  }
-  ours[n] = nullptr;
+  const char* ours[kOursMax];
+  OursNow(ours);
   ApplySiteFile(ours);
   if (g_state.config.disabled) __atomic_store_n(&g_state.active, false, __ATOMIC_RELEASE);
   errno = saved_errno;
