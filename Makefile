@@ -71,7 +71,7 @@ TEST_SCRIPTS := $(wildcard tests/pkg/*_test.sh)
 TEST_OPT ?= -O0
 $(BUILD)/obj/tests/%.o: CXXFLAGS_BASE += $(TEST_OPT)
 
-.PHONY: FORCE all print-pure-srcs print-command-srcs print-pure-flags lint test test-unit test-vm test-cluster stress demo install install-build uninstall deb man check-abi deps clean bench readme-vars
+.PHONY: FORCE all print-pure-srcs print-command-srcs print-pure-flags lint test test-unit test-vm test-cluster stress demo install install-build uninstall deb man check-abi deps deps-demo clean bench readme-vars
 all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(BUILD)/helpers/no_libc $(MUSL_HELPERS)
 
 # run_command.o is rebuilt whenever SHIM_PATH changes (the stamp holds the last value).
@@ -253,8 +253,11 @@ asan-build: $(LIB) $(EMPTYLIB) $(HELPERS)
 	ln -sf ../$(notdir $(LIB)) ../$(notdir $(EMPTYLIB)) $(ASAN_BUILD)/  # relative: the path may have a space
 	ln -sfn ../helpers $(ASAN_BUILD)/helpers  # the plain programs the cli tests start (report_test)
 
-deps:
-	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+# What the demo uses (compiler, hwloc, Open MPI's mpirun) and what the tests use: scripts/install-deps.sh.
+deps-demo:
+	@scripts/install-deps.sh --check demo >/dev/null 2>&1 || scripts/install-deps.sh demo
+deps: deps-demo
+	@scripts/install-deps.sh --check test >/dev/null 2>&1 || scripts/install-deps.sh test
 
 # Builds in parallel unless make was given -j itself.
 JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
@@ -293,7 +296,7 @@ stress: deps all $(BUILD)/tests/shim_test
 test-cluster: deps all
 	BUILD=$(BUILD) tests/cluster/run.sh
 
-demo: deps
+demo: deps-demo
 	$(MAKE) $(JOBS) all
 	BUILD=$(BUILD) scripts/demo.sh
 
