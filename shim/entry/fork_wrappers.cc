@@ -16,6 +16,7 @@
 #include "shim/entry/guard.h"
 #include "shim/entry/site_config.h"
 #include "shim/rank/affinity_guard.h"
+#include "shim/rank/process_threads.h"
 
 extern char** environ;
 
@@ -88,6 +89,10 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
     if (config::kRankVars[i].rank == m.var && config::kRankVars[i].size == nullptr) sized = true;
   }
   if (sized) FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
+  // Threads the worker started since the fork (a Callable worker's pools) join the rank's CPUs, as torchrun
+  // binds a Callable's; threads started from now on inherit the calling thread's binding.
+  OtherThreads threads = BindOtherThreads();
+  if (sized) LogOtherThreads("(forked worker)", threads, ThreadsFrom::kBecameRank);
   ArmAffinityGuard();  // after the binding: the worker's CPUs are the rank's
 }
 

@@ -10,6 +10,7 @@
 
 #include "base/syscalls.h"
 #include "shim/entry/state.h"
+#include "shim/log/log.h"
 
 namespace numabind::shim {
 namespace {
@@ -82,6 +83,27 @@ OtherThreads BindOtherThreads() {
     Sys6(SYS_close, fd);
   }
   return result;
+}
+
+void LogOtherThreads(const char* program, const OtherThreads& t, ThreadsFrom from) {
+  if (t.bound == 0 && t.failed == 0) return;
+  const config::Config& c = g_state.config;
+  bool memory = g_state.memory_policy_denied[0] == '\0' && c.memory != config::MemoryKind::kLocal;
+  config::LogLevel level = memory || t.failed > 0 ? config::LogLevel::kWarn : config::LogLevel::kInfo;
+  if (c.log < level) return;
+  Line l;
+  l.Str("numabind: ").Str(program).Str(" pid ").Num(Sys6(SYS_getpid)).Str(": ").Num(t.bound + t.failed);
+  l.Str(t.bound + t.failed == 1 ? " thread" : " threads");
+  l.Str(from == ThreadsFrom::kStartup ? " started before start-up (by a library's constructor): "
+                                      : " started before it became a rank: ");
+  l.Num(t.bound).Str(" moved to the rank's cpus");
+  if (t.failed > 0) l.Str(", ").Num(t.failed).Str(" not (sched_setaffinity: errno ").Num(-t.error).Str(")");
+  if (memory) {
+    l.Str("; ").Str(t.bound + t.failed == 1 ? "it keeps its" : "they keep their").Str(" memory policy, not ");
+    l.Str(config::MemoryName(c.memory)).Str(" (set_mempolicy sets the calling thread's only)");
+  }
+  size_t len = l.Finish();
+  WriteLog(level, l.data(), len);
 }
 
 }  // namespace numabind::shim

@@ -1,9 +1,10 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The other threads of a rank that binds itself at start-up. Libraries linked into a program start threads
-// in their own constructors (OpenBLAS's pthread build starts its workers there), and the dynamic linker runs
-// those before the preloaded library's: a binding of the calling thread alone would leave them where they
-// were.
+// The other threads of a process that becomes a rank. At start-up: libraries linked into a program start
+// threads in their own constructors (OpenBLAS's pthread build starts its workers there), and the dynamic
+// linker runs those before the preloaded library's. Later: a forked worker that sets its rank variable
+// (torch's Callable workers) may have started threads since the fork. A binding of the calling thread alone
+// would leave them where they were.
 
 #ifndef NUMABIND_SHIM_RANK_PROCESS_THREADS_H_
 #define NUMABIND_SHIM_RANK_PROCESS_THREADS_H_
@@ -24,6 +25,14 @@ struct OtherThreads {
 /// thread it has not bound (a thread started meanwhile by one not yet bound inherits the old CPUs). Memory
 /// policy is per thread and only a thread can set its own: the caller's alone is changed.
 OtherThreads BindOtherThreads();
+
+/// When the threads BindOtherThreads moved were started: the text after "N threads started before".
+enum class ThreadsFrom { kStartup, kBecameRank };
+
+/// Says what became of them: bound to the rank's CPUs, with the memory policy they had (set_mempolicy
+/// reaches only the calling thread). A warning when a memory policy was set, info otherwise. Nothing when
+/// there were none.
+void LogOtherThreads(const char* program, const OtherThreads& t, ThreadsFrom from);
 
 }  // namespace numabind::shim
 

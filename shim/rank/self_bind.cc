@@ -53,28 +53,6 @@ void MarkOwnEnvironment(const RankMatch& m, bool bound, const char* program) {
   if (BuildRankBlock(environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
 }
 
-/// Says what became of the threads that libraries' constructors started before this one ran: bound to
-/// the rank's CPUs, but with the memory policy they had (set_mempolicy reaches only the calling thread).
-/// A warning when a memory policy was set, info otherwise (nothing differs then).
-void LogOtherThreads(const char* program, const OtherThreads& t) {
-  if (t.bound == 0 && t.failed == 0) return;
-  const config::Config& c = g_state.config;
-  bool memory = g_state.memory_policy_denied[0] == '\0' && c.memory != config::MemoryKind::kLocal;
-  config::LogLevel level = memory || t.failed > 0 ? config::LogLevel::kWarn : config::LogLevel::kInfo;
-  if (c.log < level) return;
-  Line l;
-  l.Str("numabind: ").Str(program).Str(" pid ").Num(Sys6(SYS_getpid)).Str(": ").Num(t.bound + t.failed);
-  l.Str(t.bound + t.failed == 1 ? " thread" : " threads").Str(" started before start-up (by a library's ");
-  l.Str("constructor): ").Num(t.bound).Str(" moved to the rank's cpus");
-  if (t.failed > 0) l.Str(", ").Num(t.failed).Str(" not (sched_setaffinity: errno ").Num(-t.error).Str(")");
-  if (memory) {
-    l.Str("; ").Str(t.bound + t.failed == 1 ? "it keeps its" : "they keep their").Str(" memory policy, not ");
-    l.Str(config::MemoryName(c.memory)).Str(" (set_mempolicy sets the calling thread's only)");
-  }
-  size_t len = l.Finish();
-  WriteLog(level, l.data(), len);
-}
-
 void BindSelf(const char* program, RankMatch* m) {
   // Plan inside the job's cpuset, not inside the binding the rank started with (Slurm's task/affinity, a
   // launcher's bind-to-core): widen first; the kernel clips the request to the cgroup's CPUs.
@@ -110,7 +88,7 @@ void BindSelf(const char* program, RankMatch* m) {
       }
     }
     FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));  // says whether it replaced `started`
-    LogOtherThreads(program, BindOtherThreads());
+    LogOtherThreads(program, BindOtherThreads(), ThreadsFrom::kStartup);
   }
   MarkOwnEnvironment(*m, r == BindResult::kBound, program);
 }

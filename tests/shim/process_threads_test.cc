@@ -56,5 +56,25 @@ Test(process_threads, a_librarys_threads_end_on_the_ranks_cpus) {
   }
 }
 
+// A forked worker that becomes a rank late (setenv of LOCAL_RANK, torch's Callable workers) binds every
+// thread it has then, not only the one that set the variable; a thread it starts later inherits the binding.
+Test(process_threads, a_forked_workers_threads_join_it_when_it_becomes_a_rank) {
+  CpuPair c = TwoAllowedCpus();
+  std::string script = RepoDir() + "/tests/shim/scripts/late_worker.py";
+  Outcome o = RunPreloaded({"/usr/bin/python3", script, "@OUT", "2"},
+                           {"NUMABIND_POLICY=" + c.policy, "NUMABIND_MEMORY=local"}, "numabind-late");
+  cr_assert_eq(o.run.exit_code, 0, "%s\nlog:\n%s", Tail(o.output).c_str(), o.log.c_str());
+  cr_assert_eq(o.reports.size(), 2u, "%s\nlog:\n%s", Tail(o.output).c_str(), o.log.c_str());
+  for (const Report& r : o.reports) {
+    const std::string& want = c.ForRank(std::stoi(r.Get("rank")));
+    cr_expect_eq(r.Get("cpus"), want, "main thread: %s\nlog:\n%s", r.line.c_str(), o.log.c_str());
+    cr_expect_eq(r.Get("before"), want, "a thread started before the rank variable: %s\nlog:\n%s",
+                 r.line.c_str(), o.log.c_str());
+    cr_expect_eq(r.Get("after"), want, "a thread started after: %s", r.line.c_str());
+  }
+  std::vector<std::string> lines = LinesWith(o.log, "1 thread started before it became a rank");
+  cr_expect_eq(lines.size(), 2u, "one line per worker, log:\n%s", o.log.c_str());
+}
+
 }  // namespace
 }  // namespace numabind::shim::test
