@@ -36,6 +36,8 @@ const OptionSpec kRunOptions[] = {
     {"--export", "NUMABIND_EXPORT", false, "E",
      "none or a comma list of omp, omp-cpus, gpu, nic (rank variables)"},
     {"--guard", "NUMABIND_GUARD", true, "", "narrow a rank's own affinity calls to its CPUs (docs/guard.md)"},
+    {"--by-device", "NUMABIND_BY_DEVICE", true, "",
+     "a process that sees one device (CUDA_VISIBLE_DEVICES=3) binds as its rank"},
 };
 constexpr size_t kRunOptionCount = sizeof(kRunOptions) / sizeof(kRunOptions[0]);
 

@@ -44,6 +44,9 @@ struct Config {
   /// NUMABIND_GUARD=1: a bound rank's own affinity calls are narrowed to its CPUs
   /// (shim/rank/affinity_guard.h).
   bool guard = false;
+  /// NUMABIND_BY_DEVICE=1: a process that no launcher ranks and that sees exactly one device binds as that
+  /// device's rank (shim/rank/device_rank.h).
+  bool by_device = false;
   /// NUMABIND_CONTAINER=keep: a container runtime's programs keep libnumabind.so in LD_PRELOAD
   /// (shim/child/container.h); false (strip) leaves it out.
   bool container_keep = false;

@@ -10,43 +10,22 @@
 
 #include "config/config.h"
 #include "config/grammar.h"
+#include "config/visible_devices.h"
 #include "plan/plan_basis.h"
 
 namespace numabind::core {
 
 namespace {
 
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\n");
-  return s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    size_t at = s.find(sep, start);
-    parts.push_back(Trim(s.substr(start, at == std::string::npos ? std::string::npos : at - start)));
-    if (at == std::string::npos) break;
-    start = at + 1;
-  }
-  return parts;
-}
+/// The most indexes a visibility variable may list (a node has at most a few dozen devices).
+constexpr uint32_t kMaxVisibleIndexes = 1024;
 
 // A numeric visibility list ("0,2,3"): the indexes, or false when the variable is unset, empty or not
 // numeric (UUIDs, MIG names: those cannot be matched to bus ids here, so the auto list stands).
 bool NumericList(const char* value, std::vector<uint32_t>* out) {
-  if (!value) return false;
-  std::string v = Trim(value);
-  if (v.empty()) return false;
-  out->clear();
-  for (const std::string& part : Split(v, ',')) {
-    uint32_t index = 0;
-    if (part.size() > 6 || !config::ParseDecimal(part.data(), part.size(), 999999, &index)) return false;
-    out->push_back(index);
-  }
+  uint32_t idx[kMaxVisibleIndexes], n = 0;
+  if (!config::ParseVisibleDevices(value, idx, kMaxVisibleIndexes, &n)) return false;
+  out->assign(idx, idx + n);
   return true;
 }
 

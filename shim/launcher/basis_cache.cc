@@ -160,6 +160,8 @@ bool WriteAll(int fd, const char* buf, size_t n) {
 
 bool PlannerReads(const char* entry) {
   if (strncmp(entry, "HWLOC_", 6) == 0) return true;
+  // A device's rank (NUMABIND_BY_DEVICE) is planned over every device of the machine, not the one it sees.
+  if (g_state.plan_all_devices) return false;
   for (const char* name : config::kPlannerVars) {
     if (config::ValueOf(entry, name) != nullptr) return true;
   }

@@ -11,6 +11,8 @@
 
 #include "base/syscalls.h"
 #include "config/rank_count.h"
+#include "config/visible_devices.h"
+#include "plan/device_rank.h"
 #include "shim/child/bound_marker.h"
 #include "shim/child/child.h"
 #include "shim/child/rank_exports.h"
@@ -53,7 +55,30 @@ void MarkOwnEnvironment(const RankMatch& m, bool bound, const char* program) {
   if (BuildRankBlock(environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
 }
 
-void BindSelf(const char* program, RankMatch* m) {
+/// NUMABIND_BY_DEVICE: the rank of the one device `d` names, once the basis is prepared over every device.
+/// False (not a rank) when it names none of the basis's devices; a basis that could not be prepared is said
+/// once, as a rank's would be.
+bool ResolveDeviceRank(const char* program, const config::OneDevice& d, RankMatch* m) {
+  const core::PlanBasis* basis = g_state.basis;
+  if (basis != nullptr && core::DeviceRank(*basis, d, &m->rank, &m->nranks)) return true;
+  config::LogLevel level = basis == nullptr ? config::LogLevel::kWarn : config::LogLevel::kDebug;
+  if (g_state.config.log < level) return false;
+  Line l;
+  l.Str("numabind: ").Str(program).Str(" (").Str(m->entry).Str(") not bound by its device: ");
+  if (basis == nullptr) {
+    l.Str(g_state.prepare_error);
+  } else {
+    l.Str("no device of the plan (").Str(basis->policy_text).Str(") is the one it names");
+  }
+  l.Str(" pid ").Num(Sys6(SYS_getpid));
+  size_t len = l.Finish();
+  WriteLog(level, l.data(), len);
+  return false;
+}
+
+/// Binds this process as rank *m (by device when `device` is not nullptr: the rank is found once the basis
+/// is prepared). False when it turned out to be no rank.
+bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device) {
   // Plan inside the job's cpuset, not inside the binding the rank started with (Slurm's task/affinity, a
   // launcher's bind-to-core): widen first; the kernel clips the request to the cgroup's CPUs.
   // A launcher inside a rank numabind bound (its NUMABIND_BOUND's proof holds) is not widened: its ranks
@@ -66,6 +91,10 @@ void BindSelf(const char* program, RankMatch* m) {
                Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
   if (widen) Sys6(SYS_sched_getaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened));
   EnsurePrepared();
+  if (device != nullptr && !ResolveDeviceRank(program, *device, m)) {
+    if (widen) Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
+    return false;
+  }
   if (widen) m->started_cpus = started, m->started_words = static_cast<uint32_t>(got / 8);
   SavedBinding saved;
   Line line;
@@ -91,6 +120,34 @@ void BindSelf(const char* program, RankMatch* m) {
     LogOtherThreads(program, BindOtherThreads(), ThreadsFrom::kStartup);
   }
   MarkOwnEnvironment(*m, r == BindResult::kBound, program);
+  return true;
+}
+
+/// NUMABIND_BY_DEVICE=1 in a process that nothing else made a rank: whether its visibility variables leave
+/// it one device, and then its binding as that device's rank. A process with no device or several is no
+/// rank, silently (debug says why): most processes of a machine are such.
+bool StartAsDeviceRank(const char* const* env, const char* program) {
+  config::OneDevice d = config::FindOneDevice(env);
+  bool nvidia = d.nvidia >= 0 && d.amd == config::OneDevice::kNone;
+  bool amd = d.amd >= 0 && d.nvidia == config::OneDevice::kNone;
+  if (!nvidia && !amd) {
+    if (g_state.config.log >= config::LogLevel::kDebug && (d.nvidia != d.kNone || d.amd != d.kNone)) {
+      Line l;
+      l.Str("numabind: ").Str(program).Str(" is no device's rank: its visibility variables name no one ");
+      l.Str("device pid ").Num(Sys6(SYS_getpid));
+      size_t len = l.Finish();
+      WriteLog(config::LogLevel::kDebug, l.data(), len);
+    }
+    return false;
+  }
+  RankMatch m;
+  m.var = nvidia ? d.nvidia_var : d.amd_var;
+  m.entry = config::Lookup(env, m.var) - StrLen(m.var) - 1;
+  // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
+  if (BoundBy(g_state.config.bound, m.entry)) return g_state.rank_bound = true;
+  g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
+  g_state.plan_all_devices = true;
+  return BindSelf(program, &m, &d);
 }
 
 /// Whether this process's own command line matches NUMABIND_MATCH (a worker its launcher binds by order).
@@ -127,9 +184,12 @@ bool StartAsRank(const char* const* env) {
   // The built-in variables the start-up scan did not see are skipped rather than looked up again.
   uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
-  if (!FindRankVar(envp, absent, &m)) return g_state.rank_bound = OwnCmdlineMatches(env);
   // Set by glibc and musl before constructors run.
   const char* program = program_invocation_name != nullptr ? program_invocation_name : "(program)";
+  if (!FindRankVar(envp, absent, &m)) {
+    if (OwnCmdlineMatches(env)) return g_state.rank_bound = true;
+    return c.by_device && StartAsDeviceRank(env, program);
+  }
   if (OnlyTaskOfStep(m, env)) {
     LogLauncher(program, env);
     return false;
@@ -137,7 +197,7 @@ bool StartAsRank(const char* const* env) {
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
   if (BoundBy(c.bound, m.entry)) return g_state.rank_bound = true;
   g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
-  BindSelf(program, &m);
+  BindSelf(program, &m, nullptr);
   return true;
 }
 

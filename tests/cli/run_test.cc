@@ -71,32 +71,13 @@ Test(run, sets_preload_and_variables) {
 
 Test(run, every_option_sets_its_variable) {
   std::string dir = BuildTreeLayout();
-  Result r = RunProgram({dir + "/numabind",
-                         "run",
-                         "--policy",
-                         "cpus:1|0",
-                         "--memory",
-                         "bind",
-                         "--devices",
-                         "none",
-                         "--ranks",
-                         "2",
-                         "--rank-var",
-                         "MY_RANK",
-                         "--match",
-                         "*worker*",
-                         "--topology",
-                         "synthetic:pack:2 core:1 pu:1",
-                         "--log",
-                         "info",
-                         "--log-file",
-                         "/tmp/x.log",
-                         "--strict",
-                         "--guard",
-                         "--export",
-                         "omp,gpu",
-                         "--",
-                         "env"});
+  Result r = RunProgram({dir + "/numabind", "run",      "--policy",    "cpus:1|0",
+                         "--memory",        "bind",     "--devices",   "none",
+                         "--ranks",         "2",        "--rank-var",  "MY_RANK",
+                         "--match",         "*worker*", "--topology",  "synthetic:pack:2 core:1 pu:1",
+                         "--log",           "info",     "--log-file",  "/tmp/x.log",
+                         "--strict",        "--guard",  "--by-device", "--export",
+                         "omp,gpu",         "--",       "env"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   const char* expected[][2] = {
       {"NUMABIND_POLICY", "cpus:1|0"},
@@ -111,6 +92,7 @@ Test(run, every_option_sets_its_variable) {
       {"NUMABIND_STRICT", "1"},
       {"NUMABIND_EXPORT", "omp,gpu"},
       {"NUMABIND_GUARD", "1"},
+      {"NUMABIND_BY_DEVICE", "1"},
   };
   for (const auto& e : expected) {
     EXPECT_STREQ(std::string(e[0]) + "=" + EnvValue(r.out, e[0]), std::string(e[0]) + "=" + e[1]);

@@ -305,3 +305,66 @@ Test(self_bind, worker_found_by_order_starts_no_ranks) {
     cr_expect_eq(r.Get("cpus"), c.all, "a child on %s", r.Get("cpus").c_str());
   cr_expect(LinesWith(o.log, "bound rank").empty(), "log:\n%s", o.log.c_str());
 }
+
+namespace numabind::shim::test {
+namespace {
+
+// NUMABIND_BY_DEVICE=1: a process no launcher ranks, started with one device (Ray's actors, serving
+// engines' workers), binds as that device's rank. The machine: 2 nodes of one CPU each (the XML maps them
+// onto this machine's first two), a GPU near each.
+std::vector<std::string> ByDevice(std::vector<std::string> more) {
+  std::vector<std::string> env = {"NUMABIND_POLICY=node", "NUMABIND_BY_DEVICE=1",
+                                  "NUMABIND_TOPOLOGY=" + RepoDir() +
+                                      "/tests/data/topologies/2synth-2n1c1t-2gpu.xml"};
+  env.insert(env.end(), more.begin(), more.end());
+  return env;
+}
+
+Test(self_bind, a_process_with_one_device_binds_as_its_rank) {
+  Cpus c = MachineCpus();
+  if (c.first != "0" || c.second != "1") cr_skip_test("the topology file names CPUs 0 and 1");
+  for (const char* dev : {"0", "1"}) {
+    Outcome o = Report1(ByDevice({std::string("CUDA_VISIBLE_DEVICES=") + dev}));
+    ExpectOneReport(o, dev, "CUDA_VISIBLE_DEVICES");  // node d's one CPU is CPU d
+    std::string line = std::string("bound rank ") + dev + " of 2 (CUDA_VISIBLE_DEVICES)";
+    cr_expect_eq(LinesWith(o.log, line).size(), 1u, "no '%s' line, log:\n%s", line.c_str(), o.log.c_str());
+  }
+  // ROCm's variables alike: HIP_VISIBLE_DEVICES indexes what ROCR_VISIBLE_DEVICES left (no AMD GPU here:
+  // the NVIDIA-only machine has no such device, so it is no rank).
+  Outcome amd = Report1(ByDevice({"ROCR_VISIBLE_DEVICES=0,1", "HIP_VISIBLE_DEVICES=1"}));
+  ExpectOneReport(amd, c.all, "an AMD index on a machine of NVIDIA GPUs");
+}
+
+Test(self_bind, by_device_is_off_unless_asked) {
+  Cpus c = MachineCpus();
+  Outcome o = Report1({"NUMABIND_POLICY=node", "CUDA_VISIBLE_DEVICES=1",
+                       "NUMABIND_TOPOLOGY=" + RepoDir() + "/tests/data/topologies/2synth-2n1c1t-2gpu.xml"});
+  ExpectOneReport(o, c.all, "NUMABIND_BY_DEVICE unset");
+}
+
+// No device or several: no rank, and nothing said above debug (most processes of a machine are such).
+Test(self_bind, a_process_with_no_device_or_several_is_no_rank_silently) {
+  Cpus c = MachineCpus();
+  for (const char* v : {"CUDA_VISIBLE_DEVICES=0,1", "CUDA_VISIBLE_DEVICES=", "CUDA_VISIBLE_DEVICES=GPU-8e4f",
+                        "NUMABIND_LOG_FORMAT=text"}) {
+    Outcome o = Report1(ByDevice({v}));
+    ExpectOneReport(o, c.all, v);
+    cr_expect_eq(LinesWith(o.log, "numabind").size(), 0u, "%s: log at info:\n%s", v, o.log.c_str());
+  }
+}
+
+// A rank variable the process sets later (Ray Train's workers learn their rank after start-up) does not
+// bind it again differently: under node, rank 0 of 2 would be on node 0's CPU.
+Test(self_bind, a_device_rank_keeps_its_binding_when_it_learns_a_rank) {
+  Cpus c = MachineCpus();
+  if (c.first != "0" || c.second != "1") cr_skip_test("the topology file names CPUs 0 and 1");
+  std::string code =
+      "import os, sys; sys.path.insert(0, sys.argv[2]); os.environ['LOCAL_RANK'] = '0'; "
+      "os.environ['LOCAL_WORLD_SIZE'] = '2'; import pyreport; pyreport.report(sys.argv[1])";
+  Outcome o = Start({"/usr/bin/python3", "-c", code, "@OUT", RepoDir() + "/tests/shim/scripts"},
+                    ByDevice({"CUDA_VISIBLE_DEVICES=1"}));
+  ExpectOneReport(o, "1", "after setting LOCAL_RANK=0");
+}
+
+}  // namespace
+}  // namespace numabind::shim::test
