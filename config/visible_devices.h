@@ -1,8 +1,9 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The device runtimes' visibility variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES):
-// one grammar for the planner, which selects a job's devices by them, and for NUMABIND_BY_DEVICE, which takes
-// a process that sees one device for that device's rank. libc only, no allocation.
+// The device runtimes' visibility variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
+// HIP_VISIBLE_DEVICES): one grammar for the planner, which selects a job's devices by them, and for
+// NUMABIND_BY_DEVICE, which takes a process that sees one device for that device's rank. libc only, no
+// allocation.
 
 #ifndef NUMABIND_CONFIG_VISIBLE_DEVICES_H_
 #define NUMABIND_CONFIG_VISIBLE_DEVICES_H_

@@ -20,7 +20,8 @@ Test(visible_devices, index_lists) {
   cr_expect_eq(n, 3u);
   cr_expect(idx[0] == 0 && idx[1] == 2 && idx[2] == 1);
   cr_assert(ParseVisibleDevices("999999", idx, 4, &n));
-  for (const char* bad : {"", " ", "GPU-8e4f1a2b", "0,", ",0", "0,,1", "-1", "+1", "1000000", "1 2", "0,1,2,3,4"})
+  for (const char* bad :
+       {"", " ", "GPU-8e4f1a2b", "0,", ",0", "0,,1", "-1", "+1", "1000000", "1 2", "0,1,2,3,4"})
     cr_expect_not(ParseVisibleDevices(bad, idx, 4, &n), "'%s' parsed", bad);
   cr_expect_not(ParseVisibleDevices(nullptr, idx, 4, &n));
 }
