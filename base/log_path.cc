@@ -63,9 +63,11 @@ size_t ExpandLogPath(const char* pattern, const LogPathFields& fields, char* out
       continue;
     }
     ++s;
+    // A value is never a path of its own: '/' becomes '_', and so do the dots of "." and "..".
+    bool dots = value[0] == '.' && (value[1] == '\0' || (value[1] == '.' && value[2] == '\0'));
     for (const char* v = value; *v != '\0'; ++v) {
       if (n + 1 >= cap) return 0;
-      out[n++] = *v == '/' ? '_' : *v;
+      out[n++] = *v == '/' || dots ? '_' : *v;
     }
   }
   if (n >= cap) return 0;

@@ -32,9 +32,9 @@ struct LogPathFields {
 /// Child-safe: whether `value` has a % sequence to expand.
 bool HasLogPathFields(const char* value);
 
-/// Child-safe: `pattern` with %h, %j and %p replaced by `fields` ('/' in a value written as '_': a host or
-/// job id never adds a directory) and %% by '%'; any other '%' stays as it is. Into `out`, `cap` bytes with
-/// the NUL; returns the length, or 0 when it does not fit.
+/// Child-safe: `pattern` with %h, %j and %p replaced by `fields` ('/' in a value, and a value that is "." or
+/// "..", written with '_': a host or job id never adds a directory) and %% by '%'; any other '%' stays as it
+/// is. Into `out`, `cap` bytes with the NUL; returns the length, or 0 when it does not fit.
 size_t ExpandLogPath(const char* pattern, const LogPathFields& fields, char* out, size_t cap);
 
 }  // namespace numabind::shim

@@ -26,6 +26,12 @@ Test(log_path, expands_host_job_pid_and_percent) {
   cr_expect_str_eq(out, "100%-%x-%");
   ExpandLogPath("/s/%j", LogPathFields{"n1", "1.srv/x", "1"}, out, sizeof(out));
   cr_expect_str_eq(out, "/s/1.srv_x", "a job id's slash adds no directory");
+  ExpandLogPath("/s/%j/%h.log", LogPathFields{"n1", "..", "1"}, out, sizeof(out));
+  cr_expect_str_eq(out, "/s/__/n1.log", "a job id of .. is no parent directory");
+  ExpandLogPath("/s/%j/x", LogPathFields{"n1", ".", "1"}, out, sizeof(out));
+  cr_expect_str_eq(out, "/s/_/x", "nor . the same one");
+  ExpandLogPath("/s/%j", LogPathFields{"n1", "...", "1"}, out, sizeof(out));
+  cr_expect_str_eq(out, "/s/...", "three dots are a name");
   cr_expect(HasLogPathFields("/a/%h"));
   cr_expect(HasLogPathFields("/a/%%"));
   cr_expect_not(HasLogPathFields("/a/%x/b"));
