@@ -117,11 +117,21 @@ const char* SiteFilePath(const char* const* env) {
 
 int OpenSiteFile(const char* path, Error* err) {
   err->text[0] = '\0';
-  int fd = shim::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd >= 0) return fd;
+  // Non-blocking, as the log file is opened: a FIFO here would hang every rank's open() before main. For a
+  // regular file the flag changes nothing.
+  int fd = shim::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd == -ENOENT || fd == -ENOTDIR) return -1;
-  CannotRead(err, path, fd);
-  return -2;
+  if (fd < 0) {
+    CannotRead(err, path, fd);
+    return -2;
+  }
+  struct stat st;
+  if (shim::Fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    Sys6(SYS_close, fd);
+    Fail(err, path, 0, "not a regular file");
+    return -2;
+  }
+  return fd;
 }
 
 bool ReadSiteFd(int fd, const char* path, SiteFile* site, Error* err) {

@@ -48,8 +48,9 @@ const char* SiteFilePath(const char* const* env);
 bool ReadSiteFile(const char* path, SiteFile* site, Error* err);
 
 /// ReadSiteFile in two steps, for a caller that finds room for the file only when there is one: opens
-/// `path` (a descriptor; -1 when there is no file, ENOENT or ENOTDIR; -2 with err set when it cannot be
-/// opened), then reads and checks it as ReadSiteFile does, closing `fd`.
+/// `path` without blocking (a descriptor, never 0-2; -1 when there is no file, ENOENT or ENOTDIR; -2 with err
+/// set when it cannot be opened or is not a regular file: a FIFO, a device, a directory), then reads and
+/// checks it as ReadSiteFile does, closing `fd`.
 int OpenSiteFile(const char* path, Error* err);
 bool ReadSiteFd(int fd, const char* path, SiteFile* site, Error* err);
 

@@ -10,6 +10,7 @@
 
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
@@ -173,4 +174,35 @@ Test(site_file, configured_process_reads_it_at_its_first_start_only) {
   // The shell reads it once, at its first fork; its two children (configured, no rank) read it never.
   cr_expect_eq(LinesWith(spawns_out, "numabind.conf:1: NUMABIND_LOG=loud: expected").size(), 1u, "%s",
                spawns_out.c_str());
+}
+
+// A FIFO as the site file (or a directory, a device): ignored with one line from each process that looks,
+// never opened blocking. Before, every rank and configured launcher hung in open() before main.
+Test(site_file, a_file_that_is_not_regular_is_ignored_never_waited_on) {
+  CpuPair p = TwoAllowedCpus();
+  std::string dir = MakeTempDir("numabind-site-fifo");
+  std::string build = BuildDir();
+  std::string fifo = dir + "/numabind.conf";
+  cr_assert_eq(mkfifo(fifo.c_str(), 0644), 0);
+  for (const std::string& site : {fifo, dir, std::string("/dev/null")}) {
+    for (const char* entry : {"posix_spawn", "execve"}) {
+      unlink((dir + "/reports").c_str());
+      RunResult r = Run({build + "/helpers/entry_launcher", entry, "2", build + "/helpers/report", "--out",
+                         dir + "/reports"},
+                        {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_CONFIG_FILE=" + site,
+                         "NUMABIND_POLICY=" + p.policy},
+                        dir + "/output", 10);
+      std::string output = ReadFile(dir + "/output");
+      cr_assert_eq(r.exit_code, 0, "%s, %s: exit %d (timed out: %d)\n%s", site.c_str(), entry, r.exit_code,
+                   r.timed_out, Tail(output).c_str());
+      std::vector<Report> reports = ReadReports(dir + "/reports");
+      cr_assert_eq(reports.size(), 2u, "%s, %s:\n%s", site.c_str(), entry, Tail(output).c_str());
+      for (const Report& rep : reports)  // the environment's policy still binds
+        cr_expect_eq(rep.Get("cpus"), p.ForRank(std::stoi(rep.Get("rank"))), "%s", rep.line.c_str());
+      std::vector<std::string> lines = LinesWith(output, site + ": not a regular file (the file is ignored)");
+      cr_expect_geq(lines.size(), 1u, "%s, %s: output:\n%s", site.c_str(), entry, output.c_str());
+      cr_expect_eq(lines.size(), LinesWith(output, "numabind").size(), "%s", output.c_str());
+    }
+  }
+  RemoveTree(dir);
 }
