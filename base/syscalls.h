@@ -51,8 +51,20 @@ static inline long Sys6(long n, long a = 0, long b = 0, long c = 0, long d = 0, 
 // fstatat (2.33). What is left needs GLIBC_2.2.5, 2.16 (getauxval) and 2.34 (dlsym). Results as the C
 // library's, except that a failure returns -errno and leaves errno alone.
 
+/// Child-safe: `fd` itself when it is above 2 (or a failure), else a close-on-exec copy of it at 3 or above,
+/// the original closed: a descriptor of the library must never become a program's standard input, output
+/// or error, which a program started with one of them closed would get from the library's next open (and
+/// its own writes to stderr would then go into the library's log file).
+inline long AboveStdio(long fd) {
+  if (fd < 0 || fd > 2) return fd;
+  long copy = Sys6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+  Sys6(SYS_close, fd);
+  return copy;
+}
+
+/// openat, never returning 0, 1 or 2 (AboveStdio); callers pass O_CLOEXEC.
 inline int OpenAt(int dir, const char* path, int flags, int mode = 0) {
-  return static_cast<int>(Sys6(SYS_openat, dir, reinterpret_cast<long>(path), flags, mode));
+  return static_cast<int>(AboveStdio(Sys6(SYS_openat, dir, reinterpret_cast<long>(path), flags, mode)));
 }
 inline int FstatAt(int dir, const char* path, struct stat* st, int flags) {
   return static_cast<int>(

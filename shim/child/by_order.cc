@@ -17,7 +17,7 @@ namespace {
 
 /// Child-safe: reads a whole small file into buf (NUL-terminated); returns its length or -1.
 long ReadSmallFile(const char* path, char* buf, long cap) {
-  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
+  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   long len = 0;
   while (len < cap - 1) {
@@ -96,7 +96,7 @@ __attribute__((noinline)) bool PidMatches(long pid) {
 /// Child-safe: how many of the children listed in `path` (a /proc/P/task/T/children file: pids separated
 /// by spaces) match NUMABIND_MATCH; read in small pieces.
 __attribute__((noinline)) uint32_t CountListed(const char* path) {
-  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
+  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   uint32_t count = 0;
   long pid = 0;
@@ -126,7 +126,7 @@ __attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
   long pid = parent;
   const char* task[] = {"/proc/", nullptr, "/task"};
   ProcPath(path, task, 3, &pid);
-  long dir = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  long dir = OpenAt(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return 0;
   uint32_t count = 0;
   long n;

@@ -106,8 +106,8 @@ void StartKeeper(Host* h, helper::Shared* s, TextWriter* why) {
     Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&waiting), 0, kSigsetBytes);
   }
   if (h->keeper > 0 && h->watched != 0) {
-    h->stop_fd = static_cast<int>(
-        Sys6(SYS_signalfd4, -1, reinterpret_cast<long>(&h->watched), kSigsetBytes, kSfdNonblockCloexec));
+    h->stop_fd = static_cast<int>(AboveStdio(
+        Sys6(SYS_signalfd4, -1, reinterpret_cast<long>(&h->watched), kSigsetBytes, kSfdNonblockCloexec)));
   }
   int theirs[] = {h->data[1], h->err[0], h->err[1], h->status[1]};
   for (int fd : theirs) Sys6(SYS_close, fd);

@@ -101,8 +101,7 @@ __attribute__((noinline)) void LogMemoryPolicyDenied(const char* why) {
 /// may set_mempolicy be refused or kill the caller, so only then must the helper's keeper try it first; a
 /// process without one may take the shared basis. Raw reads in small pieces (small thread stacks).
 bool SeccompFiltered() {
-  int fd = static_cast<int>(
-      Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/status"), O_RDONLY | O_CLOEXEC));
+  int fd = static_cast<int>(OpenAt(AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC));
   if (fd < 0) return true;  // cannot tell: let the keeper try
   static const char kKey[] = "\nSeccomp:\t";
   size_t matched = 0;

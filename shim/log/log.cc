@@ -189,7 +189,7 @@ void WriteLogRaw(const char* text, size_t len) {
     if (fd < 0) fd = 2;
   }
   Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));
-  if (fd != 2) Sys6(SYS_close, fd);
+  if (fd != 2) Sys6(SYS_close, fd);  // never 2 when it is the file: OpenAt gives 3 or above
 }
 
 }  // namespace numabind::shim

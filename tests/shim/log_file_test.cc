@@ -89,4 +89,38 @@ Test(log_file, missing_directory_is_one_warning_and_never_made) {
   cr_expect_eq(LinesWith(output, "\"event\":\"bound\"").size(), 2u, "%s", output.c_str());
 }
 
+// A rank started with its standard error closed: the log file must not become its fd 2 (the program's own
+// error output would go into the log) nor stay open. The library's descriptors are never 0, 1 or 2.
+Test(log_file, never_becomes_the_programs_standard_error) {
+  std::string dir = MakeTempDir("numabind-logfd");
+  std::string build = BuildDir();
+  CpuPair p = TwoAllowedCpus();
+  for (const char* closed : {"2", "0"}) {
+    // The same start without the library (LIB empty) is the control: the descriptors the rank inherits.
+    std::string lists[2];
+    for (int with = 0; with < 2; ++with) {
+      std::string script =
+          std::string("exec ") + closed + ">&-; LD_PRELOAD=\"$LIB\" exec \"$REPORT\" --out \"$OUT\"";
+      unlink((dir + "/reports").c_str());
+      unlink((dir + "/log").c_str());
+      RunResult r =
+          Run({"/bin/bash", "-c", script},
+              {"LIB=" + (with ? build + "/libnumabind.so" : ""), "REPORT=" + build + "/helpers/report",
+               "OUT=" + dir + "/reports", "NUMABIND_POLICY=" + p.policy, "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=2",
+               "NUMABIND_LOG=info", "NUMABIND_LOG_FILE=" + dir + "/log"},
+              dir + "/output", 30);
+      std::vector<Report> reports = ReadReports(dir + "/reports");
+      cr_assert_eq(r.exit_code, 0, "fd %s closed: %s", closed, ReadFile(dir + "/output").c_str());
+      cr_assert_eq(reports.size(), 1u, "fd %s closed", closed);
+      lists[with] = reports[0].Get("fd_list");
+    }
+    std::string log = ReadFile(dir + "/log");
+    cr_expect_eq(lists[1], lists[0], "fd %s closed: the rank has %s open, %s without the library\nlog:\n%s",
+                 closed, lists[1].c_str(), lists[0].c_str(), log.c_str());
+    cr_expect_eq(LinesWith(log, "bound rank 0 of 2").size(), 1u, "fd %s closed, log:\n%s", closed,
+                 log.c_str());
+  }
+  RemoveTree(dir);
+}
+
 }  // namespace numabind::shim::test
