@@ -34,9 +34,11 @@ __thread bool t_fork_child __attribute__((tls_model("initial-exec")));
 
 namespace {
 
+void* Next(const char* name);
+
 template <typename T>
 void Resolve(T* slot, const char* name) {
-  *slot = reinterpret_cast<T>(dlsym(RTLD_NEXT, name));
+  *slot = reinterpret_cast<T>(Next(name));
 }
 
 void ResolveAll() {
@@ -154,7 +156,19 @@ struct NextQuery {
   uintptr_t self;  ///< an address inside this library
   bool past_self;
   void* found;
+  /// The second walk, for a library loaded with dlopen (nothing after it): every object but this one.
+  bool any_but_self = false;
 };
+
+/// Whether `addr` lies in one of `info`'s loaded segments.
+bool Contains(const dl_phdr_info* info, uintptr_t addr) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    if (ph.p_type == PT_LOAD && addr >= start && addr - start < ph.p_memsz) return true;
+  }
+  return false;
+}
 
 /// `name`'s address in one object when it defines it as a function of its default version, or nullptr.
 /// Reads the object's dynamic symbol table through its GNU hash table (or its System V one).
@@ -229,25 +243,48 @@ void* DefinedIn(const dl_phdr_info* info, const char* name) {
 }
 
 /// dl_iterate_phdr's callback: the objects after this library, in load order (RTLD_NEXT's order).
+/// With any_but_self, every object but this library, in load order (RTLD_DEFAULT's order less itself).
 int NextDefinition(dl_phdr_info* info, size_t, void* data) {
   NextQuery* q = static_cast<NextQuery*>(data);
-  if (!q->past_self) {
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-      const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-      uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-      if (ph.p_type == PT_LOAD && q->self >= start && q->self - start < ph.p_memsz) q->past_self = true;
-    }
+  if (Contains(info, q->self)) {
+    q->past_self = true;
     return 0;
   }
+  if (!q->past_self && !q->any_but_self) return 0;
   q->found = DefinedIn(info, q->name);
   return q->found != nullptr ? 1 : 0;
+}
+
+/// dl_iterate_phdr's callback for InSelf: whether q->found is in this library's object.
+int FindSelf(dl_phdr_info* info, size_t, void* data) {
+  NextQuery* q = static_cast<NextQuery*>(data);
+  if (!Contains(info, q->self)) return 0;
+  q->past_self = Contains(info, reinterpret_cast<uintptr_t>(q->found));
+  return 1;
+}
+
+/// Whether `f` is this library's own definition.
+bool InSelf(void* f) {
+  NextQuery q{nullptr, reinterpret_cast<uintptr_t>(&g_real), false, f};
+  dl_iterate_phdr(FindSelf, &q);
+  return q.past_self;
+}
+
+/// The C library's `name` after this library: RTLD_NEXT. Loaded with dlopen, nothing comes after it in the
+/// lookup order (RTLD_NEXT finds nothing: every wrapper returned ENOSYS, system called address 0), so the
+/// global scope's definition is taken then, unless it is this library's own (preloaded, it would be).
+void* Next(const char* name) {
+  void* f = dlsym(RTLD_NEXT, name);
+  if (f != nullptr) return f;
+  f = dlsym(RTLD_DEFAULT, name);
+  return f != nullptr && !InSelf(f) ? f : nullptr;
 }
 
 }  // namespace
 
 void* ResolveOne(const char* name) {
   int e = errno;
-  void* f = dlsym(RTLD_NEXT, name);
+  void* f = Next(name);
   errno = e;
   return f;
 }
@@ -255,6 +292,10 @@ void* ResolveOne(const char* name) {
 void* ResolveSafe(const char* name) {
   NextQuery q{name, reinterpret_cast<uintptr_t>(&g_real), false, nullptr};
   dl_iterate_phdr(NextDefinition, &q);
+  if (q.found == nullptr) {  // loaded with dlopen: nothing after this library
+    q.any_but_self = true;
+    dl_iterate_phdr(NextDefinition, &q);
+  }
   return q.found != nullptr ? q.found : ResolveOne(name);  // not found by hand (no symbol table?): dlsym
 }
 

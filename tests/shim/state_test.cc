@@ -62,4 +62,22 @@ Test(state, musl_program_binds_its_ranks) {
   }
 }
 
+// Loaded with dlopen rather than preloaded, nothing comes after the library in the lookup order: every
+// wrapper must still reach the C library (before: fork and posix_spawn gave ENOSYS, system crashed on a
+// call to address 0), whether the library is inert or configured, local or global.
+Test(state, dlopened_library_passes_every_call_through) {
+  std::string build = BuildDir();
+  for (const char* mode : {"local", "global"}) {
+    for (const char* policy : {"NUMABIND_LOG=warn", "NUMABIND_POLICY=cpus:1|0"}) {
+      std::string dir = MakeTempDir("numabind-dlopen");
+      RunResult r = Run({build + "/helpers/dlopen_calls", build + "/libnumabind.so", mode},
+                        {std::string(policy)}, dir + "/output", 30);
+      std::string output = ReadFile(dir + "/output");
+      RemoveTree(dir);
+      cr_expect_eq(r.exit_code, 0, "%s, '%s': exit %d\n%s", mode, policy, r.exit_code, output.c_str());
+      cr_expect_eq(LinesWith(output, "ok ").size(), 11u, "%s, '%s':\n%s", mode, policy, output.c_str());
+    }
+  }
+}
+
 }  // namespace numabind::shim::test
