@@ -127,6 +127,12 @@ NUMABIND_EXPORT pid_t _Fork() {
   }
   if (!g_state.active || numabind::shim::t_in_shim) return real();
   int e = errno;
+  // The site file's reading is raw system calls and an mmap too; a handler on the thread that reads it
+  // does not wait for itself (site_config.h).
+  if (numabind::shim::SiteFilePending() && !numabind::shim::ApplyPendingSiteFile()) {
+    errno = e;
+    return real();
+  }
   numabind::shim::EnsurePrepared();
   errno = e;
   pid_t pid = real();

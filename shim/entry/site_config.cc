@@ -6,6 +6,7 @@
 #include "shim/entry/site_config.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 
@@ -24,8 +25,51 @@ namespace {
 /// The site file, in pages mapped when there is one (16 KiB of .bss would cost every process the loader's
 /// extra mapping at load), kept for the process's life: the configuration points into it.
 config::SiteFile* g_site;
-/// 0: not read; 1: a thread is reading it; 2: read (or looked for). Only ever goes up.
+/// 0: not read; 1: a thread is reading it; 2: read (or looked for). Only ever goes up. A futex word:
+/// threads that find it at 1 wait for 2 (WaitForSiteFile).
 int g_site_state;
+/// The thread that moved g_site_state to 1: it must never wait for itself (a signal handler on it that
+/// forks, while it reads).
+int g_site_reader;
+
+/// The most a thread waits for another's reading: reading 16 KiB takes microseconds; a reader stopped
+/// (SIGSTOP, a debugger) must not stop every other thread's spawns for longer.
+constexpr long kSiteWaitNs = 2000000000;
+
+/// Reads the site file under `ours` and applies it to g_state.config (the reading is this thread's).
+void ReadSiteFile(const char* const* ours);
+
+/// Marks the reading done and wakes the threads waiting for it.
+void PublishSiteFile() {
+  __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+  Sys6(SYS_futex, reinterpret_cast<long>(&g_site_state), FUTEX_WAKE_PRIVATE, 0x7fffffff);
+}
+
+/// Takes the reading (0 -> 1) for this thread: true when it is this thread's to do.
+bool TakeSiteFile() {
+  int expected = 0;
+  if (!__atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+    return false;
+  __atomic_store_n(&g_site_reader, static_cast<int>(Sys6(SYS_gettid)), __ATOMIC_RELAXED);
+  return true;
+}
+
+/// Another thread reads the file: waits until it has applied it, so that no thread plans or prepares
+/// with a configuration the file has not been applied to (a 16-thread launcher gave 128 of 1,600 ranks
+/// `local` where the file said `interleave`). Not when this thread is the reader.
+void WaitForSiteFile() {
+  if (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 1) return;
+  if (__atomic_load_n(&g_site_reader, __ATOMIC_RELAXED) == static_cast<int>(Sys6(SYS_gettid))) return;
+  timespec start = ClockNow(CLOCK_MONOTONIC);
+  while (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) == 1) {
+    timespec now = ClockNow(CLOCK_MONOTONIC);
+    long waited = (now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec);
+    if (waited >= kSiteWaitNs) return;
+    timespec slice{0, 10000000};  // 10 ms, then look at the clock again
+    Sys6(SYS_futex, reinterpret_cast<long>(&g_site_state), FUTEX_WAIT_PRIVATE, 1,
+         reinterpret_cast<long>(&slice));
+  }
+}
 
 constexpr int kOursMax = 40;
 
@@ -50,7 +94,7 @@ void CannotMap(config::Error* err, const char* path, long m) {
 /// whether it configures this process (then active, as a launcher configured at start-up is).
 bool Activate() {
   if (getauxval(AT_SECURE) != 0) {
-    __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+    PublishSiteFile();
     return false;
   }
   // It started without NUMABIND_POLICY, so none of its entries configured it then.
@@ -60,7 +104,7 @@ bool Activate() {
   config::Error err;
   bool parsed = config::Parse(ours, &c, &err);
   if (c.disabled) {
-    __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+    PublishSiteFile();
     return false;
   }
   g_state.config = c;
@@ -68,22 +112,32 @@ bool Activate() {
     for (size_t i = 0; i < sizeof(g_state.config_error); ++i) g_state.config_error[i] = err.text[i];
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
   }
-  ApplySiteFile(ours);
-  if (!g_state.config.enabled) return false;
+  ReadSiteFile(ours);
+  if (!g_state.config.enabled) {
+    PublishSiteFile();
+    return false;
+  }
   const char* rv = g_state.config.rank_var;
   if (rv != nullptr && config::Lookup(environ, rv) != nullptr)
     g_state.startup_rank_vars = config::kRankVarBit;
   EnsureResolved();
   g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
   __atomic_store_n(&g_state.active, true, __ATOMIC_RELEASE);
+  PublishSiteFile();  // after active: a thread that waited sees a configured launcher
   return true;
 }
 
 }  // namespace
 
 void ApplySiteFile(const char* const* ours) {
-  int expected = 0;
-  __atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+  TakeSiteFile();  // at start-up, before any other thread: this thread's
+  ReadSiteFile(ours);
+  PublishSiteFile();
+}
+
+namespace {
+
+void ReadSiteFile(const char* const* ours) {
   const char* path = config::SiteFilePath(ours);
   config::Error err;
   int fd = path != nullptr ? config::OpenSiteFile(path, &err) : -1;
@@ -104,33 +158,40 @@ void ApplySiteFile(const char* const* ours) {
     WriteLog(config::LogLevel::kWarn, &l);
   }
   if (g_site != nullptr) config::ApplySite(ours, *g_site, &g_state.config);
-  __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
 }
 
-bool SiteFilePending() { return __atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) == 0; }
+}  // namespace
+
+// Not yet applied: unread (0) or being read by another thread (1), whose reading the caller must wait for.
+bool SiteFilePending() { return __atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 2; }
 
 bool ApplyPendingSiteFile() {
-  int expected = 0;
-  if (!__atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-    return g_state.active;  // read already, or another thread reads it: the configuration as it is
+  if (!TakeSiteFile()) {  // read already, or another thread reads it: wait for it
+    WaitForSiteFile();
+    return __atomic_load_n(&g_state.active, __ATOMIC_ACQUIRE);
+  }
   int saved_errno = errno;
   const char* ours[kOursMax];
   OursNow(ours);
-  ApplySiteFile(ours);
+  ReadSiteFile(ours);
   if (g_state.config.disabled) __atomic_store_n(&g_state.active, false, __ATOMIC_RELEASE);
+  PublishSiteFile();
   errno = saved_errno;
   return g_state.active;
 }
 
 bool ActivateForRankSpawn(char* const* envp) {
-  if (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 0 || envp == nullptr) return g_state.active;
+  int state = __atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE);
+  if (state == 2 || envp == nullptr) return g_state.active;
   bool rank = false;
   for (char* const* p = envp; *p != nullptr && !rank; ++p) rank = config::IsRankEntry(*p);
   if (!rank) return false;
-  int expected = 0;
-  if (!__atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-    return g_state.active;  // another thread reads it: this spawn passes through
   int saved_errno = errno;  // the program's, which a wrapper leaves as it was
+  if (!TakeSiteFile()) {    // another thread reads it: wait, then this spawn as the file made the process
+    WaitForSiteFile();
+    errno = saved_errno;
+    return __atomic_load_n(&g_state.active, __ATOMIC_ACQUIRE);
+  }
   bool active = Activate();
   errno = saved_errno;
   return active;

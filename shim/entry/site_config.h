@@ -20,19 +20,20 @@ void ApplySiteFile(const char* const* ours);
 
 /// A configured process that started as no rank, on the parent side of its first spawn, system, popen, fork
 /// or vfork, or an exec of its own (not in a child between fork and exec): reads the site file if no one has,
-/// under the environment's NUMABIND_* entries now. A thread that finds another one reading goes on with the
-/// environment's configuration. Returns whether the process still acts (the file may say NUMABIND_DISABLE=1:
-/// then g_state.active is cleared). Keeps errno.
+/// under the environment's NUMABIND_* entries now. A thread that finds another one reading waits until it
+/// has applied the file (at most 2 s; never for itself): no thread plans without the file. Returns whether
+/// the process still acts (the file may say NUMABIND_DISABLE=1: then g_state.active is cleared). Keeps errno.
 bool ApplyPendingSiteFile();
 
-/// Whether no one has read the site file yet (one load): ApplyPendingSiteFile's cheap test.
+/// Whether the site file is not applied yet: no one has read it, or a thread is reading it (one load):
+/// ApplyPendingSiteFile's cheap test.
 bool SiteFilePending();
 
 /// An inert process (its environment has no NUMABIND_POLICY and it did not start as a rank) about to spawn
 /// with `envp`: when envp carries a rank variable and this process has not looked yet, reads the site file
 /// and, when it sets NUMABIND_POLICY, makes this process a configured launcher (g_state.active) before the
-/// spawn. Thread-safe: a thread that finds another one reading passes its spawn through (the rank then
-/// binds itself at start-up). Returns g_state.active.
+/// spawn. Thread-safe: a thread that finds another one reading waits for it, as ApplyPendingSiteFile's do.
+/// Returns g_state.active.
 bool ActivateForRankSpawn(char* const* envp);
 
 }  // namespace numabind::shim

@@ -87,7 +87,9 @@ int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_s
   // A container runtime gets LD_PRELOAD without the library (shim/child/container.h), inert or not; with
   // NUMABIND_CONTAINER=keep, the shared basis for the library inside.
   ContainerStart start = ClassifyStart(path, envp);
-  if (start == ContainerStart::kKeepRuntime && !Passthrough()) EnsurePrepared();
+  if (start == ContainerStart::kKeepRuntime && !Passthrough() &&
+      (!SiteFilePending() || ApplyPendingSiteFile()))
+    EnsurePrepared();
   ContainerBlock container;
   if (start == ContainerStart::kStrip) BuildContainerBlock(envp, &container);
   int ret =
