@@ -180,7 +180,7 @@ TEST_DEPS_plan := plan config base
 TEST_DEPS_planner := planner plan config base
 TEST_DEPS_cli := cli planner plan config base
 TEST_DEPS_shim := base
-TEST_UNITS_shim := $(wildcard shim/launcher/helper_*.cc)
+TEST_UNITS_shim := $(wildcard shim/launcher/helper_*.cc) shim/launcher/stop_signals.cc
 # A layer's objects: libc-only layers as the library builds them (PURE_FLAGS), the others as the command does.
 layer_objs = $(foreach l,$(1),$(if $(filter $(l),$(LIBC_LAYERS)),$(call pureobj,$(wildcard $(l)/*.cc)),$(call obj,$(filter-out cli/main.cc,$(wildcard $(l)/*.cc)))))
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 #include "config/grammar.h"
 #include "shim/entry/state.h"
 #include "shim/launcher/basis_cache.h"
+#include "shim/launcher/stop_signals.h"
 #include "shim/log/line.h"
 #include "shim/log/log.h"
 
@@ -116,6 +118,10 @@ bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, Prepar
   int watch = -1;
   bool watched = false;
   long start = NowMs();
+  // A stop signal ends the wait at once, blocked or not (shim/launcher/stop_signals.h): the spawn then goes
+  // on without the other process's basis, and the signal acts when the wrapper returns.
+  StopWatch stop;
+  if (fd >= 0) stop.Begin();
   while (fd >= 0) {
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
       // This process prepares, unless the last holder stored the basis since it was looked for.
@@ -140,17 +146,24 @@ bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, Prepar
       if (debug) LogWait("waited in vain for another process preparing", NowMs() - start);
       break;
     }
+    if (stop.Pending() != 0) {  // the helper this process then starts is interrupted at once too
+      if (debug) LogWait("a stop signal ended the wait for another process preparing", NowMs() - start);
+      break;
+    }
     long ms = watch >= 0 ? kRecheckMs : kPollMs;
     if (ms > left) ms = left;
-    pollfd p{watch, POLLIN, 0};
+    pollfd p[2] = {{watch, POLLIN, 0}, {stop.fd, POLLIN, 0}};
+    int n = 0;
+    if (watch >= 0) n = 1;
+    if (stop.fd >= 0) p[n++] = {stop.fd, POLLIN, 0};
     timespec ts{ms / 1000, (ms % 1000) * 1000000L};
-    long r =
-        Sys6(SYS_ppoll, reinterpret_cast<long>(&p), watch >= 0 ? 1 : 0, reinterpret_cast<long>(&ts), 0, 8);
+    long r = Sys6(SYS_ppoll, reinterpret_cast<long>(p), n, reinterpret_cast<long>(&ts), 0, 8);
     if (r == -EINTR) break;  // a handler ran: return to the host; this process prepares itself
     char events[512] __attribute__((aligned(8)));  // more than one event with the longest name
     while (watch >= 0 && read(watch, events, sizeof(events)) > 0) {
     }
   }
+  stop.End();
   if (watch >= 0) close(watch);
   if (fd >= 0) close(fd);
   if (dir >= 0) close(dir);

@@ -19,6 +19,7 @@
 #include "base/text.h"
 #include "base/text_writer.h"
 #include "shim/launcher/helper_procs.h"
+#include "shim/launcher/stop_signals.h"
 
 namespace numabind::shim {
 namespace {
@@ -66,23 +67,8 @@ bool OpenPipes(Host* h) {
   return false;
 }
 
-// The stop signals the host does not ignore are blocked in this thread while it waits, so that one that
-// comes stays pending, where a signalfd sees it: the wait then ends at once (the helper killed), and the
-// signal acts when the mask is restored, on return: its default action, or a handler that asks the caller
-// to stop (Python's runs when the interpreter regains control: the spawn must return for it). Waiting with
-// them unblocked could not tell which signal interrupted it, and a host that had them blocked (CPython's
-// subprocess blocks every signal around its vfork) never is interrupted.
-uint64_t WatchedStopSignals() {
-  uint64_t watched = 0;
-  for (int sig : kStopSignals) {
-    KernelSigaction act{};
-    if (Sys6(SYS_rt_sigaction, sig, 0, reinterpret_cast<long>(&act), kSigsetBytes) == 0 &&
-        act.handler != SIG_IGN) {
-      watched |= Bit(sig);
-    }
-  }
-  return watched;
-}
+// The stop signals the host does not ignore are blocked in this thread while it waits, as
+// shim/launcher/stop_signals.h explains; here they are added to the mask that ends the clone's.
 
 /// Clones the keeper with every signal blocked across the clone: no handler of the host may run in the
 /// keeper (it has the host's memory and TLS); the raw call also blocks the C library's internal signals.

@@ -58,10 +58,14 @@ struct Herd {
   /// Forks rank `rank` (a self-binding helpers/report) held at the barrier; `fsize` > 0 limits the size
   /// of the files it writes (a write past it kills it with SIGXFSZ), `shared` overrides NUMABIND_SHARED.
   pid_t Start(int rank, std::vector<std::string> extra = {}, long fsize = 0) {
-    std::vector<std::string> argv = {BuildDir() + "/helpers/report", "--out", reports};
+    extra.insert(extra.begin(), "LOCAL_RANK=" + std::to_string(rank));
+    return StartProgram({BuildDir() + "/helpers/report", "--out", reports}, extra, fsize);
+  }
+  /// Forks `argv` preloaded with this herd's configuration and `extra`, held at the barrier.
+  pid_t StartProgram(std::vector<std::string> argv, std::vector<std::string> extra = {}, long fsize = 0) {
     std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LD_PRELOAD=" + BuildDir() + "/libnumabind.so",
                                     "NUMABIND_POLICY=cpus:" + Expected(0) + "|" + Expected(1),
-                                    "NUMABIND_SHARED=" + base, "LOCAL_RANK=" + std::to_string(rank)};
+                                    "NUMABIND_SHARED=" + base};
     if (fsize == 0) env.insert(env.end(), {"NUMABIND_LOG=debug", "NUMABIND_LOG_FILE=" + log});
     env.insert(env.end(), extra.begin(), extra.end());
     std::vector<char*> a, e;
@@ -156,27 +160,9 @@ constexpr char kByHelper[] = "ms by ";
 constexpr char kFromShared[] = "ms from the shared basis";
 constexpr char kWaiting[] = "waiting for another process preparing";
 
-}  // namespace
-
-Test(basis_herd, ranks_started_at_once_run_the_helper_once, .timeout = 120) {
-  Herd h;
-  constexpr int kRanks = 16;
-  for (int r = 0; r < kRanks; ++r) h.Start(r);
-  h.Release();
-  h.ExpectBound(h.WaitAll());
-  cr_expect_eq(ReadReports(h.reports).size(), static_cast<size_t>(kRanks));
-  std::string log = ReadFile(h.log);
-  size_t helper_runs = LinesWith(log, kByHelper).size();
-  cr_expect_eq(helper_runs, 1u, "%zu helper runs for %d ranks; log:\n%s", helper_runs, kRanks,
-               Tail(log).c_str());
-  cr_expect_eq(LinesWith(log, kFromShared).size(), kRanks - 1u, "log:\n%s", Tail(log).c_str());
-}
-
-// The test holds the configuration's lock in a child of its own, as a process preparing would, and kills
-// it once every rank waits: one rank prepares, the others read its basis. A waiter given SIGTERM dies of it
-// at once (nothing blocks or handles signals while waiting).
-Test(basis_herd, a_dead_preparer_is_taken_over, .timeout = 120) {
-  Herd h;
+/// A process that holds the preparation lock of `h`'s configuration (found by a probe herd of its own),
+/// until killed.
+pid_t HoldLock(Herd& h) {
   std::string lock;
   {
     Herd probe;  // the configuration's name: its basis file's, in a directory of its own
@@ -203,7 +189,31 @@ Test(basis_herd, a_dead_preparer_is_taken_over, .timeout = 120) {
   char c;
   cr_assert_eq(read(ready[0], &c, 1), 1, "the lock holder did not start");
   close(ready[0]);
+  return holder;
+}
 
+}  // namespace
+
+Test(basis_herd, ranks_started_at_once_run_the_helper_once, .timeout = 120) {
+  Herd h;
+  constexpr int kRanks = 16;
+  for (int r = 0; r < kRanks; ++r) h.Start(r);
+  h.Release();
+  h.ExpectBound(h.WaitAll());
+  cr_expect_eq(ReadReports(h.reports).size(), static_cast<size_t>(kRanks));
+  std::string log = ReadFile(h.log);
+  size_t helper_runs = LinesWith(log, kByHelper).size();
+  cr_expect_eq(helper_runs, 1u, "%zu helper runs for %d ranks; log:\n%s", helper_runs, kRanks,
+               Tail(log).c_str());
+  cr_expect_eq(LinesWith(log, kFromShared).size(), kRanks - 1u, "log:\n%s", Tail(log).c_str());
+}
+
+// The test holds the configuration's lock in a child of its own, as a process preparing would, and kills
+// it once every rank waits: one rank prepares, the others read its basis. A waiter given SIGTERM dies of it
+// at once (nothing blocks or handles signals while waiting).
+Test(basis_herd, a_dead_preparer_is_taken_over, .timeout = 120) {
+  Herd h;
+  pid_t holder = HoldLock(h);
   constexpr int kRanks = 4;
   for (int r = 0; r < kRanks; ++r) h.Start(r);
   pid_t terminated = h.Start(kRanks);
@@ -223,8 +233,8 @@ Test(basis_herd, a_dead_preparer_is_taken_over, .timeout = 120) {
   std::string log = ReadFile(h.log);
   std::string entries;
   for (const std::string& e : h.Entries("")) entries += " " + e;
-  cr_assert(waiting, "the ranks did not wait for the lock's holder (%s; directory:%s); log:\n%s",
-            lock.c_str(), entries.c_str(), Tail(log).c_str());
+  cr_assert(waiting, "the ranks did not wait for the lock's holder (directory:%s); log:\n%s", entries.c_str(),
+            Tail(log).c_str());
   cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %#x", status);
   cr_expect_lt(term_s, 1.0, "a waiter took %.3f s to die of SIGTERM", term_s);
   h.ExpectBound(statuses);
@@ -267,4 +277,37 @@ Test(basis_herd, a_writer_killed_while_writing_leaves_no_temporary, .timeout = 1
   cr_expect(temps.size() == 1 && temps[0] == fresh_live, "temporaries left:%s (only %s should be)",
             names.c_str(), fresh_live.c_str());
   cr_expect_eq(h.Entries("basis-").size(), 1u);
+}
+
+// A Python launcher whose spawn waits on the lock while another process prepares (and its helper hangs)
+// dies within 1 s of SIGTERM: with subprocess.Popen, which blocks every signal around its vfork (before:
+// 9.5 s, the wait's whole bound), with os.posix_spawn, and with a Python handler that raises SystemExit.
+Test(basis_herd, a_waiting_launcher_stops_at_once_on_sigterm, .timeout = 120) {
+  std::string script = RepoDir() + "/tests/shim/scripts/herd_launcher.py";
+  for (const char* mode : {"popen", "posix_spawn"}) {
+    for (const char* handler : {"", "handler"}) {
+      Herd h;
+      pid_t holder = HoldLock(h);
+      std::vector<std::string> argv = {"/usr/bin/python3", script, mode};
+      if (*handler != '\0') argv.push_back(handler);
+      pid_t launcher = h.StartProgram(argv);
+      h.pids.pop_back();  // waited for here
+      h.Release();
+      bool waiting = h.AwaitLines(kWaiting, 1, 30);
+      double start = Now();
+      kill(launcher, SIGTERM);
+      int status = 0;
+      waitpid(launcher, &status, 0);
+      double took = Now() - start;
+      kill(holder, SIGKILL);
+      waitpid(holder, nullptr, 0);
+      cr_assert(waiting, "%s %s: the launcher did not wait for the lock; log:\n%s", mode, handler,
+                Tail(ReadFile(h.log)).c_str());
+      bool stopped = *handler != '\0' ? WIFEXITED(status) && WEXITSTATUS(status) == 143
+                                      : WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM;
+      cr_expect(stopped, "%s %s: status %#x", mode, handler, status);
+      cr_expect_lt(took, 1.0, "%s %s: %.3f s to stop after SIGTERM", mode, handler, took);
+      cr_log_info("%s %s: stopped %.3f s after SIGTERM", mode, handler, took);
+    }
+  }
 }
