@@ -10,7 +10,10 @@
 #include "base/preload.h"
 #include "base/syscalls.h"
 #include "base/text.h"
+#include "config/site_file.h"
 #include "config/vars.h"
+#include "shim/log/line.h"
+#include "shim/log/log.h"
 
 namespace numabind::shim {
 namespace {
@@ -29,13 +32,67 @@ const char* BaseName(const char* path) {
   return base;
 }
 
-/// What envp itself says (see ClassifyStart): 0 as it is, 1 strip, 2 keep.
+/// Child-safe (raw reads): whether this process runs in secure-execution mode (AT_SECURE in its auxiliary
+/// vector, read from /proc: getauxval through the PLT is no call for a vfork child); true when it cannot
+/// tell. Such a process reads no site file.
+bool SecureExecution() {
+  int fd = OpenAt(AT_FDCWD, "/proc/self/auxv", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  unsigned long pair[2];
+  bool secure = true;
+  while (Sys6(SYS_read, fd, reinterpret_cast<long>(pair), sizeof(pair)) == sizeof(pair) && pair[0] != 0) {
+    if (pair[0] == 23) secure = pair[1] != 0;  // AT_SECURE
+  }
+  Sys6(SYS_close, fd);
+  return secure;
+}
+
+/// What the site file says to a runtime's start: nothing, NUMABIND_CONTAINER's value, or NUMABIND_DISABLE=1.
+enum class SiteSays { kNothing, kContainer, kDisabled };
+
+/// Child-safe (raw reads and a private mapping, unmapped again): the site file as a program started with
+/// envp reads it (its NUMABIND_CONFIG_FILE, else the compiled-in path): NUMABIND_DISABLE=1, or
+/// NUMABIND_CONTAINER's value copied into `out` (`cap` bytes). Nothing when the file sets neither, is bad
+/// (said where it is read for a configuration) or is not read (secure execution). Read only for a
+/// runtime's start, whose environment sets neither.
+SiteSays ReadSiteForContainer(char* const* envp, char* out, size_t cap) {
+  const char* path = config::SiteFilePath(const_cast<const char* const*>(envp));
+  if (path == nullptr || SecureExecution()) return SiteSays::kNothing;
+  long m =
+      Sys6(SYS_mmap, 0, sizeof(config::SiteFile), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (SysFailed(m)) return SiteSays::kNothing;
+  config::SiteFile* site = reinterpret_cast<config::SiteFile*>(m);
+  config::Error err;
+  bool read = config::ReadSiteFile(path, site, &err);
+  const char* off = read ? config::SiteValue(*site, config::kVarDisable, nullptr) : nullptr;
+  const char* v = read ? config::SiteValue(*site, config::kVarContainer, nullptr) : nullptr;
+  SiteSays says = off != nullptr && StrEq(off, "1") ? SiteSays::kDisabled
+                  : v != nullptr                    ? SiteSays::kContainer
+                                                    : SiteSays::kNothing;
+  size_t n = 0;
+  for (; v != nullptr && v[n] != '\0' && n + 1 < cap; ++n) out[n] = v[n];
+  out[n] = '\0';  // the file's values passed ParseVar: strip or keep, which fit
+  Sys6(SYS_munmap, m, sizeof(config::SiteFile));
+  return says;
+}
+
+/// Child-safe: a bad NUMABIND_CONTAINER is said where it acts, as a bad value of any variable is: one line,
+/// and the safe reading (strip).
+void SayBadContainer(const char* value, const char* why) {
+  Line l;
+  l.Str("numabind: NUMABIND_CONTAINER=").Str(value).Str(": ").Str(why);
+  l.Str(" (the container's programs start without the library, as with strip)");
+  WriteLog(config::LogLevel::kWarn, &l);
+}
+
+/// What envp itself says (see ClassifyStart): 0 as it is, 1 strip, 2 keep. NUMABIND_CONTAINER comes from
+/// envp, else from the site file, as every variable does.
 int PreloadWords(char* const* envp) {
   bool preloads = false;
   const char* container = nullptr;  // the first entry of a name counts, as Lookup and getenv find it
   const char* disable = nullptr;
-  for (; *envp != nullptr; ++envp) {
-    const char* e = *envp;
+  for (char* const* p = envp; *p != nullptr; ++p) {
+    const char* e = *p;
     if (e[0] == 'L') {
       const char* v = ValueOf(e, "LD_PRELOAD");
       if (v != nullptr && PreloadsShim(v)) preloads = true;
@@ -45,12 +102,21 @@ int PreloadWords(char* const* envp) {
     }
   }
   if (!preloads || (disable != nullptr && StrEq(disable, "1"))) return 0;
-  // NUMABIND_CONTAINER's own reader; a bad value counts as unset (a configured process's Parse names it).
+  char site[16];
+  if (container == nullptr && disable == nullptr) {
+    SiteSays says = ReadSiteForContainer(envp, site, sizeof(site));
+    if (says == SiteSays::kDisabled) return 0;
+    if (says == SiteSays::kContainer) container = site;
+  }
+  if (container == nullptr || *container == '\0') return 1;
+  // NUMABIND_CONTAINER's own reader: one grammar for the environment, the site file and the command.
   config::Config c;
-  char why[8];
-  bool keep = container != nullptr &&
-              config::ReadVar(config::kVarContainer, container, &c, why, sizeof(why)) && c.container_keep;
-  return keep ? 2 : 1;
+  char why[64];
+  if (!config::ReadVar(config::kVarContainer, container, &c, why, sizeof(why))) {
+    SayBadContainer(container, why);
+    return 1;
+  }
+  return c.container_keep ? 2 : 1;
 }
 
 /// Child-safe (reads memory): whether this process runs as a container runtime, by the base name of the

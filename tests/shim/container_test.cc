@@ -7,6 +7,7 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,6 +106,35 @@ Test(container, inert_library_leaves_itself_out_and_keeps_the_others) {
 Test(container, keep_passes_the_library_on) {
   for (const char* entry : {"execve", "posix_spawn"})
     ExpectRuntimeRanks(entry, Shim(), "\"" + Shim() + "\"", {"NUMABIND_CONTAINER=keep"}, true);
+}
+
+// The site file's NUMABIND_CONTAINER=keep acts as the environment's does (before, only the environment's was
+// read, while `numabind vars` said keep was in effect); the environment's value overrides it.
+Test(container, keep_from_the_site_file_passes_the_library_on) {
+  std::string dir = MakeTempDir("numabind-container-site");
+  std::string site = dir + "/numabind.conf";
+  FILE* f = fopen(site.c_str(), "w");
+  cr_assert(f != nullptr);
+  fputs("NUMABIND_CONTAINER=keep\n", f);
+  fclose(f);
+  for (const char* entry : {"execve", "posix_spawn", "vfork-execve"}) {
+    ExpectRuntimeRanks(entry, Shim(), "\"" + Shim() + "\"", {"NUMABIND_CONFIG_FILE=" + site}, true);
+    ExpectRuntimeRanks(entry, Shim(), "\"" + Shim() + "\"", {"NUMABIND_CONFIG_FILE=" + site}, false);
+    ExpectRuntimeRanks(entry, Shim(), "null", {"NUMABIND_CONFIG_FILE=" + site, "NUMABIND_CONTAINER=strip"},
+                       false);
+  }
+  RemoveTree(dir);
+}
+
+// A bad value is an error like any other: one line naming it, and the safe reading (strip), not silence.
+Test(container, bad_value_is_said_and_strips) {
+  CpuPair p = TwoAllowedCpus();
+  Outcome o = RunWith("report", {"@LAUNCHER", "execve", "1", "@RUNTIME", "--env", "LD_PRELOAD"}, Shim(),
+                      {"NUMABIND_CONTAINER=Keep"});
+  cr_assert_eq(o.reports.size(), 1u, "%s", Tail(o.output).c_str());
+  cr_expect_eq(EnvOf(o.reports[0], "LD_PRELOAD"), "null", "%s", o.reports[0].line.c_str());
+  cr_expect_eq(LinesWith(o.output, "NUMABIND_CONTAINER=Keep: expected strip or keep").size(), 1u, "%s",
+               o.output.c_str());
 }
 
 // NUMABIND_DISABLE=1: nothing else is read, nothing is changed.
