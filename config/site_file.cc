@@ -125,7 +125,7 @@ int OpenSiteFile(const char* path, Error* err) {
     CannotRead(err, path, fd);
     return -2;
   }
-  struct stat st;
+  struct stat st {};  // filled by a raw call the analyzer cannot see into
   if (shim::Fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     Sys6(SYS_close, fd);
     Fail(err, path, 0, "not a regular file");
