@@ -55,6 +55,7 @@ struct RankRow {
   bool ok;
   std::string device, nodes, cpus, memory, nics, error;
   uint32_t more_devices = 0;         ///< auto with fewer ranks than devices: the block's other devices
+  std::vector<std::string> devices;  ///< every device the rank drives (its block under auto), first first
   std::string share;                 ///< auto: what share of its group the rank got
   std::vector<std::string> exports;  ///< NUMABIND_EXPORT's "NAME=value" entries
   std::string note;                  ///< what was asked for and not exported, and why
@@ -132,6 +133,10 @@ PlanRows PlaceRanks(const core::PlanBasis& basis, uint32_t nranks, const config:
     if (row.ok) {
       row.device = plan.device != nullptr ? plan.device : "";
       row.more_devices = plan.device_count > 1 ? plan.device_count - 1 : 0;
+      for (uint32_t d = 0; d < plan.device_count && plan.device_slot + d < basis.slot_count; ++d) {
+        const char* id = basis.slots[plan.device_slot + d].device;
+        if (id[0] != '\0') row.devices.emplace_back(id);
+      }
       row.nodes = FormatBits(nodes);
       row.cpus = FormatBits(cpus);
       row.memory = core::MemoryName(plan.memory);
@@ -188,9 +193,11 @@ void PrintJson(const PlanRows& plan, const config::Config& cfg, FILE* out) {
   for (size_t i = 0; i < plan.rows.size(); ++i) {
     const RankRow& row = plan.rows[i];
     if (row.ok) {
-      fprintf(out, "  {\"rank\":%u,\"device\":%s,\"nodes\":%s,\"cpus\":%s,\"memory\":%s", row.rank,
-              JsonString(row.device).c_str(), JsonString(row.nodes).c_str(), JsonString(row.cpus).c_str(),
-              JsonString(row.memory).c_str());
+      fprintf(out, "  {\"rank\":%u,\"device\":%s,\"devices\":[", row.rank, JsonString(row.device).c_str());
+      for (size_t d = 0; d < row.devices.size(); ++d)
+        fprintf(out, "%s%s", d > 0 ? "," : "", JsonString(row.devices[d]).c_str());
+      fprintf(out, "],\"nodes\":%s,\"cpus\":%s,\"memory\":%s", JsonString(row.nodes).c_str(),
+              JsonString(row.cpus).c_str(), JsonString(row.memory).c_str());
       if ((cfg.exports & config::kExportNic) != 0) fprintf(out, ",\"nics\":%s", JsonString(row.nics).c_str());
       if (plan.is_auto)
         fprintf(out, ",\"auto\":{\"decision\":%s,\"share\":%s}", JsonString(plan.decision).c_str(),

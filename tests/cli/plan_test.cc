@@ -37,13 +37,14 @@ Test(plan, node_policy_table) {
 Test(plan, node_policy_json) {
   Result r = Run({"plan", "--topology", kTwoPackages, "--policy", "node", "--ranks", "4", "--json"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
-  EXPECT_STREQ(r.out.c_str(),
-               "[\n"
-               "  {\"rank\":0,\"device\":\"\",\"nodes\":\"0\",\"cpus\":\"0-1\",\"memory\":\"local\"},\n"
-               "  {\"rank\":1,\"device\":\"\",\"nodes\":\"0\",\"cpus\":\"0-1\",\"memory\":\"local\"},\n"
-               "  {\"rank\":2,\"device\":\"\",\"nodes\":\"1\",\"cpus\":\"2-3\",\"memory\":\"local\"},\n"
-               "  {\"rank\":3,\"device\":\"\",\"nodes\":\"1\",\"cpus\":\"2-3\",\"memory\":\"local\"}\n"
-               "]\n");
+  EXPECT_STREQ(
+      r.out.c_str(),
+      "[\n"
+      "  {\"rank\":0,\"device\":\"\",\"devices\":[],\"nodes\":\"0\",\"cpus\":\"0-1\",\"memory\":\"local\"},\n"
+      "  {\"rank\":1,\"device\":\"\",\"devices\":[],\"nodes\":\"0\",\"cpus\":\"0-1\",\"memory\":\"local\"},\n"
+      "  {\"rank\":2,\"device\":\"\",\"devices\":[],\"nodes\":\"1\",\"cpus\":\"2-3\",\"memory\":\"local\"},\n"
+      "  {\"rank\":3,\"device\":\"\",\"devices\":[],\"nodes\":\"1\",\"cpus\":\"2-3\",\"memory\":\"local\"}\n"
+      "]\n");
 }
 
 Test(plan, options_with_equals) {
@@ -137,11 +138,12 @@ Test(plan, ranks_from_slurms_compressed_counts) {
 Test(plan, ranks_spread_in_blocks_over_nodes) {
   Result r = Run({"plan", "--topology", kFourNodes, "--ranks", "2", "--json"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
-  EXPECT_STREQ(r.out.c_str(),
-               "[\n"
-               "  {\"rank\":0,\"device\":\"\",\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\"},\n"
-               "  {\"rank\":1,\"device\":\"\",\"nodes\":\"2\",\"cpus\":\"8-11\",\"memory\":\"local\"}\n"
-               "]\n");
+  EXPECT_STREQ(
+      r.out.c_str(),
+      "[\n"
+      "  {\"rank\":0,\"device\":\"\",\"devices\":[],\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\"},\n"
+      "  {\"rank\":1,\"device\":\"\",\"devices\":[],\"nodes\":\"2\",\"cpus\":\"8-11\",\"memory\":\"local\"}\n"
+      "]\n");
 }
 
 Test(plan, rank_that_cannot_be_placed) {
@@ -162,11 +164,12 @@ Test(plan, devices_from_a_real_machine) {
   std::string xml = RealTopology("24em64t-2n6c2t-pci.xml");
   Result r = Run({"plan", "--topology", xml, "--devices", "0000:11:00.0", "--json"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
-  EXPECT_STREQ(r.out.c_str(),
-               "[\n"
-               "  {\"rank\":0,\"device\":\"0000:11:00.0\",\"nodes\":\"1\",\"cpus\":"
-               "\"1,3,5,7,9,11,13,15,17,19,21,23\",\"memory\":\"local\"}\n"
-               "]\n");
+  EXPECT_STREQ(
+      r.out.c_str(),
+      "[\n"
+      "  {\"rank\":0,\"device\":\"0000:11:00.0\",\"devices\":[\"0000:11:00.0\"],\"nodes\":\"1\",\"cpus\":"
+      "\"1,3,5,7,9,11,13,15,17,19,21,23\",\"memory\":\"local\"}\n"
+      "]\n");
   r = Run({"plan", "--topology", xml, "--devices", "0000:06:00.0,0000:11:00.0"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   EXPECT_STREQ(r.out.c_str(),
@@ -257,10 +260,14 @@ Test(plan, exports_json_keep_what_is_set_and_say_what_is_not_exported) {
   EXPECT_STREQ(
       r.out.c_str(),
       "[\n"
-      "  {\"rank\":0,\"device\":\"\",\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\",\"exports\":"
+      "  "
+      "{\"rank\":0,\"device\":\"\",\"devices\":[],\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\","
+      "\"exports\":"
       "{\"OMP_PLACES\":\"{0},{1},{2},{3}\",\"OMP_PROC_BIND\":\"close\"},\"export_note\":\"gpu: the rank "
       "has no device\"},\n"
-      "  {\"rank\":1,\"device\":\"\",\"nodes\":\"2\",\"cpus\":\"8-11\",\"memory\":\"local\",\"exports\":"
+      "  "
+      "{\"rank\":1,\"device\":\"\",\"devices\":[],\"nodes\":\"2\",\"cpus\":\"8-11\",\"memory\":\"local\","
+      "\"exports\":"
       "{\"OMP_PLACES\":\"{8},{9},{10},{11}\",\"OMP_PROC_BIND\":\"close\"},\"export_note\":\"gpu: the rank "
       "has no device\"}\n"
       "]\n");
@@ -326,4 +333,20 @@ Test(plan, no_nics_unless_asked_and_none_found) {
   cr_assert_null(strstr(r.out.c_str(), "nics"), "%s", r.out.c_str());
   r = Run({"plan", "--topology", kTwoPackages, "--ranks", "1", "--json"}, {"NUMABIND_EXPORT=nic"});
   cr_assert_not_null(strstr(r.out.c_str(), "\"memory\":\"local\",\"nics\":\"\","), "%s", r.out.c_str());
+}
+
+// Under auto with fewer ranks than devices a rank drives a block of devices: the JSON names every one
+// (`devices`), as the table's "+N" counts them; `device` stays the block's first, for programs that read it.
+Test(plan, json_names_every_device_of_a_block) {
+  std::string xml = RealTopology("8em64t-2n2c2t-4gpu-multirail.xml");
+  Result r = Run({"plan", "--topology", xml, "--policy", "auto", "--ranks", "2", "--json"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_expect(
+      r.out.find("\"rank\":0,\"device\":\"0000:03:00.0\",\"devices\":[\"0000:03:00.0\",\"0000:07:00.0\"]") !=
+          std::string::npos,
+      "%s", r.out.c_str());
+  cr_expect(
+      r.out.find("\"rank\":1,\"device\":\"0000:83:00.0\",\"devices\":[\"0000:83:00.0\",\"0000:87:00.0\"]") !=
+          std::string::npos,
+      "%s", r.out.c_str());
 }

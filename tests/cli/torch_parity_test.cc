@@ -158,14 +158,21 @@ Test(torch_parity, plan_command_gives_torch_exclusive) {
   std::string out, err;
   int rc = RunPlan({"--topology", xml.path, "--policy", "exclusive", "--json"}, &out, &err);
   cr_assert_eq(rc, 0, "exit %d: %s", rc, err.c_str());
-  STR_EQ(
-      out,
-      "[\n"
-      "  {\"rank\":0,\"device\":\"0000:00:00.0\",\"nodes\":\"0\",\"cpus\":\"0-3\",\"memory\":\"local\"},\n"
-      "  {\"rank\":1,\"device\":\"0001:01:01.0\",\"nodes\":\"0\",\"cpus\":\"4-5\",\"memory\":\"local\"},\n"
-      "  {\"rank\":2,\"device\":\"0002:02:02.0\",\"nodes\":\"1\",\"cpus\":\"6-9\",\"memory\":\"local\"},\n"
-      "  {\"rank\":3,\"device\":\"0003:03:03.0\",\"nodes\":\"1\",\"cpus\":\"10-11\",\"memory\":\"local\"}\n"
-      "]\n");
+  STR_EQ(out,
+         "[\n"
+         "  "
+         "{\"rank\":0,\"device\":\"0000:00:00.0\",\"devices\":[\"0000:00:00.0\"],\"nodes\":\"0\",\"cpus\":"
+         "\"0-3\",\"memory\":\"local\"},\n"
+         "  "
+         "{\"rank\":1,\"device\":\"0001:01:01.0\",\"devices\":[\"0001:01:01.0\"],\"nodes\":\"0\",\"cpus\":"
+         "\"4-5\",\"memory\":\"local\"},\n"
+         "  "
+         "{\"rank\":2,\"device\":\"0002:02:02.0\",\"devices\":[\"0002:02:02.0\"],\"nodes\":\"1\",\"cpus\":"
+         "\"6-9\",\"memory\":\"local\"},\n"
+         "  "
+         "{\"rank\":3,\"device\":\"0003:03:03.0\",\"devices\":[\"0003:03:03.0\"],\"nodes\":\"1\",\"cpus\":"
+         "\"10-11\",\"memory\":\"local\"}\n"
+         "]\n");
 }
 
 // test_exclusive_raises_if_too_few_physical_cores through the command: every rank is an error, exit 1.
