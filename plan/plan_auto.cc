@@ -110,38 +110,65 @@ void TakeUnit(const PlanBasis& b, const uint64_t* slot_nodes, uint32_t u, RankPl
 
 namespace {
 
+// Calls f(k, first unit, end unit, weight) for each node k of units [a, e), in order, while f returns true.
+// Child-safe: pure arithmetic.
+template <typename F>
+void ForNodes(const PlanBasis& b, uint32_t a, uint32_t e, bool by_threads, F f) {
+  uint64_t weight = 0, k = 0;
+  uint32_t start = a;
+  for (uint32_t u = a; u < e; ++u) {
+    weight += Weight(b, u, by_threads);
+    if (u + 1 < e && Key(b, u + 1, 0) == Key(b, u, 0)) continue;
+    if (!f(k, start, u + 1, weight)) return;
+    weight = 0, ++k, start = u + 1;
+  }
+}
+
 // Rank `index` of `count` > nodes of units [*a, *e): every node one rank, the other ranks in proportion to
-// the nodes' cores beyond their first (threads when ranks outnumber cores), by cumulative rounding: the
-// ranks before node j are j + round(extra * weight before j / total), so each node's count is its quota
-// rounded down or up and the counts add up to `count`. Narrows [*a, *e) to the rank's node and sets *sub
-// (its index there) and *there (the node's ranks). Child-safe: pure arithmetic.
+// the nodes' cores beyond their first (threads when ranks outnumber cores), by largest remainder (mpibind's
+// rule): each node gets its quota's whole part, and the ranks left over go one each to the nodes with the
+// largest remainders; ties to the node with more cores, then the lower node. So each node's count is its
+// quota rounded down or up, and nodes of equal weight never differ by more than one. Narrows [*a, *e) to
+// the rank's node and sets *sub (its index there) and *there (the node's ranks). Child-safe: pure
+// arithmetic, O(nodes x units) without storage.
 void PerNode(const PlanBasis& b, uint64_t index, uint64_t count, uint32_t* a, uint32_t* e, uint64_t* sub,
              uint64_t* there) {
   bool by_threads = count > static_cast<uint64_t>(*e - *a);
-  uint64_t nodes = CountItems(b, *a, *e, 0), total = 0, weight = 0;
-  for (uint32_t u = *a; u < *e; ++u) {
-    weight += Weight(b, u, by_threads);
-    if (u + 1 < *e && Key(b, u + 1, 0) == Key(b, u, 0)) continue;
-    total += weight - 1, weight = 0;  // a node of one core (or thread) takes its one rank only
-  }
-  bool flat = total == 0 || total > 0x3fffffffull;  // equal weights; or absurd counts (2*extra*w fits)
-  uint64_t extra = count - nodes, before = 0, k = 0;
-  auto ranks_before = [&](uint64_t node, uint64_t w) {
-    uint64_t t = flat ? nodes : total, x = flat ? node : w;
-    return node + (2 * extra * x + t) / (2 * t);
+  uint64_t nodes = CountItems(b, *a, *e, 0), total = 0;
+  ForNodes(b, *a, *e, by_threads, [&](uint64_t, uint32_t, uint32_t, uint64_t w) {
+    total += w - 1;  // a node of one core (or thread) takes its one rank only
+    return true;
+  });
+  bool flat = total == 0 || total > 0x3fffffffull;  // equal weights; or absurd counts (extra * w fits)
+  uint64_t extra = count - nodes, den = flat ? nodes : total;
+  auto share = [&](uint64_t w) { return extra * (flat ? 1 : w - 1); };  // the quota is share / den
+  uint64_t whole = 0;
+  ForNodes(b, *a, *e, by_threads, [&](uint64_t, uint32_t, uint32_t, uint64_t w) {
+    whole += share(w) / den;
+    return true;
+  });
+  uint64_t left = extra - whole;  // < nodes: one each to the largest remainders
+  auto bonus = [&](uint64_t k, uint64_t w) {
+    uint64_t rem = share(w) % den, beaten = 0;
+    ForNodes(b, *a, *e, by_threads, [&](uint64_t j, uint32_t, uint32_t, uint64_t wj) {
+      uint64_t rj = share(wj) % den;
+      beaten += rj > rem || (rj == rem && (wj > w || (wj == w && j < k)));
+      return beaten < left;
+    });
+    return beaten < left ? 1u : 0u;
   };
-  uint32_t start = *a;
-  for (uint32_t u = *a; u < *e; ++u) {
-    weight += Weight(b, u, by_threads);
-    if (u + 1 < *e && Key(b, u + 1, 0) == Key(b, u, 0)) continue;
-    uint64_t lo = ranks_before(k, before), hi = ranks_before(k + 1, before + weight - 1);
-    if (index >= lo && index < hi) {
-      *sub = index - lo, *there = hi - lo, *a = start, *e = u + 1;
-      return;
+  uint64_t lo = 0;
+  bool found = false;
+  ForNodes(b, *a, *e, by_threads, [&](uint64_t k, uint32_t first, uint32_t end, uint64_t w) {
+    uint64_t n = 1 + share(w) / den + bonus(k, w);
+    if (index < lo + n) {
+      *sub = index - lo, *there = n, *a = first, *e = end, found = true;
+      return false;
     }
-    before += weight - 1, weight = 0, ++k, start = u + 1;
-  }
-  *sub = 0, *there = 0;  // extra * total overflowed: only from a malformed block
+    lo += n;
+    return true;
+  });
+  if (!found) *sub = 0, *there = 0;  // counts past the nodes: only from a malformed block
 }
 
 // Whether units [ua, ue) of [a, e) are whole items of `level` (nothing of their first or last item left

@@ -7,7 +7,8 @@
 //
 //   fewer ranks than nodes: each rank a contiguous block of whole nodes (lower ranks one more);
 //   otherwise every node one rank and the others in proportion to the nodes' cores beyond their first
-//   (cumulative rounding: each node gets its quota rounded down or up); the ranks of a node take
+//   (largest remainder: each node gets its quota rounded down or up, ties to more cores, then the lower
+//   node); the ranks of a node take
 //   contiguous equal shares of its cores (lower ranks one more), as blocks of whole last-level caches when
 //   those are equal shares too;
 //   more ranks than a node has cores: by caches and cores in proportion to their threads, and the ranks

@@ -111,8 +111,9 @@ Test(auto_policy, spreads_without_devices) {
   STR_EQ(Join(*b.basis, 4), "0-15 | 16-31 | 32-47 | 48-63");
   STR_EQ(Join(*b.basis, 8), "0-7 | 8-15 | 16-23 | 24-31 | 32-39 | 40-47 | 48-55 | 56-63");  // one L3 each
   STR_EQ(Join(*b.basis, 8, true), "0 | 0 | 1 | 1 | 2 | 2 | 3 | 3");
-  // 5 ranks: every node one, the fifth where the cumulative quota rounds up (node 1), one L3 each there.
-  STR_EQ(Join(*b.basis, 5), "0-15 | 16-23 | 24-31 | 32-47 | 48-63");
+  // 5 ranks: every node one, the fifth by largest remainder; equal nodes tie, so the lower one (node 0),
+  // one L3 each there.
+  STR_EQ(Join(*b.basis, 5), "0-7 | 8-15 | 16-31 | 32-47 | 48-63");
   cr_assert(StartsWith(Join(*b.basis, 16), "0-3 | 4-7 | 8-11 | 12-15 | "), "%s",
             Join(*b.basis, 16).c_str());  // 2 of the node's 8 cores each
   std::vector<RankText> one_pu = PlanAll(*b.basis, 64);
@@ -347,4 +348,88 @@ Test(auto_policy, fewer_ranks_than_devices_take_device_blocks) {
   Prepare(WithGpus("synthetic:pack:2 numa:1 l3:2 core:4 pu:2", {0, 0, 1, 1}), "auto", &two);
   STR_EQ(Join(*two.basis, 2), "0-15 | 16-31");
   STR_EQ(GpuExports(*two.basis, 2), "CUDA_VISIBLE_DEVICES=0,1 | CUDA_VISIBLE_DEVICES=2,3");
+}
+
+namespace {
+
+/// A machine of one package per node, with `cores[i]` single-thread cores on node i, as hwloc XML in a
+/// temporary file (removed by the caller).
+std::string NodesOfCores(const std::vector<int>& cores) {
+  std::string body;
+  int pu = 0, gp = 2;
+  auto mask = [](int first, int count) {  // hwloc's cpuset text: 32-bit words, highest first
+    std::vector<uint32_t> words((first + count + 31) / 32, 0);
+    for (int c = first; c < first + count; ++c) words[c / 32] |= 1u << (c % 32);
+    std::string out;
+    for (size_t w = words.size(); w-- > 0;) {
+      char buf[16];
+      snprintf(buf, sizeof buf, "%s0x%08x", out.empty() ? "" : ",", words[w]);
+      out += buf;
+    }
+    return out;
+  };
+  for (size_t n = 0; n < cores.size(); ++n) {
+    std::string cpus = mask(pu, cores[n]), nodes = mask(static_cast<int>(n), 1);
+    body += "<object type=\"Package\" os_index=\"" + std::to_string(n) + "\" cpuset=\"" + cpus +
+            "\" complete_cpuset=\"" + cpus + "\" nodeset=\"" + nodes + "\" complete_nodeset=\"" + nodes +
+            "\" gp_index=\"" + std::to_string(gp++) + "\">\n";
+    body += "<object type=\"NUMANode\" os_index=\"" + std::to_string(n) + "\" cpuset=\"" + cpus +
+            "\" complete_cpuset=\"" + cpus + "\" nodeset=\"" + nodes + "\" complete_nodeset=\"" + nodes +
+            "\" gp_index=\"" + std::to_string(gp++) + "\" local_memory=\"1073741824\"/>\n";
+    for (int c = 0; c < cores[n]; ++c, ++pu) {
+      std::string one = mask(pu, 1);
+      body += "<object type=\"Core\" os_index=\"" + std::to_string(pu) + "\" cpuset=\"" + one +
+              "\" complete_cpuset=\"" + one + "\" nodeset=\"" + nodes + "\" complete_nodeset=\"" + nodes +
+              "\" gp_index=\"" + std::to_string(gp++) + "\">";
+      body += "<object type=\"PU\" os_index=\"" + std::to_string(pu) + "\" cpuset=\"" + one +
+              "\" complete_cpuset=\"" + one + "\" nodeset=\"" + nodes + "\" complete_nodeset=\"" + nodes +
+              "\" gp_index=\"" + std::to_string(gp++) + "\"/></object>\n";
+    }
+    body += "</object>\n";
+  }
+  std::string all = mask(0, pu), nodes = mask(0, static_cast<int>(cores.size()));
+  std::string xml =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+      "<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\" cpuset=\"" +
+      all + "\" complete_cpuset=\"" + all + "\" allowed_cpuset=\"" + all + "\" nodeset=\"" + nodes +
+      "\" complete_nodeset=\"" + nodes + "\" allowed_nodeset=\"" + nodes + "\" gp_index=\"1\">\n" + body +
+      "</object>\n</topology>\n";
+  char path[] = "/tmp/numabind-auto-XXXXXX.xml";
+  int fd = mkstemps(path, 4);
+  cr_assert(fd >= 0);
+  cr_assert_eq(write(fd, xml.data(), xml.size()), static_cast<ssize_t>(xml.size()));
+  close(fd);
+  return path;
+}
+
+/// How many of `n` ranks land on each node, by the nodes of their plans.
+std::vector<int> RanksPerNode(const PlanBasis& b, uint32_t n, size_t nodes) {
+  std::vector<int> per(nodes, 0);
+  for (const RankText& t : PlanAll(b, n)) {
+    cr_assert(t.ok, "%s", t.error.c_str());
+    per[std::stoi(t.nodes)]++;
+  }
+  return per;
+}
+
+}  // namespace
+
+// Largest remainder, mpibind's rule: 24 ranks on a KNL in SNC-4 (nodes of 18, 18, 16 and 16 cores) get 6
+// each (cumulative rounding gave 6, 7, 5, 6); ties go to the node with more cores, then the lower node.
+Test(auto_policy, shares_ranks_by_largest_remainder) {
+  std::string xml = NodesOfCores({18, 18, 16, 16});
+  Basis b;
+  Prepare(Load(xml), "none", &b);
+  unlink(xml.c_str());
+  cr_expect(RanksPerNode(*b.basis, 24, 4) == (std::vector<int>{6, 6, 6, 6}), "24 ranks");
+  cr_expect(RanksPerNode(*b.basis, 8, 4) == (std::vector<int>{2, 2, 2, 2}), "8 ranks");
+  // 5 ranks: every node one, the fifth to a node of 18 cores (the larger remainder), the lower one.
+  cr_expect(RanksPerNode(*b.basis, 5, 4) == (std::vector<int>{2, 1, 1, 1}), "5 ranks");
+  // 6 ranks: both nodes of 18 cores take the extra ones.
+  cr_expect(RanksPerNode(*b.basis, 6, 4) == (std::vector<int>{2, 2, 1, 1}), "6 ranks");
+  std::string odd = NodesOfCores({16, 18, 16, 18});  // the larger remainders, wherever they are
+  Basis c;
+  Prepare(Load(odd), "none", &c);
+  unlink(odd.c_str());
+  cr_expect(RanksPerNode(*c.basis, 5, 4) == (std::vector<int>{1, 2, 1, 1}), "5 ranks, larger second");
 }

@@ -9,6 +9,8 @@
 //   - exclusive: ranks of one place never share a CPU;
 //   - auto without devices: every allowed CPU used when ranks >= CPUs, and the ranks of one node hold
 //     within one physical core of each other while every node has a rank and no node more ranks than cores;
+//     then too each node's rank count is within one of its exact proportion of the cores (largest
+//     remainder);
 //   - each call (prepare, then every rank) under a second.
 // No crash and no sanitizer report come with running it (the ASan suite runs this binary too).
 
@@ -134,9 +136,23 @@ void Sweep(const Topology& t, const PlanBasis& b, const char* policy, bool devic
   uint32_t nodes_with_cpus = t.NodesWithAllowedCpus().Count(), cores = 0;
   for (const TopoCore& c : t.cores) cores += c.cpus.Intersects(t.allowed);
   if (n < nodes_with_cpus || n > cores || !t.allowed.IsSubsetOf(t.CpusOfNodes(cpu_nodes))) return;
+  uint32_t placed = 0;
   for (const auto& [node, counts] : cores_on_node) {
     auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
     cr_assert(*hi - *lo <= 1, "%s: ranks on node %u hold %u to %u cores", what.c_str(), node, *lo, *hi);
+    placed += static_cast<uint32_t>(counts.size());
+  }
+  // Largest remainder: each node's rank count is within one of its exact proportion of the cores.
+  if (placed != n) return;  // ranks over several nodes (allowed CPUs outside every node): no proportion
+  for (const auto& [node, counts] : cores_on_node) {
+    uint32_t node_cores = 0;
+    NodeSet one;
+    one.Set(node);
+    CpuSet node_cpus = t.CpusOfNodes(one).Intersect(t.allowed);
+    for (const TopoCore& c : t.cores) node_cores += c.cpus.Intersects(node_cpus);
+    double exact = static_cast<double>(n) * node_cores / cores;
+    cr_assert(counts.size() < exact + 1 && counts.size() > exact - 1,
+              "%s: node %u has %zu ranks, its share is %.2f", what.c_str(), node, counts.size(), exact);
   }
 }
 
