@@ -130,8 +130,8 @@ $(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(OBJ_BUILD)/pure/%.o,$(SHIM
 	$(CC) -shared -nostdlib -Wl,-z,noseparate-code -Wl,--version-script=$(BUILD)/exports.map -Wl,--gc-sections \
 	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^) $(shell $(CC) -print-file-name=crtendS.o)
 
-# The version script: the exported names of shim/entry/wrapped.def, the one list of the wrapped functions.
-$(BUILD)/exports.map: shim/entry/exports.map.in shim/entry/wrapped.def
+# The version script: the exported names of shim/state/wrapped.def, the one list of the wrapped functions.
+$(BUILD)/exports.map: shim/entry/exports.map.in shim/state/wrapped.def
 	@mkdir -p $(dir $@)
 	$(CC) -E -P -x c -I. $< -o $@
 

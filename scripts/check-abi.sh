@@ -5,13 +5,13 @@
 #    every process about 2,300 instructions of version checks);
 #  - every undefined symbol weak (a dynamic program with no C library still starts) and defined by the C
 #    library (LIBC, default the one /bin/sh loads): what -z defs checked when the library linked libc;
-#  - exactly the wrapped functions exported (the names in shim/entry/wrapped.def, read through the same
+#  - exactly the wrapped functions exported (the names in shim/state/wrapped.def, read through the same
 #    preprocessing that makes the library's version script).
 # Usage: check-abi.sh [path/to/libnumabind.so]. Exit 0 when all hold.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 lib=${1:-${BUILD:-build}/libnumabind.so}
-list=$here/shim/entry/wrapped.def
+list=$here/shim/state/wrapped.def
 libc=${LIBC:-$(ldd /bin/sh | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')}
 [ -f "$lib" ] || { echo "check-abi: $lib: no such file"; exit 1; }
 [ -f "$libc" ] || { echo "check-abi: no C library to check against (LIBC='$libc')"; exit 1; }

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "shim/entry/state.h"
+#include "shim/state/state.h"
 
 namespace numabind::shim {
 

@@ -16,10 +16,10 @@
 #include <sys/types.h>
 
 #include "base/text.h"
-#include "shim/entry/entry.h"
-#include "shim/entry/state.h"
 #include "shim/log/line.h"
 #include "shim/log/log.h"
+#include "shim/state/entry.h"
+#include "shim/state/state.h"
 
 namespace numabind::shim {
 

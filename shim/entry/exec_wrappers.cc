@@ -14,6 +14,7 @@
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
 #include "shim/entry/site_config.h"
+#include "shim/launcher/prepare.h"
 
 extern char** environ;
 
@@ -94,42 +95,42 @@ using numabind::shim::RunExec;
 #define NUMABIND_EXPORT extern "C" __attribute__((visibility("default")))
 
 NUMABIND_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
-  numabind::shim::Need(&g_real.execve, "execve");
+  NUMABIND_NEED(execve);
   return RunExec(Entry::kExecve, path, argv, envp,
                  [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
 NUMABIND_EXPORT int execv(const char* path, char* const argv[]) {
-  numabind::shim::Need(&g_real.execv, "execv");
-  numabind::shim::Need(&g_real.execve, "execve");
+  NUMABIND_NEED(execv);
+  NUMABIND_NEED(execve);
   return RunExec(Entry::kExecv, path, argv, environ, [&](char* const* e) {
     return e == environ ? g_real.execv(path, argv) : g_real.execve(path, argv, e);
   });
 }
 
 NUMABIND_EXPORT int execvp(const char* file, char* const argv[]) {
-  numabind::shim::Need(&g_real.execvp, "execvp");
-  numabind::shim::Need(&g_real.execvpe, "execvpe");
+  NUMABIND_NEED(execvp);
+  NUMABIND_NEED(execvpe);
   return RunExec(Entry::kExecvp, file, argv, environ, [&](char* const* e) {
     return e == environ ? g_real.execvp(file, argv) : g_real.execvpe(file, argv, e);
   });
 }
 
 NUMABIND_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
-  numabind::shim::Need(&g_real.execvpe, "execvpe");
+  NUMABIND_NEED(execvpe);
   return RunExec(Entry::kExecvpe, file, argv, envp,
                  [&](char* const* e) { return g_real.execvpe(file, argv, e); });
 }
 
 NUMABIND_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
-  numabind::shim::Need(&g_real.fexecve, "fexecve");
+  NUMABIND_NEED(fexecve);
   const char* path = argv != nullptr && argv[0] != nullptr ? argv[0] : "(fexecve)";
   return RunExec(Entry::kFexecve, path, argv, envp,
                  [&](char* const* e) { return g_real.fexecve(fd, argv, e); });
 }
 
 NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
-  numabind::shim::Need(&g_real.execveat, "execveat");
+  NUMABIND_NEED(execveat);
   if (g_real.execveat == nullptr) {
     errno = ENOSYS;
     return -1;
@@ -145,22 +146,22 @@ NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], ch
 // The execl family becomes execve / execvp with an argv built on the stack (no allocation: this may be a
 // vfork child).
 NUMABIND_EXPORT int execl(const char* path, const char* arg, ...) {
-  numabind::shim::Need(&g_real.execve, "execve");
+  NUMABIND_NEED(execve);
   NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
   return RunExec(Entry::kExecl, path, argv, envp,
                  [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
 NUMABIND_EXPORT int execle(const char* path, const char* arg, ...) {
-  numabind::shim::Need(&g_real.execve, "execve");
+  NUMABIND_NEED(execve);
   NUMABIND_COLLECT_ARGS(arg, argv, envp, true);
   return RunExec(Entry::kExecle, path, argv, envp,
                  [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
 NUMABIND_EXPORT int execlp(const char* file, const char* arg, ...) {
-  numabind::shim::Need(&g_real.execvp, "execvp");
-  numabind::shim::Need(&g_real.execvpe, "execvpe");
+  NUMABIND_NEED(execvp);
+  NUMABIND_NEED(execvpe);
   NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
   return RunExec(Entry::kExeclp, file, argv, envp, [&](char* const* e) {
     return e == environ ? g_real.execvp(file, argv) : g_real.execvpe(file, argv, e);

@@ -13,10 +13,12 @@
 #include "base/syscalls.h"
 #include "shim/child/child.h"
 #include "shim/child/rank_exports.h"
-#include "shim/entry/guard.h"
 #include "shim/entry/site_config.h"
+#include "shim/entry/vfork.h"
+#include "shim/launcher/prepare.h"
 #include "shim/rank/affinity_guard.h"
 #include "shim/rank/process_threads.h"
+#include "shim/state/guard.h"
 
 extern char** environ;
 
@@ -170,7 +172,7 @@ extern "C" void* numabind_after_vfork(int pid) {
 }
 
 NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
-  int ret = numabind::shim::RealFor(&g_real.setenv, "setenv")(name, value, overwrite);
+  int ret = NUMABIND_REAL(setenv)(name, value, overwrite);
   if (ret == 0 && g_state.active && numabind::shim::t_fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     numabind::shim::MaybeBindForkedWorker(name, strlen(name));
@@ -180,7 +182,7 @@ NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
 }
 
 NUMABIND_EXPORT int putenv(char* string) {
-  int ret = numabind::shim::RealFor(&g_real.putenv, "putenv")(string);
+  int ret = NUMABIND_REAL(putenv)(string);
   if (ret == 0 && g_state.active && numabind::shim::t_fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     size_t n = 0;  // the name's length; a loop, not strchr: the C++ overload would be a strong import

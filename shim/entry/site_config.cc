@@ -14,8 +14,8 @@
 #include "base/text.h"
 #include "base/text_writer.h"
 #include "config/site_file.h"
-#include "shim/entry/state.h"
 #include "shim/log/log.h"
+#include "shim/state/state.h"
 
 extern char** environ;
 
@@ -71,8 +71,6 @@ void WaitForSiteFile() {
   }
 }
 
-constexpr int kOursMax = 40;
-
 /// The process's NUMABIND_* entries now (environ), NULL-terminated, for Parse and ApplySite: a process that
 /// reads the site file after its start-up may have changed its environment since.
 void OursNow(const char* (&ours)[kOursMax]) {
@@ -120,9 +118,8 @@ bool Activate() {
   const char* rv = g_state.config.rank_var;
   if (rv != nullptr && config::Lookup(environ, rv) != nullptr)
     g_state.startup_rank_vars = config::kRankVarBit;
-  EnsureResolved();
-  g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
-  __atomic_store_n(&g_state.active, true, __ATOMIC_RELEASE);
+  EnsureResolved();  // the spawn that made it configured goes on as an active launcher's
+  BecomeConfigured();
   PublishSiteFile();  // after active: a thread that waited sees a configured launcher
   return true;
 }

@@ -13,8 +13,9 @@
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
-#include "shim/entry/guard.h"
 #include "shim/entry/site_config.h"
+#include "shim/launcher/prepare.h"
+#include "shim/state/guard.h"
 
 extern char** environ;
 
@@ -108,35 +109,33 @@ using numabind::shim::g_real;
 
 NUMABIND_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  auto real = numabind::shim::RealFor(&g_real.posix_spawn, "posix_spawn");
+  auto real = NUMABIND_REAL(posix_spawn);
   return numabind::shim::Spawn(Entry::kPosixSpawn, real, pid, path, actions, attr, argv, envp);
 }
 
 NUMABIND_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  auto real = numabind::shim::RealFor(&g_real.posix_spawnp, "posix_spawnp");
+  auto real = NUMABIND_REAL(posix_spawnp);
   return numabind::shim::Spawn(Entry::kPosixSpawnp, real, pid, file, actions, attr, argv, envp);
 }
 
 // pidfd_spawn hands back a descriptor, not a pid: its log line says the pid is unknown rather than guess.
 NUMABIND_EXPORT int pidfd_spawn(int* pidfd, const char* path, const posix_spawn_file_actions_t* actions,
                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  auto real =
-      reinterpret_cast<numabind::shim::SpawnFn>(numabind::shim::RealFor(&g_real.pidfd_spawn, "pidfd_spawn"));
+  auto real = reinterpret_cast<numabind::shim::SpawnFn>(NUMABIND_REAL(pidfd_spawn));
   return numabind::shim::Spawn(Entry::kPidfdSpawn, real, reinterpret_cast<pid_t*>(pidfd), path, actions, attr,
                                argv, envp);
 }
 
 NUMABIND_EXPORT int pidfd_spawnp(int* pidfd, const char* file, const posix_spawn_file_actions_t* actions,
                                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  auto real = reinterpret_cast<numabind::shim::SpawnFn>(
-      numabind::shim::RealFor(&g_real.pidfd_spawnp, "pidfd_spawnp"));
+  auto real = reinterpret_cast<numabind::shim::SpawnFn>(NUMABIND_REAL(pidfd_spawnp));
   return numabind::shim::Spawn(Entry::kPidfdSpawnp, real, reinterpret_cast<pid_t*>(pidfd), file, actions,
                                attr, argv, envp);
 }
 
 NUMABIND_EXPORT int system(const char* command) {
-  auto real = numabind::shim::RealFor(&g_real.system, "system");
+  auto real = NUMABIND_REAL(system);
   if (command == nullptr || numabind::shim::Passthrough()) return real(command);
   numabind::shim::Guard guard;
   char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
@@ -154,7 +153,7 @@ NUMABIND_EXPORT int system(const char* command) {
 }
 
 NUMABIND_EXPORT FILE* popen(const char* command, const char* mode) {
-  auto real = numabind::shim::RealFor(&g_real.popen, "popen");
+  auto real = NUMABIND_REAL(popen);
   if (command == nullptr || numabind::shim::Passthrough()) return real(command, mode);
   numabind::shim::Guard guard;
   char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};

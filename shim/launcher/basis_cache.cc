@@ -19,9 +19,9 @@
 #include "base/syscalls.h"
 #include "config/grammar.h"
 #include "plan/basis_frame.h"
-#include "shim/entry/state.h"
 #include "shim/launcher/helper_launch.h"
 #include "shim/log/line.h"
+#include "shim/state/state.h"
 
 extern char** environ;
 

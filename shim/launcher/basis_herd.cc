@@ -18,11 +18,11 @@
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "config/grammar.h"
-#include "shim/entry/state.h"
 #include "shim/launcher/basis_cache.h"
 #include "shim/launcher/stop_signals.h"
 #include "shim/log/line.h"
 #include "shim/log/log.h"
+#include "shim/state/state.h"
 
 namespace numabind::shim {
 namespace {

@@ -9,6 +9,8 @@
 // prepares, may be called from a signal handler. CaptureStack is not (dlopen, dladdr): it runs only at
 // NUMABIND_LOG=debug, from fork and vfork (never _Fork) and the affinity guard's first narrowing.
 
+#include "shim/launcher/prepare.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +23,9 @@
 #include "config/grammar.h"
 #include "plan/basis_frame.h"
 #include "shim/child/child.h"
-#include "shim/entry/guard.h"
 #include "shim/launcher/basis_cache.h"
 #include "shim/launcher/helper_launch.h"
+#include "shim/state/guard.h"
 
 #ifndef NUMABIND_HELPER_PATH
 #error "NUMABIND_HELPER_PATH (the planner helper's absolute path) is set by the Makefile's HELPER_PATH"

@@ -13,8 +13,8 @@
 #include "base/log_path.h"
 #include "base/syscalls.h"
 #include "base/text.h"
-#include "shim/entry/state.h"
 #include "shim/log/json_log.h"
+#include "shim/state/state.h"
 
 namespace numabind::shim {
 namespace {

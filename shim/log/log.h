@@ -14,8 +14,8 @@
 #include <sys/types.h>
 
 #include "config/config.h"
-#include "shim/entry/entry.h"
 #include "shim/log/line.h"
+#include "shim/state/entry.h"
 
 namespace numabind::shim {
 

@@ -13,9 +13,10 @@
 #include <sys/mman.h>
 
 #include "base/syscalls.h"
-#include "shim/entry/state.h"
+#include "shim/launcher/prepare.h"
 #include "shim/log/line.h"
 #include "shim/log/log.h"
+#include "shim/state/state.h"
 
 namespace numabind::shim {
 namespace {

@@ -9,8 +9,8 @@
 #include <fcntl.h>
 
 #include "base/syscalls.h"
-#include "shim/entry/state.h"
 #include "shim/log/log.h"
+#include "shim/state/state.h"
 
 namespace numabind::shim {
 namespace {

@@ -16,6 +16,7 @@
 #include "shim/child/bound_marker.h"
 #include "shim/child/child.h"
 #include "shim/child/rank_exports.h"
+#include "shim/launcher/prepare.h"
 #include "shim/log/json_log.h"
 #include "shim/rank/process_threads.h"
 

@@ -1,8 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The entries' names, from the one list of wrapped functions (shim/entry/wrapped.def).
+// The entries' names, from the one list of wrapped functions (shim/state/wrapped.def).
 
-#include "shim/entry/entry.h"
+#include "shim/state/entry.h"
 
 #include <stddef.h>
 
@@ -12,9 +12,11 @@ namespace numabind::shim {
 const char* EntryName(Entry entry) {
   // Arrays, not pointers: no relocations for the loader.
   static const char kNames[][13] = {
-#define NUMABIND_ENTRY(symbol, id) #symbol,
-#define NUMABIND_EXPORT_ONLY(symbol)
-#include "shim/entry/wrapped.def"
+#define NUMABIND_ENTRY(symbol, id, ret, params) #symbol,
+#define NUMABIND_ENTRY_ONLY(symbol, id) #symbol,
+#define NUMABIND_EXPORT_ONLY(symbol, ret, params)
+#define NUMABIND_EXPORT_SPECIAL(symbol)
+#include "shim/state/wrapped.def"
       "start-up"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Entry::kStartup) + 1,
                 "one name per entry");

@@ -4,8 +4,8 @@
 // constructors), any spawn those make passes straight through. Never set on the child side: a vfork child
 // shares its parent's thread-local storage.
 
-#ifndef NUMABIND_SHIM_ENTRY_GUARD_H_
-#define NUMABIND_SHIM_ENTRY_GUARD_H_
+#ifndef NUMABIND_SHIM_STATE_GUARD_H_
+#define NUMABIND_SHIM_STATE_GUARD_H_
 
 namespace numabind::shim {
 
@@ -24,4 +24,4 @@ class Guard {
 
 }  // namespace numabind::shim
 
-#endif  // NUMABIND_SHIM_ENTRY_GUARD_H_
+#endif  // NUMABIND_SHIM_STATE_GUARD_H_

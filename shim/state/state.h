@@ -1,11 +1,14 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The shim's process-wide state: written by the constructor and by the parent side of a spawn (under a
-// once-flag), only read between fork/vfork and exec.
+// The shim's process-wide state, at the bottom of shim/ (every folder of it may include this one; it
+// includes none of them): written by the constructor and by the parent side of a spawn (under a once-flag),
+// only read between fork/vfork and exec. The real functions the wrappers call are here too, one slot per
+// row of shim/state/wrapped.def; shim/state/resolve.h finds them.
 
-#ifndef NUMABIND_SHIM_ENTRY_STATE_H_
-#define NUMABIND_SHIM_ENTRY_STATE_H_
+#ifndef NUMABIND_SHIM_STATE_STATE_H_
+#define NUMABIND_SHIM_STATE_STATE_H_
 
+#include <sched.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 
 #include "config/config.h"
 #include "plan/plan_basis.h"
+#include "shim/state/resolve.h"
 
 /// The real vfork, jumped to by the trampoline (vfork_x86_64.S), which cannot be written in C: a C wrapper's
 /// frame would be reused by the vfork child and then returned through by the parent.
@@ -20,63 +24,28 @@ extern "C" pid_t (*numabind_real_vfork)();
 
 namespace numabind::shim {
 
-/// The real functions, found with dlsym(RTLD_NEXT) by EnsureResolved on the parent side before the first
-/// fork, vfork or spawn, so that a child never calls dlsym. A function the C library lacks (pidfd_spawn
-/// before glibc 2.39) stays nullptr.
+/// The real functions, one slot per wrapped function with a real one of its own (shim/state/wrapped.def),
+/// found with dlsym(RTLD_NEXT) by EnsureResolved on the parent side before the first fork, vfork or spawn,
+/// so that a child never calls dlsym. A function the C library lacks (pidfd_spawn before glibc 2.39) stays
+/// nullptr. `fork_` is _Fork's, which its wrapper finds itself (ResolveSafe).
 struct RealFunctions {
-  int (*execve)(const char*, char* const[], char* const[]);
-  int (*execv)(const char*, char* const[]);
-  int (*execvp)(const char*, char* const[]);
-  int (*execvpe)(const char*, char* const[], char* const[]);
-  int (*fexecve)(int, char* const[], char* const[]);
-  int (*execveat)(int, const char*, char* const[], char* const[], int);
-  int (*posix_spawn)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
-                     char* const[], char* const[]);
-  int (*posix_spawnp)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
-                      char* const[], char* const[]);
-  int (*pidfd_spawn)(int*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
-                     char* const[], char* const[]);
-  int (*pidfd_spawnp)(int*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
-                      char* const[], char* const[]);
-  int (*system)(const char*);
-  FILE* (*popen)(const char*, const char*);
-  pid_t (*fork)();
+#define NUMABIND_ENTRY(symbol, id, ret, params) ret(*symbol) params;
+#define NUMABIND_ENTRY_ONLY(symbol, id)
+#define NUMABIND_EXPORT_ONLY(symbol, ret, params) ret(*symbol) params;
+#define NUMABIND_EXPORT_SPECIAL(symbol)
+#include "shim/state/wrapped.def"
   pid_t (*fork_)();  ///< _Fork
-  int (*setenv)(const char*, const char*, int);
-  int (*putenv)(char*);
 };
 
 extern RealFunctions g_real;
 
-/// Fills g_real once (16 dlsym calls: about 20k instructions, which an inert process never pays; _Fork is
-/// found by its wrapper, with ResolveSafe).
-void EnsureResolved();
-
-/// Resolves one real function if it is not yet: for a process that execs itself (env, nice, a shell's
-/// `exec`), which needs only the one it calls. A child of our fork, vfork or spawn finds them resolved.
-void* ResolveOne(const char* name);
-/// ResolveOne without dlsym, for _Fork's wrapper, which may run in a signal handler (where dlsym, which
-/// holds the loader's lock through a whole dlopen, may not) and before the constructor: finds `name` in the
-/// symbol tables of the objects loaded after this library, in dl_iterate_phdr's order (RTLD_NEXT's), by
-/// hand. No malloc; the loader's list lock only while it walks the list. Falls back to dlsym when no object
-/// has it by hand.
-void* ResolveSafe(const char* name);
-template <typename T>
-void Need(T* slot, const char* name) {
-  if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == nullptr) *slot = reinterpret_cast<T>(ResolveOne(name));
-}
-
-/// Parent side, before every vfork (called by the trampoline in vfork_x86_64.S): prepares, and keeps
-/// `caller` (the vfork caller's return address, which the child overwrites on the stack they share).
-extern "C" void numabind_before_vfork(void* caller);
-
-/// After vfork returns (`pid`: 0 in the child), in both processes: in the parent, unmaps what the child's
-/// exec wrapper mapped (t_exec_mapping, shim/child/rank_exports.h). Returns the caller's return address.
-extern "C" void* numabind_after_vfork(int pid);
-
 /// Largest CPU and node sets the child side handles on its stack (config/limits.h).
 using config::kMaxCpuWords;
 using config::kMaxNodeWords;
+
+/// The most NUMABIND_* entries of an environment the library reads (one more than config/vars.def has
+/// rows, with room to spare): the start-up's and the site file's readings.
+constexpr int kOursMax = 40;
 
 struct State {
   /// NUMABIND_POLICY is set, the shim is not disabled, the process is not secure-execution and not itself
@@ -123,6 +92,11 @@ extern State g_state;
 /// every child.
 extern __thread bool t_fork_child __attribute__((tls_model("initial-exec")));
 
+template <typename T>
+void Need(T* slot, const char* name) {
+  if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == nullptr) *slot = reinterpret_cast<T>(ResolveOne(name));
+}
+
 /// The real function a spawn, system, popen, setenv or putenv wrapper calls. A process whose wrappers only
 /// pass through (inert, a rank, disabled) resolves just that one, at its first call: a shell that runs one
 /// command pays one dlsym (about 1,300 instructions), not EnsureResolved's 16 (about 20,000). Their children
@@ -137,16 +111,15 @@ T RealFor(T* slot, const char* name) {
   return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 }
 
-/// Parent side: runs the planner helper and prepares the basis, once per process (thread-safe and
-/// async-signal-safe). Returns g_state.basis (nullptr on failure, reason in g_state.prepare_error).
-const core::PlanBasis* EnsurePrepared();
+/// RealFor and Need of the slot named `symbol` under its own name: the name is written once, here.
+#define NUMABIND_REAL(symbol) ::numabind::shim::RealFor(&::numabind::shim::g_real.symbol, #symbol)
+#define NUMABIND_NEED(symbol) ::numabind::shim::Need(&::numabind::shim::g_real.symbol, #symbol)
 
-/// Parent side, NUMABIND_LOG=debug: records the calling stack into g_state.stack (libunwind via dlopen).
-void CaptureStack();
-/// The calling stack into out (cap bytes, NUL-terminated), one "  #i symbol (file)" line per frame;
-/// `callers_only` leaves out the frames inside this library.
-void CaptureStack(char* out, size_t cap, bool callers_only);
+/// A configured process that is no rank becomes one whose wrappers look at its spawns: the one place for
+/// both ways there (its environment at start-up, the site file at its first rank spawn). The caller has
+/// filled g_state.config.
+void BecomeConfigured();
 
 }  // namespace numabind::shim
 
-#endif  // NUMABIND_SHIM_ENTRY_STATE_H_
+#endif  // NUMABIND_SHIM_STATE_STATE_H_

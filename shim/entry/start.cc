@@ -1,0 +1,113 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The shim's start-up (constructor). Start-up is on the path of every program a user starts, so it does as
+// little as it can: only when NUMABIND_POLICY is set does it parse the configuration and note which rank
+// variables the process started with.
+
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "base/syscalls.h"
+#include "base/text.h"
+#include "shim/entry/site_config.h"
+#include "shim/rank/affinity_guard.h"
+#include "shim/rank/self_bind.h"
+#include "shim/state/state.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+/// The environment the program started with, from `environ` (set by glibc and musl before constructors);
+/// nullptr in a program with no C library, where the weak `environ` (base/libc_imports.h) is unresolved.
+const char* const* StartupEnvironment() {
+  if (&environ == nullptr) return nullptr;
+  return const_cast<const char* const*>(environ);
+}
+
+/// One pass over the start-up environment: collects the NUMABIND_* entries into `ours` (NULL-terminated,
+/// for Parse) and notes which built-in rank variables are there.
+void ScanEnvironment(const char* const* env, const char** ours, int cap) {
+  int n = 0;
+  for (; *env != nullptr; ++env) {
+    const char* e = *env;
+    if (e[0] == 'N' && StartsWith(e, "NUMABIND_")) {  // inline: strncmp would be a lazy binding (700 Ir)
+      if (n < cap - 1) ours[n++] = e;
+      continue;
+    }
+    for (int i = 0; i < config::kRankVarCount; ++i) {
+      const char* name = config::kRankVars[i].rank;  // most entries differ at once: no call for them
+      if (e[0] == name[0] && config::ValueOf(e, name) != nullptr) g_state.startup_rank_vars |= 1u << i;
+    }
+  }
+  ours[n] = nullptr;
+}
+
+/// A configured process's start-up (NUMABIND_POLICY is set, or `rank` and the site file may set it): parses
+/// the configuration, binds the process if it is a rank, or else makes the wrappers look at its spawns.
+/// Kept out of Init, whose inert path is then a few instructions with no stack frame to speak of.
+__attribute__((noinline)) void StartConfigured(const char* const* env, bool rank) {
+  // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
+  if (getauxval(AT_SECURE) != 0) return;
+  const char* ours[kOursMax];
+  ScanEnvironment(env, ours, kOursMax);
+  config::Error err;
+  if (!config::Parse(ours, &g_state.config, &err)) {
+    memcpy(g_state.config_error, err.text, sizeof(g_state.config_error));
+    g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
+  }
+  if (g_state.config.disabled) return;
+  // The site file's defaults under the environment's values (shim/entry/site_config.h): a rank reads it now,
+  // to bind itself with them; any other configured process at its first start of a program
+  // (ApplyPendingSiteFile), so that one which starts none never opens it.
+  if (rank || g_state.startup_rank_vars != 0 || g_state.config.rank_var != nullptr) ApplySiteFile(ours);
+  if (g_state.config.disabled || (rank && g_state.config.policy.text == nullptr)) return;
+  if (StartAsRank(env)) {  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
+    ArmAffinityGuard();    // NUMABIND_GUARD=1: shim/rank/affinity_guard.h
+    return;
+  }
+  BecomeConfigured();
+}
+
+// Portable start-up (musl, glibc): only glibc passes (argc, argv, envp) to constructors, and reading them
+// where the C library does not crashes every program (issue 11). The environment is `environ`, which
+// both set before any constructor runs; the arguments are read from /proc, and only by configured
+// processes.
+__attribute__((constructor, optimize("no-jump-tables"))) void Init() {
+  // Every program pays for what runs here. Without NUMABIND_POLICY that is one pass over the environment
+  // and nothing else: no call into the C library (a first call through the PLT is a lazy binding, about
+  // 1,400 instructions), no dlsym (the real functions are found by the first wrapper called; _Fork's
+  // without dlsym, see ResolveSafe), no string read from .rodata (the name is compared as immediates: no
+  // page of .rodata touched).
+  // A built-in rank variable (config/rank_entry.h) makes a rank, which reads the site file (docs/site.md):
+  // each entry costs two bit tests of its first two letters (one compare with N before), and only those
+  // that pass them (NUMABIND_*, PATH, LANG, LOGNAME...) are compared by name.
+  const char* const* env = StartupEnvironment();
+  if (env == nullptr) return;
+  static constexpr char kPolicy[] = "NUMABIND_POLICY=";
+  constexpr int kLen = sizeof(kPolicy) - 1;
+  constexpr unsigned long long kFirst = config::kRankVarLetters | 1ull << ('N' & 63);
+  constexpr unsigned long long kSecond = config::kRankVarSeconds | 1ull << ('U' & 63);
+  bool rank = false;
+  for (const char* const* p = env; *p != nullptr; ++p) {
+    const char* e = *p;
+    // e[1] is read only when e[0] is a letter (bit 0, the NUL's, is clear): the entry goes on.
+    if (!config::LetterIn(kFirst, e[0]) || !config::LetterIn(kSecond, e[1])) continue;
+    if (e[0] != 'N') {
+      rank = rank || config::IsRankName(e);
+      continue;
+    }
+    int i = 0;
+#pragma GCC unroll 16
+    for (; i < kLen; ++i) {
+      if (e[i] != kPolicy[i]) break;  // at the latest at the entry's NUL, which matches no byte of the name
+    }
+    if (i == kLen && e[kLen] != '\0') return StartConfigured(env, false);  // set and not empty
+  }
+  if (rank) StartConfigured(env, true);
+}
+
+}  // namespace
+}  // namespace numabind::shim
