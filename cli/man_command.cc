@@ -1,7 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `numabind man 1|7`: the manual pages, in roff. numabind(1) is made from the text `--help` and
-// `help COMMAND` print, numabind(7) from the variable table (config/vars.cc) that `numabind vars` and the
+// `help COMMAND` print, numabind(7) from the variable table (config/vars.def) that `numabind vars` and the
 // README's table come from, and the rank variables from config::kRankVars: none of them can drift apart.
 // The Makefile writes them to $(BUILD)/man at build time; they are installed from there.
 

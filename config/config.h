@@ -3,7 +3,7 @@
 // The NUMABIND_* variables, parsed into typed values. Parsing is pure: an environment-style array of
 // "NAME=value" strings in, a Config or an Error naming the variable and the bad value out. It never throws
 // and never allocates, so the shim (which links libc alone and may run before the program's main) uses the
-// same code as the `numabind` command. Each variable's row in config/vars.cc owns its parser and its
+// same code as the `numabind` command. Each variable's row in config/vars.def owns its parser and its
 // field. String fields point into the strings of the array passed to Parse.
 
 #ifndef NUMABIND_CONFIG_CONFIG_H_
@@ -63,7 +63,7 @@ struct Error {
 /// one, so that the shim still honours NUMABIND_STRICT and NUMABIND_LOG_FILE).
 bool Parse(const char* const* env, Config* out, Error* err);
 
-/// Reads one variable's value into its field of `out` with the parser of its row (config/vars.cc), as
+/// Reads one variable's value into its field of `out` with the parser of its row (config/vars.def), as
 /// Parse does: false with err set to the line Parse gives ("NAME=value: why") when the value is bad or
 /// `name` is not a NUMABIND_* variable. An empty value leaves the field at its default, except for
 /// NUMABIND_MATCH. err may be nullptr. What the planner helper reads its arguments with.

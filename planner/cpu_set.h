@@ -34,7 +34,6 @@ class CpuSet {
   void Set(uint32_t i);
   void SetRange(uint32_t first, uint32_t last);
   void Clear(uint32_t i);
-  void ClearAll() { words_.clear(); }
   /// Membership (named Has, not Test: Criterion defines a Test macro).
   bool Has(uint32_t i) const;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# README.md's table of NUMABIND_* variables comes from the one table in config/vars.cc, through
+# README.md's table of NUMABIND_* variables comes from the one table in config/vars.def, through
 # `numabind vars --markdown`. It sits between two lines of README.md:
 #   <!-- vars:begin -->
 #   <!-- vars:end -->

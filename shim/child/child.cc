@@ -257,26 +257,18 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   if (basis.policy == core::PolicyKind::kAuto) core::FormatAutoShare(basis, plan.share, share, sizeof(share));
   // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
   bool again = entry != Entry::kSetenv && BoundAtSetenv(m);
-  BoundEvent e{again,
-               m.rank,
-               m.nranks,
-               m.var,
-               path,
-               cpus,
-               basis.cpu_words,
-               nodes,
-               basis.node_words,
-               core::MemoryName(plan.memory),
-               memory_denied,
-               plan.device,
-               entry,
-               nullptr,
-               0,
-               StartedBinding::kLauncher,
-               share,
-               basis.policy_text,
-               plan.device[0] != '\0' ? basis.slot_nodes + size_t{plan.device_slot} * basis.node_words
-                                      : nullptr};
+  BoundEvent e;
+  e.again = again;
+  e.rank = m.rank, e.nranks = m.nranks, e.rank_var = m.var;
+  e.command = path;
+  e.cpus = cpus, e.cpu_words = basis.cpu_words;
+  e.nodes = nodes, e.node_words = basis.node_words;
+  e.memory = core::MemoryName(plan.memory), e.memory_denied = memory_denied;
+  e.device = plan.device;
+  e.entry = entry;
+  e.share = share;
+  e.policy = basis.policy_text;
+  if (plan.device[0] != '\0') e.device_nodes = basis.slot_nodes + size_t{plan.device_slot} * basis.node_words;
   NoteReplaced(m, *saved, cpus, basis.cpu_words, &e);
   m.replaced = e.replaced != nullptr;
   FormatBound(e, line);

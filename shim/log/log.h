@@ -36,27 +36,27 @@ enum class StartedBinding : uint8_t {
 
 /// A rank bound to its plan: what BindRank did, as facts; FormatBound words it.
 struct BoundEvent {
-  bool again;  ///< a forked worker bound again at its exec: "rebound"
-  uint32_t rank;
-  uint32_t nranks;       ///< 0 = unknown
-  const char* rank_var;  ///< nullptr: found by order (NUMABIND_MATCH)
-  const char* command;
-  const uint64_t* cpus;
-  uint32_t cpu_words;
-  const uint64_t* nodes;
-  uint32_t node_words;
-  const char* memory;         ///< the plan's memory policy ("bind", ...)
-  const char* memory_denied;  ///< why set_mempolicy was not made ("EPERM"...), or nullptr
-  const char* device;         ///< "" or nullptr when none
-  Entry entry;
-  const uint64_t* replaced;  ///< the binding the rank started with when the plan replaced it, else nullptr
-  uint32_t replaced_words;
-  StartedBinding started;
-  const char* share;   ///< auto's share of the rank, "" when not auto
-  const char* policy;  ///< NUMABIND_POLICY as written (the basis's), for the JSON line
+  bool again = false;  ///< a forked worker bound again at its exec: "rebound"
+  uint32_t rank = 0;
+  uint32_t nranks = 0;             ///< 0 = unknown
+  const char* rank_var = nullptr;  ///< nullptr: found by order (NUMABIND_MATCH)
+  const char* command = nullptr;
+  const uint64_t* cpus = nullptr;
+  uint32_t cpu_words = 0;
+  const uint64_t* nodes = nullptr;
+  uint32_t node_words = 0;
+  const char* memory = nullptr;         ///< the plan's memory policy ("bind", ...)
+  const char* memory_denied = nullptr;  ///< why set_mempolicy was not made ("EPERM"...), or nullptr
+  const char* device = nullptr;         ///< "" or nullptr when none
+  Entry entry = Entry::kStartup;
+  const uint64_t* replaced = nullptr;  ///< the binding the rank started with when the plan replaced it
+  uint32_t replaced_words = 0;
+  StartedBinding started = StartedBinding::kLauncher;
+  const char* share = nullptr;   ///< auto's share of the rank, "" when not auto
+  const char* policy = nullptr;  ///< NUMABIND_POLICY as written (the basis's), for the JSON line
   /// The NUMA nodes of the rank's device (node_words words), nullptr without a device: in the JSON line, so
   /// that `numabind report` can tell a rank placed away from its device.
-  const uint64_t* device_nodes;
+  const uint64_t* device_nodes = nullptr;
 };
 
 /// A rank that is not bound: what the warning line's JSON form carries besides its message.
