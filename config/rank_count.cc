@@ -5,7 +5,9 @@
 #include "config/rank_count.h"
 
 #include "base/digits.h"
+#include "base/text.h"
 #include "config/config.h"
+#include "config/rank_entry.h"
 
 namespace numabind::config {
 namespace {
@@ -53,23 +55,59 @@ bool ParseTaskCounts(const char* value, uint32_t node, uint32_t* out) {
   return true;
 }
 
-const char* LocalRankCountSource(const char* const* env, int var) {
-  if (var < 0 || var >= kRankVarCount) return nullptr;
-  if (!IsSlurm(var))
-    return kRankVars[var].size != nullptr && Lookup(env, kRankVars[var].size) != nullptr ? kRankVars[var].size
-                                                                                         : nullptr;
-  // The step's own counts first: a batch script's SLURM_TASKS_PER_NODE describes the job, not the step.
-  static const char* const kSlurmCounts[] = {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"};
-  for (const char* name : kSlurmCounts) {
-    if (Lookup(env, name) != nullptr) return name;
+// Child-safe: reads env.
+void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours, int cap) {
+  *out = EnvFacts();
+  int n = 0;
+  for (const char* const* p = env; p != nullptr && *p != nullptr; ++p) {
+    const char* e = *p;
+    ++out->count;
+    if (e[0] == 'N') {
+      if (ours != nullptr && n < cap - 1 && shim::StartsWith(e, "NUMABIND_")) ours[n++] = e;
+      continue;
+    }
+    // Most entries fail one of two bit tests (the rank and size variables' and SLURM_*'s first two letters).
+    if (!LetterIn(kRankVarLetters, e[0]) || !LetterIn(kRankVarSeconds, e[1])) continue;
+    auto take = [e](const char* name, const char** slot) {
+      if (*slot == nullptr && name != nullptr) {
+        if (const char* v = ValueOf(e, name)) *slot = v;
+      }
+    };
+    for (int i = 0; i < kRankVarCount; ++i) {
+      if (e[0] != kRankVars[i].rank[0]) continue;
+      take(kRankVars[i].rank, &out->rank[i]);
+      take(kRankVars[i].size, &out->size[i]);
+    }
+    if (e[0] == 'S' && e[1] == 'L') {
+      take("SLURM_STEP_ID", &out->slurm_step_id);
+      take("SLURM_STEP_TASKS_PER_NODE", &out->slurm_step_tasks);
+      take("SLURM_TASKS_PER_NODE", &out->slurm_tasks);
+      take("SLURM_NODEID", &out->slurm_node_id);
+    }
   }
-  return nullptr;
+  if (ours != nullptr && cap > 0) ours[n] = nullptr;
+  out->ours_count = n;
 }
 
-uint32_t LocalRankCount(const char* const* env, int var) {
-  const char* name = LocalRankCountSource(env, var);
-  if (name == nullptr) return 0;
-  const char* value = Lookup(env, name);
+const char* LocalRankCountSource(const EnvFacts& f, int var, const char** value) {
+  if (var < 0 || var >= kRankVarCount) return nullptr;
+  const char* name = nullptr;
+  const char* v = nullptr;
+  if (!IsSlurm(var)) {
+    if (f.size[var] != nullptr) name = kRankVars[var].size, v = f.size[var];
+  } else if (f.slurm_step_tasks != nullptr) {
+    // The step's own counts first: a batch script's SLURM_TASKS_PER_NODE describes the job, not the step.
+    name = "SLURM_STEP_TASKS_PER_NODE", v = f.slurm_step_tasks;
+  } else if (f.slurm_tasks != nullptr) {
+    name = "SLURM_TASKS_PER_NODE", v = f.slurm_tasks;
+  }
+  if (value != nullptr) *value = v;
+  return name;
+}
+
+uint32_t LocalRankCount(const EnvFacts& f, int var) {
+  const char* value = nullptr;
+  if (LocalRankCountSource(f, var, &value) == nullptr) return 0;
   uint32_t n = 0;
   if (!IsSlurm(var)) {
     const char* s = value;
@@ -77,9 +115,21 @@ uint32_t LocalRankCount(const char* const* env, int var) {
   }
   // This node's entry: SLURM_NODEID counts the step's nodes (the job's in a batch script), from 0.
   uint32_t node = 0;
-  const char* id = Lookup(env, "SLURM_NODEID");
+  const char* id = f.slurm_node_id;
   if (id != nullptr && (!Digits(&id, 0xffffffffu, &node) || *id != '\0')) return 0;
   return ParseTaskCounts(value, node, &n) ? n : 0;
+}
+
+const char* LocalRankCountSource(const char* const* env, int var) {
+  EnvFacts f;
+  ScanEnvFacts(env, &f);
+  return LocalRankCountSource(f, var);
+}
+
+uint32_t LocalRankCount(const char* const* env, int var) {
+  EnvFacts f;
+  ScanEnvFacts(env, &f);
+  return LocalRankCount(f, var);
 }
 
 }  // namespace numabind::config

@@ -92,10 +92,9 @@ BindResult FailValue(Line* line, const char* path, const RankMatch& m, int* err)
 
 }  // namespace
 
-// Child-safe: reads envp and the prepared config.
-bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
+// Child-safe: reads the facts, envp for NUMABIND_RANK_VAR's variable, and the prepared config.
+bool FindRankVar(const config::EnvFacts& facts, char* const* envp, uint32_t skip, RankMatch* out) {
   const config::Config& c = g_state.config;
-  const char* const* env = const_cast<const char* const*>(envp);
   const char* name = c.rank_var;
   const char* v = nullptr;
   int index = -1;  // the variable's built-in entry, for its rank count
@@ -104,15 +103,15 @@ bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
     for (int i = 0; i < config::kRankVarCount; ++i) {
       if (StrEq(name, config::kRankVars[i].rank)) index = i;
     }
-    v = config::Lookup(env, name);
+    v = index >= 0 ? facts.rank[index] : config::Lookup(const_cast<const char* const*>(envp), name);
   } else {
     // The first rank variable the program's environment carries (non-empty) decides.
     for (int i = 0; i < config::kRankVarCount && name == nullptr; ++i) {
       if ((skip & (1u << i)) != 0) continue;
-      const char* value = config::Lookup(env, config::kRankVars[i].rank);
+      const char* value = facts.rank[i];
       if (value == nullptr || *value == '\0') continue;
       // A batch script has SLURM_LOCALID=0 but no SLURM_STEP_ID: only a step's tasks are Slurm's ranks.
-      if (i == config::kSlurmRankVar && config::Lookup(env, "SLURM_STEP_ID") == nullptr) continue;
+      if (i == config::kSlurmRankVar && facts.slurm_step_id == nullptr) continue;
       name = config::kRankVars[i].rank;
       index = i;
       v = value;
@@ -123,13 +122,15 @@ bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out) {
   out->entry = v - StrLen(name) - 1;
   // A value that is not a rank makes it a rank that cannot be bound, which BindRank reports.
   out->bad_value = config::ParseRankValue(v, &out->rank) == config::RankValue::kOk ? nullptr : v;
-  out->nranks = c.nranks != 0 ? c.nranks : index >= 0 ? config::LocalRankCount(env, index) : 0;
+  out->nranks = c.nranks != 0 ? c.nranks : index >= 0 ? config::LocalRankCount(facts, index) : 0;
   return true;
 }
 
 // Child-safe: reads envp, the prepared config and /proc, with raw system calls.
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
-  if (FindRankVar(envp, g_state.startup_rank_vars, out)) return true;
+  config::EnvFacts facts;
+  config::ScanEnvFacts(const_cast<const char* const*>(envp), &facts);
+  if (FindRankVar(facts, envp, g_state.startup_rank_vars, out)) return true;
   if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & config::kRankVarBit) != 0)
     return false;
   if (!ArgvMatches(argv)) return false;

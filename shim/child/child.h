@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "base/text.h"
+#include "config/rank_count.h"
 #include "shim/log/line.h"
 #include "shim/log/log.h"
 #include "shim/state/entry.h"
@@ -59,10 +60,11 @@ enum class BindResult : uint8_t {
 /// `parent` is the launcher, whose live children count for ranks found by order.
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out);
 
-/// Child-safe: the local-rank variable of envp and its rank count, leaving out the built-in variables whose
-/// bit is set in `skip` (config::kRankVarBit: NUMABIND_RANK_VAR). SLURM_LOCALID counts only in a Slurm step
-/// task (SLURM_STEP_ID set): a batch script has it too, and starts no ranks of its own.
-bool FindRankVar(char* const* envp, uint32_t skip, RankMatch* out);
+/// Child-safe: the local-rank variable and its rank count, from `facts` (one ScanEnvFacts of envp; envp is
+/// read again only for NUMABIND_RANK_VAR's variable when it is no built-in one), leaving out the built-in
+/// variables whose bit is set in `skip` (config::kRankVarBit: NUMABIND_RANK_VAR). SLURM_LOCALID counts only
+/// in a Slurm step task (SLURM_STEP_ID set): a batch script has it too, and starts no ranks of its own.
+bool FindRankVar(const config::EnvFacts& facts, char* const* envp, uint32_t skip, RankMatch* out);
 
 /// Longest NUMABIND_BOUND entry MarkEnvironment writes.
 constexpr size_t kMarkerMax = 512;

@@ -10,6 +10,7 @@
 
 #include "base/syscalls.h"
 #include "base/text.h"
+#include "config/rank_count.h"
 #include "shim/entry/site_config.h"
 #include "shim/rank/affinity_guard.h"
 #include "shim/rank/self_bind.h"
@@ -27,32 +28,19 @@ const char* const* StartupEnvironment() {
   return const_cast<const char* const*>(environ);
 }
 
-/// One pass over the start-up environment: collects the NUMABIND_* entries into `ours` (NULL-terminated,
-/// for Parse) and notes which built-in rank variables are there.
-void ScanEnvironment(const char* const* env, const char** ours, int cap) {
-  int n = 0;
-  for (; *env != nullptr; ++env) {
-    const char* e = *env;
-    if (e[0] == 'N' && StartsWith(e, "NUMABIND_")) {  // inline: strncmp would be a lazy binding (700 Ir)
-      if (n < cap - 1) ours[n++] = e;
-      continue;
-    }
-    for (int i = 0; i < config::kRankVarCount; ++i) {
-      const char* name = config::kRankVars[i].rank;  // most entries differ at once: no call for them
-      if (e[0] == name[0] && config::ValueOf(e, name) != nullptr) g_state.startup_rank_vars |= 1u << i;
-    }
-  }
-  ours[n] = nullptr;
-}
-
 /// A configured process's start-up (NUMABIND_POLICY is set, or `rank` and the site file may set it): parses
 /// the configuration, binds the process if it is a rank, or else makes the wrappers look at its spawns.
 /// Kept out of Init, whose inert path is then a few instructions with no stack frame to speak of.
 __attribute__((noinline)) void StartConfigured(const char* const* env, bool rank) {
   // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
   if (getauxval(AT_SECURE) != 0) return;
+  // The one pass over the environment (config/rank_count.h): what everything after it reads.
   const char* ours[kOursMax];
-  ScanEnvironment(env, ours, kOursMax);
+  config::EnvFacts facts;
+  config::ScanEnvFacts(env, &facts, ours, kOursMax);
+  for (int i = 0; i < config::kRankVarCount; ++i) {
+    if (facts.rank[i] != nullptr) g_state.startup_rank_vars |= 1u << i;
+  }
   config::Error err;
   if (!config::Parse(ours, &g_state.config, &err)) {
     memcpy(g_state.config_error, err.text, sizeof(g_state.config_error));
@@ -64,8 +52,8 @@ __attribute__((noinline)) void StartConfigured(const char* const* env, bool rank
   // (ApplyPendingSiteFile), so that one which starts none never opens it.
   if (rank || g_state.startup_rank_vars != 0 || g_state.config.rank_var != nullptr) ApplySiteFile(ours);
   if (g_state.config.disabled || (rank && g_state.config.policy.text == nullptr)) return;
-  if (StartAsRank(env)) {  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
-    ArmAffinityGuard();    // NUMABIND_GUARD=1: shim/rank/affinity_guard.h
+  if (StartAsRank(facts, env)) {  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
+    ArmAffinityGuard();           // NUMABIND_GUARD=1: shim/rank/affinity_guard.h
     return;
   }
   BecomeConfigured();

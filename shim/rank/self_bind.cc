@@ -29,18 +29,21 @@ bool Same(const char* a, const char* b) { return a != nullptr && b != nullptr &&
 
 /// The Slurm step task that is the only task of its step on this node: torchrun, Open MPI's orted or
 /// hydra's proxy under `srun --ntasks-per-node=1`, which starts ranks rather than being one.
-bool OnlyTaskOfStep(const RankMatch& m, const char* const* env) {
+bool OnlyTaskOfStep(const RankMatch& m, const config::EnvFacts& facts) {
   constexpr int slurm = config::kSlurmRankVar;
-  return g_state.config.rank_var == nullptr && Same(m.var, config::kRankVars[slurm].rank) &&
-         config::LocalRankCount(env, slurm) == 1;
+  const config::Config& c = g_state.config;
+  if (c.rank_var != nullptr || !Same(m.var, config::kRankVars[slurm].rank)) return false;
+  // FindRankVar counted this node's tasks already, unless NUMABIND_NRANKS stood in for them.
+  return (c.nranks == 0 ? m.nranks : config::LocalRankCount(facts, slurm)) == 1;
 }
 
-void LogLauncher(const char* program, const char* const* env) {
+void LogLauncher(const char* program, const config::EnvFacts& facts) {
   if (g_state.config.log < config::LogLevel::kInfo) return;
-  const char* source = config::LocalRankCountSource(env, config::kSlurmRankVar);
+  const char* value = nullptr;
+  const char* source = config::LocalRankCountSource(facts, config::kSlurmRankVar, &value);
   Line l;
   l.Str("numabind: ").Str(program).Str(" not bound: the only task of its Slurm step on this node (");
-  l.Str(source).Str("=").Str(config::Lookup(env, source)).Str(") is a launcher, never narrowed ");
+  l.Str(source).Str("=").Str(value).Str(") is a launcher, never narrowed ");
   l.Str("(NUMABIND_RANK_VAR=SLURM_LOCALID binds it as a rank) pid ").Num(Sys6(SYS_getpid));
   WriteLog(config::LogLevel::kInfo, &l);
 }
@@ -176,7 +179,7 @@ bool OwnCmdlineMatches(const char* const* env) {
 
 }  // namespace
 
-bool StartAsRank(const char* const* env) {
+bool StartAsRank(const config::EnvFacts& facts, const char* const* env) {
   const config::Config& c = g_state.config;
   char** envp = const_cast<char**>(env);
   if (c.rank_var != nullptr)
@@ -187,12 +190,12 @@ bool StartAsRank(const char* const* env) {
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
   // Set by glibc and musl before constructors run.
   const char* program = program_invocation_name != nullptr ? program_invocation_name : "(program)";
-  if (!FindRankVar(envp, absent, &m)) {
+  if (!FindRankVar(facts, envp, absent, &m)) {
     if (OwnCmdlineMatches(env)) return g_state.rank_bound = true;
     return c.by_device && StartAsDeviceRank(env, program);
   }
-  if (OnlyTaskOfStep(m, env)) {
-    LogLauncher(program, env);
+  if (OnlyTaskOfStep(m, facts)) {
+    LogLauncher(program, facts);
     return false;
   }
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.

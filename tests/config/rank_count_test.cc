@@ -130,3 +130,31 @@ Test(bound, known_and_kept_whole) {
   cr_assert(numabind::config::Parse(none.get(), &c, &err));
   cr_expect_null(c.bound);
 }
+
+// The start-up's one pass (config::ScanEnvFacts): every fact the rank decision and the local count read,
+// the first entry of a name as Lookup finds it, and NUMABIND_* entries collected for Parse.
+Test(env_facts, one_pass_holds_what_the_rank_needs) {
+  auto env = Env({"PATH=/bin", "NUMABIND_POLICY=node", "SLURM_LOCALID=1", "LOCAL_RANK=3", "LOCAL_RANK=9",
+                  "LOCAL_WORLD_SIZE=4", "SLURM_STEP_ID=0", "SLURM_STEP_TASKS_PER_NODE=2(x3)",
+                  "SLURM_NODEID=2", "NUMABIND_LOG=info", "SLURM_TASKS_PER_NODE=5"});
+  numabind::config::EnvFacts f;
+  const char* ours[4];
+  numabind::config::ScanEnvFacts(env.get(), &f, ours, 4);
+  cr_expect_eq(f.count, 11u);
+  cr_assert_eq(f.ours_count, 2);
+  cr_expect_str_eq(ours[0], "NUMABIND_POLICY=node");
+  cr_expect_str_eq(ours[1], "NUMABIND_LOG=info");
+  cr_expect_null(ours[2]);
+  cr_expect_str_eq(f.rank[0], "3", "the first LOCAL_RANK, as getenv finds it");
+  cr_expect_str_eq(f.size[0], "4");
+  cr_expect_str_eq(f.rank[numabind::config::kSlurmRankVar], "1");
+  cr_expect_str_eq(f.slurm_step_id, "0");
+  cr_expect_str_eq(f.slurm_node_id, "2");
+  cr_expect_eq(LocalRankCount(f, 0), 4u);
+  cr_expect_eq(LocalRankCount(f, numabind::config::kSlurmRankVar), 2u, "the step's counts, node 2");
+  const char* value = nullptr;
+  cr_expect_str_eq(LocalRankCountSource(f, numabind::config::kSlurmRankVar, &value),
+                   "SLURM_STEP_TASKS_PER_NODE");
+  cr_expect_str_eq(value, "2(x3)");
+  for (int i = 1; i < kRankVarCount - 1; ++i) cr_expect_null(f.rank[i], "%s", kRankVars[i].rank);
+}
