@@ -43,10 +43,11 @@ std::vector<PciDevice> Pick(const std::vector<PciDevice>& from, const std::vecto
 }
 
 // Whether a VGA-class device is a compute GPU rather than a management or integrated adapter: hwloc put a
-// GPU or co-processor OS device under it (a file made with its GPU backends), or it sits on a PCIe link of
+// compute OS device under it (a file made with its GPU backends; a DRM card0 is not one: every adapter
+// with a kernel driver has it), or it sits on a PCIe link of
 // at least kComputeLinkGbps (a BMC's VGA is on one lane or plain PCI, integrated graphics on none).
 constexpr float kComputeLinkGbps = 4.0f;  // PCIe 3.0 x4; compute GPUs are x8 or x16
-bool ComputeEvidence(const PciDevice& d) { return d.gpu_osdev || d.link_gbps >= kComputeLinkGbps; }
+bool ComputeEvidence(const PciDevice& d) { return d.compute_osdev || d.link_gbps >= kComputeLinkGbps; }
 
 }  // namespace
 

@@ -35,8 +35,9 @@ bool NormalizeBusId(const std::string& text, std::string* out);
 
 /// Whether `auto` picks this device: NVIDIA VGA/3D controllers, AMD Instinct (display-other or processing
 /// accelerator class), Intel data-centre GPUs (display-other/3D), AMD and Intel VGA controllers with
-/// evidence of compute (a GPU OS device under them, or a PCIe link of 4 GB/s or more: MI50/MI60 report the
-/// VGA class; a management VGA such as the ES1000 and integrated graphics have neither), Habana Gaudi, and
+/// evidence of compute (a compute OS device under them, such as CUDA, NVML, RSMI, OpenCL or Level Zero, but
+/// not a DRM card0; or a PCIe link of 4 GB/s or more: MI50/MI60 report the VGA class; a management VGA such
+/// as the ES1000 and integrated graphics have neither), Habana Gaudi, and
 /// processing accelerators of a few AI vendors. Never ASPEED, Matrox or other BMC VGA.
 bool IsAccelerator(const PciDevice& d);
 

@@ -59,11 +59,13 @@ struct PciDevice {
   uint32_t domain = 0;
   uint32_t bus = 0, dev = 0, func = 0;
   uint32_t vendor = 0, device = 0;
-  uint32_t class_id = 0;   ///< class << 8 | subclass: 0x0300 VGA, 0x0302 3D, 0x0380 display, 0x1200 accel.
-  std::string bus_id;      ///< "0000:34:00.0"
-  std::string name;        ///< hwloc's PCIVendor/PCIDevice infos when the file has them
-  float link_gbps = 0;     ///< hwloc's PCIe link speed (GB/s, width included); 0 when unknown or plain PCI
-  bool gpu_osdev = false;  ///< hwloc put a GPU or co-processor OS device under it (CUDA, OpenCL, RSMI...)
+  uint32_t class_id = 0;  ///< class << 8 | subclass: 0x0300 VGA, 0x0302 3D, 0x0380 display, 0x1200 accel.
+  std::string bus_id;     ///< "0000:34:00.0"
+  std::string name;       ///< hwloc's PCIVendor/PCIDevice infos when the file has them
+  float link_gbps = 0;    ///< hwloc's PCIe link speed (GB/s, width included); 0 when unknown or plain PCI
+  /// hwloc put a compute OS device under it (CUDA, NVML, RSMI, OpenCL, Level Zero, a co-processor); a DRM
+  /// card (card0), which every display adapter with a kernel driver has, does not count.
+  bool compute_osdev = false;
   bool locality_known = false;
   NodeSet nodes;  ///< node os numbers
   /// Bus ids of the PCI-to-PCI bridges above it (switch and root ports), nearest first; filled when NICs

@@ -79,6 +79,23 @@ struct HwlocHolder {
   }
 };
 
+// Whether OS device c is evidence that its PCI device computes: a co-processor (CUDA, OpenCL, Level Zero,
+// NEC VE) or a GPU of a compute library (NVML, RSMI, Level Zero). Not a DRM card, render or control node
+// (card0, renderD128, controlD64: Linux gives one to every display adapter with a driver, a BMC's VGA such
+// as the ES1000 too) nor a GL display (":0.0").
+bool ComputeOsDev(hwloc_obj_t c) {
+  if (c->type != HWLOC_OBJ_OS_DEVICE) return false;
+  if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC) return true;
+  if (c->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU) return false;
+  const char* backend = hwloc_obj_get_info_by_name(c, "Backend");
+  for (const char* lib : {"CUDA", "NVML", "RSMI", "OpenCL", "LevelZero"})
+    if ((backend && strcmp(backend, lib) == 0) || (c->subtype && strcmp(c->subtype, lib) == 0)) return true;
+  // Files without those infos: the names the compute backends give ("nvml0", "rsmi0", "ze0"...).
+  for (const char* prefix : {"nvml", "rsmi", "cuda", "opencl", "ze"})
+    if (c->name && strncmp(c->name, prefix, strlen(prefix)) == 0) return true;
+  return false;
+}
+
 void ReadPci(hwloc_topology_t topo, Topology* out) {
   for (hwloc_obj_t obj = hwloc_get_next_pcidev(topo, nullptr); obj; obj = hwloc_get_next_pcidev(topo, obj)) {
     PciDevice d;
@@ -98,9 +115,7 @@ void ReadPci(hwloc_topology_t topo, Topology* out) {
     if (vendor) d.name = vendor;
     if (device) d.name += (d.name.empty() ? "" : " ") + std::string(device);
     d.link_gbps = a.linkspeed;
-    for (hwloc_obj_t c = obj->io_first_child; c; c = c->next_sibling)
-      d.gpu_osdev |= c->type == HWLOC_OBJ_OS_DEVICE && (c->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU ||
-                                                        c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC);
+    for (hwloc_obj_t c = obj->io_first_child; c; c = c->next_sibling) d.compute_osdev |= ComputeOsDev(c);
     d.nodes = NearNodes(topo, obj, *out);
     d.locality_known = !d.nodes.Empty();
     d.bridges = PciBridges(obj);

@@ -208,6 +208,22 @@ Test(auto_policy, memory_only_nodes_never_chosen) {
     }
 }
 
+Test(auto_policy, cpus_outside_every_node_get_the_groups_memory) {
+  // hwloc's 4fake-4gr1nu1pu (its Linux test machine, exported to XML): CPU 0 on node 0, CPU 1 in a group
+  // without a node (its node 1 is not allowed), node 2 memory whose CPU is not allowed. The rank on CPU 1
+  // takes its group's memory nodes (docs/auto.md, rule 6): node 0, never an empty set.
+  Topology t = Load(TopologyDir() + "/hwloc/4fake-4gr1nu1pu.xml");
+  CpuSet one;
+  one.Set(1);
+  cr_assert(t.allowed.Has(1) && t.NodesOfCpus(one).Empty(), "CPU 1 is not outside every node");
+  Basis b;
+  Prepare(t, "none", &b);
+  STR_EQ(Join(*b.basis, 2), "0 | 1");
+  STR_EQ(Join(*b.basis, 2, true), "0 | 0");
+  STR_EQ(Join(*b.basis, 3, true), "0 | 0 | 0");
+  STR_EQ(Shares(*b.basis, 2), "whole node 0 | every CPU outside the nodes");
+}
+
 // ---- invariants on every topology ----
 
 namespace {

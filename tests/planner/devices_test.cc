@@ -12,10 +12,14 @@
 #include "tests/planner/planner_test_util.h"
 
 using namespace numabind::core;
+using numabind::core::testing::Basis;
 using numabind::core::testing::FileExists;
 using numabind::core::testing::Gpu;
 using numabind::core::testing::Load;
 using numabind::core::testing::ParseDevices;
+using numabind::core::testing::PlanAll;
+using numabind::core::testing::PrepareOn;
+using numabind::core::testing::RankText;
 using numabind::core::testing::TopologyFile;
 
 static std::string Ids(const std::vector<PciDevice>& devices) {
@@ -104,10 +108,10 @@ Test(devices, accelerator_classes) {
   cr_assert(IsAccelerator(mi50), "AMD MI50 (VGA class) on a x16 link");
   mi50.link_gbps = 0.2f;
   cr_assert(!IsAccelerator(mi50), "AMD ES1000 (VGA class) on plain PCI");
-  mi50.gpu_osdev = true;
+  mi50.compute_osdev = true;
   cr_assert(IsAccelerator(mi50), "AMD VGA with an OpenCL GPU OS device under it");
   PciDevice aspeed;
-  aspeed.vendor = 0x1a03, aspeed.class_id = 0x0300, aspeed.link_gbps = 31.5f, aspeed.gpu_osdev = true;
+  aspeed.vendor = 0x1a03, aspeed.class_id = 0x0300, aspeed.link_gbps = 31.5f, aspeed.compute_osdev = true;
   cr_assert(!IsAccelerator(aspeed), "ASPEED VGA, whatever its link");
 }
 
@@ -117,7 +121,7 @@ Test(devices, vga_class_instinct_found_by_evidence) {
   Topology t = Load(TopologyFile("mpibind-epyc-corona.xml"), true);
   STR_EQ(Ids(Select(t, "auto")), "0000:13:00.0,0000:23:00.0,0000:53:00.0,0000:73:00.0");
   // The same machine read live has no OS devices (GPU backends off): the link speed decides alone.
-  for (PciDevice& d : t.pci) d.gpu_osdev = false;
+  for (PciDevice& d : t.pci) d.compute_osdev = false;
   STR_EQ(Ids(Select(t, "auto")), "0000:13:00.0,0000:23:00.0,0000:53:00.0,0000:73:00.0");
 }
 
@@ -128,6 +132,23 @@ Test(devices, auto_skips_the_management_vga) {
   Topology t = Load(path, true);
   STR_EQ(Ids(Select(t, "auto")), "0000:06:00.0,0000:11:00.0,0000:14:00.0");
   STR_EQ(Ids(Select(t, "none")), "");
+}
+
+Test(devices, drm_card_of_a_management_vga_is_no_gpu) {
+  // hwloc's 96em64t-4n4d3ca2co-pci.xml: four nodes, no GPU, an AMD ES1000 VGA (01:00.0, plain PCI, near
+  // node 0) with the DRM card card0 (a GPU OS device) that Linux gives every adapter with a driver.
+  // Issue 27: auto took it for a GPU and put every rank on node 0.
+  Topology t = Load(TopologyFile("hwloc/96em64t-4n4d3ca2co-pci.xml"), true);
+  bool es1000 = false;
+  for (const PciDevice& d : t.pci) es1000 |= d.bus_id == "0000:01:00.0" && d.vendor == 0x1002;
+  cr_assert(es1000, "no ES1000 at 01:00.0");
+  STR_EQ(Ids(Select(t, "auto")), "");
+  Basis b;
+  PrepareOn(t, "auto", &b, "auto");
+  cr_assert(b.basis, "%s", b.error.c_str());
+  std::string nodes;
+  for (const RankText& r : PlanAll(*b.basis, 4)) nodes += (nodes.empty() ? "" : " | ") + r.nodes;
+  STR_EQ(nodes, "0 | 1 | 2 | 3");  // spread over the nodes, one each
 }
 
 Test(devices, auto_skips_matrox_vga_not_an_opencl_radeon) {
