@@ -48,10 +48,14 @@ template <typename Call>
 __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decltype(call(b.envp)) {
   SavedBinding saved;
   Line line;
-  BindResult r = BindRank(b.entry, b.path, b.m, &saved, &line, b.refused_errno);
+  // The rank's plan, computed once by BindRank and handed on to its exports.
+  uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
+  core::RankPlan plan;
+  plan.cpus = cpus, plan.nodes = nodes;
+  BindResult r = BindRank(b.entry, b.path, b.m, &saved, &line, b.refused_errno, &plan);
   if (r == BindResult::kRefused) return decltype(call(b.envp))();
   RankBlock block;
-  int e = BuildRankBlock(b.envp, *b.m, r == BindResult::kBound, b.path, &block);
+  int e = BuildRankBlock(b.envp, *b.m, r == BindResult::kBound ? &plan : nullptr, b.path, &block);
   if (e != 0 && r == BindResult::kBound) {
     Restore(saved);
     r = FailEnvironment(&line, b.path, *b.m, e, b.refused_errno);

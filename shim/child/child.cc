@@ -234,18 +234,23 @@ void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t*
 
 }  // namespace
 
+// Child-safe: reads the prepared basis.
+uint32_t PlanWords(bool cpus) {
+  const core::PlanBasis* b = g_state.basis;
+  if (b == nullptr || b->cpu_words > kMaxCpuWords || b->node_words > kMaxNodeWords) return 1;
+  return cpus ? b->cpu_words : b->node_words;
+}
+
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
 BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, Line* line,
-                    int* err) {
+                    int* err, core::RankPlan* planned) {
   RankMatch& m = *found;
   if (m.bad_value != nullptr) return FailValue(line, path, m, err);
   if (const char* why = BasisProblem()) return Fail(line, path, m, "", why, EINVAL, err);
   const core::PlanBasis& basis = *g_state.basis;
-  // Sized by the machine (at most kMaxCpuWords and kMaxNodeWords): a small thread stack must do.
-  uint64_t cpus[basis.cpu_words], nodes[basis.node_words];
-  core::RankPlan plan;
-  plan.cpus = cpus;
-  plan.nodes = nodes;
+  core::RankPlan& plan = *planned;  // its sets are the caller's, of PlanWords: BasisProblem checked them
+  const uint64_t* cpus = plan.cpus;
+  const uint64_t* nodes = plan.nodes;
   if (!core::ComputeRankPlan(basis, m.rank, m.nranks, &plan))
     return Fail(line, path, m, "", plan.error, EINVAL, err);
   const char* what = "";

@@ -83,11 +83,19 @@ size_t EnvCount(char* const* envp);
 /// posix_spawn it is: an ancestor of the rank either way); left out when it does not fit.
 char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out);
 
-/// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank). Failures are logged at
-/// once; a successful binding is described in `line` (FormatBound's words, shim/log/log.h) without its
-/// pid, which the caller appends and logs with FinishBoundLine (before the exec, or after posix_spawn returns
-/// the child's pid). `path` names the program. Sets m->replaced. On kRefused, *err is the errno to fail with.
-BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, Line* line, int* err);
+/// Child-safe: the 64-bit words of a plan's CPU set (`cpus`) or node set: the prepared basis's, or 1 when
+/// there is no usable basis. For the caller's arrays of a RankPlan, on its stack (a small thread's too:
+/// at most kMaxCpuWords and kMaxNodeWords).
+uint32_t PlanWords(bool cpus);
+
+/// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank), computed once into
+/// *plan, whose cpus and nodes the caller points at arrays of PlanWords words; on kBound the caller hands it
+/// on (NUMABIND_EXPORT's entries, shim/child/rank_exports.h). Failures are logged at once; a successful
+/// binding is described in `line` (FormatBound's words, shim/log/log.h) without its pid, which the caller
+/// appends and logs with FinishBoundLine (before the exec, or after posix_spawn returns the child's pid).
+/// `path` names the program. Sets m->replaced. On kRefused, *err is the errno to fail with.
+BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, Line* line, int* err,
+                    core::RankPlan* plan);
 
 /// Child-safe: rank m's new environment could not be built (errno `e`, from mmap), after BindRank bound it
 /// (the caller has Restore'd it): one warn line, in `line` (emptied first). kUnbound: start it with the

@@ -13,30 +13,10 @@
 #include "config/config.h"
 
 namespace numabind::shim {
-namespace {
 
-/// Child-safe: the rank's plan into the caller's arrays (basis->cpu_words and node_words words); false when
-/// there is no plan.
-bool PlanOf(const RankMatch& m, uint64_t* cpus, uint64_t* nodes, core::RankPlan* plan) {
-  plan->cpus = cpus;
-  plan->nodes = nodes;
-  return core::ComputeRankPlan(*g_state.basis, m.rank, m.nranks, plan);
-}
-
-/// Child-safe: whether a basis is there and fits the stack arrays BindRank uses too.
-bool Usable() {
-  const core::PlanBasis* b = g_state.basis;
-  return b != nullptr && b->cpu_words <= kMaxCpuWords && b->node_words <= kMaxNodeWords;
-}
-
-}  // namespace
-
-// Child-safe: arithmetic on the basis, arrays on this stack.
-size_t ExportBytes(const RankMatch& m, char* const* envp) {
-  if (g_state.config.exports == 0 || !Usable()) return 0;
-  uint64_t cpus[g_state.basis->cpu_words], nodes[g_state.basis->node_words];
-  core::RankPlan plan;
-  if (!PlanOf(m, cpus, nodes, &plan)) return 0;
+// Child-safe: arithmetic on the basis and the plan.
+size_t ExportBytes(const core::RankPlan& plan, char* const* envp) {
+  if (g_state.config.exports == 0 || g_state.basis == nullptr) return 0;
   core::RankEnv env;
   size_t need = core::BuildRankEnv(*g_state.basis, plan, g_state.config.exports,
                                    const_cast<const char* const*>(envp), nullptr, 0, &env);
@@ -45,14 +25,11 @@ size_t ExportBytes(const RankMatch& m, char* const* envp) {
 }
 
 // Child-safe: arithmetic on the basis, writes into buf and *out, one raw write for the log.
-void BuildExports(const RankMatch& m, char* const* envp, const char* path, char* buf, size_t cap,
-                  core::RankEnv* out, Line* line) {
+void BuildExports(const RankMatch& m, const core::RankPlan& plan, char* const* envp, const char* path,
+                  char* buf, size_t cap, core::RankEnv* out, Line* line) {
   out->count = 0;
   out->note[0] = '\0';
-  if (g_state.config.exports == 0 || !Usable()) return;
-  uint64_t cpus[g_state.basis->cpu_words], nodes[g_state.basis->node_words];
-  core::RankPlan plan;
-  if (!PlanOf(m, cpus, nodes, &plan)) return;
+  if (g_state.config.exports == 0 || g_state.basis == nullptr) return;
   core::BuildRankEnv(*g_state.basis, plan, g_state.config.exports, const_cast<const char* const*>(envp), buf,
                      cap, out);
   if (out->note[0] == '\0') return;
@@ -84,12 +61,13 @@ char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, c
 }
 
 // Child-safe: a raw mmap, then arithmetic and copies into it.
-int BuildRankBlock(char* const* envp, const RankMatch& m, bool bound, const char* path, RankBlock* out) {
+int BuildRankBlock(char* const* envp, const RankMatch& m, const core::RankPlan* bound, const char* path,
+                   RankBlock* out) {
   out->env = envp;
   out->map = nullptr;
   out->map_size = 0;
   bool mark = NeedsMarker(m);
-  size_t need = bound ? ExportBytes(m, envp) : 0;
+  size_t need = bound != nullptr ? ExportBytes(*bound, envp) : 0;
   if (!mark && need == 0) return 0;
   // The line that says what was not exported (here rather than on the stack: 2 KiB), the pointers
   // (NUMABIND_BOUND, the exports, envp's entries, the NULL), the marker, the exports' text.
@@ -106,7 +84,7 @@ int BuildRankBlock(char* const* envp, const RankMatch& m, bool bound, const char
   char* marker = reinterpret_cast<char*>(array + pointers);
   core::RankEnv exports;
   exports.count = 0;
-  if (need > 0) BuildExports(m, envp, path, marker + kMarkerMax, need, &exports, new (out->map) Line);
+  if (need > 0) BuildExports(m, *bound, envp, path, marker + kMarkerMax, need, &exports, new (out->map) Line);
   if (mark || exports.count > 0) out->env = RankEnvironment(envp, m, mark, marker, exports, array);
   return 0;
 }

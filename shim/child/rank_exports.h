@@ -17,12 +17,12 @@ namespace numabind::shim {
 
 /// Child-safe: the bytes rank m's exported entries need, 1 to core::kRankEnvMax (0 when NUMABIND_EXPORT is
 /// none or the rank has no plan). `envp` is the environment the rank starts with.
-size_t ExportBytes(const RankMatch& m, char* const* envp);
+size_t ExportBytes(const core::RankPlan& plan, char* const* envp);
 
 /// Child-safe: builds them into buf (cap bytes, from ExportBytes) and logs what was asked for and not
 /// exported as one warn line naming the rank and `path`, written in `line` (empty).
-void BuildExports(const RankMatch& m, char* const* envp, const char* path, char* buf, size_t cap,
-                  core::RankEnv* out, Line* line);
+void BuildExports(const RankMatch& m, const core::RankPlan& plan, char* const* envp, const char* path,
+                  char* buf, size_t cap, core::RankEnv* out, Line* line);
 
 /// Child-safe: fills out (room for EnvCount(envp) + 2 + exports.count pointers) with NUMABIND_BOUND first
 /// (when `mark`: MarkEnvironment's marker), then the exported entries, then envp's entries other than
@@ -39,10 +39,12 @@ struct RankBlock {
 };
 
 /// Child-safe: builds rank m's environment: NUMABIND_BOUND first (when NeedsMarker), NUMABIND_EXPORT's
-/// entries (when `bound`; a warn line naming `path` for what is not exported), then envp's other entries.
+/// entries from the plan BindRank computed (when `bound` is not nullptr: the rank is bound to it; a warn
+/// line naming `path` for what is not exported), then envp's other entries.
 /// Maps nothing when there is nothing to add. Returns 0, or the errno of a failed mmap (out->env is then
 /// envp).
-int BuildRankBlock(char* const* envp, const RankMatch& m, bool bound, const char* path, RankBlock* out);
+int BuildRankBlock(char* const* envp, const RankMatch& m, const core::RankPlan* bound, const char* path,
+                   RankBlock* out);
 
 /// Child-safe: unmaps out->map, if any.
 void FreeRankBlock(RankBlock* block);

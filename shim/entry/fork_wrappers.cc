@@ -66,7 +66,10 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   SavedBinding saved;
   Line line;
   int err = 0;
-  BindResult r = BindRank(Entry::kSetenv, "(forked worker)", &m, &saved, &line, &err);
+  uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
+  core::RankPlan plan;
+  plan.cpus = cpus, plan.nodes = nodes;
+  BindResult r = BindRank(Entry::kSetenv, "(forked worker)", &m, &saved, &line, &err, &plan);
   // Strict mode cannot refuse a worker that is already running: it stops it, as a failed exec would.
   if (r == BindResult::kRefused) _exit(127);
   // The worker's own children (and an exec of it) must not bind themselves again.

@@ -53,7 +53,7 @@ void LogLauncher(const char* program, const config::EnvFacts& facts) {
 /// NUMABIND_EXPORT's entries (when `bound`) go in after it: they reach this process's getenv from now on,
 /// its children, and runtimes loaded later (Python importing torch); a runtime linked into the program
 /// (libgomp) has read its variables already, in its own constructor, which runs before this library's.
-void MarkOwnEnvironment(const RankMatch& m, bool bound, const char* program) {
+void MarkOwnEnvironment(const RankMatch& m, const core::RankPlan* bound, const char* program) {
   RankBlock block;
   // On failure the children bind themselves again: the same plan. The block stays: it is environ now.
   if (BuildRankBlock(environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
@@ -103,7 +103,10 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   SavedBinding saved;
   Line line;
   int err = 0;
-  BindResult r = BindRank(Entry::kStartup, program, m, &saved, &line, &err);
+  uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
+  core::RankPlan plan;
+  plan.cpus = cpus, plan.nodes = nodes;
+  BindResult r = BindRank(Entry::kStartup, program, m, &saved, &line, &err, &plan);
   if (r == BindResult::kRefused) Sys6(SYS_exit_group, kStrictExitStatus);
   g_state.rank_bound = r == BindResult::kBound;
   if (r != BindResult::kBound) {
@@ -123,7 +126,7 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
     FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));  // says whether it replaced `started`
     LogOtherThreads(program, BindOtherThreads(), ThreadsFrom::kStartup);
   }
-  MarkOwnEnvironment(*m, r == BindResult::kBound, program);
+  MarkOwnEnvironment(*m, r == BindResult::kBound ? &plan : nullptr, program);
   return true;
 }
 
