@@ -17,6 +17,7 @@
 #include "base/log_path.h"
 #include "cli/cli.h"
 #include "cli/report.h"
+#include "config/site_file.h"
 #include "planner/cpu_set.h"
 
 namespace numabind::cli {
@@ -272,11 +273,13 @@ void PrintReportHelp(FILE* out) {
       "Says whether every rank of a job ran where it should, from the library's JSON log\n"
       "(NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json NUMABIND_LOG_FILE=/shared/nb/%%j/%%h.log): the files\n"
       "given, a directory's files, or a NUMABIND_LOG_FILE value (%%j this job's id, %%h and %%p any host\n"
-      "and pid); without one, $NUMABIND_LOG_FILE. Per host and rank: the plan, whether it was applied\n"
-      "and by whom (launcher, self, inherited: inside a rank numabind bound), and flags: ranks that ran\n"
-      "unbound and why, a memory policy not applied, CPUs shared with another rank (but for the ranks\n"
-      "of one domain under node, socket and nodes:), nodes away from the rank's device, ranks with no\n"
-      "line, hosts with no rank line or (--nodes) no log.\n"
+      "and pid); without one, NUMABIND_LOG_FILE from the environment, else from the site file. Per host\n"
+      "and rank: the plan, whether it was applied and by whom (launcher, self, inherited: inside a rank\n"
+      "numabind bound), and flags: ranks that ran unbound and why, a memory policy not applied, CPUs\n"
+      "shared with another rank (but for the ranks of one domain under node, socket and nodes:), nodes\n"
+      "away from the rank's device, ranks with no line, a line whose lists are cut (unknown), hosts\n"
+      "with no rank line or (--nodes) no log. FIFOs, devices and directories among the matches are\n"
+      "skipped with a line.\n"
       "\n");
   PrintOptions(out, kReportOptions, kReportOptionCount);
   fprintf(out,
@@ -311,10 +314,14 @@ int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err
   }
   std::vector<std::string> args_files = parsed.positionals;
   if (args_files.empty()) {
-    const char* file = shim::Lookup(env, "NUMABIND_LOG_FILE");
+    // NUMABIND_LOG_FILE as the library takes it: the environment's, else the site file's (numabind vars).
+    const char* file = config::EnvSets(env, config::kVarLogFile)
+                           ? shim::Lookup(env, "NUMABIND_LOG_FILE")
+                           : config::SiteValue(SiteDefaults(env, err), config::kVarLogFile, nullptr);
     if (file == nullptr || *file == '\0') {
       fprintf(err,
-              "numabind report: no log given and NUMABIND_LOG_FILE is not set (numabind report --help)\n");
+              "numabind report: no log given and NUMABIND_LOG_FILE is not set in the environment or the site "
+              "file (numabind report --help)\n");
       return kExitUsage;
     }
     args_files.push_back(file);
@@ -334,7 +341,11 @@ int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err
     }
   }
   Judge(&job, expected);
-  if (job.lines == 0) job.flags.push_back("no JSON log line in " + Joined(args_files, ", "));
+  if (job.lines == 0) {
+    job.flags.push_back("no JSON log line in " + Joined(args_files, ", ") +
+                        " (the ranks log their binding with NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json and "
+                        "NUMABIND_LOG_FILE set)");
+  }
   if (parsed.Has("--json"))
     PrintJson(job, out);
   else if (parsed.Has("--draw"))

@@ -279,3 +279,23 @@ Test(report, fifos_and_directories_among_matches_are_skipped, .timeout = 30) {
   cr_expect_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
   cr_expect_eq(CountLinesWith(r.err, "skipped"), 2, "%s", r.err.c_str());
 }
+
+Test(report, no_argument_takes_the_log_file_from_the_site_file) {
+  std::string dir = Job(), site = TempDir() + "/numabind.conf";
+  WriteAll(site, "NUMABIND_LOG_FILE=" + dir + "/%h.log\n");
+  Result r = Run({"report"}, {"NUMABIND_CONFIG_FILE=" + site});
+  cr_assert_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect(r.out.find(": 2 hosts, 4 ranks") != std::string::npos, "%s", r.out.c_str());
+  // The environment's value comes first, as for the library.
+  r = Run({"report"}, {"NUMABIND_CONFIG_FILE=" + site, "NUMABIND_LOG_FILE=/nonexistent/nb/%h.log"});
+  cr_expect_eq(r.status, 2, "%s%s", r.out.c_str(), r.err.c_str());
+}
+
+Test(report, no_line_names_the_variables_that_write_them) {
+  std::string dir = TempDir();
+  WriteAll(dir + "/n1.log", "");
+  Result r = Run({"report", dir});
+  cr_assert_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect(r.out.find("NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json") != std::string::npos, "%s",
+            r.out.c_str());
+}
