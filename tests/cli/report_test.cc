@@ -299,3 +299,15 @@ Test(report, no_line_names_the_variables_that_write_them) {
   cr_expect(r.out.find("NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json") != std::string::npos, "%s",
             r.out.c_str());
 }
+
+// The packaged site file, uncommented, is a valid file whose log is one file per job and host.
+Test(report, packaged_example_logs_per_job_and_host) {
+  std::string text = numabind::test::ReadAll("packaging/numabind.conf"), site = TempDir() + "/numabind.conf";
+  cr_assert(!text.empty(), "packaging/numabind.conf not found (tests run from the repository's root)");
+  for (size_t at = 0; (at = text.find("\n#NUMABIND_", at)) != std::string::npos;) text.erase(at + 1, 1);
+  WriteAll(site, text);
+  Result r = Run({"vars"}, {"NUMABIND_CONFIG_FILE=" + site});
+  cr_assert_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect_str_empty(r.err.c_str());
+  cr_expect(r.out.find("/shared/numabind/%j/%h.log (" + site) != std::string::npos, "%s", r.out.c_str());
+}
