@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "cli/report.h"
 #include "config/limits.h"
@@ -358,10 +359,17 @@ void Judge(ReportJob* job, size_t expected_hosts) {
     for (size_t i = 0; i < h.ranks.size(); ++i)
       order[i] = {Number(h.ranks[i].rank), Number(h.ranks[i].pid, kMaxPid), i};
     std::sort(order.begin(), order.end());
-    std::vector<ReportRank> sorted;
-    sorted.reserve(order.size());
-    for (const auto& key : order) sorted.push_back(std::move(h.ranks[std::get<2>(key)]));
-    h.ranks = std::move(sorted);
+    // In place, cycle by cycle (a second vector of ranks would double the peak): place i takes rank from[i].
+    std::vector<size_t> from(order.size());
+    for (size_t i = 0; i < order.size(); ++i) from[i] = std::get<2>(order[i]);
+    for (size_t i = 0; i < from.size(); ++i) {
+      if (from[i] == i) continue;
+      ReportRank first = std::move(h.ranks[i]);
+      size_t j = i;
+      for (; from[j] != i; j = std::exchange(from[j], j)) h.ranks[j] = std::move(h.ranks[from[j]]);
+      h.ranks[j] = std::move(first);
+      from[j] = j;
+    }
     h.pid_index.clear();
     for (ReportRank& r : h.ranks) {
       if (r.by == "-")
