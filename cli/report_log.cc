@@ -136,11 +136,11 @@ std::string Get(const LogFields& f, const char* key) {
 /// one (a cut line's list, or ids no machine of the library's has).
 bool ParseIds(const std::string& list, uint32_t max_id, core::CpuSet* out) {
   std::string err;
-  out->ClearAll();
+  *out = core::CpuSet();
   if (list.empty() || list == "none") return true;
   if (list.size() > kMaxListText || !core::CpuSet::ParseList(list.c_str(), out, &err) ||
       out->Last() > max_id) {
-    out->ClearAll();
+    *out = core::CpuSet();
     return false;
   }
   return true;
