@@ -9,7 +9,10 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
+
+#include "planner/cpu_set.h"
 
 namespace numabind::cli {
 
@@ -30,6 +33,7 @@ struct ReportRank {
   std::string rank, nranks, rank_var, command, pid, entry, inside, message;
   /// The plan as the line says it: what a bound rank was given (its CPUs are what it runs on).
   std::string policy, cpus, nodes, memory, device, device_nodes, share, launcher_cpus;
+  core::CpuSet cpu_set, node_set;  ///< cpus and nodes read (empty when unknown or not bound)
   bool replaced = false;
   /// launcher (bound between fork and exec), self (at start-up), inherited (at start-up, inside the CPUs of
   /// a rank numabind bound: its "inside"), or "-" when not bound.
@@ -42,17 +46,21 @@ struct ReportHost {
   std::vector<ReportRank> ranks;  ///< by rank, then pid
   std::vector<std::string> flags;
   std::vector<std::string> notes;  ///< other warnings the library wrote on this host (not flags)
+  std::unordered_map<std::string, size_t> pid_index;  ///< a pid's line in ranks (before Judge sorts them)
 };
 
 struct ReportJob {
-  std::vector<ReportHost> hosts;   ///< by name
-  std::vector<std::string> flags;  ///< the job's: hosts expected but without a log
-  size_t lines = 0;                ///< JSON lines read
+  std::vector<ReportHost> hosts;             ///< by name
+  std::vector<std::string> flags;            ///< the job's: hosts expected but without a log
+  size_t lines = 0;                          ///< JSON lines read
+  std::map<std::string, size_t> host_index;  ///< a host's place in hosts (before Judge sorts them)
   /// Every rank bound as planned and nothing flagged.
   bool Ok() const;
 };
 
 /// Adds one parsed line to the job (lines without a host, or neither a rank's nor a warning, are skipped).
+/// A rank, rank count, pid or CPU or node list outside the library's limits (config/limits.h) is dropped
+/// and flags the rank. Constant time per line but for the parsing of its lists.
 void AddLogLine(const LogFields& fields, ReportJob* job);
 
 /// Sorts hosts and ranks and raises the flags: ranks not bound (and why), a memory policy not applied, CPUs

@@ -6,16 +6,18 @@
 // planned and nothing is flagged, 1 otherwise, 2 for bad usage or a log that cannot be read.
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 
 #include "base/env.h"
 #include "base/log_path.h"
 #include "cli/cli.h"
 #include "cli/report.h"
+#include "config/site_file.h"
 #include "planner/cpu_set.h"
 
 namespace numabind::cli {
@@ -30,10 +32,48 @@ constexpr size_t kReportOptionCount = sizeof(kReportOptions) / sizeof(kReportOpt
 /// The most CPUs a --draw row shows one per cell; above, a cell stands for several.
 constexpr uint32_t kDrawRowCells = 64;
 
+/// Text from a log as it may reach a terminal: control characters (C0, DEL and C1, which start escape
+/// sequences) written as \xNN or \u00NN, so that a host or command field cannot drive the terminal.
+std::string Printable(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  char buf[8];
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    unsigned char next = i + 1 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0;
+    if (c < 0x20 || c == 0x7f) {
+      snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else if (c == 0xc2 && next >= 0x80 && next < 0xa0) {  // U+0080..U+009F in UTF-8
+      snprintf(buf, sizeof(buf), "\\u%04x", next);
+      out += buf;
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+/// Whether a path is a regular file to read; otherwise says once on `err` that it is skipped. Never opens it
+/// (a FIFO's open blocks until a writer comes).
+bool Readable(const std::string& path, FILE* err) {
+  struct stat st;
+  bool known = stat(path.c_str(), &st) == 0;
+  if (known && S_ISREG(st.st_mode)) return true;
+  const char* what = !known                 ? "cannot be read"
+                     : S_ISDIR(st.st_mode)  ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                            : "not a regular file";
+  fprintf(err, "numabind report: %s: %s, skipped\n", Printable(path).c_str(), what);
+  return false;
+}
+
 /// The files an argument names: a directory's regular files, a NUMABIND_LOG_FILE value's (its %h and %p any
-/// host and pid, %j this job's, as the library expands them), or the file itself.
+/// host and pid, %j this job's, as the library expands them), or the file itself. Other kinds of file among
+/// a pattern's matches or a directory's entries are skipped with one line each on `err`.
 bool FindFiles(const std::string& arg, const char* const* env, std::vector<std::string>* files,
-               std::string* error) {
+               std::string* error, FILE* err) {
   struct stat st;
   if (shim::HasLogPathFields(arg.c_str())) {
     std::string pattern(arg.size() + 4096, '\0');
@@ -45,7 +85,8 @@ bool FindFiles(const std::string& arg, const char* const* env, std::vector<std::
       *error = arg + ": no file matches " + pattern;
       return false;
     }
-    files->insert(files->end(), g.gl_pathv, g.gl_pathv + g.gl_pathc);
+    for (size_t i = 0; i < g.gl_pathc; ++i)
+      if (Readable(g.gl_pathv[i], err)) files->push_back(g.gl_pathv[i]);
     globfree(&g);
   } else if (stat(arg.c_str(), &st) != 0) {
     *error = arg + ": no such file or directory";
@@ -59,14 +100,50 @@ bool FindFiles(const std::string& arg, const char* const* env, std::vector<std::
     std::vector<std::string> names;
     while (dirent* e = readdir(d)) {
       std::string path = arg + "/" + e->d_name;
-      if (e->d_name[0] != '.' && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) names.push_back(path);
+      if (e->d_name[0] != '.' && Readable(path, err)) names.push_back(path);
     }
     closedir(d);
     std::sort(names.begin(), names.end());
     files->insert(files->end(), names.begin(), names.end());
-  } else {
+  } else if (Readable(arg, err)) {
     files->push_back(arg);
   }
+  return true;
+}
+
+/// Reads one log file's lines into the job. Opened without blocking and checked again once open (the path
+/// may have changed since it was listed). False when it cannot be read.
+bool ReadLog(const std::string& path, ReportJob* job, FILE* err) {
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) close(fd);
+    return false;
+  }
+  FILE* in = fdopen(fd, "r");
+  if (in == nullptr) {
+    close(fd);
+    return false;
+  }
+  size_t bad = 0;
+  char* buf = nullptr;
+  size_t cap = 0;
+  std::string line;
+  for (ssize_t n; (n = getline(&buf, &cap, in)) >= 0;) {
+    line.assign(buf, static_cast<size_t>(n));
+    while (!line.empty() && line.back() == '\n') line.pop_back();
+    LogFields fields;
+    if (line.empty()) continue;
+    if (ParseLogLine(line, &fields))
+      AddLogLine(fields, job);
+    else
+      ++bad;
+  }
+  free(buf);
+  fclose(in);
+  if (bad > 0)
+    fprintf(err, "numabind report: %s: %zu lines are not JSON log lines (NUMABIND_LOG_FORMAT=json)\n",
+            Printable(path).c_str(), bad);
   return true;
 }
 
@@ -80,7 +157,8 @@ std::string Dash(const std::string& s) { return s.empty() ? "-" : s; }
 
 void PrintText(const ReportJob& job, FILE* out) {
   for (const ReportHost& h : job.hosts) {
-    fprintf(out, "host %s: %zu rank%s\n", h.host.c_str(), h.ranks.size(), h.ranks.size() == 1 ? "" : "s");
+    fprintf(out, "host %s: %zu rank%s\n", Printable(h.host).c_str(), h.ranks.size(),
+            h.ranks.size() == 1 ? "" : "s");
     std::vector<std::vector<std::string>> table = {
         {"  rank", "pid", "planned (policy: cpus / nodes / memory / device)", "applied", "by", "flags"}};
     for (const ReportRank& r : h.ranks) {
@@ -91,60 +169,72 @@ void PrintText(const ReportJob& job, FILE* out) {
       table.push_back({"  " + Dash(r.rank) + (r.nranks.empty() ? "" : "/" + r.nranks), Dash(r.pid), planned,
                        applied, r.by == "launcher" ? "launcher (" + r.entry + ")" : r.by,
                        r.flags.empty() ? "ok" : Joined(r.flags, "; ")});
+      for (std::string& cell : table.back()) cell = Printable(cell);
     }
     PrintTable(out, table);
-    for (const std::string& f : h.flags) fprintf(out, "  flag: %s\n", f.c_str());
-    for (const std::string& n : h.notes) fprintf(out, "  warning: %s\n", n.c_str());
+    for (const std::string& f : h.flags) fprintf(out, "  flag: %s\n", Printable(f).c_str());
+    for (const std::string& n : h.notes) fprintf(out, "  warning: %s\n", Printable(n).c_str());
   }
-  for (const std::string& f : job.flags) fprintf(out, "flag: %s\n", f.c_str());
+  for (const std::string& f : job.flags) fprintf(out, "flag: %s\n", Printable(f).c_str());
 }
 
 void PrintDraw(const ReportJob& job, FILE* out) {
   for (const ReportHost& h : job.hosts) {
-    core::CpuSet all;
-    std::vector<core::CpuSet> sets;
-    for (const ReportRank& r : h.ranks) {
-      core::CpuSet s;
-      std::string e;
-      if (r.by != "-") core::CpuSet::ParseList(r.cpus.c_str(), &s, &e);
-      sets.push_back(s);
-      all.UnionWith(s);
-    }
     uint32_t top = 0;
-    for (uint32_t c = 0; c < core::CpuSet::kMaxBits; ++c)
-      if (all.Has(c)) top = c + 1;
+    for (const ReportRank& r : h.ranks)
+      if (r.by != "-") top = std::max(top, static_cast<uint32_t>(r.cpu_set.Last() + 1));
+    std::vector<uint32_t> users(top, 0);  // ranks on each CPU: linear, where comparing rows was quadratic
+    for (const ReportRank& r : h.ranks)
+      for (int64_t c = r.by == "-" ? -1 : r.cpu_set.First(); c >= 0; c = r.cpu_set.Next(c)) ++users[c];
     uint32_t per = (top + kDrawRowCells - 1) / kDrawRowCells;
     if (per == 0) per = 1;
     fprintf(out, "host %s: cpus 0-%u, %u per cell ('#' its cpus, '!' shared with another rank)\n",
-            h.host.c_str(), top == 0 ? 0 : top - 1, per);
-    for (size_t i = 0; i < h.ranks.size(); ++i) {
-      const ReportRank& r = h.ranks[i];
+            Printable(h.host).c_str(), top == 0 ? 0 : top - 1, per);
+    for (const ReportRank& r : h.ranks) {
       std::string row;
       for (uint32_t c = 0; c < top; c += per) {
         char mark = '.';
         for (uint32_t k = c; k < c + per && k < top; ++k) {
-          if (!sets[i].Has(k)) continue;
-          bool shared = false;
-          for (size_t j = 0; j < sets.size(); ++j) shared = shared || (j != i && sets[j].Has(k));
-          mark = shared ? '!' : mark == '!' ? '!' : '#';
+          if (r.by == "-" || !r.cpu_set.Has(k)) continue;
+          mark = users[k] > 1 || mark == '!' ? '!' : '#';
         }
         row += mark;
       }
       std::string flags = r.flags.empty() ? "" : "  <- " + Joined(r.flags, "; ");
-      fprintf(out, "  rank %-4s %s%s\n", Dash(r.rank).c_str(), row.c_str(), flags.c_str());
+      fprintf(out, "  rank %-4s %s%s\n", Printable(Dash(r.rank)).c_str(), row.c_str(),
+              Printable(flags).c_str());
     }
-    for (const std::string& f : h.flags) fprintf(out, "  flag: %s\n", f.c_str());
+    for (const std::string& f : h.flags) fprintf(out, "  flag: %s\n", Printable(f).c_str());
   }
-  for (const std::string& f : job.flags) fprintf(out, "flag: %s\n", f.c_str());
+  for (const std::string& f : job.flags) fprintf(out, "flag: %s\n", Printable(f).c_str());
+}
+
+/// JsonString, with DEL and the C1 controls escaped too (valid JSON either way; escaped, a log's text
+/// cannot drive a terminal showing the output).
+std::string JsonText(const std::string& s) {
+  std::string json = JsonString(s), out;
+  char buf[8];
+  for (size_t i = 0; i < json.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(json[i]);
+    unsigned char next = i + 1 < json.size() ? static_cast<unsigned char>(json[i + 1]) : 0;
+    if (c == 0x7f || (c == 0xc2 && next >= 0x80 && next < 0xa0)) {
+      snprintf(buf, sizeof(buf), "\\u%04x", c == 0x7f ? c : next);
+      out += buf;
+      i += c == 0xc2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 std::string JsonList(const std::vector<std::string>& items) {
   std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i > 0 ? "," : "") + JsonString(items[i]);
+  for (size_t i = 0; i < items.size(); ++i) out += (i > 0 ? "," : "") + JsonText(items[i]);
   return out + "]";
 }
 
-std::string JsonOrNull(const std::string& s) { return s.empty() ? "null" : JsonString(s); }
+std::string JsonOrNull(const std::string& s) { return s.empty() ? "null" : JsonText(s); }
 
 void PrintJson(const ReportJob& job, FILE* out) {
   fprintf(out, "{\"ok\":%s,\"flags\":%s,\"hosts\":[", job.Ok() ? "true" : "false",
@@ -152,7 +242,7 @@ void PrintJson(const ReportJob& job, FILE* out) {
   for (size_t i = 0; i < job.hosts.size(); ++i) {
     const ReportHost& h = job.hosts[i];
     fprintf(out, "%s\n {\"host\":%s,\"flags\":%s,\"warnings\":%s,\"ranks\":[", i > 0 ? "," : "",
-            JsonString(h.host).c_str(), JsonList(h.flags).c_str(), JsonList(h.notes).c_str());
+            JsonText(h.host).c_str(), JsonList(h.flags).c_str(), JsonList(h.notes).c_str());
     for (size_t k = 0; k < h.ranks.size(); ++k) {
       const ReportRank& r = h.ranks[k];
       fprintf(out,
@@ -162,8 +252,8 @@ void PrintJson(const ReportJob& job, FILE* out) {
               k > 0 ? "," : "", r.rank.empty() ? "null" : r.rank.c_str(),
               r.nranks.empty() ? "null" : r.nranks.c_str(), JsonOrNull(r.rank_var).c_str(),
               r.pid.empty() ? "null" : r.pid.c_str(), JsonOrNull(r.command).c_str(),
-              JsonString(r.event).c_str(), r.by != "-" ? "true" : "false",
-              r.by != "-" ? JsonString(r.by).c_str() : "null", JsonOrNull(r.entry).c_str(),
+              JsonText(r.event).c_str(), r.by != "-" ? "true" : "false",
+              r.by != "-" ? JsonText(r.by).c_str() : "null", JsonOrNull(r.entry).c_str(),
               JsonOrNull(r.policy).c_str(), JsonOrNull(r.cpus).c_str(), JsonOrNull(r.nodes).c_str(),
               JsonOrNull(r.memory).c_str(), JsonOrNull(r.device).c_str(), JsonOrNull(r.device_nodes).c_str(),
               JsonOrNull(r.message).c_str(), JsonList(r.flags).c_str());
@@ -183,11 +273,13 @@ void PrintReportHelp(FILE* out) {
       "Says whether every rank of a job ran where it should, from the library's JSON log\n"
       "(NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json NUMABIND_LOG_FILE=/shared/nb/%%j/%%h.log): the files\n"
       "given, a directory's files, or a NUMABIND_LOG_FILE value (%%j this job's id, %%h and %%p any host\n"
-      "and pid); without one, $NUMABIND_LOG_FILE. Per host and rank: the plan, whether it was applied\n"
-      "and by whom (launcher, self, inherited: inside a rank numabind bound), and flags: ranks that ran\n"
-      "unbound and why, a memory policy not applied, CPUs shared with another rank (but for the ranks\n"
-      "of one domain under node, socket and nodes:), nodes away from the rank's device, ranks with no\n"
-      "line, hosts with no rank line or (--nodes) no log.\n"
+      "and pid); without one, NUMABIND_LOG_FILE from the environment, else from the site file. Per host\n"
+      "and rank: the plan, whether it was applied and by whom (launcher, self, inherited: inside a rank\n"
+      "numabind bound), and flags: ranks that ran unbound and why, a memory policy not applied, CPUs\n"
+      "shared with another rank (but for the ranks of one domain under node, socket and nodes:), nodes\n"
+      "away from the rank's device, ranks with no line, a line whose lists are cut (unknown), hosts\n"
+      "with no rank line or (--nodes) no log. FIFOs, devices and directories among the matches are\n"
+      "skipped with a line.\n"
       "\n");
   PrintOptions(out, kReportOptions, kReportOptionCount);
   fprintf(out,
@@ -222,43 +314,38 @@ int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err
   }
   std::vector<std::string> args_files = parsed.positionals;
   if (args_files.empty()) {
-    const char* file = shim::Lookup(env, "NUMABIND_LOG_FILE");
+    // NUMABIND_LOG_FILE as the library takes it: the environment's, else the site file's (numabind vars).
+    const char* file = config::EnvSets(env, config::kVarLogFile)
+                           ? shim::Lookup(env, "NUMABIND_LOG_FILE")
+                           : config::SiteValue(SiteDefaults(env, err), config::kVarLogFile, nullptr);
     if (file == nullptr || *file == '\0') {
       fprintf(err,
-              "numabind report: no log given and NUMABIND_LOG_FILE is not set (numabind report --help)\n");
+              "numabind report: no log given and NUMABIND_LOG_FILE is not set in the environment or the site "
+              "file (numabind report --help)\n");
       return kExitUsage;
     }
     args_files.push_back(file);
   }
   std::vector<std::string> files;
   for (const std::string& a : args_files) {
-    if (!FindFiles(a, env, &files, &error)) {
+    if (!FindFiles(a, env, &files, &error, err)) {
       fprintf(err, "numabind report: %s\n", error.c_str());
       return kExitUsage;
     }
   }
   ReportJob job;
   for (const std::string& path : files) {
-    std::ifstream in(path);
-    if (!in) {
-      fprintf(err, "numabind report: %s: cannot be read\n", path.c_str());
+    if (!ReadLog(path, &job, err)) {
+      fprintf(err, "numabind report: %s: cannot be read\n", Printable(path).c_str());
       return kExitUsage;
     }
-    size_t bad = 0;
-    for (std::string line; std::getline(in, line);) {
-      LogFields fields;
-      if (line.empty()) continue;
-      if (ParseLogLine(line, &fields))
-        AddLogLine(fields, &job);
-      else
-        ++bad;
-    }
-    if (bad > 0)
-      fprintf(err, "numabind report: %s: %zu lines are not JSON log lines (NUMABIND_LOG_FORMAT=json)\n",
-              path.c_str(), bad);
   }
   Judge(&job, expected);
-  if (job.lines == 0) job.flags.push_back("no JSON log line in " + Joined(args_files, ", "));
+  if (job.lines == 0) {
+    job.flags.push_back("no JSON log line in " + Joined(args_files, ", ") +
+                        " (the ranks log their binding with NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json and "
+                        "NUMABIND_LOG_FILE set)");
+  }
   if (parsed.Has("--json"))
     PrintJson(job, out);
   else if (parsed.Has("--draw"))

@@ -5,12 +5,19 @@
 #include <algorithm>
 #include <cstdlib>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "cli/report.h"
-#include "planner/cpu_set.h"
+#include "config/limits.h"
 
 namespace numabind::cli {
 namespace {
+
+/// The longest CPU or node list text read (a 4,096-CPU machine's worst list is under 20 KB).
+constexpr size_t kMaxListText = 1 << 16;
+/// The largest pid Linux gives (PID_MAX_LIMIT on 64-bit).
+constexpr long kMaxPid = 1L << 22;
 
 void SkipSpace(const std::string& s, size_t* i) {
   while (*i < s.size() && (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\r' || s[*i] == '\n')) ++*i;
@@ -45,13 +52,50 @@ bool Hex4(const std::string& s, size_t at, unsigned* out) {
   return true;
 }
 
-/// A JSON string at s[*i] (the opening quote), unescaped.
+/// The length of the valid UTF-8 sequence at s[i] (shortest form, no surrogates, at most U+10FFFF), or 0.
+size_t Utf8Length(const std::string& s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n = c < 0x80                ? 1
+             : c >= 0xc2 && c < 0xe0 ? 2
+             : c >= 0xe0 && c < 0xf0 ? 3
+             : c >= 0xf0 && c < 0xf5 ? 4
+                                     : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
+  unsigned char c1 = static_cast<unsigned char>(s[i + 1 < s.size() ? i + 1 : i]);
+  if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) ||
+      (c == 0xf4 && c1 >= 0x90))
+    return 0;
+  return n;
+}
+
+/// The text with each byte that is not part of valid UTF-8 replaced by U+FFFD, so that what report prints
+/// (JSON or text) is valid UTF-8 whatever a log holds.
+std::string ValidUtf8(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = Utf8Length(s, i);
+    if (n == 0) {
+      out += "\xef\xbf\xbd";
+      ++i;
+    } else {
+      out.append(s, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
+/// A JSON string at s[*i] (the opening quote), unescaped (a lone surrogate becomes U+FFFD).
 bool ParseString(const std::string& s, size_t* i, std::string* out) {
   if (*i >= s.size() || s[*i] != '"') return false;
   for (++*i; *i < s.size(); ++*i) {
     char c = s[*i];
     if (c == '"') {
       ++*i;
+      *out = ValidUtf8(*out);
       return true;
     }
     if (c != '\\') {
@@ -75,7 +119,7 @@ bool ParseString(const std::string& s, size_t* i, std::string* out) {
           cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
           *i += 6;
         }
-        AppendUtf8(cp, out);
+        AppendUtf8(cp >= 0xd800 && cp < 0xe000 ? 0xfffd : cp, out);
         break;
       default: *out += e;  // \" \\ \/
     }
@@ -88,10 +132,23 @@ std::string Get(const LogFields& f, const char* key) {
   return it == f.end() || (!it->second.is_string && it->second.text == "null") ? "" : it->second.text;
 }
 
+/// A CPU or node list as a line gives it, checked against the library's largest id: false when it is not
+/// one (a cut line's list, or ids no machine of the library's has).
+bool ParseIds(const std::string& list, uint32_t max_id, core::CpuSet* out) {
+  std::string err;
+  *out = core::CpuSet();
+  if (list.empty() || list == "none") return true;
+  if (list.size() > kMaxListText || !core::CpuSet::ParseList(list.c_str(), out, &err) ||
+      out->Last() > max_id) {
+    *out = core::CpuSet();
+    return false;
+  }
+  return true;
+}
+
 core::CpuSet Set(const std::string& list) {
   core::CpuSet set;
-  std::string err;
-  if (list.empty() || list == "none" || !core::CpuSet::ParseList(list.c_str(), &set, &err)) return {};
+  ParseIds(list, config::kMaxCpuId, &set);
   return set;
 }
 
@@ -100,43 +157,94 @@ bool SharesByPlan(const std::string& policy) {
   return policy == "node" || policy == "socket" || policy.rfind("nodes:", 0) == 0;
 }
 
-/// A rank, rank count or pid as the line wrote it (decimal digits), or -1.
-long Number(const std::string& s) {
-  char* end = nullptr;
-  long v = s.empty() ? -1 : std::strtol(s.c_str(), &end, 10);
-  return end != nullptr && *end == '\0' ? v : -1;
+/// A rank, rank count or pid as the line wrote it (decimal digits, at most `max`), or -1.
+long Number(const std::string& s, long max = config::kMaxRanks) {
+  if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
+  long v = std::strtol(s.c_str(), nullptr, 10);
+  return v <= max ? v : -1;
 }
 
-void FlagOverlaps(ReportHost* h) {
-  for (size_t a = 0; a < h->ranks.size(); ++a) {
-    for (size_t b = a + 1; b < h->ranks.size(); ++b) {
-      ReportRank& x = h->ranks[a];
-      ReportRank& y = h->ranks[b];
-      if (x.by == "-" || y.by == "-" || x.inside != y.inside) continue;  // nested ranks share their parent's
-      core::CpuSet cx = Set(x.cpus), cy = Set(y.cpus);
-      if (!cx.Intersects(cy) || (cx == cy && x.policy == y.policy && SharesByPlan(x.policy))) continue;
-      std::string both = cx.Intersect(cy).ToList();
-      x.flags.push_back("overlaps rank " + y.rank + " (pid " + y.pid + ") on cpus " + both);
-      y.flags.push_back("overlaps rank " + x.rank + " (pid " + x.pid + ") on cpus " + both);
+/// Ranks of one nesting whose CPUs meet another rank's, but for the ranks with the same CPUs under one
+/// policy that shares a domain by plan. Linear in the CPUs the ranks list: a count of ranks per CPU, and per
+/// CPU the first two ranks of different sharing classes, name one other rank for each overlapping rank.
+void FlagOverlapsOf(ReportHost* h, const std::vector<size_t>& members) {
+  std::map<std::pair<std::string, std::string>, size_t> classes;  // (policy, cpus) of sharing ranks
+  std::vector<size_t> cls(members.size()), class_size;
+  uint32_t top = 0;
+  for (size_t k = 0; k < members.size(); ++k) {
+    const ReportRank& r = h->ranks[members[k]];
+    size_t id = class_size.size();
+    if (SharesByPlan(r.policy)) id = classes.emplace(std::make_pair(r.policy, r.cpus), id).first->second;
+    if (id == class_size.size()) class_size.push_back(0);
+    cls[k] = id;
+    ++class_size[id];
+    top = std::max(top, static_cast<uint32_t>(r.cpu_set.Last() + 1));
+  }
+  constexpr size_t kNone = SIZE_MAX;
+  std::vector<uint32_t> users(top, 0);
+  std::vector<size_t> first(top, kNone), other(top, kNone);  // indices into members
+  for (size_t k = 0; k < members.size(); ++k) {
+    const core::CpuSet& s = h->ranks[members[k]].cpu_set;
+    for (int64_t c = s.First(); c >= 0; c = s.Next(c)) {
+      ++users[c];
+      if (first[c] == kNone)
+        first[c] = k;
+      else if (other[c] == kNone && cls[first[c]] != cls[k])
+        other[c] = k;
     }
+  }
+  for (size_t k = 0; k < members.size(); ++k) {
+    ReportRank& x = h->ranks[members[k]];
+    core::CpuSet both;
+    size_t partner = kNone;
+    bool more = false;
+    for (int64_t c = x.cpu_set.First(); c >= 0; c = x.cpu_set.Next(c)) {
+      if (users[c] <= class_size[cls[k]]) continue;
+      both.Set(static_cast<uint32_t>(c));
+      more = more || users[c] > class_size[cls[k]] + 1;
+      if (partner != kNone) continue;
+      // users[c] counts a rank outside x's class: the first user is one, or else `other` is.
+      partner = cls[first[c]] != cls[k] ? first[c] : other[c];
+    }
+    if (both.Empty() || partner == kNone) continue;
+    const ReportRank& y = h->ranks[members[partner]];
+    x.flags.push_back("overlaps rank " + y.rank + " (pid " + y.pid + ")" + (more ? " and others" : "") +
+                      " on cpus " + both.ToList());
   }
 }
 
-/// Ranks 0..nranks-1 of each rank variable (and nesting) with no line on the host.
+void FlagOverlaps(ReportHost* h) {
+  std::map<std::string, std::vector<size_t>> nests;  // nested ranks share their parent's CPUs
+  for (size_t i = 0; i < h->ranks.size(); ++i)
+    if (h->ranks[i].by != "-" && !h->ranks[i].cpu_set.Empty()) nests[h->ranks[i].inside].push_back(i);
+  for (const auto& [inside, members] : nests) FlagOverlapsOf(h, members);
+}
+
+std::string RankRange(long first, long last, long n, const std::string& group) {
+  std::string of = " of " + std::to_string(n) + " (" + group + ")";
+  if (first == last) return "rank " + std::to_string(first) + of + " has no line";
+  return "ranks " + std::to_string(first) + "-" + std::to_string(last) + of + " have no line";
+}
+
+/// Ranks 0..nranks-1 of each rank variable (and nesting) with no line on the host, as ranges: the work and
+/// the flags grow with the lines, not with the counts they claim.
 void FlagMissingRanks(ReportHost* h) {
   std::map<std::string, std::set<long>> seen;
   std::map<std::string, long> count;
   for (const ReportRank& r : h->ranks) {
     std::string group = r.rank_var + (r.inside.empty() ? "" : " inside " + r.inside);
     if (Number(r.rank) >= 0) seen[group].insert(Number(r.rank));
-    count[group] = std::max(count[group], Number(r.nranks));
+    long& n = count[group];
+    n = std::max(n, Number(r.nranks));
   }
   for (const auto& [group, n] : count) {
-    for (long k = 0; k < n; ++k) {
-      if (seen[group].count(k) == 0)
-        h->flags.push_back("rank " + std::to_string(k) + " of " + std::to_string(n) + " (" + group +
-                           ") has no line");
+    long next = 0;  // the lowest rank not yet accounted for
+    for (long k : seen[group]) {
+      if (k >= n) break;
+      if (k > next) h->flags.push_back(RankRange(next, k - 1, n, group));
+      next = k + 1;
     }
+    if (next < n) h->flags.push_back(RankRange(next, n - 1, n, group));
   }
 }
 
@@ -191,9 +299,9 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
   std::string host = Get(f, "host"), event = Get(f, "event");
   if (host.empty()) return;
   ++job->lines;
-  auto h =
-      std::find_if(job->hosts.begin(), job->hosts.end(), [&](const ReportHost& x) { return x.host == host; });
-  if (h == job->hosts.end()) h = job->hosts.insert(job->hosts.end(), ReportHost{host, {}, {}, {}});
+  auto [at, added] = job->host_index.emplace(host, job->hosts.size());
+  if (added) job->hosts.push_back(ReportHost{host, {}, {}, {}, {}});
+  ReportHost* h = &job->hosts[at->second];
   bool bound = event == "bound" || event == "rebound";
   if (!bound && event != "unbound" && event != "refused") {
     if (Get(f, "level") == "warn") h->notes.push_back(Get(f, "message"));
@@ -221,27 +329,53 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
     *field = Get(f, key);
   r.replaced = Get(f, "replaced") == "true";
   r.by = !bound ? "-" : r.entry != "start-up" ? "launcher" : r.inside.empty() ? "self" : "inherited";
+  // Numbers and lists are checked against the library's limits before use: a field out of them is dropped
+  // (null in --json) and flags the rank, whose line the library did not write as it stands.
+  for (auto& [name, field, max] : std::initializer_list<std::tuple<const char*, std::string*, long>>{
+           {"rank", &r.rank, config::kMaxRanks - 1L},
+           {"nranks", &r.nranks, config::kMaxRanks},
+           {"pid", &r.pid, kMaxPid}}) {
+    if (field->empty() || Number(*field, max) >= 0) continue;
+    r.flags.push_back(std::string("its line's ") + name + " is not a number up to " + std::to_string(max));
+    field->clear();
+  }
+  if (!ParseIds(r.cpus, config::kMaxCpuId, &r.cpu_set) || !ParseIds(r.nodes, config::kMaxNodeId, &r.node_set))
+    r.flags.push_back("its CPU or node list is unknown (not a list of ids: a cut line?)");
   // The last line of a pid stands: a forked worker bound again at its exec says "rebound".
-  auto same = std::find_if(h->ranks.begin(), h->ranks.end(),
-                           [&](const ReportRank& x) { return !r.pid.empty() && x.pid == r.pid; });
-  if (same != h->ranks.end())
-    *same = r;
+  auto [same, fresh] = h->pid_index.emplace(r.pid, h->ranks.size());
+  if (r.pid.empty() || fresh)
+    h->ranks.push_back(std::move(r));
   else
-    h->ranks.push_back(r);
+    h->ranks[same->second] = std::move(r);
 }
 
 void Judge(ReportJob* job, size_t expected_hosts) {
+  job->host_index.clear();
   std::sort(job->hosts.begin(), job->hosts.end(),
             [](const ReportHost& a, const ReportHost& b) { return a.host < b.host; });
   for (ReportHost& h : job->hosts) {
-    std::stable_sort(h.ranks.begin(), h.ranks.end(), [](const ReportRank& a, const ReportRank& b) {
-      return std::make_pair(Number(a.rank), Number(a.pid)) < std::make_pair(Number(b.rank), Number(b.pid));
-    });
+    // Sorted by keys read once, and each rank moved once (a rank is a few hundred bytes).
+    std::vector<std::tuple<long, long, size_t>> order(h.ranks.size());
+    for (size_t i = 0; i < h.ranks.size(); ++i)
+      order[i] = {Number(h.ranks[i].rank), Number(h.ranks[i].pid, kMaxPid), i};
+    std::sort(order.begin(), order.end());
+    // In place, cycle by cycle (a second vector of ranks would double the peak): place i takes rank from[i].
+    std::vector<size_t> from(order.size());
+    for (size_t i = 0; i < order.size(); ++i) from[i] = std::get<2>(order[i]);
+    for (size_t i = 0; i < from.size(); ++i) {
+      if (from[i] == i) continue;
+      ReportRank first = std::move(h.ranks[i]);
+      size_t j = i;
+      for (; from[j] != i; j = std::exchange(from[j], j)) h.ranks[j] = std::move(h.ranks[from[j]]);
+      h.ranks[j] = std::move(first);
+      from[j] = j;
+    }
+    h.pid_index.clear();
     for (ReportRank& r : h.ranks) {
       if (r.by == "-")
         r.flags.push_back((r.event == "refused" ? "not started: " : "ran unbound: ") + r.message);
       if (r.memory == "unchanged") r.flags.push_back("memory policy not applied (the kernel refused it)");
-      if (!r.device_nodes.empty() && !Set(r.nodes).Intersects(Set(r.device_nodes)))
+      if (!r.device_nodes.empty() && !r.node_set.Intersects(Set(r.device_nodes)))
         r.flags.push_back("nodes " + r.nodes + " miss its device's node " + r.device_nodes);
     }
     FlagOverlaps(&h);

@@ -9,7 +9,8 @@
 # rounds as variants inert-b, configured-b, bound-b and bound-node-b: judges a change to the shim).
 # `spawn_bench affinity` then times NUMABIND_GUARD's cost per sched_setaffinity call (bench/affinity.c), and
 # scripts/bench_startup.py then times what self-binding costs a rank at start-up and what preparing costs
-# with and without the shared basis (BENCH_STARTUP_RUNS starts per variant, default 200).
+# with and without the shared basis (BENCH_STARTUP_RUNS starts per variant, default 200), and
+# scripts/bench_report.py times `numabind report` over 100,000 rank lines of one host (BENCH_REPORT_LINES).
 # Then `spawn_bench herd` starts 64 self-binding ranks at once, cold, in the 16-CPU qemu guest (tests/vm layout
 # A, tests/vm/bench_herd.sh: helper runs and the wall time to the last rank's main; a few minutes here;
 # BENCH_VM=0 skips it, and it is skipped with a line when qemu or a kernel to boot is missing).
@@ -39,6 +40,9 @@ topology=${BENCH_TOPOLOGY:-tests/data/topologies/192em64t-12gr2n8c2t.xml}
 
 # Self-binding at start-up, and preparation with and without the shared basis (BENCH_STARTUP_RUNS, 200).
 ${PYTHON:-/usr/bin/python3} scripts/bench_startup.py "$abs_build"
+
+# numabind report over 100,000 rank lines of one host (BENCH_REPORT_LINES).
+${PYTHON:-/usr/bin/python3} scripts/bench_report.py "$abs_build"
 
 if [ "${BENCH_VM:-1}" != 0 ]; then
   # The guest reads this checkout and $BUILD over 9p; its serial log ($BUILD/vm/A.log) carries the figures.
