@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "base/text.h"
+#include "shim/child/order_counter.h"
 #include "shim/entry/entry.h"
 #include "shim/entry/state.h"
 #include "shim/log/line.h"
@@ -38,6 +39,9 @@ struct RankMatch {
   /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
   /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
   const char* bad_value = nullptr;
+  /// A rank found by order in a posix_spawn parent: its slot of the shared counter, which holds the
+  /// parent's pid until FinishOrderClaim gives it the child's (shim/child/order_counter.h).
+  OrderClaim order;
 };
 
 /// The calling thread's binding before the shim changed it.
