@@ -176,7 +176,8 @@ __attribute__((noinline)) uint32_t* MapCounter(long launcher) {
   if (dir < 0) return nullptr;
   struct stat st = {};
   uint32_t* page = nullptr;
-  if (Fstat(static_cast<int>(dir), &st) == 0 && st.st_uid == static_cast<uid_t>(uid) && (st.st_mode & 077) == 0) {
+  if (Fstat(static_cast<int>(dir), &st) == 0 && st.st_uid == static_cast<uid_t>(uid) &&
+      (st.st_mode & 077) == 0) {
     char name[64];
     CounterName(name, root, start);
     long flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC;

@@ -34,7 +34,8 @@ auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* env
   auto ret = BindAndCall({entry, path, envp, &m, false, 0, child_pid, refused_errno}, call);
   // The by-order slot passes to the child; a failed spawn frees it. Without a pid (pidfd_spawn) the caller
   // keeps it until it exits.
-  if (m.order.map != nullptr && child_pid != nullptr) FinishOrderClaim(&m.order, static_cast<uint32_t>(*child_pid));
+  if (m.order.map != nullptr && child_pid != nullptr)
+    FinishOrderClaim(&m.order, static_cast<uint32_t>(*child_pid));
   if (m.order.map != nullptr) FinishOrderClaim(&m.order, static_cast<uint32_t>(Sys6(SYS_getpid)));
   return ret;
 }

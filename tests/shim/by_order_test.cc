@@ -1,0 +1,94 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Ranks found by order (NUMABIND_MATCH) across a launcher's whole tree (shim/child/order_counter.h): many
+// launches of 4 workers that all run at once, by a `&` loop and by xargs -P 4, and no rank number twice in
+// one launch.
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdlib.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/shim/launch_util.h"
+
+using numabind::shim::test::Absolute;
+using numabind::shim::test::BuildDir;
+using numabind::shim::test::MakeTempDir;
+using numabind::shim::test::PreloadedRun;
+using numabind::shim::test::RemoveTree;
+using numabind::shim::test::RepoDir;
+using numabind::shim::test::RunPreloaded;
+using numabind::shim::test::Tail;
+
+namespace {
+
+constexpr int kLaunches = 100;
+
+/// The pids (entry names) in dir.
+std::vector<long> Pids(const std::string& dir) {
+  std::vector<long> pids;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return pids;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] != '.') pids.push_back(atol(e->d_name));
+  }
+  closedir(d);
+  return pids;
+}
+
+/// pid -> rank, from the log's "bound rank R ... pid P" lines.
+std::map<long, long> RanksByPid(const std::string& log) {
+  std::map<long, long> ranks;
+  size_t at = 0;
+  while ((at = log.find("bound rank ", at)) != std::string::npos) {
+    size_t eol = log.find('\n', at);
+    std::string line = log.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
+    size_t pid = line.rfind(" pid ");
+    if (pid != std::string::npos) ranks[atol(line.c_str() + pid + 5)] = atol(line.c_str() + 11);
+    at = eol == std::string::npos ? log.size() : eol;
+  }
+  return ranks;
+}
+
+/// Runs kLaunches launches by `mode` and checks each gave its 4 workers 4 different ranks.
+void ExpectUnique(const char* mode) {
+  std::string dir = MakeTempDir("by-order");
+  std::vector<std::string> argv = {"bash", Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"), mode,
+                                   std::to_string(kLaunches), BuildDir() + "/helpers/barrier", dir};
+  // Anchored at the worker's path: the script's own command line (bash ... barrier DIR) must not match.
+  PreloadedRun r = RunPreloaded(
+      argv, {"NUMABIND_POLICY=cpus:0|1|0|1", "NUMABIND_MATCH=/*/helpers/barrier *", "NUMABIND_NRANKS=4"},
+      std::string("by-order-") + mode);
+  cr_assert(r.run.started && r.run.exit_code == 0, "%s: %s", mode, Tail(r.output + r.log).c_str());
+  std::map<long, long> ranks = RanksByPid(r.log);
+  int duplicates = 0, unbound = 0;
+  for (int k = 0; k < kLaunches; ++k) {
+    std::vector<long> pids = Pids(dir + "/" + std::to_string(k));
+    cr_assert_eq(pids.size(), 4u, "%s launch %d: %zu workers", mode, k, pids.size());
+    std::set<long> seen;
+    for (long pid : pids) {
+      auto it = ranks.find(pid);
+      if (it == ranks.end()) {
+        ++unbound;
+      } else if (!seen.insert(it->second).second) {
+        ++duplicates;
+      }
+    }
+  }
+  RemoveTree(dir);
+  cr_log_info("%s: %d launches of 4, %d duplicate ranks, %d workers unbound, %.1f s", mode, kLaunches,
+              duplicates, unbound, r.run.seconds);
+  cr_expect_eq(unbound, 0, "%s: %d of %d workers unbound\n%s", mode, unbound, 4 * kLaunches,
+               Tail(r.log).c_str());
+  cr_expect_eq(duplicates, 0, "%s: %d duplicate ranks in %d launches of 4", mode, duplicates, kLaunches);
+}
+
+}  // namespace
+
+Test(by_order, bash_loop_ranks_unique, .timeout = 120) { ExpectUnique("loop"); }
+
+Test(by_order, xargs_ranks_unique, .timeout = 120) { ExpectUnique("xargs"); }
