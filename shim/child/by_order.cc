@@ -163,4 +163,16 @@ __attribute__((noinline)) bool ArgvMatches(char* const* argv) {
   return GlobMatch(g_state.config.match, joined);
 }
 
+// Child-safe: the glob, a flag in the shared page and a line on the stack.
+void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
+  if (g_state.config.log < config::LogLevel::kWarn || !ArgvMatches(argv) || !FirstInOrderTree(launcher))
+    return;
+  Line l;
+  l.Str("numabind: NUMABIND_MATCH='").Str(g_state.config.match).Str("' matches the launcher's own command ");
+  l.Str("line (pid ").Num(launcher).Str(", a rank found by order) as well as its program ").Str(path);
+  l.Str(": the launcher took a rank and no worker is bound; write a glob that matches only the workers' ");
+  l.Str("command line from its start, e.g. '/path/worker.sh*' rather than '*worker.sh*' (docs/launchers.md)");
+  WriteLog(config::LogLevel::kWarn, &l);
+}
+
 }  // namespace numabind::shim

@@ -112,6 +112,12 @@ uint32_t CountMatchingChildren(pid_t parent);
 /// with single spaces, matches NUMABIND_MATCH. False when it cannot be read (no /proc; a zombie's is empty).
 bool CmdlineMatches(const char* path);
 
+/// Child-safe: called when a rank found by order (g_state.order_rank) starts `path` with argv, from
+/// `launcher` (that rank). When argv matches NUMABIND_MATCH too, the glob matches the launcher's own command
+/// line (xargs, a shell script) and no worker is bound: says so in one warn line with the fix, once per
+/// tree (FirstInOrderTree).
+void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher);
+
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
 bool ArgvMatches(char* const* argv);
 

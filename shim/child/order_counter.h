@@ -17,7 +17,7 @@
 namespace numabind::shim {
 
 /// Ranks one counter page holds.
-constexpr uint32_t kOrderSlots = 1024;
+constexpr uint32_t kOrderSlots = 1023;  // and a word of flags: the page is 1024 words
 
 /// A slot taken by ClaimOrderRank and the page it is in, kept mapped for FinishOrderClaim.
 struct OrderClaim {
@@ -31,6 +31,10 @@ struct OrderClaim {
 /// unmapped at once (a child between fork/vfork and exec: the rank's pid is the caller's). False when there
 /// is no shared directory, no /proc or no free slot: the caller counts the launcher's children instead.
 bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim);
+
+/// Child-safe: true the first time it is called in the tree of `launcher` (a flag in the counter page):
+/// for a warning said once per launch, whichever fork child finds it first.
+bool FirstInOrderTree(pid_t launcher);
 
 /// Child-safe: gives the claimed slot to `owner` (0 frees it) and unmaps the page.
 void FinishOrderClaim(OrderClaim* claim, uint32_t owner);

@@ -67,7 +67,10 @@ using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, 
 int SpawnRank(Entry entry, SpawnFn real, pid_t* pid, const char* path,
               const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr, char* const argv[],
               char* const envp[]) {
-  if (Passthrough()) return real(pid, path, actions, attr, argv, envp);
+  if (Passthrough()) {
+    if (g_state.order_rank != 0 && !t_in_shim) WarnOrderRankSpawn(path, argv, g_state.order_rank);
+    return real(pid, path, actions, attr, argv, envp);
+  }
   Guard guard;
   // *pid is written only on success, as glibc does: a caller that starts with pid = -1 and cleans up with
   // kill(pid, ...) must not find 0 there (its own process group) after a failed spawn.

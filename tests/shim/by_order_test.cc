@@ -57,8 +57,12 @@ std::map<long, long> RanksByPid(const std::string& log) {
 /// Runs kLaunches launches by `mode` and checks each gave its 4 workers 4 different ranks.
 void ExpectUnique(const char* mode) {
   std::string dir = MakeTempDir("by-order");
-  std::vector<std::string> argv = {"bash", Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"), mode,
-                                   std::to_string(kLaunches), BuildDir() + "/helpers/barrier", dir};
+  std::vector<std::string> argv = {"bash",
+                                   Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"),
+                                   mode,
+                                   std::to_string(kLaunches),
+                                   BuildDir() + "/helpers/barrier",
+                                   dir};
   // Anchored at the worker's path: the script's own command line (bash ... barrier DIR) must not match.
   PreloadedRun r = RunPreloaded(
       argv, {"NUMABIND_POLICY=cpus:0|1|0|1", "NUMABIND_MATCH=/*/helpers/barrier *", "NUMABIND_NRANKS=4"},
@@ -92,3 +96,26 @@ void ExpectUnique(const char* mode) {
 Test(by_order, bash_loop_ranks_unique, .timeout = 120) { ExpectUnique("loop"); }
 
 Test(by_order, xargs_ranks_unique, .timeout = 120) { ExpectUnique("xargs"); }
+
+// The glob pitfall: `*/barrier *` matches the launch script's own command line (bash order_launch.sh ...
+// barrier DIR) as well as its workers'. The script takes a rank and binds none: one line says so.
+Test(by_order, glob_matching_the_launcher_is_said_once, .timeout = 60) {
+  std::string dir = MakeTempDir("by-order");
+  std::vector<std::string> argv = {"bash",
+                                   Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"),
+                                   "xargs",
+                                   "3",
+                                   BuildDir() + "/helpers/barrier",
+                                   dir};
+  PreloadedRun r =
+      RunPreloaded(argv, {"NUMABIND_POLICY=cpus:0|1|0|1", "NUMABIND_MATCH=*/barrier *", "NUMABIND_NRANKS=4"},
+                   "by-order-glob");
+  RemoveTree(dir);
+  cr_assert(r.run.started && r.run.exit_code == 0, "%s", Tail(r.output + r.log).c_str());
+  std::vector<std::string> lines =
+      numabind::shim::test::LinesWith(r.log, "matches the launcher's own command line");
+  cr_expect_eq(lines.size(), 1u, "want one line about the glob, got %zu:\n%s", lines.size(),
+               Tail(r.log).c_str());
+  cr_expect(r.log.find("rather than '*worker.sh*'") != std::string::npos, "no fix given:\n%s",
+            Tail(r.log).c_str());
+}
