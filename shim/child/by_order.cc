@@ -165,7 +165,8 @@ __attribute__((noinline)) bool ArgvMatches(char* const* argv) {
 
 // Child-safe: the glob, a flag in the shared page and a line on the stack.
 void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
-  if (g_state.config.log < config::LogLevel::kWarn || !ArgvMatches(argv) || !FirstInOrderTree(launcher))
+  if (g_state.config.log < config::LogLevel::kWarn || !ArgvMatches(argv) ||
+      !FirstInOrderTree(launcher, kOrderSaidGlob))
     return;
   Line l;
   l.Str("numabind: NUMABIND_MATCH='").Str(g_state.config.match).Str("' matches the launcher's own command ");
@@ -173,6 +174,17 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
   l.Str(": the launcher took a rank and no worker is bound; write a glob that matches only the workers' ");
   l.Str("command line from its start, e.g. '/path/worker.sh*' rather than '*worker.sh*' (docs/launchers.md)");
   WriteLog(config::LogLevel::kWarn, &l);
+}
+
+// Child-safe: a flag in the shared page and a line on the stack.
+void NoteUnknownCount(pid_t launcher) {
+  if (g_state.config.log < config::LogLevel::kInfo || !FirstInOrderTree(launcher, kOrderSaidCount)) return;
+  Line l;
+  l.Str("numabind: ranks found by order (NUMABIND_MATCH) have no count: each is planned as one of as many ");
+  l.Str(
+      "ranks as the policy has places (nodes, devices or cores), rank r as rank r mod that; give the count ");
+  l.Str("with numabind run --ranks N or NUMABIND_NRANKS=N");
+  WriteLog(config::LogLevel::kInfo, &l);
 }
 
 }  // namespace numabind::shim

@@ -140,6 +140,7 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
   bool spawning = parent == static_cast<pid_t>(Sys6(SYS_getpid));
   if (!ClaimOrderRank(parent, spawning, &out->rank, &out->order)) out->rank = CountMatchingChildren(parent);
   out->nranks = g_state.config.nranks;
+  if (out->nranks == 0) NoteUnknownCount(parent);
   return true;
 }
 

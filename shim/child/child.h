@@ -118,6 +118,10 @@ bool CmdlineMatches(const char* path);
 /// tree (FirstInOrderTree).
 void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher);
 
+/// Child-safe: at info, says once per tree of `launcher` that ranks found by order have no count, the rule
+/// their plans follow (core::ComputeRankPlan) and how to give the count.
+void NoteUnknownCount(pid_t launcher);
+
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
 bool ArgvMatches(char* const* argv);
 

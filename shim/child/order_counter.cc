@@ -230,13 +230,11 @@ bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim
   return false;
 }
 
-// Child-safe: as ClaimOrderRank, and one compare-and-swap on the flags word.
-bool FirstInOrderTree(pid_t launcher) {
+// Child-safe: as ClaimOrderRank, and one atomic or on the flags word.
+bool FirstInOrderTree(pid_t launcher, uint32_t flag) {
   uint32_t* page = MapCounter(launcher);
   if (page == nullptr) return true;  // no page: each says it
-  uint32_t unset = 0;
-  bool first =
-      __atomic_compare_exchange_n(&page[kOrderSlots], &unset, 1u, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  bool first = (__atomic_fetch_or(&page[kOrderSlots], flag, __ATOMIC_ACQ_REL) & flag) == 0;
   Sys6(SYS_munmap, reinterpret_cast<long>(page), kPage);
   return first;
 }

@@ -32,9 +32,13 @@ struct OrderClaim {
 /// is no shared directory, no /proc or no free slot: the caller counts the launcher's children instead.
 bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim);
 
-/// Child-safe: true the first time it is called in the tree of `launcher` (a flag in the counter page):
-/// for a warning said once per launch, whichever fork child finds it first.
-bool FirstInOrderTree(pid_t launcher);
+/// Flags of the counter page, for lines said once per tree.
+constexpr uint32_t kOrderSaidGlob = 1;   ///< NUMABIND_MATCH matches the launcher's own command line
+constexpr uint32_t kOrderSaidCount = 2;  ///< ranks found by order have no count
+
+/// Child-safe: true the first time it is called with `flag` in the tree of `launcher` (a flag in the counter
+/// page): for a line said once per launch, whichever fork child gets there first.
+bool FirstInOrderTree(pid_t launcher, uint32_t flag);
 
 /// Child-safe: gives the claimed slot to `owner` (0 frees it) and unmaps the page.
 void FinishOrderClaim(OrderClaim* claim, uint32_t owner);

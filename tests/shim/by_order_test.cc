@@ -119,3 +119,34 @@ Test(by_order, glob_matching_the_launcher_is_said_once, .timeout = 60) {
   cr_expect(r.log.find("rather than '*worker.sh*'") != std::string::npos, "no fix given:\n%s",
             Tail(r.log).c_str());
 }
+
+// Unknown count: 4 ranks found by order under `exclusive` on this machine's one node, with no NUMABIND_NRANKS.
+// Each is planned as one of as many ranks as the policy has places (one node): the same CPUs for all, never
+// sets that partly overlap (rank 0 of 1 on CPUs 0-1, rank 1 of 2 on CPU 1, as before). One line says so.
+Test(by_order, unknown_count_gives_no_partly_overlapping_sets, .timeout = 60) {
+  std::string dir = MakeTempDir("by-order");
+  std::vector<std::string> argv = {"bash",
+                                   Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"),
+                                   "loop",
+                                   "2",
+                                   BuildDir() + "/helpers/barrier",
+                                   dir};
+  PreloadedRun r =
+      RunPreloaded(argv, {"NUMABIND_POLICY=exclusive", "NUMABIND_MATCH=/*/helpers/barrier *"}, "by-order-count");
+  RemoveTree(dir);
+  cr_assert(r.run.started && r.run.exit_code == 0, "%s", Tail(r.output + r.log).c_str());
+  std::vector<std::string> bound = numabind::shim::test::LinesWith(r.log, "bound rank");
+  cr_assert_eq(bound.size(), 8u, "%s", Tail(r.log).c_str());
+  std::set<std::string> sets;
+  for (const std::string& line : bound) {
+    size_t at = line.find(": cpus ");
+    cr_assert(at != std::string::npos, "%s", line.c_str());
+    sets.insert(line.substr(at + 7, line.find(' ', at + 7) - at - 7));
+  }
+  // One node: every rank on all of its CPUs.
+  cr_expect_eq(sets.size(), 1u, "CPU sets of ranks with no count differ:\n%s", Tail(r.log).c_str());
+  std::vector<std::string> said = numabind::shim::test::LinesWith(r.log, "have no count");
+  cr_expect_eq(said.size(), 1u, "want one line about the count, got %zu:\n%s", said.size(),
+               Tail(r.log).c_str());
+  cr_expect(r.log.find("NUMABIND_NRANKS=N") != std::string::npos);
+}
