@@ -6,6 +6,7 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include <map>
@@ -120,9 +121,10 @@ Test(by_order, glob_matching_the_launcher_is_said_once, .timeout = 60) {
             Tail(r.log).c_str());
 }
 
-// Unknown count: 4 ranks found by order under `exclusive` on this machine's one node, with no NUMABIND_NRANKS.
-// Each is planned as one of as many ranks as the policy has places (one node): the same CPUs for all, never
-// sets that partly overlap (rank 0 of 1 on CPUs 0-1, rank 1 of 2 on CPU 1, as before). One line says so.
+// Unknown count: 4 ranks found by order under `exclusive` on this machine's one node, with no
+// NUMABIND_NRANKS. Each is planned as one of as many ranks as the policy has places (one node): the same CPUs
+// for all, never sets that partly overlap (rank 0 of 1 on CPUs 0-1, rank 1 of 2 on CPU 1, as before). One
+// line says so.
 Test(by_order, unknown_count_gives_no_partly_overlapping_sets, .timeout = 60) {
   std::string dir = MakeTempDir("by-order");
   std::vector<std::string> argv = {"bash",
@@ -131,8 +133,8 @@ Test(by_order, unknown_count_gives_no_partly_overlapping_sets, .timeout = 60) {
                                    "2",
                                    BuildDir() + "/helpers/barrier",
                                    dir};
-  PreloadedRun r =
-      RunPreloaded(argv, {"NUMABIND_POLICY=exclusive", "NUMABIND_MATCH=/*/helpers/barrier *"}, "by-order-count");
+  PreloadedRun r = RunPreloaded(argv, {"NUMABIND_POLICY=exclusive", "NUMABIND_MATCH=/*/helpers/barrier *"},
+                                "by-order-count");
   RemoveTree(dir);
   cr_assert(r.run.started && r.run.exit_code == 0, "%s", Tail(r.output + r.log).c_str());
   std::vector<std::string> bound = numabind::shim::test::LinesWith(r.log, "bound rank");
@@ -149,4 +151,32 @@ Test(by_order, unknown_count_gives_no_partly_overlapping_sets, .timeout = 60) {
   cr_expect_eq(said.size(), 1u, "want one line about the count, got %zu:\n%s", said.size(),
                Tail(r.log).c_str());
   cr_expect(r.log.find("NUMABIND_NRANKS=N") != std::string::npos);
+}
+
+// Issue 25 part 6: a Python launch script that sets LOCAL_RANK in its own os.environ before each
+// subprocess.Popen is no rank (it keeps every CPU it had); its children are ranks 0 and 1. This held
+// already at the time of writing: the test keeps it so.
+Test(by_order, python_script_setting_its_own_rank_stays_unbound, .timeout = 60) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  cr_assert_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+  std::string all;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &mine)) all += (all.empty() ? "" : ",") + std::to_string(c);
+  }
+  PreloadedRun r = RunPreloaded(
+      {"/usr/bin/python3", Absolute(RepoDir() + "/tests/shim/scripts/env_launch.py"), "/bin/true"},
+      {"NUMABIND_POLICY=cpus:0|1"}, "by-order-env-launch");
+  cr_assert(r.run.started && r.run.exit_code == 0, "%s", Tail(r.output + r.log).c_str());
+  std::vector<std::string> own = numabind::shim::test::LinesWith(r.output, "launcher pid ");
+  cr_assert_eq(own.size(), 1u, "%s", Tail(r.output).c_str());
+  std::string pid = own[0].substr(13, own[0].find(' ', 13) - 13);
+  cr_expect(own[0].find(" cpus " + all) != std::string::npos, "the launch script was bound: %s (had %s)",
+            own[0].c_str(), all.c_str());
+  cr_expect(r.log.find("pid " + pid + "\n") == std::string::npos, "the launch script bound itself:\n%s",
+            Tail(r.log).c_str());
+  cr_expect(r.log.find("bound rank 0 of 2 (LOCAL_RANK) /bin/true") != std::string::npos, "%s",
+            Tail(r.log).c_str());
+  cr_expect(r.log.find("bound rank 1 of 2 (LOCAL_RANK) /bin/true") != std::string::npos, "%s",
+            Tail(r.log).c_str());
 }
