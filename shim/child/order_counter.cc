@@ -6,6 +6,7 @@
 
 #include "shim/child/order_counter.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
