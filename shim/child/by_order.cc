@@ -1,7 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Child-safe: ranks found by order (NUMABIND_MATCH). Command lines are joined with single spaces and
-// globbed; a launcher's live matching children, read from /proc, number the next one. Everything here may
+// globbed; the counter shared by the launcher's tree (order_counter.h) numbers them, or, without it, the
+// launcher's live matching children, read from /proc. Everything here may
 // run between fork/vfork and exec: raw system calls and buffers on the stack, each in a function that is
 // not inlined, so that a 16 KiB thread stack holds the deepest path.
 

@@ -105,7 +105,8 @@ inline bool BoundAtSetenv(const RankMatch& m) {
 void Restore(const SavedBinding& saved);
 
 /// Child-safe (raw reads of /proc): how many live children of `parent` (all its threads) match
-/// NUMABIND_MATCH. Ranks found by order are numbered by it, so restarted workers get the same ranks again.
+/// NUMABIND_MATCH. Ranks found by order are numbered by it when the shared counter (order_counter.h) cannot
+/// be had.
 uint32_t CountMatchingChildren(pid_t parent);
 
 /// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs), joined
