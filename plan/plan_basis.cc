@@ -222,7 +222,10 @@ bool NoAllowedCpus(const PlanBasis& basis, const PlanSlot& slot, uint32_t rank, 
 
 // Child-safe: reads the basis, writes only into *out and the caller's cpus/nodes storage; no allocation,
 // locks, libc or system calls.
-bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan* out) {
+namespace {
+
+/// Child-safe: ComputeRankPlan for a rank of a known count.
+bool PlanRankOf(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan* out) {
   ClearPlan(basis, out);
   if (basis.slot_count == 0) {
     Writer w = ErrorStart(basis, rank, out);
@@ -232,7 +235,6 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   // A rank beyond a stated count (a stale NUMABIND_NRANKS) counts as the last of rank + 1 ranks rather
   // than falling off the end of the slots.
   uint32_t n = nranks;
-  if (n == 0 && basis.slot_count > n) n = basis.slot_count;
   if (rank >= n) n = rank + 1 != 0 ? rank + 1 : rank;  // rank 4294967295: n = rank, slot clamped below
 
   uint32_t s = SlotOf(basis, rank, n), block = 1;
@@ -257,6 +259,30 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   if (!PlaceCpus(basis, s, block, rank, n, out)) return false;
   if (CountBits(out->cpus, basis.cpu_words) == 0) return NoAllowedCpus(basis, slot, rank, out);
   return true;
+}
+
+}  // namespace
+
+bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan* out) {
+  // An unknown count (ranks found by order with no NUMABIND_NRANKS): planned as if there were as many ranks
+  // as the policy has places (nodes, devices, cores), rank r as rank r mod that. Counting rank + 1 instead
+  // gave sets that partly overlap (rank 0 of 1 on CPUs 0-1, rank 1 of 2 on CPU 1): now two ranks' sets
+  // are disjoint or the same.
+  if (nranks != 0 || basis.slot_count == 0) return PlanRankOf(basis, rank, nranks, out);
+  uint32_t place = rank % basis.slot_count;
+  if (PlanRankOf(basis, place, basis.slot_count, out)) return true;
+  // The error names the rank asked for: "rank 9: ..." rather than "rank 1: ...".
+  char tail[sizeof out->error];
+  const char* colon = out->error;
+  while (*colon != '\0' && *colon != ':') ++colon;
+  size_t len = 0;
+  for (const char* p = colon; *p != '\0' && len + 1 < sizeof tail; ++p) tail[len++] = *p;
+  tail[len] = '\0';
+  Writer w{out->error, sizeof out->error, 0};
+  w.Str("rank ");
+  w.Uint(rank);
+  w.Str(tail);
+  return false;
 }
 
 }  // namespace numabind::core

@@ -1,7 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Child-safe: ranks found by order (NUMABIND_MATCH). Command lines are joined with single spaces and
-// globbed; a launcher's live matching children, read from /proc, number the next one. Everything here may
+// globbed; the counter shared by the launcher's tree (order_counter.h) numbers them, or, without it, the
+// launcher's live matching children, read from /proc. Everything here may
 // run between fork/vfork and exec: raw system calls and buffers on the stack, each in a function that is
 // not inlined, so that a 16 KiB thread stack holds the deepest path.
 
@@ -161,6 +162,30 @@ __attribute__((noinline)) bool ArgvMatches(char* const* argv) {
   }
   joined[len] = '\0';
   return GlobMatch(g_state.config.match, joined);
+}
+
+// Child-safe: the glob, a flag in the shared page and a line on the stack.
+void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
+  if (g_state.config.log < config::LogLevel::kWarn || !ArgvMatches(argv) ||
+      !FirstInOrderTree(launcher, kOrderSaidGlob))
+    return;
+  Line l;
+  l.Str("numabind: NUMABIND_MATCH='").Str(g_state.config.match).Str("' matches the launcher's own command ");
+  l.Str("line (pid ").Num(launcher).Str(", a rank found by order) as well as its program ").Str(path);
+  l.Str(": the launcher took a rank and no worker is bound; write a glob that matches only the workers' ");
+  l.Str("command line from its start, e.g. '/path/worker.sh*' rather than '*worker.sh*' (docs/launchers.md)");
+  WriteLog(config::LogLevel::kWarn, &l);
+}
+
+// Child-safe: a flag in the shared page and a line on the stack.
+void NoteUnknownCount(pid_t launcher) {
+  if (g_state.config.log < config::LogLevel::kInfo || !FirstInOrderTree(launcher, kOrderSaidCount)) return;
+  Line l;
+  l.Str("numabind: ranks found by order (NUMABIND_MATCH) have no count: each is planned as one of as many ");
+  l.Str(
+      "ranks as the policy has places (nodes, devices or cores), rank r as rank r mod that; give the count ");
+  l.Str("with numabind run --ranks N or NUMABIND_NRANKS=N");
+  WriteLog(config::LogLevel::kInfo, &l);
 }
 
 }  // namespace numabind::shim

@@ -136,8 +136,12 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
   if (!ArgvMatches(argv)) return false;
   out->var = nullptr;
   out->entry = nullptr;
-  out->rank = CountMatchingChildren(parent);
+  // The counter shared by the launcher's whole tree (order_counter.h); the launcher's own live children
+  // where it cannot be had. A posix_spawn parent (parent is the caller) keeps its slot to give the child.
+  bool spawning = parent == static_cast<pid_t>(Sys6(SYS_getpid));
+  if (!ClaimOrderRank(parent, spawning, &out->rank, &out->order)) out->rank = CountMatchingChildren(parent);
   out->nranks = g_state.config.nranks;
+  if (out->nranks == 0) NoteUnknownCount(parent);
   return true;
 }
 

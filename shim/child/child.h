@@ -17,6 +17,7 @@
 
 #include "base/text.h"
 #include "config/rank_count.h"
+#include "shim/child/order_counter.h"
 #include "shim/log/line.h"
 #include "shim/log/log.h"
 #include "shim/state/entry.h"
@@ -39,6 +40,9 @@ struct RankMatch {
   /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
   /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
   const char* bad_value = nullptr;
+  /// A rank found by order in a posix_spawn parent: its slot of the shared counter, which holds the
+  /// parent's pid until FinishOrderClaim gives it the child's (shim/child/order_counter.h).
+  OrderClaim order;
 };
 
 /// The calling thread's binding before the shim changed it.
@@ -111,12 +115,23 @@ inline bool BoundAtSetenv(const RankMatch& m) {
 void Restore(const SavedBinding& saved);
 
 /// Child-safe (raw reads of /proc): how many live children of `parent` (all its threads) match
-/// NUMABIND_MATCH. Ranks found by order are numbered by it, so restarted workers get the same ranks again.
+/// NUMABIND_MATCH. Ranks found by order are numbered by it when the shared counter (order_counter.h) cannot
+/// be had.
 uint32_t CountMatchingChildren(pid_t parent);
 
 /// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs), joined
 /// with single spaces, matches NUMABIND_MATCH. False when it cannot be read (no /proc; a zombie's is empty).
 bool CmdlineMatches(const char* path);
+
+/// Child-safe: called when a rank found by order (g_state.order_rank) starts `path` with argv, from
+/// `launcher` (that rank). When argv matches NUMABIND_MATCH too, the glob matches the launcher's own command
+/// line (xargs, a shell script) and no worker is bound: says so in one warn line with the fix, once per
+/// tree (FirstInOrderTree).
+void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher);
+
+/// Child-safe: at info, says once per tree of `launcher` that ranks found by order have no count, the rule
+/// their plans follow (core::ComputeRankPlan) and how to give the count.
+void NoteUnknownCount(pid_t launcher);
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
 bool ArgvMatches(char* const* argv);

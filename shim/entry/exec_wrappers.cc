@@ -24,7 +24,12 @@ namespace {
 /// Binds if the program is a rank, runs `call(env)` (the real exec) and restores the binding if it returns.
 template <typename Call>
 int ExecRank(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
-  if (!g_state.active) return call(envp);
+  if (!g_state.active) {
+    // A child of a rank found by order starting a program its glob matches too: the glob pitfall.
+    if (g_state.order_rank != 0 && Sys6(SYS_getpid) != g_state.order_rank)
+      WarnOrderRankSpawn(path, argv, g_state.order_rank);
+    return call(envp);
+  }
   // A process exec'ing a program of its own reads a pending site file first (site_config.h); a child
   // between fork and exec never does: its parent read it before the fork, or it goes without.
   if (SiteFilePending() && !t_fork_child && Sys6(SYS_getpid) == g_state.pid && !ApplyPendingSiteFile())

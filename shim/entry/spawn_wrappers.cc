@@ -32,7 +32,13 @@ auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* env
   RankMatch m;
   if (!FindRank(argv, envp, static_cast<pid_t>(Sys6(SYS_getpid)), &m)) return call(envp);
   if (m.bad_value == nullptr) EnsurePrepared();
-  return BindAndCall({entry, path, envp, &m, false, 0, child_pid, refused_errno}, call);
+  auto ret = BindAndCall({entry, path, envp, &m, false, 0, child_pid, refused_errno}, call);
+  // The by-order slot passes to the child; a failed spawn frees it. Without a pid (pidfd_spawn) the caller
+  // keeps it until it exits.
+  if (m.order.map != nullptr && child_pid != nullptr)
+    FinishOrderClaim(&m.order, static_cast<uint32_t>(*child_pid));
+  if (m.order.map != nullptr) FinishOrderClaim(&m.order, static_cast<uint32_t>(Sys6(SYS_getpid)));
+  return ret;
 }
 
 bool Passthrough() { return !g_state.active || t_in_shim; }
@@ -62,7 +68,10 @@ using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, 
 int SpawnRank(Entry entry, SpawnFn real, pid_t* pid, const char* path,
               const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr, char* const argv[],
               char* const envp[]) {
-  if (Passthrough()) return real(pid, path, actions, attr, argv, envp);
+  if (Passthrough()) {
+    if (g_state.order_rank != 0 && !t_in_shim) WarnOrderRankSpawn(path, argv, g_state.order_rank);
+    return real(pid, path, actions, attr, argv, envp);
+  }
   Guard guard;
   // *pid is written only on success, as glibc does: a caller that starts with pid = -1 and cleans up with
   // kill(pid, ...) must not find 0 there (its own process group) after a failed spawn.

@@ -194,7 +194,10 @@ bool StartAsRank(const config::EnvFacts& facts, const char* const* env) {
   // Set by glibc and musl before constructors run.
   const char* program = program_invocation_name != nullptr ? program_invocation_name : "(program)";
   if (!FindRankVar(facts, envp, absent, &m)) {
-    if (OwnCmdlineMatches(env)) return g_state.rank_bound = true;
+    if (OwnCmdlineMatches(env)) {
+      g_state.order_rank = static_cast<pid_t>(Sys6(SYS_getpid));
+      return g_state.rank_bound = true;
+    }
     return c.by_device && StartAsDeviceRank(env, program);
   }
   if (OnlyTaskOfStep(m, facts)) {

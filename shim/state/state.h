@@ -79,6 +79,9 @@ struct State {
   /// This process is a rank numabind bound: at start-up (itself, or before: NUMABIND_BOUND, or its
   /// launcher, found by NUMABIND_MATCH), or a forked worker through setenv. What NUMABIND_GUARD guards.
   bool rank_bound = false;
+  /// This process's pid when it is a rank found by order (its own command line matches NUMABIND_MATCH):
+  /// a program it starts that matches too is warned about (WarnOrderRankSpawn, shim/child/child.h).
+  pid_t order_rank = 0;
   /// Set at start-up by a process that binds as its device's rank (NUMABIND_BY_DEVICE): its basis is
   /// prepared without the device visibility variables, over every device (PlannerReads).
   bool plan_all_devices = false;

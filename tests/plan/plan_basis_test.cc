@@ -180,11 +180,15 @@ Test(compute_rank_plan, blocks) {
 Test(compute_rank_plan, unknown_rank_count) {
   HandBasis h(PolicyKind::kCoreComplex, true);
   h.Slot(3, 2, 6, 1, "node 2", "");
-  // nranks 0 counts as max(slot_count, rank + 1): ranks 0..3 take one slot each.
+  // nranks 0 counts as slot_count (4) ranks: ranks 0..3 take one slot each.
   STR_EQ(PlanRank(h.basis, 2, 0).device, "0000:03:00.0");
   STR_EQ(PlanRank(h.basis, 3, 0).device, "");
-  // Rank 5 of unknown: 6 ranks, floor(5*4/6) = 3.
-  STR_EQ(PlanRank(h.basis, 5, 0).label, "node 2");
+  // Rank 6 of unknown is rank 2 of 4, with the same CPUs: not rank 6 of 7, whose set would partly overlap
+  // another's.
+  RankText six = PlanRank(h.basis, 6, 0), two = PlanRank(h.basis, 2, 4);
+  cr_assert(six.ok && two.ok);
+  STR_EQ(six.cpus, two.cpus);
+  STR_EQ(six.device, "0000:03:00.0");
   // A rank at or beyond a stated count counts as one of rank + 1 ranks.
   RankText t = PlanRank(h.basis, 9, 4);
   cr_assert(t.ok);
@@ -215,7 +219,7 @@ Test(compute_rank_plan, huge_rank_counts_in_slots_not_ranks) {
   HandBasis h(PolicyKind::kExclusive, false);
   // A huge rank of an unknown count: counted in O(slots). Slots 0 and 1 (group 0) hold 1000000001 and
   // 1000000000 of the 4000000001 ranks.
-  RankText t = PlanRank(h.basis, 4000000000u, 0);
+  RankText t = PlanRank(h.basis, 4000000000u, 4000000001u);
   cr_assert(!t.ok);
   STR_EQ(t.error, "rank 4000000000: policy exclusive: node 0 has 5 cores for 2000000001 ranks");
 }
@@ -226,7 +230,7 @@ Test(compute_rank_plan, long_error_is_truncated) {
   h.basis.policy_text[sizeof h.basis.policy_text - 1] = '\0';
   memset(h.slots[0].label, 'l', sizeof h.slots[0].label - 1);
   h.slots[0].label[sizeof h.slots[0].label - 1] = '\0';
-  RankText t = PlanRank(h.basis, 4000000000u, 0);  // 169 characters of message, cut to 159
+  RankText t = PlanRank(h.basis, 4000000000u, 4000000001u);  // 169 characters of message, cut to 159
   cr_assert(!t.ok);
   cr_assert_eq(t.error.size(), sizeof(RankPlan{}.error) - 1);
   cr_assert(t.error.find("rank 4000000000: policy ppp") == 0, "%s", t.error.c_str());

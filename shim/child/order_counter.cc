@@ -1,0 +1,252 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Child-safe: the shared by-order counter (order_counter.h). Raw system calls and buffers on the stack only:
+// this runs between fork/vfork and exec. A vfork child shares its parent's memory, so the page is unmapped
+// before the exec (keep = false) and no descriptor outlives the call.
+
+#include "shim/child/order_counter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "base/syscalls.h"
+#include "base/text.h"
+#include "shim/state/state.h"
+
+namespace numabind::shim {
+namespace {
+
+constexpr long kPage = 4096;
+
+/// Child-safe: appends text to buf (cap bytes) at *at.
+void Append(char* buf, size_t cap, size_t* at, const char* text) {
+  for (const char* p = text; *p != '\0' && *at + 1 < cap; ++p) buf[(*at)++] = *p;
+  buf[*at] = '\0';
+}
+
+/// Child-safe: appends a decimal number.
+void AppendNum(char* buf, size_t cap, size_t* at, uint64_t v) {
+  char digits[kDecimalMax];
+  FormatDecimal(v, digits);
+  Append(buf, cap, at, digits);
+}
+
+/// Child-safe: "/proc/PID/<leaf>" into buf (64 bytes).
+void ProcFile(char* buf, long pid, const char* leaf) {
+  size_t at = 0;
+  buf[0] = '\0';
+  Append(buf, 64, &at, "/proc/");
+  AppendNum(buf, 64, &at, static_cast<uint64_t>(pid));
+  Append(buf, 64, &at, leaf);
+}
+
+/// Child-safe: process pid's state letter, parent and start time (clock ticks after boot) from
+/// /proc/PID/stat. False when it is gone.
+__attribute__((noinline)) bool ReadStat(long pid, char* state, long* ppid, uint64_t* start) {
+  char path[64], stat[512];
+  ProcFile(path, pid, "/stat");
+  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  long len = Sys6(SYS_read, fd, reinterpret_cast<long>(stat), sizeof(stat) - 1);
+  Sys6(SYS_close, fd);
+  if (len <= 0) return false;
+  stat[len] = '\0';
+  long at = len - 1;
+  while (at >= 0 && stat[at] != ')') --at;  // "PID (COMM) S PPID ...": COMM may hold ')'
+  if (at < 0 || at + 2 >= len) return false;
+  *state = stat[at + 2];
+  // Fields from the state (3rd) on, separated by single spaces: ppid is the 4th, starttime the 22nd.
+  int field = 3;
+  uint64_t value = 0;
+  *ppid = 0;
+  *start = 0;
+  for (long i = at + 4; i <= len; ++i) {
+    char ch = i < len ? stat[i] : ' ';
+    if (ch != ' ') {  // digits; a '-' (tpgid -1 without a terminal) reads as 0, unused here
+      if (ch >= '0' && ch <= '9') value = value * 10 + static_cast<uint64_t>(ch - '0');
+      continue;
+    }
+    ++field;
+    if (field == 4) *ppid = static_cast<long>(value);
+    if (field == 22) {
+      *start = value;
+      return true;
+    }
+    value = 0;
+  }
+  return false;
+}
+
+/// Child-safe: whether pid's environment (as it started) has an entry NUMABIND_POLICY=: a process of the
+/// configured tree. Read in pieces, matched across their borders.
+__attribute__((noinline)) bool Configured(long pid) {
+  static constexpr char kEntry[] = "NUMABIND_POLICY=";
+  char path[64], chunk[1024];
+  ProcFile(path, pid, "/environ");
+  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  size_t matched = 0;  // characters of kEntry matched at the start of the current entry; ~0: not at one
+  bool found = false;
+  long n;
+  while (!found && (n = Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
+    for (long i = 0; i < n && !found; ++i) {
+      if (chunk[i] == '\0') {
+        matched = 0;
+      } else if (matched != ~size_t{0}) {
+        matched = chunk[i] == kEntry[matched] ? matched + 1 : ~size_t{0};
+        found = matched == sizeof(kEntry) - 1;
+      }
+    }
+  }
+  Sys6(SYS_close, fd);
+  return found;
+}
+
+/// Child-safe: "order-PID-START" into buf (64 bytes).
+void CounterName(char* buf, long pid, uint64_t start) {
+  size_t at = 0;
+  buf[0] = '\0';
+  Append(buf, 64, &at, "order-");
+  AppendNum(buf, 64, &at, static_cast<uint64_t>(pid));
+  Append(buf, 64, &at, "-");
+  AppendNum(buf, 64, &at, start);
+}
+
+/// Child-safe: unlinks the counters in directory `dir` whose root has finished (another process, or one
+/// started later with a reused pid). Run by the process that creates a counter: without handlers, no process
+/// can remove its own at exit, so each new tree clears those of the trees before it.
+__attribute__((noinline)) void ReapStale(long dir) {
+  alignas(8) char dirbuf[1024];
+  long dup = Sys6(SYS_openat, dir, reinterpret_cast<long>("."), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dup < 0) return;
+  long n;
+  while ((n = Sys6(SYS_getdents64, dup, reinterpret_cast<long>(dirbuf), sizeof(dirbuf))) > 0) {
+    for (long off = 0; off < n;) {
+      const char* name = dirbuf + off + 19;  // struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name
+      off += static_cast<unsigned char>(dirbuf[off + 16]) | static_cast<unsigned char>(dirbuf[off + 17]) << 8;
+      const char* p = name;
+      for (const char* s = "order-"; *s != '\0'; ++s, ++p) {
+        if (*p != *s) p = nullptr;
+        if (p == nullptr) break;
+      }
+      if (p == nullptr) continue;
+      long pid = 0;
+      while (*p >= '0' && *p <= '9') pid = pid * 10 + (*p++ - '0');
+      char state;
+      long ppid;
+      uint64_t start;
+      char live[64];
+      if (ReadStat(pid, &state, &ppid, &start) && state != 'Z') {
+        CounterName(live, pid, start);
+        if (StrEq(live, name)) continue;
+      }
+      UnlinkAt(static_cast<int>(dir), name, 0);
+    }
+  }
+  Sys6(SYS_close, dup);
+}
+
+/// Child-safe: maps the counter page of the tree of `launcher`, creating it if needed; nullptr when it
+/// cannot be had.
+__attribute__((noinline)) uint32_t* MapCounter(long launcher) {
+  const char* base = g_state.config.shared;
+  if (base == nullptr || *base == '\0') return nullptr;
+  // The root: the topmost ancestor, from the launcher up, that is configured.
+  long root = launcher;
+  char state;
+  long ppid;
+  uint64_t start;
+  for (int depth = 0; depth < 64; ++depth) {
+    if (!ReadStat(root, &state, &ppid, &start)) return nullptr;
+    if (ppid <= 1 || !Configured(ppid)) break;
+    root = ppid;
+  }
+  if (!ReadStat(root, &state, &ppid, &start)) return nullptr;
+  char path[256];
+  size_t at = 0;
+  path[0] = '\0';
+  long uid = Sys6(SYS_geteuid);
+  Append(path, sizeof(path), &at, base);
+  Append(path, sizeof(path), &at, "/numabind-");
+  AppendNum(path, sizeof(path), &at, static_cast<uint64_t>(uid));
+  Sys6(SYS_mkdirat, AT_FDCWD, reinterpret_cast<long>(path), 0700);
+  // As the plan basis's directory (shim/launcher/basis_cache.cc): ours alone, or not used.
+  long dir = OpenAt(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) return nullptr;
+  struct stat st = {};
+  uint32_t* page = nullptr;
+  if (Fstat(static_cast<int>(dir), &st) == 0 && st.st_uid == static_cast<uid_t>(uid) &&
+      (st.st_mode & 077) == 0) {
+    char name[64];
+    CounterName(name, root, start);
+    long flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC;
+    long fd = Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags);
+    if (fd == -ENOENT) {
+      fd = Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags | O_CREAT | O_EXCL, 0600);
+      if (fd >= 0) ReapStale(dir);
+      if (fd == -EEXIST) fd = Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags);
+    }
+    struct stat fst = {};
+    if (fd >= 0 && Fstat(static_cast<int>(fd), &fst) == 0 && S_ISREG(fst.st_mode) &&
+        fst.st_uid == static_cast<uid_t>(uid) && (fst.st_mode & 077) == 0 &&
+        // A new file is empty: growing it to a page is the same for every process that races here.
+        (fst.st_size >= kPage || Sys6(SYS_ftruncate, fd, kPage) == 0)) {
+      long m = Sys6(SYS_mmap, 0, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (!SysFailed(m)) page = reinterpret_cast<uint32_t*>(m);
+    }
+    if (fd >= 0) Sys6(SYS_close, fd);
+  }
+  Sys6(SYS_close, dir);
+  return page;
+}
+
+}  // namespace
+
+// Child-safe: raw reads of /proc, one mapping, atomic compare-and-swap on the shared page.
+bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim) {
+  uint32_t* slots = MapCounter(launcher);
+  if (slots == nullptr) return false;
+  uint32_t self = static_cast<uint32_t>(Sys6(SYS_getpid));
+  for (uint32_t i = 0; i < kOrderSlots; ++i) {
+    uint32_t holder = __atomic_load_n(&slots[i], __ATOMIC_ACQUIRE);
+    char state = 0;
+    long ppid;
+    uint64_t start;
+    // A finished holder (gone, or a zombie: its worker has ended) frees its slot.
+    bool free = holder == 0 || (holder != self && (!ReadStat(holder, &state, &ppid, &start) || state == 'Z'));
+    if (!free) continue;
+    if (!__atomic_compare_exchange_n(&slots[i], &holder, self, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      --i;  // another rank took it, or freed it meanwhile: look at this slot again
+      continue;
+    }
+    *rank = i;
+    claim->slot = &slots[i];
+    claim->map = slots;
+    if (!keep) FinishOrderClaim(claim, self);
+    return true;
+  }
+  Sys6(SYS_munmap, reinterpret_cast<long>(slots), kPage);
+  return false;
+}
+
+// Child-safe: as ClaimOrderRank, and one atomic or on the flags word.
+bool FirstInOrderTree(pid_t launcher, uint32_t flag) {
+  uint32_t* page = MapCounter(launcher);
+  if (page == nullptr) return true;  // no page: each says it
+  bool first = (__atomic_fetch_or(&page[kOrderSlots], flag, __ATOMIC_ACQ_REL) & flag) == 0;
+  Sys6(SYS_munmap, reinterpret_cast<long>(page), kPage);
+  return first;
+}
+
+// Child-safe: one atomic store and a munmap.
+void FinishOrderClaim(OrderClaim* claim, uint32_t owner) {
+  if (claim->map == nullptr) return;
+  __atomic_store_n(claim->slot, owner, __ATOMIC_RELEASE);
+  Sys6(SYS_munmap, reinterpret_cast<long>(claim->map), kPage);
+  claim->map = nullptr;
+  claim->slot = nullptr;
+}
+
+}  // namespace numabind::shim

@@ -1,0 +1,182 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Ranks found by order (NUMABIND_MATCH) across a launcher's whole tree (shim/child/order_counter.h): many
+// launches of 4 workers that all run at once, by a `&` loop and by xargs -P 4, and no rank number twice in
+// one launch.
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/shim/launch_util.h"
+
+using numabind::shim::test::Absolute;
+using numabind::shim::test::BuildDir;
+using numabind::shim::test::MakeTempDir;
+using numabind::shim::test::PreloadedRun;
+using numabind::shim::test::RemoveTree;
+using numabind::shim::test::RepoDir;
+using numabind::shim::test::RunPreloaded;
+using numabind::shim::test::Tail;
+
+namespace {
+
+constexpr int kLaunches = 100;
+
+/// The pids (entry names) in dir.
+std::vector<long> Pids(const std::string& dir) {
+  std::vector<long> pids;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return pids;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] != '.') pids.push_back(atol(e->d_name));
+  }
+  closedir(d);
+  return pids;
+}
+
+/// pid -> rank, from the log's "bound rank R ... pid P" lines.
+std::map<long, long> RanksByPid(const std::string& log) {
+  std::map<long, long> ranks;
+  size_t at = 0;
+  while ((at = log.find("bound rank ", at)) != std::string::npos) {
+    size_t eol = log.find('\n', at);
+    std::string line = log.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
+    size_t pid = line.rfind(" pid ");
+    if (pid != std::string::npos) ranks[atol(line.c_str() + pid + 5)] = atol(line.c_str() + 11);
+    at = eol == std::string::npos ? log.size() : eol;
+  }
+  return ranks;
+}
+
+/// Runs kLaunches launches by `mode` and checks each gave its 4 workers 4 different ranks.
+void ExpectUnique(const char* mode) {
+  std::string dir = MakeTempDir("by-order");
+  std::vector<std::string> argv = {"bash",
+                                   Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"),
+                                   mode,
+                                   std::to_string(kLaunches),
+                                   BuildDir() + "/helpers/barrier",
+                                   dir};
+  // Anchored at the worker's path: the script's own command line (bash ... barrier DIR) must not match.
+  PreloadedRun r = RunPreloaded(
+      argv, {"NUMABIND_POLICY=cpus:0|1|0|1", "NUMABIND_MATCH=/*/helpers/barrier *", "NUMABIND_NRANKS=4"},
+      std::string("by-order-") + mode);
+  cr_assert(r.run.started && r.run.exit_code == 0, "%s: %s", mode, Tail(r.output + r.log).c_str());
+  std::map<long, long> ranks = RanksByPid(r.log);
+  int duplicates = 0, unbound = 0;
+  for (int k = 0; k < kLaunches; ++k) {
+    std::vector<long> pids = Pids(dir + "/" + std::to_string(k));
+    cr_assert_eq(pids.size(), 4u, "%s launch %d: %zu workers", mode, k, pids.size());
+    std::set<long> seen;
+    for (long pid : pids) {
+      auto it = ranks.find(pid);
+      if (it == ranks.end()) {
+        ++unbound;
+      } else if (!seen.insert(it->second).second) {
+        ++duplicates;
+      }
+    }
+  }
+  RemoveTree(dir);
+  cr_log_info("%s: %d launches of 4, %d duplicate ranks, %d workers unbound, %.1f s", mode, kLaunches,
+              duplicates, unbound, r.run.seconds);
+  cr_expect_eq(unbound, 0, "%s: %d of %d workers unbound\n%s", mode, unbound, 4 * kLaunches,
+               Tail(r.log).c_str());
+  cr_expect_eq(duplicates, 0, "%s: %d duplicate ranks in %d launches of 4", mode, duplicates, kLaunches);
+}
+
+}  // namespace
+
+Test(by_order, bash_loop_ranks_unique, .timeout = 120) { ExpectUnique("loop"); }
+
+Test(by_order, xargs_ranks_unique, .timeout = 120) { ExpectUnique("xargs"); }
+
+// The glob pitfall: `*/barrier *` matches the launch script's own command line (bash order_launch.sh ...
+// barrier DIR) as well as its workers'. The script takes a rank and binds none: one line says so.
+Test(by_order, glob_matching_the_launcher_is_said_once, .timeout = 60) {
+  std::string dir = MakeTempDir("by-order");
+  std::vector<std::string> argv = {"bash",
+                                   Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"),
+                                   "xargs",
+                                   "3",
+                                   BuildDir() + "/helpers/barrier",
+                                   dir};
+  PreloadedRun r =
+      RunPreloaded(argv, {"NUMABIND_POLICY=cpus:0|1|0|1", "NUMABIND_MATCH=*/barrier *", "NUMABIND_NRANKS=4"},
+                   "by-order-glob");
+  RemoveTree(dir);
+  cr_assert(r.run.started && r.run.exit_code == 0, "%s", Tail(r.output + r.log).c_str());
+  std::vector<std::string> lines =
+      numabind::shim::test::LinesWith(r.log, "matches the launcher's own command line");
+  cr_expect_eq(lines.size(), 1u, "want one line about the glob, got %zu:\n%s", lines.size(),
+               Tail(r.log).c_str());
+  cr_expect(r.log.find("rather than '*worker.sh*'") != std::string::npos, "no fix given:\n%s",
+            Tail(r.log).c_str());
+}
+
+// Unknown count: 4 ranks found by order under `exclusive` on this machine's one node, with no
+// NUMABIND_NRANKS. Each is planned as one of as many ranks as the policy has places (one node): the same CPUs
+// for all, never sets that partly overlap (rank 0 of 1 on CPUs 0-1, rank 1 of 2 on CPU 1, as before). One
+// line says so.
+Test(by_order, unknown_count_gives_no_partly_overlapping_sets, .timeout = 60) {
+  std::string dir = MakeTempDir("by-order");
+  std::vector<std::string> argv = {"bash",
+                                   Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"),
+                                   "loop",
+                                   "2",
+                                   BuildDir() + "/helpers/barrier",
+                                   dir};
+  PreloadedRun r = RunPreloaded(argv, {"NUMABIND_POLICY=exclusive", "NUMABIND_MATCH=/*/helpers/barrier *"},
+                                "by-order-count");
+  RemoveTree(dir);
+  cr_assert(r.run.started && r.run.exit_code == 0, "%s", Tail(r.output + r.log).c_str());
+  std::vector<std::string> bound = numabind::shim::test::LinesWith(r.log, "bound rank");
+  cr_assert_eq(bound.size(), 8u, "%s", Tail(r.log).c_str());
+  std::set<std::string> sets;
+  for (const std::string& line : bound) {
+    size_t at = line.find(": cpus ");
+    cr_assert(at != std::string::npos, "%s", line.c_str());
+    sets.insert(line.substr(at + 7, line.find(' ', at + 7) - at - 7));
+  }
+  // One node: every rank on all of its CPUs.
+  cr_expect_eq(sets.size(), 1u, "CPU sets of ranks with no count differ:\n%s", Tail(r.log).c_str());
+  std::vector<std::string> said = numabind::shim::test::LinesWith(r.log, "have no count");
+  cr_expect_eq(said.size(), 1u, "want one line about the count, got %zu:\n%s", said.size(),
+               Tail(r.log).c_str());
+  cr_expect(r.log.find("NUMABIND_NRANKS=N") != std::string::npos);
+}
+
+// Issue 25 part 6: a Python launch script that sets LOCAL_RANK in its own os.environ before each
+// subprocess.Popen is no rank (it keeps every CPU it had); its children are ranks 0 and 1. This held
+// already at the time of writing: the test keeps it so.
+Test(by_order, python_script_setting_its_own_rank_stays_unbound, .timeout = 60) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  cr_assert_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+  std::string all;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &mine)) all += (all.empty() ? "" : ",") + std::to_string(c);
+  }
+  PreloadedRun r = RunPreloaded(
+      {"/usr/bin/python3", Absolute(RepoDir() + "/tests/shim/scripts/env_launch.py"), "/bin/true"},
+      {"NUMABIND_POLICY=cpus:0|1"}, "by-order-env-launch");
+  cr_assert(r.run.started && r.run.exit_code == 0, "%s", Tail(r.output + r.log).c_str());
+  std::vector<std::string> own = numabind::shim::test::LinesWith(r.output, "launcher pid ");
+  cr_assert_eq(own.size(), 1u, "%s", Tail(r.output).c_str());
+  std::string pid = own[0].substr(13, own[0].find(' ', 13) - 13);
+  cr_expect(own[0].find(" cpus " + all) != std::string::npos, "the launch script was bound: %s (had %s)",
+            own[0].c_str(), all.c_str());
+  cr_expect(r.log.find("pid " + pid + "\n") == std::string::npos, "the launch script bound itself:\n%s",
+            Tail(r.log).c_str());
+  cr_expect(r.log.find("bound rank 0 of 2 (LOCAL_RANK) /bin/true") != std::string::npos, "%s",
+            Tail(r.log).c_str());
+  cr_expect(r.log.find("bound rank 1 of 2 (LOCAL_RANK) /bin/true") != std::string::npos, "%s",
+            Tail(r.log).c_str());
+}
