@@ -136,9 +136,16 @@ void FormatBound(const BoundEvent& event, Line* line) {
   TextBound(event, line);
 }
 
+// Child-safe: reads the configuration.
+bool RecordsRanks() {
+  const config::Config& c = g_state.config;
+  return c.log_format == config::LogFormat::kJson && c.log_file != nullptr && c.log_file[0] != '\0';
+}
+
 // Child-safe: formats on the stack and writes with raw system calls.
 void FinishBoundLine(Line* line, pid_t pid) {
-  if (g_state.config.log < config::LogLevel::kInfo) return;  // an info event, in either format
+  // An info event, in either format; a JSON log file records it whatever the level (numabind report).
+  if (g_state.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
   bool debug = g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0';
   if (Json()) return WriteJsonBound(*line, pid, debug ? g_state.stack : nullptr);
   if (pid > 0)
@@ -152,7 +159,7 @@ void FinishBoundLine(Line* line, pid_t pid) {
 
 // Child-safe: as WriteLog at warn, with the event's members in JSON.
 void WriteUnbound(const UnboundEvent& event, Line* text) {
-  if (g_state.config.log < config::LogLevel::kWarn) return;
+  if (g_state.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
   if (Json()) return WriteJsonUnbound(event, text->CStr(), text->size(), text->truncated());
   size_t len = text->Finish();
   WriteLogRaw(text->data(), len);

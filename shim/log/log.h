@@ -69,9 +69,13 @@ struct UnboundEvent {
   const char* command;
 };
 
+/// Child-safe: whether rank events are recorded whatever NUMABIND_LOG says: NUMABIND_LOG_FORMAT=json with a
+/// NUMABIND_LOG_FILE, what `numabind report` reads. Every bound and unbound rank then has its line.
+bool RecordsRanks();
+
 /// Child-safe: writes the warning `text` (a text line, not finished) about a rank that is not bound: as it
 /// is, or (JSON) as the message of a line with event "unbound" or "refused", rank, nranks, rank_var and
-/// command.
+/// command. At NUMABIND_LOG=warn and above, or always when RecordsRanks().
 void WriteUnbound(const UnboundEvent& event, Line* text);
 
 /// Child-safe: describes `event` in `line` (emptied by the caller), in the log's format, without the pid,
@@ -79,7 +83,7 @@ void WriteUnbound(const UnboundEvent& event, Line* text);
 void FormatBound(const BoundEvent& event, Line* line);
 
 /// Child-safe: appends the pid (<= 0: unknown) and, at NUMABIND_LOG=debug, the spawning stack to a line
-/// FormatBound filled, and writes it at NUMABIND_LOG=info.
+/// FormatBound filled, and writes it at NUMABIND_LOG=info, or always when RecordsRanks().
 void FinishBoundLine(Line* line, pid_t pid);
 
 }  // namespace numabind::shim

@@ -226,13 +226,26 @@ Test(json_log, debug_adds_the_call_stack) {
 }
 
 Test(json_log, bound_lines_only_at_info) {
-  // A bound rank is an info event: at NUMABIND_LOG=warn (the default) neither format says it.
+  // A bound rank is an info event: at NUMABIND_LOG=warn (the default) the text format does not say it.
   CpuPair p = TwoAllowedCpus();
-  for (const char* format : {"NUMABIND_LOG_FORMAT=json", "NUMABIND_LOG_FORMAT=text"}) {
-    Outcome o = Launch("execve", {"NUMABIND_POLICY=" + p.policy, "NUMABIND_LOG=warn", format});
-    cr_assert_eq(o.run.exit_code, 0, "%s: log:\n%s", format, o.log.c_str());
-    cr_expect_eq(o.reports.size(), 2u, "%s", format);
-    cr_expect_eq(o.log, "", "%s: log:\n%s", format, o.log.c_str());
+  Outcome o =
+      Launch("execve", {"NUMABIND_POLICY=" + p.policy, "NUMABIND_LOG=warn", "NUMABIND_LOG_FORMAT=text"});
+  cr_assert_eq(o.run.exit_code, 0, "log:\n%s", o.log.c_str());
+  cr_expect_eq(o.reports.size(), 2u);
+  cr_expect_eq(o.log, "", "log:\n%s", o.log.c_str());
+}
+
+// A JSON log file is what `numabind report` reads: it records every rank whatever the level (before, a file
+// written at the default level held nothing, and report said only "no JSON log line").
+Test(json_log, a_json_log_file_records_every_rank_whatever_the_level) {
+  CpuPair p = TwoAllowedCpus();
+  for (const char* level : {"NUMABIND_LOG=warn", "NUMABIND_LOG=off"}) {
+    Outcome o = Launch("execve", {"NUMABIND_POLICY=" + p.policy, level, "NUMABIND_LOG_FORMAT=json"});
+    cr_assert_eq(o.run.exit_code, 0, "%s: log:\n%s", level, o.log.c_str());
+    cr_expect_eq(o.reports.size(), 2u, "%s", level);
+    size_t bound = 0;
+    for (const Report& l : o.lines) bound += l.Get("event") == "bound";
+    cr_expect_eq(bound, 2u, "%s: log:\n%s", level, o.log.c_str());
   }
 }
 
