@@ -384,22 +384,19 @@ std::string NodesOfCores(const std::vector<int>& cores) {
     }
     return out;
   };
+  // One object's opening tag: its type, index, CPUs and node.
+  auto open = [&gp](const char* type, size_t os, const std::string& cpus, const std::string& nodes) {
+    return std::string("<object type=\"") + type + "\" os_index=\"" + std::to_string(os) + "\" cpuset=\"" +
+           cpus + "\" complete_cpuset=\"" + cpus + "\" nodeset=\"" + nodes + "\" complete_nodeset=\"" +
+           nodes + "\" gp_index=\"" + std::to_string(gp++) + "\"";
+  };
   for (size_t n = 0; n < cores.size(); ++n) {
     std::string cpus = mask(pu, cores[n]), nodes = mask(static_cast<int>(n), 1);
-    body += "<object type=\"Package\" os_index=\"" + std::to_string(n) + "\" cpuset=\"" + cpus +
-            "\" complete_cpuset=\"" + cpus + "\" nodeset=\"" + nodes + "\" complete_nodeset=\"" + nodes +
-            "\" gp_index=\"" + std::to_string(gp++) + "\">\n";
-    body += "<object type=\"NUMANode\" os_index=\"" + std::to_string(n) + "\" cpuset=\"" + cpus +
-            "\" complete_cpuset=\"" + cpus + "\" nodeset=\"" + nodes + "\" complete_nodeset=\"" + nodes +
-            "\" gp_index=\"" + std::to_string(gp++) + "\" local_memory=\"1073741824\"/>\n";
+    body += open("Package", n, cpus, nodes) + ">\n";
+    body += open("NUMANode", n, cpus, nodes) + " local_memory=\"1073741824\"/>\n";
     for (int c = 0; c < cores[n]; ++c, ++pu) {
       std::string one = mask(pu, 1);
-      body += "<object type=\"Core\" os_index=\"" + std::to_string(pu) + "\" cpuset=\"" + one +
-              "\" complete_cpuset=\"" + one + "\" nodeset=\"" + nodes + "\" complete_nodeset=\"" + nodes +
-              "\" gp_index=\"" + std::to_string(gp++) + "\">";
-      body += "<object type=\"PU\" os_index=\"" + std::to_string(pu) + "\" cpuset=\"" + one +
-              "\" complete_cpuset=\"" + one + "\" nodeset=\"" + nodes + "\" complete_nodeset=\"" + nodes +
-              "\" gp_index=\"" + std::to_string(gp++) + "\"/></object>\n";
+      body += open("Core", pu, one, nodes) + ">" + open("PU", pu, one, nodes) + "/></object>\n";
     }
     body += "</object>\n";
   }
