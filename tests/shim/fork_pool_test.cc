@@ -30,11 +30,10 @@ namespace {
 
 /// Runs a pool of n workers under cpus:1|0 and checks that its workers are ranks 0..n-1, rank r on CPU
 /// 1 - r % 2 (the log's "bound rank R ... pid P" lines against what each worker saw).
-void CheckPool(const std::string& method, const std::string& kind, int n, bool forks = true) {
+void CheckPool(const std::string& method, const std::string& kind, int n) {
   std::string dir = MakeTempDir("fork_pool");
   std::string out = dir + "/workers";
-  std::vector<std::string> env = {"NUMABIND_POLICY=cpus:1|0"};
-  if (forks) env.push_back("NUMABIND_FORKS=ranks");
+  std::vector<std::string> env = {"NUMABIND_POLICY=cpus:1|0", "NUMABIND_FORKS=ranks"};
   PreloadedRun r = RunPreloaded({"/usr/bin/python3", Absolute(RepoDir() + "/tests/shim/scripts/fork_pool.py"),
                                  method, kind, std::to_string(n), out},
                                 env, "fork_pool_" + method + kind);
@@ -58,15 +57,16 @@ void CheckPool(const std::string& method, const std::string& kind, int n, bool f
   std::string cpus;
   while (lines >> pid >> cpus) {
     ++count;
-    cr_assert(rank_of.count(pid) == 1, "%s %s: worker %ld bound no rank; log:\n%s", method.c_str(), kind.c_str(),
-              pid, Tail(r.log).c_str());
+    cr_assert(rank_of.count(pid) == 1, "%s %s: worker %ld bound no rank; log:\n%s", method.c_str(),
+              kind.c_str(), pid, Tail(r.log).c_str());
     int rank = rank_of[pid];
     ranks.insert(rank);
     std::string want = rank % 2 == 0 ? "1" : "0";
     cr_expect_eq(cpus, want, "%s %s: rank %d on cpus %s, not %s", method.c_str(), kind.c_str(), rank,
                  cpus.c_str(), want.c_str());
   }
-  cr_assert_eq(count, n, "%s %s: %d workers reported:\n%s", method.c_str(), kind.c_str(), count, workers.c_str());
+  cr_assert_eq(count, n, "%s %s: %d workers reported:\n%s", method.c_str(), kind.c_str(), count,
+               workers.c_str());
   std::set<int> expected;
   for (int i = 0; i < n; ++i) expected.insert(i);
   cr_assert(ranks == expected, "%s %s: ranks are not 0..%d; log:\n%s", method.c_str(), kind.c_str(), n - 1,

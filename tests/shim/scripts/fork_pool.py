@@ -4,6 +4,7 @@
 import concurrent.futures
 import multiprocessing as mp
 import os
+import subprocess
 import sys
 import time
 
@@ -21,6 +22,9 @@ def work(_):
 
 if __name__ == "__main__":
     method, kind, n, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    # A fork child that execs, as CPython starts its resource tracker and forkserver when it cannot use
+    # vfork (a preexec_fn makes _posixsubprocess fork), and that lives on as they do: it must take no rank.
+    helper = subprocess.Popen(["/bin/sleep", "60"], preexec_fn=os.getpid)
     ctx = mp.get_context(method)
     if kind == "pool":
         with ctx.Pool(n, initializer=started, initargs=(out,)) as p:
@@ -29,3 +33,5 @@ if __name__ == "__main__":
         with concurrent.futures.ProcessPoolExecutor(n, mp_context=ctx, initializer=started,
                                                     initargs=(out,)) as e:
             list(e.map(work, range(n)))
+    helper.kill()
+    helper.wait()
