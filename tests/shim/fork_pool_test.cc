@@ -67,6 +67,9 @@ void CheckPool(const std::string& method, const std::string& kind, int n) {
   }
   cr_assert_eq(count, n, "%s %s: %d workers reported:\n%s", method.c_str(), kind.c_str(), count,
                workers.c_str());
+  // No NUMABIND_NRANKS: one info line per launch says the count is unknown, naming NUMABIND_FORKS.
+  cr_expect_eq(LinesWith(r.log, "(NUMABIND_MATCH, NUMABIND_FORKS) have no count").size(), 1u, "%s",
+               Tail(r.log).c_str());
   std::set<int> expected;
   for (int i = 0; i < n; ++i) expected.insert(i);
   cr_assert(ranks == expected, "%s %s: ranks are not 0..%d; log:\n%s", method.c_str(), kind.c_str(), n - 1,
