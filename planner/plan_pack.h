@@ -16,7 +16,7 @@
 #include "planner/planner.h"
 #include "planner/topology.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 /// One place ranks go, before packing into the basis.
 struct Draft {
@@ -38,7 +38,7 @@ struct AutoUnits {
 
 /// Packs everything into one malloc'd block (release with free()), or nullptr with *err; with want_nics,
 /// each draft's nearest network rails (planner/nics.h) too.
-PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, bool spread,
+plan::PlanBasis* Pack(const Topology& topo, const Policy& policy, config::MemoryKind memory, bool spread,
                 const std::vector<Draft>& drafts, const std::vector<CpuSet>& units, const AutoUnits& extra,
                 bool want_nics, std::string* err);
 
@@ -46,6 +46,6 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, b
 /// number, then by their last-level cache's lowest CPU, then by their own lowest CPU, and their domains.
 void AddAutoUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* units, AutoUnits* extra);
 
-}  // namespace numabind::core
+}  // namespace numabind::planner
 
 #endif  // NUMABIND_PLANNER_PLAN_PACK_H_
