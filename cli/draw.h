@@ -29,8 +29,8 @@ inline constexpr size_t kDrawCells = 32;
 /// One rank (plan) or process (show) to draw.
 struct DrawItem {
   std::string id;                    ///< "3" (the rank) or "4242" (the pid)
-  planner::CpuSet cpus;                 ///< where it runs
-  planner::NodeSet nodes;               ///< where its memory goes (may be empty: show's default policy)
+  planner::CpuSet cpus;              ///< where it runs
+  planner::NodeSet nodes;            ///< where its memory goes (may be empty: show's default policy)
   std::string device;                ///< PCI bus id of its device, "" for none
   std::vector<std::string> details;  ///< last fields of its legend entry (show: memory policy, command)
   std::string error;                 ///< non-empty: it has no place (plan), drawn as a line of its own

@@ -98,9 +98,9 @@ std::string DeviceUsers(const Drawing& d, const std::string& bus_id) {
 /// A node with what it is drawn with.
 struct NodeRow {
   planner::TopoNode node;
-  std::string label;      ///< the node number, "-" for the CPUs outside every node
+  std::string label;         ///< the node number, "-" for the CPUs outside every node
   planner::CpuSet packages;  ///< package os numbers
-  int64_t first_package;  ///< index into topo.packages, or a big number
+  int64_t first_package;     ///< index into topo.packages, or a big number
   std::vector<std::string> devices;
 };
 

@@ -4,8 +4,8 @@
 // request, planner/request.cc and planner/devices.cc).
 // Beyond not crashing: a normalized bus id has the form dddd:bb:dd.f and normalizes to itself; the list
 // keeps one id per entry, in order; a rejected value gets a reason naming the variable; and the library's
-// check (config::Parse) and the planner's request (planner::RequestFromText, then DeviceSpecOf) accept exactly
-// the same values.
+// check (config::Parse) and the planner's request (planner::RequestFromText, then DeviceSpecOf) accept
+// exactly the same values.
 
 #include <string>
 

@@ -17,9 +17,9 @@
 
 namespace {
 
+using numabind::config::PolicyKind;
 using numabind::planner::CpuSet;
 using numabind::planner::Policy;
-using numabind::config::PolicyKind;
 
 bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
 

@@ -78,12 +78,12 @@ bool IsAccelerator(const PciDevice& d) {
   switch (d.vendor) {
     case plan::kPciNvidia:  // GPUs are VGA (0x0300) or 3D (0x0302) controllers; NVSwitch is a bridge.
       return d.class_id == 0x0300 || d.class_id == 0x0302;
-    case plan::kPciAmd:  // Instinct: display-other (0x0380) or processing accelerator (0x12xx); MI50/MI60 (Vega 20)
-                   // report VGA (0x0300), as does a server's management VGA (ES1000 and kin): evidence
-                   // decides.
+    case plan::kPciAmd:  // Instinct: display-other (0x0380) or processing accelerator (0x12xx); MI50/MI60
+                         // (Vega 20) report VGA (0x0300), as does a server's management VGA (ES1000 and kin):
+                         // evidence decides.
       return d.class_id == 0x0380 || base == 0x12 || (d.class_id == 0x0300 && ComputeEvidence(d));
     case plan::kPciIntel:  // Data Center GPU Max/Flex: 0x0380 / 0x0302; a VGA (0x0300) is integrated graphics
-                     // unless evidence says it is a discrete GPU.
+                           // unless evidence says it is a discrete GPU.
       return d.class_id == 0x0380 || d.class_id == 0x0302 || base == 0x12 ||
              (d.class_id == 0x0300 && ComputeEvidence(d));
     case plan::kPciHabana:  // Gaudi: every function it exposes is the accelerator.

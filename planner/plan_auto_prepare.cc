@@ -62,7 +62,8 @@ void AddAutoUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>
   }
 }
 
-std::string DescribeAuto(const plan::PlanBasis& basis, uint32_t nranks, const std::vector<plan::AutoShare>& shares) {
+std::string DescribeAuto(const plan::PlanBasis& basis, uint32_t nranks,
+                         const std::vector<plan::AutoShare>& shares) {
   // Where: the devices and their nodes, or the nodes the group spans.
   uint32_t devices = 0;
   bool unknown = false;

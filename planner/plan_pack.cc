@@ -48,8 +48,8 @@ Layout LayOut(size_t slot_count, size_t unit_count, uint32_t cpu_words, uint32_t
 }
 
 /// One slot per draft, with its node set.
-void FillSlots(const std::vector<Draft>& drafts, const NicTables& nics, uint32_t node_words, plan::PlanSlot* slots,
-               uint64_t* slot_nodes) {
+void FillSlots(const std::vector<Draft>& drafts, const NicTables& nics, uint32_t node_words,
+               plan::PlanSlot* slots, uint64_t* slot_nodes) {
   for (size_t i = 0; i < drafts.size(); ++i) {
     slots[i].group = drafts[i].group;
     slots[i].first_unit = drafts[i].first_unit;
@@ -85,7 +85,8 @@ void CopyNics(const NicTables& nics, const Layout& l, char* block, plan::PlanBas
   basis->nic_ranges = reinterpret_cast<uint32_t*>(block + l.ranges);
   basis->nic_text = block + l.text;
   basis->nic_text_bytes = nics.text.size();
-  if (!nics.sets.empty()) memcpy(block + l.sets, nics.sets.data(), nics.sets.size() * sizeof(plan::PlanNicSet));
+  if (!nics.sets.empty())
+    memcpy(block + l.sets, nics.sets.data(), nics.sets.size() * sizeof(plan::PlanNicSet));
   if (!nics.ranges.empty())
     memcpy(block + l.ranges, nics.ranges.data(), nics.ranges.size() * sizeof(uint32_t));
   memcpy(block + l.text, nics.text.data(), nics.text.size());
@@ -94,8 +95,8 @@ void CopyNics(const NicTables& nics, const Layout& l, char* block, plan::PlanBas
 }  // namespace
 
 plan::PlanBasis* Pack(const Topology& topo, const Policy& policy, config::MemoryKind memory, bool spread,
-                const std::vector<Draft>& drafts, const std::vector<CpuSet>& units, const AutoUnits& extra,
-                bool want_nics, std::string* err) {
+                      const std::vector<Draft>& drafts, const std::vector<CpuSet>& units,
+                      const AutoUnits& extra, bool want_nics, std::string* err) {
   std::vector<NicPlace> places;
   for (const Draft& d : drafts) places.push_back(want_nics ? d.place : NicPlace{"", NodeSet(), true});
   NicTables nics = want_nics ? BuildNicTables(topo, places) : NicTables{};

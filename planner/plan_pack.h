@@ -39,8 +39,8 @@ struct AutoUnits {
 /// Packs everything into one malloc'd block (release with free()), or nullptr with *err; with want_nics,
 /// each draft's nearest network rails (planner/nics.h) too.
 plan::PlanBasis* Pack(const Topology& topo, const Policy& policy, config::MemoryKind memory, bool spread,
-                const std::vector<Draft>& drafts, const std::vector<CpuSet>& units, const AutoUnits& extra,
-                bool want_nics, std::string* err);
+                      const std::vector<Draft>& drafts, const std::vector<CpuSet>& units,
+                      const AutoUnits& extra, bool want_nics, std::string* err);
 
 /// auto: appends the physical cores of `scope` (each core's CPUs in scope) to units, ordered by node
 /// number, then by their last-level cache's lowest CPU, then by their own lowest CPU, and their domains.

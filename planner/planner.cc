@@ -74,7 +74,9 @@ std::vector<int32_t> Touched(const Topology& topo, const CpuSet& cpus, int32_t T
   return out;
 }
 
-bool IsMap(config::PolicyKind k) { return k == config::PolicyKind::kCpuMap || k == config::PolicyKind::kNodeMap; }
+bool IsMap(config::PolicyKind k) {
+  return k == config::PolicyKind::kCpuMap || k == config::PolicyKind::kNodeMap;
+}
 
 /// Explicit maps: every entry its own slot and group; CPUs limited to the allowed ones.
 void MapDrafts(const Topology& topo, const Policy& policy, std::vector<Draft>* drafts,

@@ -64,7 +64,8 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
   if (b.exec) {
     // A mapping an exec in a CLONE_VM child left here (no vfork of ours to unmap it): unused now.
     if (t_exec_mapping.map != nullptr)
-      base::Sys6(SYS_munmap, reinterpret_cast<long>(t_exec_mapping.map), static_cast<long>(t_exec_mapping.size));
+      base::Sys6(SYS_munmap, reinterpret_cast<long>(t_exec_mapping.map),
+                 static_cast<long>(t_exec_mapping.size));
     t_exec_mapping.map = block.map;
     t_exec_mapping.size = block.map_size;
     // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.

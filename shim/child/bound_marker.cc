@@ -74,7 +74,8 @@ void AppendBoundProof(char* marker, size_t len, size_t cap) {
   uint32_t words = g_state.basis->cpu_words;
   uint64_t cpus[words];
   for (uint32_t w = 0; w < words; ++w) cpus[w] = 0;  // the kernel writes only its own mask's size
-  if (base::Sys6(SYS_sched_getaffinity, 0, static_cast<long>(words) * 8, reinterpret_cast<long>(cpus)) <= 0) return;
+  if (base::Sys6(SYS_sched_getaffinity, 0, static_cast<long>(words) * 8, reinterpret_cast<long>(cpus)) <= 0)
+    return;
   size_t at = len;
   auto put = [&](const char* s) {
     for (; *s != '\0' && at < cap - 1; ++s) marker[at++] = *s;
@@ -122,7 +123,8 @@ bool InsideNumabindBinding(const char* bound) {
   BoundProof proof;
   if (bound == nullptr || !ParseBoundProof(bound, &proof)) return false;
   uint64_t current[config::kMaxCpuWords] = {0};
-  if (base::Sys6(SYS_sched_getaffinity, 0, sizeof(current), reinterpret_cast<long>(current)) <= 0) return false;
+  if (base::Sys6(SYS_sched_getaffinity, 0, sizeof(current), reinterpret_cast<long>(current)) <= 0)
+    return false;
   bool any = false;
   for (uint32_t w = 0; w < config::kMaxCpuWords; ++w) {
     if ((current[w] & ~proof.cpus[w]) != 0) return false;  // wider than numabind made it: not its binding

@@ -34,7 +34,8 @@ long ApplyMemory(const plan::RankPlan& plan, uint32_t node_words) {
       return base::Sys6(SYS_set_mempolicy, MPOL_INTERLEAVE, reinterpret_cast<long>(plan.nodes), maxnode);
     case config::MemoryKind::kPreferred:
       if (plan::CountBits(plan.nodes, node_words) > 1) {
-        long r = base::Sys6(SYS_set_mempolicy, kMpolPreferredMany, reinterpret_cast<long>(plan.nodes), maxnode);
+        long r =
+            base::Sys6(SYS_set_mempolicy, kMpolPreferredMany, reinterpret_cast<long>(plan.nodes), maxnode);
         if (r != -EINVAL) return r;
       }
       uint64_t first[config::kMaxNodeWords] = {0};
@@ -200,13 +201,13 @@ long ApplyPlan(const plan::RankPlan& plan, const plan::PlanBasis& basis, SavedBi
   }
   *what = "sched_setaffinity: ";
   r = base::Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis.cpu_words) * 8,
-           reinterpret_cast<long>(plan.cpus));
+                 reinterpret_cast<long>(plan.cpus));
   if (r < 0) return r;
   *memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
   if (*memory_denied != nullptr) return 0;
-  saved->memory_saved =
-      base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode), reinterpret_cast<long>(saved->nodes),
-           static_cast<long>(config::kMaxNodeWords) * 64, 0, 0) == 0;
+  saved->memory_saved = base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
+                                   reinterpret_cast<long>(saved->nodes),
+                                   static_cast<long>(config::kMaxNodeWords) * 64, 0, 0) == 0;
   *what = "set_mempolicy: ";
   r = ApplyMemory(plan, basis.node_words);
   // A container that forbids memory policies, a kernel without them: keep the CPUs, say so in the line.
@@ -225,10 +226,11 @@ void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t*
   bool widened = m.started_cpus != nullptr;
   const uint64_t* started = widened ? m.started_cpus : saved.cpus;
   uint32_t started_words = widened ? m.started_words : config::kMaxCpuWords;
-  bool was_bound = saved.cpus_saved && (widened ? !SameBits(started, started_words, saved.cpus, config::kMaxCpuWords)
-                                                : g_state.launcher_cpu_words > 0 &&
-                                                      !SameBits(started, started_words, g_state.launcher_cpus,
-                                                                g_state.launcher_cpu_words));
+  bool was_bound =
+      saved.cpus_saved &&
+      (widened ? !SameBits(started, started_words, saved.cpus, config::kMaxCpuWords)
+               : g_state.launcher_cpu_words > 0 &&
+                     !SameBits(started, started_words, g_state.launcher_cpus, g_state.launcher_cpu_words));
   bool replaced = was_bound && !SameBits(started, started_words, cpus, cpu_words);
   bool slurm = m.var != nullptr && base::StrEq(m.var, config::kRankVars[config::kSlurmRankVar].rank);
   e->replaced = replaced ? started : nullptr;
@@ -260,11 +262,13 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   const char* what = "";
   const char* memory_denied = nullptr;
   long r = ApplyPlan(plan, basis, saved, &what, &memory_denied);
-  if (r < 0) return Fail(line, path, m, what, base::ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
+  if (r < 0)
+    return Fail(line, path, m, what, base::ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
   m.bound = true;
   // auto says what share it gave the rank (plan/plan_auto.h).
   char share[96] = "";
-  if (basis.policy == config::PolicyKind::kAuto) plan::FormatAutoShare(basis, plan.share, share, sizeof(share));
+  if (basis.policy == config::PolicyKind::kAuto)
+    plan::FormatAutoShare(basis, plan.share, share, sizeof(share));
   // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
   bool again = entry != Entry::kSetenv && BoundAtSetenv(m);
   BoundEvent e;
@@ -297,7 +301,7 @@ void Restore(const SavedBinding& saved) {
     base::Sys6(SYS_sched_setaffinity, 0, sizeof(saved.cpus), reinterpret_cast<long>(saved.cpus));
   if (saved.memory_saved) {
     base::Sys6(SYS_set_mempolicy, saved.mode, reinterpret_cast<long>(saved.nodes),
-         static_cast<long>(config::kMaxNodeWords) * 64);
+               static_cast<long>(config::kMaxNodeWords) * 64);
   }
 }
 

@@ -40,7 +40,8 @@ bool SecureExecution() {
   if (fd < 0) return true;
   unsigned long pair[2];
   bool secure = true;
-  while (base::Sys6(SYS_read, fd, reinterpret_cast<long>(pair), sizeof(pair)) == sizeof(pair) && pair[0] != 0) {
+  while (base::Sys6(SYS_read, fd, reinterpret_cast<long>(pair), sizeof(pair)) == sizeof(pair) &&
+         pair[0] != 0) {
     if (pair[0] == 23) secure = pair[1] != 0;  // AT_SECURE
   }
   base::Sys6(SYS_close, fd);
@@ -58,8 +59,8 @@ enum class SiteSays { kNothing, kContainer, kDisabled };
 SiteSays ReadSiteForContainer(char* const* envp, char* out, size_t cap) {
   const char* path = config::SiteFilePath(const_cast<const char* const*>(envp));
   if (path == nullptr || SecureExecution()) return SiteSays::kNothing;
-  long m =
-      base::Sys6(SYS_mmap, 0, sizeof(config::SiteFile), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  long m = base::Sys6(SYS_mmap, 0, sizeof(config::SiteFile), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base::SysFailed(m)) return SiteSays::kNothing;
   config::SiteFile* site = reinterpret_cast<config::SiteFile*>(m);
   config::Error err;
@@ -67,8 +68,8 @@ SiteSays ReadSiteForContainer(char* const* envp, char* out, size_t cap) {
   const char* off = read ? config::SiteValue(*site, config::kVarDisable, nullptr) : nullptr;
   const char* v = read ? config::SiteValue(*site, config::kVarContainer, nullptr) : nullptr;
   SiteSays says = off != nullptr && base::StrEq(off, "1") ? SiteSays::kDisabled
-                  : v != nullptr                    ? SiteSays::kContainer
-                                                    : SiteSays::kNothing;
+                  : v != nullptr                          ? SiteSays::kContainer
+                                                          : SiteSays::kNothing;
   size_t n = 0;
   for (; v != nullptr && v[n] != '\0' && n + 1 < cap; ++n) out[n] = v[n];
   out[n] = '\0';  // the file's values passed ParseVar: strip or keep, which fit
@@ -161,8 +162,8 @@ void BuildContainerBlock(char* const* envp, ContainerBlock* out) {
     if (v != nullptr) bytes += base::StrLen(v) + sizeof("LD_PRELOAD=");
   }
   size_t size = (count + 1) * sizeof(char*) + bytes;
-  long p =
-      base::Sys6(SYS_mmap, 0, static_cast<long>(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  long p = base::Sys6(SYS_mmap, 0, static_cast<long>(size), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base::SysFailed(p)) return;
   char** env = reinterpret_cast<char**>(p);
   char* text = reinterpret_cast<char*>(env + count + 1);

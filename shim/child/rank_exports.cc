@@ -75,8 +75,8 @@ int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* 
   static_assert(sizeof(Line) % sizeof(char*) == 0, "the pointers follow the line");
   size_t pointers = EnvCount(envp) + 2 + plan::kRankEnvEntries;
   size_t bytes = line_bytes + pointers * sizeof(char*) + kMarkerMax + need;
-  long p =
-      base::Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  long p = base::Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base::SysFailed(p)) return static_cast<int>(-p);
   out->map = reinterpret_cast<char*>(p);
   out->map_size = bytes;

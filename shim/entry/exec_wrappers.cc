@@ -65,7 +65,8 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
   ExecMapping& slot = t_exec_mapping;
   // One an exec in a CLONE_VM child left here (no vfork of ours to unmap it): unused now.
   if (slot.container_map != nullptr)
-    base::Sys6(SYS_munmap, reinterpret_cast<long>(slot.container_map), static_cast<long>(slot.container_size));
+    base::Sys6(SYS_munmap, reinterpret_cast<long>(slot.container_map),
+               static_cast<long>(slot.container_size));
   slot.container_map = container.map;
   slot.container_size = container.map_size;
   int ret = ExecRank(entry, path, argv, container.env, call);

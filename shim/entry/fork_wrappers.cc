@@ -62,7 +62,7 @@ void BindForkChild() {
   g_state.worker_nranks = m.nranks;
   g_state.rank_bound = true;  // its own forks take no rank
   long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
-                  reinterpret_cast<long>(g_state.launcher_cpus));
+                        reinterpret_cast<long>(g_state.launcher_cpus));
   if (got > 0) g_state.launcher_cpu_words = static_cast<uint32_t>(got / 8);
   FinishBoundLine(&line, static_cast<pid_t>(base::Sys6(SYS_getpid)));
   ArmAffinityGuard();
@@ -142,7 +142,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   g_state.worker_nranks = m.nranks;
   g_state.rank_bound = true;
   long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
-                  reinterpret_cast<long>(g_state.launcher_cpus));
+                        reinterpret_cast<long>(g_state.launcher_cpus));
   if (got > 0) g_state.launcher_cpu_words = static_cast<uint32_t>(got / 8);
   // torch sets LOCAL_RANK before LOCAL_WORLD_SIZE: bind at each, log once the rank count is known.
   bool sized = m.nranks != 0 || m.var == nullptr || g_state.config.rank_var != nullptr;

@@ -67,7 +67,7 @@ void WaitForSiteFile() {
     if (waited >= kSiteWaitNs) return;
     timespec slice{0, 10000000};  // 10 ms, then look at the clock again
     base::Sys6(SYS_futex, reinterpret_cast<long>(&g_site_state), FUTEX_WAIT_PRIVATE, 1,
-         reinterpret_cast<long>(&slice));
+               reinterpret_cast<long>(&slice));
   }
 }
 
@@ -139,8 +139,8 @@ void ReadSiteFile(const char* const* ours) {
   config::Error err;
   int fd = path != nullptr ? config::OpenSiteFile(path, &err) : -1;
   if (fd >= 0) {
-    long m = base::Sys6(SYS_mmap, 0, sizeof(config::SiteFile), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                  -1, 0);
+    long m = base::Sys6(SYS_mmap, 0, sizeof(config::SiteFile), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base::SysFailed(m)) {
       base::Sys6(SYS_close, fd);
       CannotMap(&err, path, m);

@@ -88,7 +88,7 @@ uint64_t NameHash(const char* helper) {
   uint64_t nodes[config::kMaxNodeWords] = {0};
   int mode = 0;
   base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(nodes),
-       static_cast<long>(config::kMaxNodeWords) * 64, 0, MPOL_F_MEMS_ALLOWED);
+             static_cast<long>(config::kMaxNodeWords) * 64, 0, MPOL_F_MEMS_ALLOWED);
   h.Bytes(nodes, sizeof(nodes));
   return h.h;
 }
@@ -181,15 +181,15 @@ bool LoadSharedBasis(const char* helper, HelperRun* run) {
   FileHeader header;
   char* frame = nullptr;
   // Another user's file, or one that someone else could have written, is never read.
-  bool ok = base::Fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 022) == 0 &&
-            ReadAll(fd, reinterpret_cast<char*>(&header), sizeof(header)) &&
+  bool ok = base::Fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+            (st.st_mode & 022) == 0 && ReadAll(fd, reinterpret_cast<char*>(&header), sizeof(header)) &&
             memcmp(header.magic, kMagic, sizeof(kMagic)) == 0 && header.name == name &&
             header.size <= kMaxFrame && static_cast<uint64_t>(st.st_size) == sizeof(header) + header.size &&
             header.identity == Identity(helper);
   size_t mapped = (header.size + 4095) & ~static_cast<size_t>(4095);
   if (ok && header.size > 0) {
-    long m = base::Sys6(SYS_mmap, 0, static_cast<long>(mapped), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                  -1, 0);
+    long m = base::Sys6(SYS_mmap, 0, static_cast<long>(mapped), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     frame = base::SysFailed(m) ? nullptr : reinterpret_cast<char*>(m);
   }
   ok = frame != nullptr && ReadAll(fd, frame, header.size);

@@ -70,7 +70,8 @@ int OpenLock(int dir, uint64_t name) {
   int fd = base::OpenAt(dir, file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
   struct stat st;
-  if (base::Fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
+  if (base::Fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 022) != 0) {
     close(fd);
     return -1;
   }
@@ -86,7 +87,7 @@ int WatchDirectory(int dir) {
       "/proc/self/fd/";  // the very directory opened and checked, not its name again
   base::FormatDecimal(static_cast<unsigned>(dir), path + 14);
   if (base::Sys6(SYS_inotify_add_watch, watch, reinterpret_cast<long>(path),
-           IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
+                 IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
     close(watch);
     return -1;
   }

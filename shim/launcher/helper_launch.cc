@@ -81,8 +81,8 @@ void StartKeeper(Host* h, helper::Shared* s, TextWriter* why) {
     why->Str("mmap ").Str(base::ErrnoSymbol(static_cast<int>(-h->stacks), name));
   } else {
     uint64_t all = ~0ULL;
-    base::Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&all), reinterpret_cast<long>(&h->old_mask),
-         kSigsetBytes);
+    base::Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&all),
+               reinterpret_cast<long>(&h->old_mask), kSigsetBytes);
     int saved_errno = errno;
     h->keeper = clone(helper::KeeperMain, reinterpret_cast<char*>(h->stacks) + kStackSize, CLONE_VM,
                       s);  // no exit signal
@@ -92,8 +92,8 @@ void StartKeeper(Host* h, helper::Shared* s, TextWriter* why) {
     base::Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&waiting), 0, kSigsetBytes);
   }
   if (h->keeper > 0 && h->watched != 0) {
-    h->stop_fd = static_cast<int>(base::AboveStdio(
-        base::Sys6(SYS_signalfd4, -1, reinterpret_cast<long>(&h->watched), kSigsetBytes, kSfdNonblockCloexec)));
+    h->stop_fd = static_cast<int>(base::AboveStdio(base::Sys6(
+        SYS_signalfd4, -1, reinterpret_cast<long>(&h->watched), kSigsetBytes, kSfdNonblockCloexec)));
   }
   int theirs[] = {h->data[1], h->err[0], h->err[1], h->status[1]};
   for (int fd : theirs) base::Sys6(SYS_close, fd);
@@ -123,7 +123,8 @@ bool EndKeeper(Host* h, Final* f) {
     while (base::Sys6(SYS_wait4, h->keeper, reinterpret_cast<long>(&st), __WCLONE, 0) == -EINTR) {
     }
   }
-  if (!base::SysFailed(h->stacks) && (h->keeper < 0 || complete)) base::Sys6(SYS_munmap, h->stacks, 2 * kStackSize);
+  if (!base::SysFailed(h->stacks) && (h->keeper < 0 || complete))
+    base::Sys6(SYS_munmap, h->stacks, 2 * kStackSize);
   return complete;
 }
 
@@ -170,7 +171,7 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
     return false;
   }
   h.stacks = base::Sys6(SYS_mmap, 0, 2 * kStackSize, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   helper::Shared s{base::Sys6(SYS_getpid),
                    path,
                    argv,
@@ -201,7 +202,8 @@ bool RunHelper(const char* path, char* const argv[], char* const envp[], int tim
 }
 
 void FreeHelperOutput(HelperRun* run) {
-  if (run->out != nullptr) base::Sys6(SYS_munmap, reinterpret_cast<long>(run->out), static_cast<long>(run->mapped));
+  if (run->out != nullptr)
+    base::Sys6(SYS_munmap, reinterpret_cast<long>(run->out), static_cast<long>(run->mapped));
   run->out = nullptr;
   run->size = 0;
   run->mapped = 0;

@@ -30,7 +30,8 @@ void CloseRange(unsigned lo, unsigned hi) {
   if (lo > hi || base::Sys6(SYS_close_range, lo, hi, 0) != -ENOSYS) return;
   rlimit lim{};
   unsigned max = 65536;
-  if (base::Sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, reinterpret_cast<long>(&lim)) == 0 && lim.rlim_cur < max) {
+  if (base::Sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, reinterpret_cast<long>(&lim)) == 0 &&
+      lim.rlim_cur < max) {
     max = static_cast<unsigned>(lim.rlim_cur);
   }
   for (unsigned fd = lo; fd <= hi && fd < max; ++fd) base::Sys6(SYS_close, fd);
@@ -85,7 +86,7 @@ int HelperMain(void* arg) {
     uint64_t none = 0;
     base::Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&none), 0, kSigsetBytes);
     r = base::Sys6(SYS_execve, reinterpret_cast<long>(s->path), reinterpret_cast<long>(s->argv),
-             reinterpret_cast<long>(s->envp));
+                   reinterpret_cast<long>(s->envp));
   }
   e.errno_value = static_cast<int32_t>(-r);
   base::Sys6(SYS_write, s->err_w, reinterpret_cast<long>(&e), sizeof(e));
@@ -97,7 +98,8 @@ int HelperMain(void* arg) {
 int ProbeMain(void*) {
   int mode = 0;
   uint64_t nodes[16] = {0};  // 1024 nodes
-  long r = base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(nodes), 1024, 0, 0);
+  long r =
+      base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(nodes), 1024, 0, 0);
   if (r == 0) r = base::Sys6(SYS_set_mempolicy, mode, reinterpret_cast<long>(nodes), 1024);
   base::Sys6(SYS_exit_group, r < 0 ? -r : 0);
   return 0;
@@ -122,7 +124,8 @@ int WaitBounded(long pid, int timeout_ms, int32_t* timed_out) {
       return status;
     }
     timespec ts{left / 1000, (left % 1000) * 1000000L};
-    base::Sys6(SYS_rt_sigtimedwait, reinterpret_cast<long>(&chld), 0, reinterpret_cast<long>(&ts), kSigsetBytes);
+    base::Sys6(SYS_rt_sigtimedwait, reinterpret_cast<long>(&chld), 0, reinterpret_cast<long>(&ts),
+               kSigsetBytes);
   }
 }
 

@@ -77,8 +77,8 @@ char** HelperEnvironment(size_t* bytes) {
   size_t n = 0;
   while (environ != nullptr && environ[n] != nullptr) ++n;
   *bytes = (n + 2) * sizeof(char*);
-  long p = base::Sys6(SYS_mmap, 0, static_cast<long>(*bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                -1, 0);
+  long p = base::Sys6(SYS_mmap, 0, static_cast<long>(*bytes), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base::SysFailed(p)) return nullptr;
   char** envp = reinterpret_cast<char**>(p);
   // NUMABIND_DISABLE=1 for a library loaded otherwise than by LD_PRELOAD (/etc/ld.so.preload).
@@ -179,7 +179,7 @@ void Prepare() {
     return;
   }
   long r = base::Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
-                reinterpret_cast<long>(g_state.launcher_cpus));
+                      reinterpret_cast<long>(g_state.launcher_cpus));
   g_state.launcher_cpu_words = r > 0 ? static_cast<uint32_t>(r / 8) : 0;
   // Containers often forbid set_mempolicy (EPERM), kernels without NUMA lack it (ENOSYS), and a seccomp
   // profile may kill on it: the helper's keeper tried it in a process of its own. Ranks then get their
@@ -206,12 +206,14 @@ const plan::PlanBasis* EnsurePrepared() {
   for (;;) {
     int held = 0;
     if (__atomic_compare_exchange_n(&owner, &held, self, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
-    if (held == self || base::Sys6(SYS_tgkill, base::Sys6(SYS_getpid), held, 0) == -ESRCH) return g_state.basis;
+    if (held == self || base::Sys6(SYS_tgkill, base::Sys6(SYS_getpid), held, 0) == -ESRCH)
+      return g_state.basis;
     // Sleep, not spin: the helper the owner waits for needs the CPUs (16 threads yielding in a loop starved
     // it past its time limit in the 16-CPU guest). Woken when the owner is done; the owner is looked at
     // again every 10 ms.
     timespec nap = {0, 10L * 1000 * 1000};
-    base::Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAIT_PRIVATE, held, reinterpret_cast<long>(&nap));
+    base::Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAIT_PRIVATE, held,
+               reinterpret_cast<long>(&nap));
   }
   if (!g_state.prepared) {
     int saved_errno = errno;

@@ -32,8 +32,8 @@ uint64_t WatchedStopSignals() {
 
 void StopWatch::Begin() {
   watched = WatchedStopSignals();
-  base::Sys6(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&watched), reinterpret_cast<long>(&old_mask),
-       kSigsetBytes);
+  base::Sys6(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&watched),
+             reinterpret_cast<long>(&old_mask), kSigsetBytes);
   if (watched != 0) {
     fd = static_cast<int>(base::AboveStdio(
         base::Sys6(SYS_signalfd4, -1, reinterpret_cast<long>(&watched), kSigsetBytes, kSfdNonblockCloexec)));

@@ -33,8 +33,8 @@ class Line {
     char digits[1 + base::kDecimalMax];
     size_t n = v < 0 ? 1 : 0;
     digits[0] = '-';
-    n += base::FormatDecimal(v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v),
-                       digits + n);
+    n += base::FormatDecimal(
+        v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v), digits + n);
     if (len_ + n > end_) return Cut(len_);
     for (size_t i = 0; i < n; ++i) buf_[len_++] = digits[i];
     return *this;

@@ -25,8 +25,8 @@ bool Json() { return g_state.config.log_format == config::LogFormat::kJson; }
 /// without a reader would hang open() (O_NONBLOCK makes it ENXIO), and a FIFO, terminal or device at a
 /// shared log path is refused (O_NOCTTY: never our controlling terminal).
 long OpenLogFile(const char* file, const char** why) {
-  long fd = base::OpenAt(AT_FDCWD, file,
-                   O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+  long fd = base::OpenAt(
+      AT_FDCWD, file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
   if (fd < 0) {
     *why = fd == -ENXIO ? "is not a regular file" : base::ErrnoName(static_cast<int>(-fd));
     return -1;

@@ -137,7 +137,10 @@ __attribute__((noinline)) void LogOnce(const char* fn, long target, const uint8_
     l.Str(", narrowed to cpus ").Bits(g, words);
   else
     l.Str(", refused (EINVAL): none of them is the rank's");
-  l.Str(" (the rank's cpus ").Bits(g_rank_cpus, config::kMaxCpuWords).Str("; said once) pid ").Num(base::Sys6(SYS_getpid));
+  l.Str(" (the rank's cpus ")
+      .Bits(g_rank_cpus, config::kMaxCpuWords)
+      .Str("; said once) pid ")
+      .Num(base::Sys6(SYS_getpid));
   l.Str("\n").Str(stack);
   WriteLog(config::LogLevel::kWarn, &l);
   errno = saved_errno;
@@ -190,7 +193,8 @@ void ArmAffinityGuard() {
   if (!g_state.config.guard || !g_state.rank_bound) return;
   if (Next(&g_next_sched, "sched_setaffinity") == nullptr) return;
   Next(&g_next_thread, "pthread_setaffinity_np");
-  long map = base::Sys6(SYS_mmap, 0, kRankCpusBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  long map =
+      base::Sys6(SYS_mmap, 0, kRankCpusBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base::SysFailed(map)) return;  // no memory for the rank's CPUs: unguarded
   long got = base::Sys6(SYS_sched_getaffinity, 0, kRankCpusBytes, map);
   if (got <= 0) {  // cannot tell the rank's CPUs: unguarded

@@ -14,7 +14,7 @@
 #include "planner/planner.h"
 
 namespace numabind::testing {
-using namespace numabind::plan;  // NOLINT: test brevity
+using namespace numabind::plan;     // NOLINT: test brevity
 using namespace numabind::planner;  // NOLINT: test brevity
 
 namespace {

@@ -21,7 +21,7 @@
 #include "tests/planner/planner_test_util.h"
 
 namespace numabind::testing {
-using namespace numabind::plan;  // NOLINT: test brevity
+using namespace numabind::plan;     // NOLINT: test brevity
 using namespace numabind::planner;  // NOLINT: test brevity
 
 /// A machine as a tree of packages, nodes, L3 caches, cores and PUs, with GPUs per node.

@@ -12,8 +12,8 @@
 #include "plan/plan_basis.h"
 #include "tests/planner/planner_test_util.h"
 
-using namespace numabind::plan;           // NOLINT: test brevity
-using namespace numabind::planner;           // NOLINT: test brevity
+using namespace numabind::plan;     // NOLINT: test brevity
+using namespace numabind::planner;  // NOLINT: test brevity
 using namespace numabind::testing;  // NOLINT
 
 namespace {

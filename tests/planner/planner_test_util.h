@@ -21,7 +21,7 @@
 #include "tests/plan/plan_test_util.h"
 
 namespace numabind::testing {
-using namespace numabind::plan;  // NOLINT: test brevity
+using namespace numabind::plan;     // NOLINT: test brevity
 using namespace numabind::planner;  // NOLINT: test brevity
 
 /// The directory of real machines' hwloc XML files that the repository carries: tests/data/topologies,
