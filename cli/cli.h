@@ -71,6 +71,7 @@ struct OptionSpec {
   bool flag;
   const char* arg;  ///< "P", for help
   const char* help;
+  const char* flag_value = "1";  ///< the value a flag sets
 };
 
 struct ParsedArgs {

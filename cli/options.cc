@@ -94,7 +94,7 @@ bool ParseArgs(const char* command, const Args& args, const OptionSpec* specs, s
         *error = std::string("numabind ") + command + ": " + name + " takes no value";
         return false;
       }
-      out->options.emplace_back(spec, "1");
+      out->options.emplace_back(spec, spec->flag_value);
       continue;
     }
     std::string value;

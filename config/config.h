@@ -30,6 +30,7 @@ struct Config {
   uint32_t nranks = 0;                     ///< NUMABIND_NRANKS; 0 = take it from the launcher's variables
   const char* rank_var = nullptr;          ///< NUMABIND_RANK_VAR; nullptr = the built-in precedence list
   const char* match = nullptr;     ///< NUMABIND_MATCH glob; never nullptr after Parse (default applies)
+  bool fork_ranks = false;         ///< NUMABIND_FORKS=ranks: fork children of a non-rank take ranks by order
   const char* topology = nullptr;  ///< NUMABIND_TOPOLOGY: nullptr = live machine; file or synthetic:DESC
   LogLevel log = LogLevel::kWarn;  ///< NUMABIND_LOG: off|warn|info|debug
   LogFormat log_format = LogFormat::kText;  ///< NUMABIND_LOG_FORMAT: text|json

@@ -100,6 +100,12 @@ bool ReadMatch(const char* value, Config* out, char*, size_t) {
   return true;
 }
 
+bool ReadForks(const char* value, Config* out, char* why, size_t cap) {
+  if (!Eq(value, "off") && !Eq(value, "ranks")) return Say(why, cap, "expected off or ranks");
+  out->fork_ranks = value[0] == 'r';
+  return true;
+}
+
 bool ReadTopology(const char* value, Config* out, char* why, size_t cap) {
   const char* d = value;
   const char* prefix = "synthetic:";

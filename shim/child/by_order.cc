@@ -181,7 +181,9 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
 void NoteUnknownCount(pid_t launcher) {
   if (g_state.config.log < config::LogLevel::kInfo || !FirstInOrderTree(launcher, kOrderSaidCount)) return;
   Line l;
-  l.Str("numabind: ranks found by order (NUMABIND_MATCH) have no count: each is planned as one of as many ");
+  l.Str(g_state.config.fork_ranks ? "numabind: ranks found by order (NUMABIND_MATCH, NUMABIND_FORKS) have no "
+                                  : "numabind: ranks found by order (NUMABIND_MATCH) have no ");
+  l.Str("count: each is planned as one of as many ");
   l.Str(
       "ranks as the policy has places (nodes, devices or cores), rank r as rank r mod that; give the count ");
   l.Str("with numabind run --ranks N or NUMABIND_NRANKS=N");

@@ -111,6 +111,10 @@ inline bool BoundAtSetenv(const RankMatch& m) {
   return t_fork_child && m.rank == g_state.worker_rank && m.nranks == g_state.worker_nranks;
 }
 
+/// Child-safe: in a fork child that took a rank under NUMABIND_FORKS=ranks (shim/entry/fork_wrappers.cc),
+/// called at exec: gives the rank's slot back to the shared counter and undoes the binding. Else nothing.
+void GiveBackForkRank();
+
 /// Child-safe: puts back the binding BindRank saved.
 void Restore(const SavedBinding& saved);
 

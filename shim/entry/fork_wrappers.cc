@@ -36,6 +36,53 @@ void BeforeFork() {
   errno = e;
 }
 
+/// Child-safe: in the child of a fork of a configured non-rank under NUMABIND_FORKS=ranks (a Python fork or
+/// forkserver pool's worker), before fork returns: takes the next rank by order from the tree's shared
+/// counter (order_counter.h) and binds. The child has one thread: there are no others to bind.
+/// The fork child's slot (kept mapped) and the binding it had before, for GiveBackForkRank.
+OrderClaim g_fork_claim;
+SavedBinding g_fork_saved;
+
+void BindForkChild() {
+  RankMatch m;
+  pid_t parent = static_cast<pid_t>(base::Sys6(SYS_getppid));
+  if (!ClaimOrderRank(parent, true, &m.rank, &g_fork_claim)) return;  // no shared directory: unbound
+  m.nranks = g_state.config.nranks;
+  if (m.nranks == 0) NoteUnknownCount(parent);
+  SavedBinding& saved = g_fork_saved;
+  Line line;
+  int err = 0;
+  uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
+  plan::RankPlan plan;
+  plan.cpus = cpus, plan.nodes = nodes;
+  BindResult r = BindRank(Entry::kFork, "(forked worker)", &m, &saved, &line, &err, &plan);
+  if (r == BindResult::kRefused) _exit(127);  // strict: as a failed exec would
+  if (r != BindResult::kBound) return;
+  g_state.worker_rank = m.rank;
+  g_state.worker_nranks = m.nranks;
+  g_state.rank_bound = true;  // its own forks take no rank
+  long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
+                        reinterpret_cast<long>(g_state.launcher_cpus));
+  if (got > 0) g_state.launcher_cpu_words = static_cast<uint32_t>(got / 8);
+  FinishBoundLine(&line, static_cast<pid_t>(base::Sys6(SYS_getpid)));
+  ArmAffinityGuard();
+}
+
+}  // namespace
+
+// Child-safe: a fork child that execs was no worker (Python's resource tracker and forkserver are started
+// by fork and exec when vfork cannot be used): its slot is freed for the next worker and its binding undone.
+void GiveBackForkRank() {
+  if (g_fork_claim.map == nullptr) return;
+  FinishOrderClaim(&g_fork_claim, 0);
+  g_fork_claim = OrderClaim();
+  if (g_state.rank_bound && g_state.worker_nranks != ~0u) Restore(g_fork_saved);
+  g_state.rank_bound = false;
+  g_state.worker_rank = g_state.worker_nranks = ~0u;
+}
+
+namespace {
+
 pid_t RunFork(pid_t (*real)()) {
   if (real == nullptr) {
     errno = ENOSYS;
@@ -43,8 +90,17 @@ pid_t RunFork(pid_t (*real)()) {
   }
   if (!g_state.active || t_in_shim) return real();
   BeforeFork();
+  bool worker = g_state.config.fork_ranks && !g_state.rank_bound;
   pid_t pid = real();
-  if (pid == 0) numabind::shim::t_fork_child = true;  // the child's own copy: fork children share nothing
+  if (pid == 0) {
+    numabind::shim::t_fork_child = true;  // the child's own copy: fork children share nothing
+    if (worker) {
+      int e = errno;
+      Guard guard;
+      BindForkChild();
+      errno = e;
+    }
+  }
   return pid;
 }
 

@@ -108,7 +108,12 @@ __attribute__((noinline)) void WriteJsonBound(const Line& body, pid_t pid, const
 void TextBound(const BoundEvent& e, Line* line) {
   line->Str(e.again ? "numabind: rebound rank " : "numabind: bound rank ").Num(e.rank);
   if (e.nranks != 0) line->Str(" of ").Num(e.nranks);
-  line->Str(" (").Str(e.rank_var ? e.rank_var : "order, NUMABIND_MATCH").Str(") ").Str(e.command);
+  line->Str(" (")
+      .Str(e.rank_var                ? e.rank_var
+           : e.entry == Entry::kFork ? "order, NUMABIND_FORKS"
+                                     : "order, NUMABIND_MATCH")
+      .Str(") ")
+      .Str(e.command);
   line->Str(": cpus ").Bits(e.cpus, e.cpu_words).Str(" nodes ").Bits(e.nodes, e.node_words).Str(" memory ");
   if (e.memory_denied != nullptr)
     line->Str("unchanged (set_mempolicy: ").Str(e.memory_denied).Str(")");

@@ -17,8 +17,8 @@ const char* EntryName(Entry entry) {
 #define NUMABIND_EXPORT_ONLY(symbol, ret, params)
 #define NUMABIND_EXPORT_SPECIAL(symbol)
 #include "shim/state/wrapped.def"
-      "start-up"};
-  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Entry::kStartup) + 1,
+      "start-up", "fork"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Entry::kFork) + 1,
                 "one name per entry");
   return kNames[static_cast<int>(entry)];
 }

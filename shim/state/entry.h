@@ -17,6 +17,7 @@ enum class Entry : uint8_t {
 #define NUMABIND_EXPORT_SPECIAL(symbol)
 #include "shim/state/wrapped.def"
   kStartup,  ///< a rank binding itself in the library's constructor
+  kFork,     ///< a fork child of a non-rank under NUMABIND_FORKS=ranks, binding before fork returns
 };
 
 /// Child-safe: the C name of an entry point ("execve"; "start-up" for kStartup).

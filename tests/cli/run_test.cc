@@ -77,7 +77,7 @@ Test(run, every_option_sets_its_variable) {
                          "--match",         "*worker*", "--topology",  "synthetic:pack:2 core:1 pu:1",
                          "--log",           "info",     "--log-file",  "/tmp/x.log",
                          "--strict",        "--guard",  "--by-device", "--export",
-                         "omp,gpu",         "--",       "env"});
+                         "omp,gpu",         "--forks",  "--",          "env"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   const char* expected[][2] = {
       {"NUMABIND_POLICY", "cpus:1|0"},
@@ -93,6 +93,7 @@ Test(run, every_option_sets_its_variable) {
       {"NUMABIND_EXPORT", "omp,gpu"},
       {"NUMABIND_GUARD", "1"},
       {"NUMABIND_BY_DEVICE", "1"},
+      {"NUMABIND_FORKS", "ranks"},
   };
   for (const auto& e : expected) {
     EXPECT_STREQ(std::string(e[0]) + "=" + EnvValue(r.out, e[0]), std::string(e[0]) + "=" + e[1]);

@@ -381,6 +381,14 @@ Test(guard, values) {
 
 Test(guard, bad) { Bad({"NUMABIND_GUARD=on"}, "NUMABIND_GUARD=on: expected 0 or 1"); }
 
+Test(forks, values) {
+  cr_assert_not(Good({}).fork_ranks);
+  cr_assert_not(Good({"NUMABIND_FORKS=off"}).fork_ranks);
+  cr_assert(Good({"NUMABIND_FORKS=ranks"}).fork_ranks);
+  Bad({"NUMABIND_FORKS=1"}, "NUMABIND_FORKS=1: expected off or ranks");
+  Bad({"NUMABIND_FORKS=Ranks"}, "NUMABIND_FORKS=Ranks: expected off or ranks");
+}
+
 Test(by_device, values) {
   cr_assert_not(Good({}).by_device);
   cr_assert(Good({"NUMABIND_BY_DEVICE=1"}).by_device);
@@ -586,12 +594,12 @@ Test(table, every_variable_once_and_known_to_parse) {
   using numabind::config::kVarCount;
   using numabind::config::kVars;
   const char* expected[] = {
-      "NUMABIND_POLICY",     "NUMABIND_MEMORY",    "NUMABIND_DEVICES",    "NUMABIND_NRANKS",
-      "NUMABIND_RANK_VAR",   "NUMABIND_MATCH",     "NUMABIND_TOPOLOGY",   "NUMABIND_LOG",
-      "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE",  "NUMABIND_STRICT",     "NUMABIND_DISABLE",
-      "NUMABIND_SHARED",     "NUMABIND_BOUND",     "NUMABIND_EXPORT",     "NUMABIND_GUARD",
-      "NUMABIND_BY_DEVICE",  "NUMABIND_CONTAINER", "NUMABIND_CONFIG_FILE"};
-  cr_assert_eq(kVarCount, 19);
+      "NUMABIND_POLICY",   "NUMABIND_MEMORY",     "NUMABIND_DEVICES",   "NUMABIND_NRANKS",
+      "NUMABIND_RANK_VAR", "NUMABIND_MATCH",      "NUMABIND_FORKS",     "NUMABIND_TOPOLOGY",
+      "NUMABIND_LOG",      "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE",  "NUMABIND_STRICT",
+      "NUMABIND_DISABLE",  "NUMABIND_SHARED",     "NUMABIND_BOUND",     "NUMABIND_EXPORT",
+      "NUMABIND_GUARD",    "NUMABIND_BY_DEVICE",  "NUMABIND_CONTAINER", "NUMABIND_CONFIG_FILE"};
+  cr_assert_eq(kVarCount, 20);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
     cr_assert(strlen(kVars[i].values) > 0);

@@ -1,0 +1,103 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// NUMABIND_FORKS=ranks: Python pools (multiprocessing.Pool, ProcessPoolExecutor) under the fork and
+// forkserver start methods, whose workers take ranks 0..N-1 by order and bind before fork returns in them;
+// Python's own helpers (resource tracker, forkserver) take none.
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/shim/launch_util.h"
+
+using numabind::shim::test::Absolute;
+using numabind::shim::test::LinesWith;
+using numabind::shim::test::MakeTempDir;
+using numabind::shim::test::PreloadedRun;
+using numabind::shim::test::ReadFile;
+using numabind::shim::test::RemoveTree;
+using numabind::shim::test::RepoDir;
+using numabind::shim::test::RunPreloaded;
+using numabind::shim::test::Tail;
+
+namespace {
+
+/// Runs a pool of n workers under cpus:1|0 and checks that its workers are ranks 0..n-1, rank r on CPU
+/// 1 - r % 2 (the log's "bound rank R ... pid P" lines against what each worker saw).
+void CheckPool(const std::string& method, const std::string& kind, int n) {
+  std::string dir = MakeTempDir("fork_pool");
+  std::string out = dir + "/workers";
+  std::vector<std::string> env = {"NUMABIND_POLICY=cpus:1|0", "NUMABIND_FORKS=ranks"};
+  PreloadedRun r = RunPreloaded({"/usr/bin/python3", Absolute(RepoDir() + "/tests/shim/scripts/fork_pool.py"),
+                                 method, kind, std::to_string(n), out},
+                                env, "fork_pool_" + method + kind);
+  std::string workers = ReadFile(out);
+  RemoveTree(dir);
+  cr_assert_eq(r.run.exit_code, 0, "%s", Tail(r.output).c_str());
+  std::map<long, int> rank_of;  // pid -> rank, from the log
+  for (const std::string& line : LinesWith(r.log, "bound rank ")) {
+    int rank = -1;
+    long pid = -1;
+    size_t p = line.find("bound rank "), q = line.rfind(" pid ");
+    if (p == std::string::npos || q == std::string::npos) continue;
+    rank = atoi(line.c_str() + p + 11);
+    pid = atol(line.c_str() + q + 5);
+    rank_of[pid] = rank;
+  }
+  std::istringstream lines(workers);
+  std::set<int> ranks;
+  int count = 0;
+  long pid;
+  std::string cpus;
+  while (lines >> pid >> cpus) {
+    ++count;
+    cr_assert(rank_of.count(pid) == 1, "%s %s: worker %ld bound no rank; log:\n%s", method.c_str(),
+              kind.c_str(), pid, Tail(r.log).c_str());
+    int rank = rank_of[pid];
+    ranks.insert(rank);
+    std::string want = rank % 2 == 0 ? "1" : "0";
+    cr_expect_eq(cpus, want, "%s %s: rank %d on cpus %s, not %s", method.c_str(), kind.c_str(), rank,
+                 cpus.c_str(), want.c_str());
+  }
+  cr_assert_eq(count, n, "%s %s: %d workers reported:\n%s", method.c_str(), kind.c_str(), count,
+               workers.c_str());
+  // No NUMABIND_NRANKS: one info line per launch says the count is unknown, naming NUMABIND_FORKS.
+  cr_expect_eq(LinesWith(r.log, "(NUMABIND_MATCH, NUMABIND_FORKS) have no count").size(), 1u, "%s",
+               Tail(r.log).c_str());
+  std::set<int> expected;
+  for (int i = 0; i < n; ++i) expected.insert(i);
+  cr_assert(ranks == expected, "%s %s: ranks are not 0..%d; log:\n%s", method.c_str(), kind.c_str(), n - 1,
+            Tail(r.log).c_str());
+}
+
+}  // namespace
+
+Test(fork_pool, pool_fork_2_and_4) {
+  CheckPool("fork", "pool", 2);
+  CheckPool("fork", "pool", 4);
+}
+
+Test(fork_pool, pool_forkserver_2_and_4) {
+  CheckPool("forkserver", "pool", 2);
+  CheckPool("forkserver", "pool", 4);
+}
+
+Test(fork_pool, executor_fork_and_forkserver) {
+  CheckPool("fork", "executor", 2);
+  CheckPool("forkserver", "executor", 4);
+}
+
+// Without NUMABIND_FORKS a fork pool's workers stay unbound, as before (nothing is logged as bound).
+Test(fork_pool, off_by_default) {
+  PreloadedRun r = RunPreloaded({"/usr/bin/python3", Absolute(RepoDir() + "/tests/shim/scripts/fork_pool.py"),
+                                 "fork", "pool", "2", "/dev/null"},
+                                {"NUMABIND_POLICY=cpus:1|0"}, "fork_pool_off");
+  cr_assert_eq(r.run.exit_code, 0, "%s", Tail(r.output).c_str());
+  cr_assert(LinesWith(r.log, "bound rank ").empty(), "%s", r.log.c_str());
+}
