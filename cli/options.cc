@@ -169,6 +169,9 @@ std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, con
   bool ok = config::Parse(env.get(), cfg, &err);
   // The site file's defaults, under the environment's and the options' values, as the library's.
   if (!cfg->disabled) config::ApplySite(env.get(), SiteDefaults(env.get(), stderr), cfg);
+  // The library ignores an unknown NUMABIND_* name; the command, run by a person, refuses it so that it is
+  // fixed before any rank starts.
+  if (ok && err.warning[0] != '\0') return err.warning;
   if (ok) return "";
   std::string text = err.text;
   // Name the option the user typed rather than the variable it became.

@@ -75,8 +75,9 @@ bool Read(int id, const char* value, Config* out, Error* err) {
   return false;
 }
 
-/// A NUMABIND_* entry of env whose name is not in kVars: the error line, with the closest name as a hint.
-bool CheckNames(const char* const* env, Error* err) {
+/// The first NUMABIND_* entry of env whose name is not in kVars: the warning line, with the closest name as a
+/// hint, in err->warning.
+void CheckNames(const char* const* env, Error* err) {
   for (const char* const* e = env; *e != nullptr; ++e) {
     const char* s = *e;
     if (!StartsWith(s, kPrefix)) continue;
@@ -97,8 +98,10 @@ bool CheckNames(const char* const* env, Error* err) {
         best = kVarNames[i];
       }
     }
-    Msg m = Begin(err, s, n, s + n + 1);
-    m.Str("unknown variable");
+    Msg m{err->warning, sizeof(err->warning), 0};
+    for (size_t i = 0; i < n && i < kMaxValueShown; ++i) m.Put(s[i]);
+    if (n > kMaxValueShown) m.Str("...");
+    m.Str(" is not a numabind variable");
     if (best != nullptr) {
       m.Str(" (did you mean ");
       m.Str(best);
@@ -106,9 +109,8 @@ bool CheckNames(const char* const* env, Error* err) {
     } else {
       m.Str(" (numabind vars lists them)");
     }
-    return false;
+    return;
   }
-  return true;
 }
 
 }  // namespace
@@ -140,6 +142,7 @@ bool Parse(const char* const* env, Config* out, Error* err) {
   Error scratch;
   if (err == nullptr) err = &scratch;
   err->text[0] = '\0';
+  err->warning[0] = '\0';
   *out = Config();
   out->match = kDefaultMatch;
   if (env == nullptr) return true;
@@ -171,8 +174,8 @@ bool Parse(const char* const* env, Config* out, Error* err) {
     if (v == nullptr || (*v == '\0' && !ReadsEmpty(i))) continue;
     if (!Read(i, v, out, ok ? err : &ignored)) ok = false;
   }
-  // A misspelt name must not silently leave a job unbound.
-  if (!CheckNames(env, ok ? err : &ignored)) ok = false;
+  // A misspelt or newer name is named (the caller prints it once) but does not switch binding off.
+  CheckNames(env, err);
   out->enabled = out->policy.text != nullptr;
   return ok;
 }

@@ -53,15 +53,20 @@ struct Config {
   bool container_keep = false;
 };
 
-/// A parse error: one line naming the variable and the bad value.
+/// A parse error: one line naming the variable and the bad value; and a warning that does not fail the parse.
 struct Error {
   char text[256] = {0};
+  /// The first unknown NUMABIND_* name: "NUMABIND_POLCY is not a numabind variable (did you mean
+  /// NUMABIND_POLICY?)"; empty when none. Parse still succeeds: a newer version's variable or a typo must
+  /// not switch binding off (issue 26).
+  char warning[256] = {0};
 };
 
-/// Parses the NUMABIND_* entries of `env` (NULL-terminated "NAME=value" array, as environ). Unknown
-/// NUMABIND_* names are errors (a typo must not silently run unbound). Returns false with `err` set on the
-/// first bad variable; `out` then holds every value that parsed (each variable is read even after a bad
-/// one, so that the shim still honours NUMABIND_STRICT and NUMABIND_LOG_FILE).
+/// Parses the NUMABIND_* entries of `env` (NULL-terminated "NAME=value" array, as environ). An unknown
+/// NUMABIND_* name is not an error: it is ignored and named in err->warning with the nearest known name.
+/// Returns false with `err` set on the first bad value of a known variable; `out` then holds every value that
+/// parsed (each variable is read even after a bad one, so that the shim still honours NUMABIND_STRICT and
+/// NUMABIND_LOG_FILE).
 bool Parse(const char* const* env, Config* out, Error* err);
 
 /// Reads one variable's value into its field of `out` with the parser of its row (config/vars.def), as

@@ -106,6 +106,7 @@ bool Activate() {
     return false;
   }
   g_state.config = c;
+  WriteConfigWarning(err.warning);
   if (!parsed) {
     for (size_t i = 0; i < sizeof(g_state.config_error); ++i) g_state.config_error[i] = err.text[i];
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';

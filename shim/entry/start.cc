@@ -12,6 +12,7 @@
 #include "base/text.h"
 #include "config/rank_count.h"
 #include "shim/entry/site_config.h"
+#include "shim/log/log.h"
 #include "shim/rank/affinity_guard.h"
 #include "shim/rank/self_bind.h"
 #include "shim/state/state.h"
@@ -47,6 +48,7 @@ __attribute__((noinline)) void StartConfigured(const char* const* env, bool rank
     g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
   }
   if (g_state.config.disabled) return;
+  WriteConfigWarning(err.warning);
   // The site file's defaults under the environment's values (shim/entry/site_config.h): a rank reads it now,
   // to bind itself with them; any other configured process at its first start of a program
   // (ApplyPendingSiteFile), so that one which starts none never opens it.

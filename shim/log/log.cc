@@ -177,6 +177,15 @@ void WriteLog(config::LogLevel level, const char* text, size_t len) {
   WriteLogRaw(text, len);
 }
 
+void WriteConfigWarning(const char* warning) {
+  static bool written = false;  // the start-up and the site file's late configuration both parse
+  if (warning[0] == '\0' || written) return;
+  written = true;
+  Line line;
+  line.Str("numabind: ").Str(warning).Str("; ignored");
+  WriteLog(config::LogLevel::kWarn, &line);
+}
+
 // Child-safe: as above, saying in JSON when the line was cut short.
 void WriteLog(config::LogLevel level, Line* line) {
   if (g_state.config.log < level) return;

@@ -26,6 +26,9 @@ void WriteLog(config::LogLevel level, const char* text, size_t len);
 void WriteLog(config::LogLevel level, Line* line);
 /// Writes one finished line as it is to NUMABIND_LOG_FILE or stderr. Child-safe.
 void WriteLogRaw(const char* text, size_t len);
+/// Writes config::Error's warning (an unknown NUMABIND_* name) as one warn line ending "; ignored", at most
+/// once per process; nothing when `warning` is empty.
+void WriteConfigWarning(const char* warning);
 
 /// Whose binding a rank's replaced one was, for the words of the text line.
 enum class StartedBinding : uint8_t {

@@ -208,7 +208,7 @@ Test(plan, bad_variables_name_the_variable) {
   r = Run({"plan"}, {"NUMABIND_POLCY=node"});
   cr_assert_eq(r.status, 2);
   EXPECT_STREQ(r.err.c_str(),
-               "numabind plan: NUMABIND_POLCY=node: unknown variable (did you mean NUMABIND_POLICY?)\n");
+               "numabind plan: NUMABIND_POLCY is not a numabind variable (did you mean NUMABIND_POLICY?)\n");
 }
 
 Test(plan, bad_usage) {

@@ -213,7 +213,7 @@ Test(run, bad_values_stop_before_anything_runs) {
   r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "touch", marker}, {"NUMABIND_NRANK=4"});
   cr_assert_eq(r.status, 2);
   EXPECT_STREQ(r.err.c_str(),
-               "numabind run: NUMABIND_NRANK=4: unknown variable (did you mean NUMABIND_NRANKS?)\n");
+               "numabind run: NUMABIND_NRANK is not a numabind variable (did you mean NUMABIND_NRANKS?)\n");
   // Checked even when NUMABIND_DISABLE=1 would make the library read nothing.
   r = RunProgram({dir + "/numabind", "run", "--policy", "nodes:x", "--", "touch", marker},
                  {"NUMABIND_DISABLE=1"});

@@ -77,6 +77,23 @@ Test(self_bind, the_smallest_case) {
   cr_expect_eq(LinesWith(o.log, " at start-up").size(), 1u, "log:\n%s", o.log.c_str());
 }
 
+// Issue 26: an unknown NUMABIND_* name (a newer version's, or a typo) is warned about once and ignored; the
+// rank still binds.
+Test(self_bind, unknown_variable_is_ignored_with_one_warning) {
+  Cpus c = MachineCpus();
+  Outcome o =
+      Start({"grep", "Cpus_allowed_list", "/proc/self/status"}, {c.map, "LOCAL_RANK=0", "NUMABIND_FOO=1"});
+  cr_assert_eq(o.run.exit_code, 0, "%s", o.output.c_str());
+  cr_expect_eq(o.output, "Cpus_allowed_list:\t" + c.second + "\n", "log:\n%s", o.log.c_str());
+  cr_expect_eq(
+      LinesWith(o.log,
+                "numabind: NUMABIND_FOO is not a numabind variable (numabind vars lists them); ignored")
+          .size(),
+      1u, "log:\n%s", o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "bound rank 0 (LOCAL_RANK) grep: cpus " + c.second).size(), 1u, "log:\n%s",
+               o.log.c_str());
+}
+
 Test(self_bind, rank_count_and_memory_policy) {
   Cpus c = MachineCpus();
   Outcome o = Report1({c.map, "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2", "NUMABIND_MEMORY=bind"});
