@@ -1,8 +1,9 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `numabind run [OPTIONS] [--] CMD [ARGS...]`: checks the configuration, adds libnumabind.so to LD_PRELOAD
-// (after the entries already there), sets the options' NUMABIND_* variables and execs CMD. The library
-// then binds the ranks that CMD starts.
+// (after the entries already there; through a link in the user's shared directory when its path has a
+// space or a colon), sets the options' NUMABIND_* variables and execs CMD. The library then binds the ranks
+// that CMD starts.
 
 #include <errno.h>
 #include <fcntl.h>
