@@ -4,7 +4,7 @@
 
 #include "base/env.h"
 
-namespace numabind::shim {
+namespace numabind::base {
 
 const char* ValueOf(const char* entry, const char* name) {
   while (*name != '\0' && *entry == *name) ++entry, ++name;
@@ -19,4 +19,4 @@ const char* Lookup(const char* const* env, const char* name) {
   return nullptr;
 }
 
-}  // namespace numabind::shim
+}  // namespace numabind::base

@@ -7,7 +7,7 @@
 #ifndef NUMABIND_BASE_ENV_H_
 #define NUMABIND_BASE_ENV_H_
 
-namespace numabind::shim {
+namespace numabind::base {
 
 /// Child-safe: the value in `entry` ("NAME=value") when NAME is `name`, else nullptr.
 const char* ValueOf(const char* entry, const char* name);
@@ -16,6 +16,6 @@ const char* ValueOf(const char* entry, const char* name);
 /// that name, or nullptr.
 const char* Lookup(const char* const* env, const char* name);
 
-}  // namespace numabind::shim
+}  // namespace numabind::base
 
 #endif  // NUMABIND_BASE_ENV_H_

@@ -9,7 +9,7 @@
 #include "base/env.h"
 #include "base/syscalls.h"
 
-namespace numabind::shim {
+namespace numabind::base {
 
 // Child-safe: reads `env`.
 const char* LogJobId(const char* const* env) {
@@ -75,4 +75,4 @@ size_t ExpandLogPath(const char* pattern, const LogPathFields& fields, char* out
   return n;
 }
 
-}  // namespace numabind::shim
+}  // namespace numabind::base

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-namespace numabind::shim {
+namespace numabind::base {
 
 /// Room ShortHostName's buffer needs: uname(2)'s nodename (64 bytes) and the NUL.
 constexpr size_t kHostNameMax = 65;
@@ -37,6 +37,6 @@ bool HasLogPathFields(const char* value);
 /// is. Into `out`, `cap` bytes with the NUL; returns the length, or 0 when it does not fit.
 size_t ExpandLogPath(const char* pattern, const LogPathFields& fields, char* out, size_t cap);
 
-}  // namespace numabind::shim
+}  // namespace numabind::base
 
 #endif  // NUMABIND_BASE_LOG_PATH_H_

@@ -4,7 +4,7 @@
 
 #include "base/preload.h"
 
-namespace numabind::shim {
+namespace numabind::base {
 namespace {
 
 bool IsSeparator(char c) { return c == ' ' || c == ':'; }
@@ -49,4 +49,4 @@ size_t WithoutShim(const char* value, char* out) {
   return at;
 }
 
-}  // namespace numabind::shim
+}  // namespace numabind::base

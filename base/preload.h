@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-namespace numabind::shim {
+namespace numabind::base {
 
 /// The library's file name: every path that preloads it ends with it (the package's "/usr/$LIB/..." too).
 constexpr char kShimFileName[] = "libnumabind.so";
@@ -27,6 +27,6 @@ bool PreloadsShim(const char* value);
 /// (0: nothing left to preload).
 size_t WithoutShim(const char* value, char* out);
 
-}  // namespace numabind::shim
+}  // namespace numabind::base
 
 #endif  // NUMABIND_BASE_PRELOAD_H_

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-namespace numabind::shim {
+namespace numabind::base {
 
 /// Child-safe: whether a raw call's result is an error (-4095..-1); any other value is a result, an mmap'd
 /// address included (which may be negative as a long).
@@ -92,6 +92,6 @@ inline timespec ClockNow(clockid_t clock) {
   return ts;
 }
 
-}  // namespace numabind::shim
+}  // namespace numabind::base
 
 #endif  // NUMABIND_BASE_SYSCALLS_H_

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 
-namespace numabind::shim {
+namespace numabind::base {
 namespace {
 
 /// Child-safe: matches one bracket expression at *p against c; advances p past it. Returns -1 when the
@@ -177,4 +177,4 @@ bool GlobMatch(const char* pattern, const char* text) {
   return *pattern == '\0';
 }
 
-}  // namespace numabind::shim
+}  // namespace numabind::base

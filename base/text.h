@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace numabind::shim {
+namespace numabind::base {
 
 /// Child-safe: strcmp(a, b) == 0.
 inline bool StrEq(const char* a, const char* b) {
@@ -54,6 +54,6 @@ const char* SignalName(int sig, char* buf);
 /// allocate for multibyte locales.
 bool GlobMatch(const char* pattern, const char* text);
 
-}  // namespace numabind::shim
+}  // namespace numabind::base
 
 #endif  // NUMABIND_BASE_TEXT_H_

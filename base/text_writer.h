@@ -12,7 +12,7 @@
 
 #include "base/text.h"
 
-namespace numabind::core {
+namespace numabind::base {
 
 /// Appends to buf[0..cap), always NUL-terminated, counting what it would need (like snprintf). Child-safe:
 /// writes only into the caller's buffer.
@@ -36,8 +36,8 @@ struct TextWriter {
   }
   // Child-safe: decimal digits on the stack (base/text.h's FormatDecimal), no snprintf.
   TextWriter& Uint(uint64_t v) {
-    char digits[shim::kDecimalMax];
-    shim::FormatDecimal(v, digits);
+    char digits[base::kDecimalMax];
+    base::FormatDecimal(v, digits);
     return Str(digits);
   }
   // Child-safe: a signed decimal.
@@ -47,6 +47,6 @@ struct TextWriter {
   }
 };
 
-}  // namespace numabind::core
+}  // namespace numabind::base
 
 #endif  // NUMABIND_BASE_TEXT_WRITER_H_

@@ -18,7 +18,7 @@ namespace numabind::cli {
 namespace {
 
 int WriteFrame(FILE* out, const char (&tag)[8], const void* data, uint64_t length) {
-  core::BasisFrameHeader header;
+  plan::BasisFrameHeader header;
   memcpy(header.tag, tag, sizeof(header.tag));
   header.length = length;
   bool ok = fwrite(&header, sizeof(header), 1, out) == 1 && fwrite(data, 1, length, out) == length;
@@ -42,23 +42,23 @@ int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FIL
   }
   // The library sends the values as it read them; they are read again here by the same parsers
   // (config::ParseVar), as this process has only their text.
-  core::PrepareRequest request;
+  planner::PrepareRequest request;
   std::string why;
-  core::PlanBasis* basis = nullptr;
-  if (core::RequestFromText(values[0].c_str(), values[1].c_str(), values[2].c_str(), &request, &why)) {
+  plan::PlanBasis* basis = nullptr;
+  if (planner::RequestFromText(values[0].c_str(), values[1].c_str(), values[2].c_str(), &request, &why)) {
     request.topology = values[3].empty() ? nullptr : values[3].c_str();
     request.env = env;
     request.want_nics = values[4] == "1";
-    basis = core::Prepare(request, &why);
+    basis = planner::Prepare(request, &why);
   }
   if (basis == nullptr) {
-    WriteFrame(out, core::kErrorTag, why.data(), why.size());
+    WriteFrame(out, plan::kErrorTag, why.data(), why.size());
     return kExitFailure;
   }
-  core::PlanBasis* block = basis;
+  plan::PlanBasis* block = basis;
   uint64_t size = block->total_bytes;
-  core::BasisToOffsets(block);
-  int status = WriteFrame(out, core::kBasisTag, block, size);
+  plan::BasisToOffsets(block);
+  int status = WriteFrame(out, plan::kBasisTag, block, size);
   free(block);
   return status;
 }

@@ -26,13 +26,13 @@ void AddWrapped(const std::string& text, std::vector<std::string>* lines) {
 }
 
 /// The title, the machine's line and the key to the map.
-std::vector<std::string> Head(const core::Topology& topo, const Drawing& d, const core::CpuSet& usable,
+std::vector<std::string> Head(const planner::Topology& topo, const Drawing& d, const planner::CpuSet& usable,
                               size_t per) {
   std::vector<std::string> head;
   AddWrapped(d.title, &head);
   size_t cpu_nodes = 0;
   uint64_t memory = 0;
-  for (const core::TopoNode& n : topo.nodes) {
+  for (const planner::TopoNode& n : topo.nodes) {
     cpu_nodes += !n.cpus.Empty();
     memory += n.memory;
   }
@@ -40,7 +40,7 @@ std::vector<std::string> Head(const core::Topology& topo, const Drawing& d, cons
     return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
   };
   std::string machine = "machine: " + count(topo.online.Count(), "CPU");
-  core::CpuSet offline = topo.complete.Minus(topo.online);
+  planner::CpuSet offline = topo.complete.Minus(topo.online);
   if (!offline.Empty()) machine += " (offline: " + CutList(offline, 20) + ")";
   machine += ", " + count(topo.nodes.size(), "NUMA node");
   if (cpu_nodes < topo.nodes.size())
@@ -58,7 +58,7 @@ std::vector<std::string> Head(const core::Topology& topo, const Drawing& d, cons
 
 /// One legend entry per placed item; the node field only when some item's memory nodes are not the nodes
 /// of its CPUs, the device field only when some item has a device.
-std::vector<std::vector<std::string>> LegendEntries(const core::Topology& topo, const Drawing& d,
+std::vector<std::vector<std::string>> LegendEntries(const planner::Topology& topo, const Drawing& d,
                                                     std::string* fields) {
   bool nodes_differ = false, devices = false;
   for (const DrawItem& it : d.items) {
@@ -89,10 +89,10 @@ std::vector<std::vector<std::string>> LegendEntries(const core::Topology& topo, 
 
 char DrawMark(size_t i) { return kMarks[i % kMarkCount]; }
 
-std::string Draw(const core::Topology& topo, const Drawing& d) {
-  const core::CpuSet usable = d.plan ? topo.allowed : topo.online.Intersect(topo.hwloc_allowed);
+std::string Draw(const planner::Topology& topo, const Drawing& d) {
+  const planner::CpuSet usable = d.plan ? topo.allowed : topo.online.Intersect(topo.hwloc_allowed);
   size_t biggest = 1;
-  for (const core::TopoNode& n : topo.nodes) biggest = std::max<size_t>(biggest, n.cpus.Count());
+  for (const planner::TopoNode& n : topo.nodes) biggest = std::max<size_t>(biggest, n.cpus.Count());
   const size_t per = (biggest + kDrawCells - 1) / kDrawCells;
   const std::vector<std::string> head = Head(topo, d, usable, per);
   std::vector<std::string> floating;
@@ -139,14 +139,14 @@ std::string Draw(const core::Topology& topo, const Drawing& d) {
 }
 
 bool DrawOn(const char* spec, const Drawing& drawing, std::string* out, std::string* err) {
-  core::Topology topo;
-  core::LoadOptions options;
+  planner::Topology topo;
+  planner::LoadOptions options;
   options.pci = true;
   options.nics = true;  // the RDMA devices on the network functions, by name
   // A device a rank was given by bus id may be one hwloc does not keep by default (the planner loads them
   // all for a list too): every PCI device then, so that it is drawn where it is.
   for (const DrawItem& item : drawing.items) options.all_pci |= !item.device.empty();
-  if (!core::LoadTopology(spec, options, &topo, err)) return false;
+  if (!planner::LoadTopology(spec, options, &topo, err)) return false;
   *out = Draw(topo, drawing);
   return true;
 }

@@ -29,8 +29,8 @@ inline constexpr size_t kDrawCells = 32;
 /// One rank (plan) or process (show) to draw.
 struct DrawItem {
   std::string id;                    ///< "3" (the rank) or "4242" (the pid)
-  core::CpuSet cpus;                 ///< where it runs
-  core::NodeSet nodes;               ///< where its memory goes (may be empty: show's default policy)
+  planner::CpuSet cpus;              ///< where it runs
+  planner::NodeSet nodes;            ///< where its memory goes (may be empty: show's default policy)
   std::string device;                ///< PCI bus id of its device, "" for none
   std::vector<std::string> details;  ///< last fields of its legend entry (show: memory policy, command)
   std::string error;                 ///< non-empty: it has no place (plan), drawn as a line of its own
@@ -50,7 +50,7 @@ struct Drawing {
 char DrawMark(size_t i);
 
 /// The picture, lines ending in '\n'.
-std::string Draw(const core::Topology& topo, const Drawing& drawing);
+std::string Draw(const planner::Topology& topo, const Drawing& drawing);
 
 /// Loads `spec` (nullptr or "" = this machine; an hwloc XML file; "synthetic:DESC") with its PCI devices and
 /// draws on it. False with a one-line reason in *err when the topology cannot be loaded.
@@ -64,8 +64,8 @@ bool DrawOn(const char* spec, const Drawing& drawing, std::string* out, std::str
 /// RDMA device on no drawn function is "rdma rxe5". Devices near no node (or unknown to the topology) go
 /// to *floating as "gpu 06:00.0 (rank 0)" or "dev 34:00.0 (rank 0)" (a listed device the topology does
 /// not have: its kind is unknown).
-std::vector<std::vector<std::string>> NodeBlocks(const core::Topology& topo, const Drawing& drawing,
-                                                 const core::CpuSet& usable, size_t per,
+std::vector<std::vector<std::string>> NodeBlocks(const planner::Topology& topo, const Drawing& drawing,
+                                                 const planner::CpuSet& usable, size_t per,
                                                  std::vector<std::string>* floating);
 
 /// "31 GB", "512 MB", "1.5 TB"; "-" for 0 (unknown).
@@ -73,7 +73,7 @@ std::string DrawSize(uint64_t bytes);
 /// "06:00.0" for "0000:06:00.0"; other domains kept.
 std::string ShortBusId(const std::string& bus_id);
 /// The list form of `set` cut at a comma to at most `width` characters, ending in ",..." when cut.
-std::string CutList(const core::CpuSet& set, size_t width);
+std::string CutList(const planner::CpuSet& set, size_t width);
 /// `text` cut to at most `width` characters, ending in "..." when cut.
 std::string Cut(const std::string& text, size_t width);
 /// The most lines WrapList gives.

@@ -17,7 +17,7 @@ struct Owners {
   std::vector<size_t> first;
 };
 
-Owners FindOwners(const core::Topology& topo, const Drawing& d) {
+Owners FindOwners(const planner::Topology& topo, const Drawing& d) {
   Owners o;
   size_t n = static_cast<size_t>(std::max<int64_t>(topo.complete.Last(), topo.online.Last()) + 1);
   o.count.assign(n, 0);
@@ -31,7 +31,7 @@ Owners FindOwners(const core::Topology& topo, const Drawing& d) {
   return o;
 }
 
-char CpuChar(const Owners& o, const core::CpuSet& usable, uint32_t cpu) {
+char CpuChar(const Owners& o, const planner::CpuSet& usable, uint32_t cpu) {
   if (cpu < o.count.size() && o.count[cpu] == 1) return DrawMark(o.first[cpu]);
   if (cpu < o.count.size() && o.count[cpu] > 1) return '#';
   return usable.Has(cpu) ? '.' : 'x';
@@ -39,7 +39,7 @@ char CpuChar(const Owners& o, const core::CpuSet& usable, uint32_t cpu) {
 
 /// The node's bar: `per` CPUs a cell, each cell the most common mark of its CPUs (the first one on a tie);
 /// a space where the CPU numbers jump, when the node has at most 4 runs and the jump falls between cells.
-std::string Bar(const core::TopoNode& node, const Owners& o, const core::CpuSet& usable, size_t per) {
+std::string Bar(const planner::TopoNode& node, const Owners& o, const planner::CpuSet& usable, size_t per) {
   std::vector<uint32_t> cpus = node.cpus.Members();
   size_t runs = 1;
   for (size_t i = 1; i < cpus.size(); ++i) runs += cpus[i] != cpus[i - 1] + 1;
@@ -61,8 +61,8 @@ std::string Bar(const core::TopoNode& node, const Owners& o, const core::CpuSet&
 
 /// "gpu" (accelerators), "ib", "eth", "net" (network cards by PCI class), "dev" (another device a rank
 /// uses); "" for the devices not worth drawing.
-std::string DeviceKind(const core::PciDevice& dev, bool used) {
-  if (core::IsAccelerator(dev)) return "gpu";
+std::string DeviceKind(const planner::PciDevice& dev, bool used) {
+  if (planner::IsAccelerator(dev)) return "gpu";
   if (dev.class_id == 0x0207 || dev.class_id == 0x0c06) return "ib";  // InfiniBand: network or serial bus
   if (dev.class_id == 0x0200) return "eth";
   if (dev.class_id >> 8 == 0x02) return "net";
@@ -70,7 +70,7 @@ std::string DeviceKind(const core::PciDevice& dev, bool used) {
 }
 
 /// An RDMA device with what of it is down: "rxe0", "rxe3 down" (no usable port), "mlx5_4 port 2 down".
-std::string NicLabel(const core::Nic& n) {
+std::string NicLabel(const planner::Nic& n) {
   if (n.ports.empty()) return n.name + " down";
   if (n.down.empty()) return n.name;
   std::string s = n.name + (n.down.size() > 1 ? " ports " : " port ");
@@ -79,16 +79,16 @@ std::string NicLabel(const core::Nic& n) {
 }
 
 /// " rxe0 rxe1": the labels of the RDMA devices on PCI function `bus_id`, "" for none.
-std::string NicsOn(const core::Topology& topo, const std::string& bus_id) {
+std::string NicsOn(const planner::Topology& topo, const std::string& bus_id) {
   std::string s;
-  for (const core::Nic& n : topo.nics)
+  for (const planner::Nic& n : topo.nics)
     if (n.bus_id == bus_id) s += " " + NicLabel(n);
   return s;
 }
 
 /// The items that use `bus_id`, as " (rank 0,3)"; "" for none.
 std::string DeviceUsers(const Drawing& d, const std::string& bus_id) {
-  core::CpuSet users;
+  planner::CpuSet users;
   for (size_t i = 0; i < d.items.size(); ++i)
     if (d.items[i].device == bus_id) users.Set(static_cast<uint32_t>(i));
   if (users.Empty()) return "";
@@ -97,18 +97,18 @@ std::string DeviceUsers(const Drawing& d, const std::string& bus_id) {
 
 /// A node with what it is drawn with.
 struct NodeRow {
-  core::TopoNode node;
-  std::string label;      ///< the node number, "-" for the CPUs outside every node
-  core::CpuSet packages;  ///< package os numbers
-  int64_t first_package;  ///< index into topo.packages, or a big number
+  planner::TopoNode node;
+  std::string label;         ///< the node number, "-" for the CPUs outside every node
+  planner::CpuSet packages;  ///< package os numbers
+  int64_t first_package;     ///< index into topo.packages, or a big number
   std::vector<std::string> devices;
 };
 
 /// The RDMA devices on no network function in `named` (drawn with their NICs): "rdma NAME" under the
 /// first node near them, else in *floating.
-void AddOtherNics(const core::Topology& topo, const std::vector<std::string>& named,
+void AddOtherNics(const planner::Topology& topo, const std::vector<std::string>& named,
                   std::vector<NodeRow>* rows, std::vector<std::string>* floating) {
-  for (const core::Nic& n : topo.nics) {
+  for (const planner::Nic& n : topo.nics) {
     if (std::find(named.begin(), named.end(), n.bus_id) != named.end()) continue;
     auto row = std::find_if(rows->begin(), rows->end(), [&](const NodeRow& r) {
       return n.locality_known && r.label != "-" && n.nodes.Has(r.node.os);
@@ -119,18 +119,18 @@ void AddOtherNics(const core::Topology& topo, const std::vector<std::string>& na
 
 /// The nodes in package order, CPU-less nodes after the others of their package, with the devices near
 /// them; devices near no node go to *floating.
-std::vector<NodeRow> NodeRows(const core::Topology& topo, const Drawing& d,
+std::vector<NodeRow> NodeRows(const planner::Topology& topo, const Drawing& d,
                               std::vector<std::string>* floating) {
   std::vector<NodeRow> rows;
-  for (const core::TopoNode& n : topo.nodes)
+  for (const planner::TopoNode& n : topo.nodes)
     rows.push_back(NodeRow{n, std::to_string(n.os), {}, 1 << 30, {}});
   // CPUs outside every node (a restricted topology's): a row of their own, so that every CPU is drawn.
-  core::TopoNode none;
-  for (const core::TopoPu& pu : topo.pus)
+  planner::TopoNode none;
+  for (const planner::TopoPu& pu : topo.pus)
     if (pu.node < 0) none.cpus.Set(pu.os);
   if (!none.cpus.Empty()) rows.push_back(NodeRow{none, "-", {}, 1 << 30, {}});
   for (NodeRow& r : rows) {
-    const core::CpuSet& near = r.node.cpus.Empty() ? r.node.locality : r.node.cpus;
+    const planner::CpuSet& near = r.node.cpus.Empty() ? r.node.locality : r.node.cpus;
     for (size_t p = 0; p < topo.packages.size(); ++p) {
       if (!topo.packages[p].cpus.Intersects(near)) continue;
       r.packages.Set(topo.packages[p].os);
@@ -146,7 +146,7 @@ std::vector<NodeRow> NodeRows(const core::Topology& topo, const Drawing& d,
   for (const DrawItem& it : d.items)
     if (!it.device.empty()) used.push_back(it.device);
   std::vector<std::string> placed, named;  // drawn devices; network functions drawn with their NICs
-  for (const core::PciDevice& dev : topo.pci) {
+  for (const planner::PciDevice& dev : topo.pci) {
     bool is_used = std::find(used.begin(), used.end(), dev.bus_id) != used.end();
     std::string kind = DeviceKind(dev, is_used);
     if (kind.empty()) continue;
@@ -179,17 +179,17 @@ std::vector<NodeRow> NodeRows(const core::Topology& topo, const Drawing& d,
 
 /// The table's header line, then each node's row with its devices: at the end of the row when they fit,
 /// else on lines under it.
-std::vector<std::vector<std::string>> NodeBlocks(const core::Topology& topo, const Drawing& d,
-                                                 const core::CpuSet& usable, size_t per,
+std::vector<std::vector<std::string>> NodeBlocks(const planner::Topology& topo, const Drawing& d,
+                                                 const planner::CpuSet& usable, size_t per,
                                                  std::vector<std::string>* floating) {
   const std::vector<NodeRow> rows = NodeRows(topo, d, floating);
   const Owners owners = FindOwners(topo, d);
   std::vector<std::vector<std::string>> cells = {{"pkg", "node", "memory", "cpus", "map", d.items_word}};
   std::string last_pkg = "?";
   for (const NodeRow& r : rows) {
-    const core::TopoNode& n = r.node;
+    const planner::TopoNode& n = r.node;
     std::string pkg = r.packages.Empty() ? "-" : CutList(r.packages, 5);
-    core::CpuSet here;
+    planner::CpuSet here;
     for (size_t i = 0; i < d.items.size(); ++i)
       if (d.items[i].cpus.Intersects(n.cpus) || (r.label != "-" && d.items[i].nodes.Has(n.os)))
         here.Set(static_cast<uint32_t>(i));

@@ -39,7 +39,7 @@ std::string Cut(const std::string& text, size_t width) {
   return text.substr(0, width - 3) + "...";
 }
 
-std::string CutList(const core::CpuSet& set, size_t width) {
+std::string CutList(const planner::CpuSet& set, size_t width) {
   std::string list = set.ToList();
   if (list.size() <= width) return list;
   // Whole ranges only: "0,2,4,..." never "0,2,4,1...".

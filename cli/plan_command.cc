@@ -1,7 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `numabind plan`: where each local rank goes, computed by the same two functions as the shim uses
-// (core::Prepare once, then ComputeRankPlan per rank).
+// (planner::Prepare once, then ComputeRankPlan per rank).
 
 #include <stdlib.h>
 
@@ -41,10 +41,10 @@ constexpr size_t kPlanOptionCount = sizeof(kPlanOptions) / sizeof(kPlanOptions[0
 
 std::string FormatBits(const std::vector<uint64_t>& words) {
   std::string s(64, '\0');
-  size_t need = core::FormatBitList(words.data(), static_cast<uint32_t>(words.size()), s.data(), s.size());
+  size_t need = plan::FormatBitList(words.data(), static_cast<uint32_t>(words.size()), s.data(), s.size());
   if (need >= s.size()) {
     s.assign(need + 1, '\0');
-    core::FormatBitList(words.data(), static_cast<uint32_t>(words.size()), s.data(), s.size());
+    plan::FormatBitList(words.data(), static_cast<uint32_t>(words.size()), s.data(), s.size());
   }
   s.resize(need);
   return s;
@@ -62,12 +62,12 @@ struct RankRow {
 };
 
 /// The rank's NUMABIND_EXPORT entries, from the builder the library runs in the rank's exec.
-void AddExports(const core::PlanBasis& basis, const core::RankPlan& plan, uint8_t exports,
+void AddExports(const plan::PlanBasis& basis, const plan::RankPlan& plan, uint8_t exports,
                 const char* const* env, RankRow* row) {
-  core::RankEnv built;
-  size_t need = core::BuildRankEnv(basis, plan, exports, env, nullptr, 0, &built);
-  std::vector<char> buf(std::min(need, core::kRankEnvMax) + 1);
-  core::BuildRankEnv(basis, plan, exports, env, buf.data(), std::min(need, core::kRankEnvMax), &built);
+  plan::RankEnv built;
+  size_t need = plan::BuildRankEnv(basis, plan, exports, env, nullptr, 0, &built);
+  std::vector<char> buf(std::min(need, plan::kRankEnvMax) + 1);
+  plan::BuildRankEnv(basis, plan, exports, env, buf.data(), std::min(need, plan::kRankEnvMax), &built);
   for (int i = 0; i < built.count; ++i) row->exports.emplace_back(built.entries[i]);
   row->note = built.note;
 }
@@ -107,7 +107,7 @@ struct PlanRows {
 
 /// How many ranks: the option or NUMABIND_NRANKS, the launcher's local size (config::LocalRankCount, as
 /// the library reads it), else one per slot.
-uint32_t RankCount(const config::Config& cfg, const char* const* env, const core::PlanBasis& basis) {
+uint32_t RankCount(const config::Config& cfg, const char* const* env, const plan::PlanBasis& basis) {
   uint32_t nranks = cfg.nranks;
   for (int i = 0; nranks == 0 && i < config::kRankVarCount; ++i) nranks = config::LocalRankCount(env, i);
   if (nranks == 0) nranks = basis.slot_count > 0 ? basis.slot_count : 1;
@@ -115,21 +115,21 @@ uint32_t RankCount(const config::Config& cfg, const char* const* env, const core
 }
 
 /// Places every rank with ComputeRankPlan, as the library does in each rank's exec.
-PlanRows PlaceRanks(const core::PlanBasis& basis, uint32_t nranks, const config::Config& cfg,
+PlanRows PlaceRanks(const plan::PlanBasis& basis, uint32_t nranks, const config::Config& cfg,
                     const char* const* env) {
   PlanRows out;
   std::vector<uint64_t> cpus(basis.cpu_words), nodes(basis.node_words);
-  out.is_auto = basis.policy == core::PolicyKind::kAuto;
-  std::vector<core::AutoShare> shares;
+  out.is_auto = basis.policy == config::PolicyKind::kAuto;
+  std::vector<plan::AutoShare> shares;
   for (uint32_t r = 0; r < nranks; ++r) {
-    core::RankPlan plan{};
+    plan::RankPlan plan{};
     std::fill(cpus.begin(), cpus.end(), 0);
     std::fill(nodes.begin(), nodes.end(), 0);
     plan.cpus = cpus.data();
     plan.nodes = nodes.data();
     RankRow row;
     row.rank = r;
-    row.ok = core::ComputeRankPlan(basis, r, nranks, &plan);
+    row.ok = plan::ComputeRankPlan(basis, r, nranks, &plan);
     if (row.ok) {
       row.device = plan.device != nullptr ? plan.device : "";
       row.more_devices = plan.device_count > 1 ? plan.device_count - 1 : 0;
@@ -139,12 +139,12 @@ PlanRows PlaceRanks(const core::PlanBasis& basis, uint32_t nranks, const config:
       }
       row.nodes = FormatBits(nodes);
       row.cpus = FormatBits(cpus);
-      row.memory = core::MemoryName(plan.memory);
+      row.memory = config::MemoryName(plan.memory);
       row.nics = plan.nics != nullptr ? plan.nics : "";
       out.any_nics = out.any_nics || !row.nics.empty();
       if (out.is_auto) {
         char share[96];
-        core::FormatAutoShare(basis, plan.share, share, sizeof(share));
+        plan::FormatAutoShare(basis, plan.share, share, sizeof(share));
         row.share = share;
         shares.push_back(plan.share);
       }
@@ -156,7 +156,7 @@ PlanRows PlaceRanks(const core::PlanBasis& basis, uint32_t nranks, const config:
     }
     out.rows.push_back(std::move(row));
   }
-  if (out.is_auto) out.decision = core::DescribeAuto(basis, nranks, shares);
+  if (out.is_auto) out.decision = planner::DescribeAuto(basis, nranks, shares);
   return out;
 }
 
@@ -175,8 +175,8 @@ bool DrawRows(const PlanRows& plan, const config::Config& cfg, uint32_t nranks, 
   for (const RankRow& row : plan.rows) {
     DrawItem item;
     item.id = std::to_string(row.rank);
-    core::CpuSet::ParseList(row.cpus.c_str(), &item.cpus, &ignored);
-    core::CpuSet::ParseList(row.nodes.c_str(), &item.nodes, &ignored);
+    planner::CpuSet::ParseList(row.cpus.c_str(), &item.cpus, &ignored);
+    planner::CpuSet::ParseList(row.nodes.c_str(), &item.nodes, &ignored);
     item.device = row.device;
     item.error = row.error;
     drawing.items.push_back(std::move(item));
@@ -272,9 +272,9 @@ int CheckPlanArgs(const Args& args, FILE* out, FILE* err, ParsedArgs* parsed) {
 }
 
 /// The request config's typed values make (the policy node when unset).
-core::PrepareRequest RequestOf(config::Config* cfg, const char* const* env) {
+planner::PrepareRequest RequestOf(config::Config* cfg, const char* const* env) {
   if (cfg->policy.text == nullptr) config::ParseVar("NUMABIND_POLICY", "node", cfg, nullptr);
-  core::PrepareRequest request;
+  planner::PrepareRequest request;
   request.topology = cfg->topology;
   request.policy = cfg->policy;
   request.memory = cfg->memory;
@@ -299,9 +299,9 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     return kExitUsage;
   }
 
-  core::PrepareRequest request = RequestOf(&cfg, merged.get());
+  planner::PrepareRequest request = RequestOf(&cfg, merged.get());
   std::string why;
-  core::PlanBasis* basis = core::Prepare(request, &why);
+  plan::PlanBasis* basis = planner::Prepare(request, &why);
   if (basis == nullptr) {
     fprintf(err, "numabind plan: %s\n", !why.empty() ? why.c_str() : "cannot prepare a plan");
     return kExitFailure;

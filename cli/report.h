@@ -33,7 +33,7 @@ struct ReportRank {
   std::string rank, nranks, rank_var, command, pid, entry, inside, message;
   /// The plan as the line says it: what a bound rank was given (its CPUs are what it runs on).
   std::string policy, cpus, nodes, memory, device, device_nodes, share, launcher_cpus;
-  core::CpuSet cpu_set, node_set;  ///< cpus and nodes read (empty when unknown or not bound)
+  planner::CpuSet cpu_set, node_set;  ///< cpus and nodes read (empty when unknown or not bound)
   bool replaced = false;
   /// launcher (bound between fork and exec), self (at start-up), inherited (at start-up, inside the CPUs of
   /// a rank numabind bound: its "inside"), or "-" when not bound.

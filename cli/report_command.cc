@@ -75,10 +75,10 @@ bool Readable(const std::string& path, FILE* err) {
 bool FindFiles(const std::string& arg, const char* const* env, std::vector<std::string>* files,
                std::string* error, FILE* err) {
   struct stat st;
-  if (shim::HasLogPathFields(arg.c_str())) {
+  if (base::HasLogPathFields(arg.c_str())) {
     std::string pattern(arg.size() + 4096, '\0');
-    shim::LogPathFields any{"*", shim::LogJobId(env), "*"};
-    size_t n = shim::ExpandLogPath(arg.c_str(), any, pattern.data(), pattern.size());
+    base::LogPathFields any{"*", base::LogJobId(env), "*"};
+    size_t n = base::ExpandLogPath(arg.c_str(), any, pattern.data(), pattern.size());
     pattern.resize(n);
     glob_t g;
     if (n == 0 || glob(pattern.c_str(), 0, nullptr, &g) != 0) {
@@ -316,7 +316,7 @@ int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err
   if (args_files.empty()) {
     // NUMABIND_LOG_FILE as the library takes it: the environment's, else the site file's (numabind vars).
     const char* file = config::EnvSets(env, config::kVarLogFile)
-                           ? shim::Lookup(env, "NUMABIND_LOG_FILE")
+                           ? base::Lookup(env, "NUMABIND_LOG_FILE")
                            : config::SiteValue(SiteDefaults(env, err), config::kVarLogFile, nullptr);
     if (file == nullptr || *file == '\0') {
       fprintf(err,

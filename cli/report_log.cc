@@ -134,20 +134,20 @@ std::string Get(const LogFields& f, const char* key) {
 
 /// A CPU or node list as a line gives it, checked against the library's largest id: false when it is not
 /// one (a cut line's list, or ids no machine of the library's has).
-bool ParseIds(const std::string& list, uint32_t max_id, core::CpuSet* out) {
+bool ParseIds(const std::string& list, uint32_t max_id, planner::CpuSet* out) {
   std::string err;
-  *out = core::CpuSet();
+  *out = planner::CpuSet();
   if (list.empty() || list == "none") return true;
-  if (list.size() > kMaxListText || !core::CpuSet::ParseList(list.c_str(), out, &err) ||
+  if (list.size() > kMaxListText || !planner::CpuSet::ParseList(list.c_str(), out, &err) ||
       out->Last() > max_id) {
-    *out = core::CpuSet();
+    *out = planner::CpuSet();
     return false;
   }
   return true;
 }
 
-core::CpuSet Set(const std::string& list) {
-  core::CpuSet set;
+planner::CpuSet Set(const std::string& list) {
+  planner::CpuSet set;
   ParseIds(list, config::kMaxCpuId, &set);
   return set;
 }
@@ -184,7 +184,7 @@ void FlagOverlapsOf(ReportHost* h, const std::vector<size_t>& members) {
   std::vector<uint32_t> users(top, 0);
   std::vector<size_t> first(top, kNone), other(top, kNone);  // indices into members
   for (size_t k = 0; k < members.size(); ++k) {
-    const core::CpuSet& s = h->ranks[members[k]].cpu_set;
+    const planner::CpuSet& s = h->ranks[members[k]].cpu_set;
     for (int64_t c = s.First(); c >= 0; c = s.Next(c)) {
       ++users[c];
       if (first[c] == kNone)
@@ -195,7 +195,7 @@ void FlagOverlapsOf(ReportHost* h, const std::vector<size_t>& members) {
   }
   for (size_t k = 0; k < members.size(); ++k) {
     ReportRank& x = h->ranks[members[k]];
-    core::CpuSet both;
+    planner::CpuSet both;
     size_t partner = kNone;
     bool more = false;
     for (int64_t c = x.cpu_set.First(); c >= 0; c = x.cpu_set.Next(c)) {

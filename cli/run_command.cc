@@ -45,7 +45,7 @@ const OptionSpec kRunOptions[] = {
 };
 constexpr size_t kRunOptionCount = sizeof(kRunOptions) / sizeof(kRunOptions[0]);
 
-using shim::kShimFileName;
+using base::kShimFileName;
 
 std::string Dirname(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -185,7 +185,7 @@ std::string ComposePreload(const char* existing, const std::string& lib) {
     size_t end = current.find_first_of(" :", pos);
     if (end == std::string::npos) end = current.size();
     std::string entry = current.substr(pos, end - pos);
-    if (!entry.empty() && (entry == lib || shim::IsShimEntry(entry.data(), entry.size())))
+    if (!entry.empty() && (entry == lib || base::IsShimEntry(entry.data(), entry.size())))
       return current;  // already there
     pos = end + 1;
   }

@@ -180,10 +180,10 @@ Drawing ShowDrawing(const std::vector<ProcInfo>& found) {
   for (const ProcInfo& p : found) {
     DrawItem item;
     item.id = std::to_string(p.pid);
-    core::CpuSet::ParseList(p.cpus.c_str(), &item.cpus, &ignored);  // "?" (unreadable) draws nothing
+    planner::CpuSet::ParseList(p.cpus.c_str(), &item.cpus, &ignored);  // "?" (unreadable) draws nothing
     size_t colon = p.memory.rfind(':');
     if (colon != std::string::npos)
-      core::CpuSet::ParseList(p.memory.c_str() + colon + 1, &item.nodes, &ignored);
+      planner::CpuSet::ParseList(p.memory.c_str() + colon + 1, &item.nodes, &ignored);
     item.details = {p.memory, Cut(p.command, 40)};
     d.items.push_back(std::move(item));
   }

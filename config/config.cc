@@ -18,10 +18,10 @@ constexpr char kPrefix[] = "NUMABIND_";
 constexpr size_t kPrefixLen = sizeof(kPrefix) - 1;
 constexpr size_t kMaxValueShown = 96;
 
-using Msg = core::TextWriter;
+using Msg = base::TextWriter;
 
-size_t Len(const char* s) { return shim::StrLen(s); }
-using shim::StartsWith;
+size_t Len(const char* s) { return base::StrLen(s); }
+using base::StartsWith;
 
 char Upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 

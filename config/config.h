@@ -70,8 +70,8 @@ bool Parse(const char* const* env, Config* out, Error* err);
 bool ParseVar(const char* name, const char* value, Config* out, Error* err);
 
 /// ValueOf(entry, name) and Lookup(env, name): base/env.h's, the one environment lookup.
-using shim::Lookup;
-using shim::ValueOf;
+using base::Lookup;
+using base::ValueOf;
 
 /// What a launcher's local-rank value ("3" in LOCAL_RANK=3) holds.
 enum class RankValue : uint8_t {

@@ -11,7 +11,7 @@
 namespace numabind::config {
 namespace {
 
-bool Eq(const char* a, const char* b) { return shim::StrEq(a, b); }
+bool Eq(const char* a, const char* b) { return base::StrEq(a, b); }
 
 /// Hex digits s[0..n), 1 to max_digits of them.
 bool ParseHex(const char* s, size_t n, size_t max_digits, uint32_t* out) {
@@ -28,7 +28,7 @@ bool ParseHex(const char* s, size_t n, size_t max_digits, uint32_t* out) {
 
 /// The reason of a refusal: base's writer (always NUL-terminated, silently truncating), chainable.
 struct Why {
-  core::TextWriter out;
+  base::TextWriter out;
   Why& Put(const char* s, size_t n = ~size_t{0}) {
     for (size_t i = 0; i < n && s[i] != '\0'; ++i) out.Put(s[i]);
     return *this;
@@ -42,7 +42,7 @@ struct Why {
 /// A Why writing into buf[0..cap), which it empties.
 Why StartWhy(char* buf, size_t cap) {
   if (cap > 0) buf[0] = '\0';
-  return Why{core::TextWriter{buf, cap, 0}};
+  return Why{base::TextWriter{buf, cap, 0}};
 }
 
 constexpr size_t kMaxEntryShown = 40;

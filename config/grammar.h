@@ -18,7 +18,7 @@
 namespace numabind::config {
 
 /// How ranks are given CPUs (NUMABIND_POLICY); names as in `torchrun --numa-binding` where it defines
-/// them. The one policy enum: the planner and the basis (plan/plan_basis.h) use it as core::PolicyKind.
+/// them. The one policy enum: the planner and the basis (plan/plan_basis.h) use it as config::PolicyKind.
 enum class PolicyKind : uint8_t {
   kNode,         ///< every allowed CPU of the rank's NUMA node
   kSocket,       ///< every allowed CPU of the package holding that node

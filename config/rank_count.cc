@@ -63,14 +63,14 @@ void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours, int 
     const char* e = *p;
     ++out->count;
     if (e[0] == 'N') {
-      if (ours != nullptr && n < cap - 1 && shim::StartsWith(e, "NUMABIND_")) ours[n++] = e;
+      if (ours != nullptr && n < cap - 1 && base::StartsWith(e, "NUMABIND_")) ours[n++] = e;
       continue;
     }
     // Most entries fail one of two bit tests (the rank and size variables' and SLURM_*'s first two letters).
     if (!LetterIn(kRankVarLetters, e[0]) || !LetterIn(kRankVarSeconds, e[1])) continue;
     auto take = [e](const char* name, const char** slot) {
       if (*slot == nullptr && name != nullptr) {
-        if (const char* v = ValueOf(e, name)) *slot = v;
+        if (const char* v = base::ValueOf(e, name)) *slot = v;
       }
     };
     for (int i = 0; i < kRankVarCount; ++i) {

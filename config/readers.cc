@@ -10,7 +10,7 @@
 namespace numabind::config {
 namespace {
 
-bool Eq(const char* a, const char* b) { return shim::StrEq(a, b); }
+bool Eq(const char* a, const char* b) { return base::StrEq(a, b); }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
@@ -25,7 +25,7 @@ bool IsVarName(const char* s) {
 
 /// Writes `text` as the reason and fails.
 bool Say(char* why, size_t cap, const char* text) {
-  core::TextWriter w{why, cap, 0};
+  base::TextWriter w{why, cap, 0};
   if (cap > 0) why[0] = '\0';
   w.Str(text);
   return false;
@@ -82,7 +82,7 @@ bool ReadNranks(const char* value, Config* out, char* why, size_t cap) {
     out->nranks = n;
     return true;
   }
-  core::TextWriter w{why, cap, 0};
+  base::TextWriter w{why, cap, 0};
   if (cap > 0) why[0] = '\0';
   w.Str("expected a positive integer up to ");
   w.Uint(kMaxRanks);

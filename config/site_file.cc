@@ -14,14 +14,14 @@
 namespace numabind::config {
 namespace {
 
-using shim::StartsWith;
-using shim::Sys6;
+using base::StartsWith;
+using base::Sys6;
 
 bool Blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 /// "PATH:LINE: " (LINE 0: "PATH: ") then `what` into err.
 void Fail(Error* err, const char* path, uint32_t line, const char* what) {
-  core::TextWriter w{err->text, sizeof(err->text), 0};
+  base::TextWriter w{err->text, sizeof(err->text), 0};
   err->text[0] = '\0';
   w.Str(path);
   if (line != 0) w.Put(':'), w.Uint(line);
@@ -60,10 +60,10 @@ long ReadAll(int fd, SiteFile* site) {
 
 /// "cannot read it (ENAME)" for -errno `n`.
 void CannotRead(Error* err, const char* path, long n) {
-  char name[shim::kErrnoSymbolMax];
+  char name[base::kErrnoSymbolMax];
   Error e;
-  core::TextWriter w{e.text, sizeof(e.text), 0};
-  w.Str("cannot read it (").Str(shim::ErrnoSymbol(static_cast<int>(-n), name)).Str(")");
+  base::TextWriter w{e.text, sizeof(e.text), 0};
+  w.Str("cannot read it (").Str(base::ErrnoSymbol(static_cast<int>(-n), name)).Str(")");
   Fail(err, path, 0, e.text);
 }
 
@@ -73,7 +73,7 @@ bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* e
   while (*eq != '\0' && *eq != '=') ++eq;
   if (!StartsWith(s, "NUMABIND_") || *eq != '=') {
     Error e;
-    core::TextWriter w{e.text, sizeof(e.text), 0};
+    base::TextWriter w{e.text, sizeof(e.text), 0};
     w.Str(s).Str(": expected NUMABIND_NAME=value (no quotes, no export; comments on lines of their own)");
     Fail(err, path, line, e.text);
     return false;
@@ -81,14 +81,14 @@ bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* e
   int id = FindVar(s, static_cast<size_t>(eq - s));
   Error e;
   if (id == kVarConfigFile || id == kVarBound) {
-    core::TextWriter w{e.text, sizeof(e.text), 0};
+    base::TextWriter w{e.text, sizeof(e.text), 0};
     w.Str(s).Str(id == kVarBound ? ": set by numabind only" : ": read from the environment only");
     Fail(err, path, line, e.text);
     return false;
   }
   for (int i = 0; id >= 0 && i < site->count; ++i) {
     if (FindVar(site->entries[i], static_cast<size_t>(eq - s)) != id) continue;
-    core::TextWriter w{e.text, sizeof(e.text), 0};
+    base::TextWriter w{e.text, sizeof(e.text), 0};
     w.Str(s).Str(": already set on line ").Uint(site->lines[i]);
     Fail(err, path, line, e.text);
     return false;
@@ -110,23 +110,23 @@ bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* e
 }  // namespace
 
 const char* SiteFilePath(const char* const* env) {
-  const char* v = Lookup(env, "NUMABIND_CONFIG_FILE");
+  const char* v = base::Lookup(env, "NUMABIND_CONFIG_FILE");
   if (v == nullptr || *v == '\0') return kSiteFilePath;
-  return shim::StrEq(v, "none") ? nullptr : v;
+  return base::StrEq(v, "none") ? nullptr : v;
 }
 
 int OpenSiteFile(const char* path, Error* err) {
   err->text[0] = '\0';
   // Non-blocking, as the log file is opened: a FIFO here would hang every rank's open() before main. For a
   // regular file the flag changes nothing.
-  int fd = shim::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  int fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd == -ENOENT || fd == -ENOTDIR) return -1;
   if (fd < 0) {
     CannotRead(err, path, fd);
     return -2;
   }
   struct stat st {};  // filled by a raw call the analyzer cannot see into
-  if (shim::Fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (base::Fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     Sys6(SYS_close, fd);
     Fail(err, path, 0, "not a regular file");
     return -2;
@@ -198,7 +198,7 @@ bool ParseSiteText(const char* path, size_t n, SiteFile* site, Error* err) {
 const char* SiteValue(const SiteFile& site, int id, uint32_t* line) {
   if (id < 0 || id >= kVarCount) return nullptr;
   for (int i = 0; i < site.count; ++i) {
-    if (const char* v = ValueOf(site.entries[i], kVarNames[id])) {
+    if (const char* v = base::ValueOf(site.entries[i], kVarNames[id])) {
       if (line != nullptr) *line = site.lines[i];
       return v;
     }
@@ -207,7 +207,7 @@ const char* SiteValue(const SiteFile& site, int id, uint32_t* line) {
 }
 
 bool EnvSets(const char* const* env, int id) {
-  const char* v = Lookup(env, kVarNames[id]);
+  const char* v = base::Lookup(env, kVarNames[id]);
   return v != nullptr && (*v != '\0' || ReadsEmpty(id));
 }
 

@@ -62,10 +62,10 @@ OneDevice FindOneDevice(const char* const* env) {
   const char* cuda_name = kPlannerVars[kCudaVisibleDevices];
   const char* rocr_name = kPlannerVars[kRocrVisibleDevices];
   const char* hip_name = kPlannerVars[kHipVisibleDevices];
-  const char* cuda = Lookup(env, cuda_name);
+  const char* cuda = base::Lookup(env, cuda_name);
   if (cuda != nullptr) d.nvidia = OneOf(cuda, nullptr, 0), d.nvidia_var = cuda_name;
-  const char* rocr = Lookup(env, rocr_name);
-  const char* hip = Lookup(env, hip_name);
+  const char* rocr = base::Lookup(env, rocr_name);
+  const char* hip = base::Lookup(env, hip_name);
   if (hip == nullptr) {
     if (rocr != nullptr) d.amd = OneOf(rocr, nullptr, 0), d.amd_var = rocr_name;
     return d;

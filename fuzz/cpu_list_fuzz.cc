@@ -13,7 +13,7 @@
 
 namespace {
 
-using numabind::core::CpuSet;
+using numabind::planner::CpuSet;
 
 void CheckHex(const CpuSet& set, const std::string& input) {
   CpuSet again;
@@ -46,12 +46,12 @@ void CheckSet(const CpuSet& set, const std::string& input) {
 
   // The child-side formatter: the same text, and the length it reports when the buffer is too small.
   std::string buf(list.size() + 1, '\xff');
-  size_t need = numabind::core::FormatBitList(set.Words(), set.WordCount(), &buf[0], buf.size());
+  size_t need = numabind::plan::FormatBitList(set.Words(), set.WordCount(), &buf[0], buf.size());
   FUZZ_CHECK(need == list.size() && buf.c_str() == list, "input \"%s\": FormatBitList \"%s\", ToList \"%s\"",
              input.c_str(), buf.c_str(), list.c_str());
   if (!list.empty()) {
     char small[8];
-    need = numabind::core::FormatBitList(set.Words(), set.WordCount(), small, sizeof(small));
+    need = numabind::plan::FormatBitList(set.Words(), set.WordCount(), small, sizeof(small));
     FUZZ_CHECK(need == list.size() && list.compare(0, std::string(small).size(), small) == 0,
                "input \"%s\": truncated FormatBitList \"%s\"", input.c_str(), small);
   }

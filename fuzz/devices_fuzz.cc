@@ -4,8 +4,8 @@
 // request, planner/request.cc and planner/devices.cc).
 // Beyond not crashing: a normalized bus id has the form dddd:bb:dd.f and normalizes to itself; the list
 // keeps one id per entry, in order; a rejected value gets a reason naming the variable; and the library's
-// check (config::Parse) and the planner's request (core::RequestFromText, then DeviceSpecOf) accept exactly
-// the same values.
+// check (config::Parse) and the planner's request (planner::RequestFromText, then DeviceSpecOf) accept
+// exactly the same values.
 
 #include <string>
 
@@ -38,19 +38,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* in = text.c_str();
 
   std::string id;
-  if (numabind::core::NormalizeBusId(text, &id)) {
+  if (numabind::planner::NormalizeBusId(text, &id)) {
     FUZZ_CHECK(IsNormalized(id), "bus id \"%s\" normalized to \"%s\"", in, id.c_str());
     std::string again;
-    FUZZ_CHECK(numabind::core::NormalizeBusId(id, &again) && again == id, "\"%s\" -> \"%s\" -> \"%s\"", in,
+    FUZZ_CHECK(numabind::planner::NormalizeBusId(id, &again) && again == id, "\"%s\" -> \"%s\" -> \"%s\"", in,
                id.c_str(), again.c_str());
   }
 
-  numabind::core::DeviceSpec spec;
+  numabind::planner::DeviceSpec spec;
   std::string err;
-  numabind::core::PrepareRequest request;
-  bool ok = numabind::core::RequestFromText("node", nullptr, in, &request, &err);
-  if (ok) spec = numabind::core::DeviceSpecOf(request.devices);
-  if (ok && spec.mode == numabind::core::DeviceMode::kList) {
+  numabind::planner::PrepareRequest request;
+  bool ok = numabind::planner::RequestFromText("node", nullptr, in, &request, &err);
+  if (ok) spec = numabind::planner::DeviceSpecOf(request.devices);
+  if (ok && spec.mode == numabind::config::DeviceMode::kList) {
     size_t entries = 1;
     for (char c : text) entries += c == ',';
     FUZZ_CHECK(spec.bus_ids.size() == entries, "NUMABIND_DEVICES=\"%s\": %zu ids", in, spec.bus_ids.size());

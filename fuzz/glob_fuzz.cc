@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> lines = numabind::fuzz::Lines(data, size);
   const std::string& pattern = lines[0];
   const std::string text = lines.size() > 1 ? lines[1] : pattern;
-  bool got = numabind::shim::GlobMatch(pattern.c_str(), text.c_str());
+  bool got = numabind::base::GlobMatch(pattern.c_str(), text.c_str());
 
   if (pattern.find("[:") == std::string::npos && pattern.find("[=") == std::string::npos &&
       pattern.find("[.") == std::string::npos && !OutsidePosix(pattern)) {
@@ -52,8 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                text.c_str(), got, want);
   }
   if (pattern.find_first_of("*?[\\") == std::string::npos)
-    FUZZ_CHECK(numabind::shim::GlobMatch(pattern.c_str(), pattern.c_str()), "\"%s\" does not match itself",
+    FUZZ_CHECK(numabind::base::GlobMatch(pattern.c_str(), pattern.c_str()), "\"%s\" does not match itself",
                pattern.c_str());
-  FUZZ_CHECK(numabind::shim::GlobMatch("*", text.c_str()), "\"*\" does not match \"%s\"", text.c_str());
+  FUZZ_CHECK(numabind::base::GlobMatch("*", text.c_str()), "\"*\" does not match \"%s\"", text.c_str());
   return 0;
 }

@@ -22,9 +22,9 @@
 
 namespace {
 
-using numabind::core::PlanBasis;
-using numabind::core::PlanSlot;
-using numabind::core::RankPlan;
+using numabind::plan::PlanBasis;
+using numabind::plan::PlanSlot;
+using numabind::plan::RankPlan;
 
 // The shim's storage for one rank's sets: 128 CPU words, 64 node words.
 using numabind::config::kMaxCpuWords;
@@ -41,7 +41,7 @@ void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, ui
   RankPlan plan;
   plan.cpus = cpus.data();
   plan.nodes = nodes.data();
-  bool ok = numabind::core::ComputeRankPlan(b, rank, nranks, &plan);
+  bool ok = numabind::plan::ComputeRankPlan(b, rank, nranks, &plan);
   FUZZ_CHECK(strnlen(plan.error, sizeof(plan.error)) < sizeof(plan.error), "error not terminated");
   if (!ok) {
     FUZZ_CHECK(plan.error[0] != '\0' && strchr(plan.error, '\n') == nullptr, "rank %u of %u: reason \"%s\"",
@@ -49,7 +49,7 @@ void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, ui
     return;
   }
   FUZZ_CHECK(plan.error[0] == '\0', "rank %u placed with error \"%s\"", rank, plan.error);
-  FUZZ_CHECK(numabind::core::CountBits(cpus.data(), b.cpu_words) > 0, "rank %u of %u: no CPUs", rank, nranks);
+  FUZZ_CHECK(numabind::plan::CountBits(cpus.data(), b.cpu_words) > 0, "rank %u of %u: no CPUs", rank, nranks);
   // Which slot: the one whose label the plan points at.
   const PlanSlot* slot = nullptr;
   for (uint32_t s = 0; s < b.slot_count && slot == nullptr; ++s)
@@ -74,7 +74,7 @@ void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, ui
     last = s + plan.device_count;
   }
   // auto gives the nodes of the rank's CPUs, within its slots' (plan/plan_auto.h); the others the slot's.
-  bool is_auto = b.policy == numabind::core::PolicyKind::kAuto;
+  bool is_auto = b.policy == numabind::config::PolicyKind::kAuto;
   for (uint32_t w = 0; w < b.node_words; ++w) {
     uint64_t slots_w = 0;
     for (uint32_t t = first; t < last; ++t)
@@ -90,15 +90,15 @@ void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, ui
     FUZZ_CHECK((cpus[w] & ~units[w]) == 0, "rank %u of %u: CPUs outside its slots' units", rank, nranks);
   // NUMABIND_EXPORT's entries from this plan (the block's sibling rings): sized, then built whole into a
   // buffer of that size (at most kRankEnvMax), each entry inside it and terminated.
-  numabind::core::RankEnv env;
+  numabind::plan::RankEnv env;
   uint8_t all = numabind::config::kExportOmp | numabind::config::kExportGpu | numabind::config::kExportNic;
   for (uint8_t exports : {all, static_cast<uint8_t>(all | numabind::config::kExportOmpCpus)}) {
-    size_t need = numabind::core::BuildRankEnv(b, plan, exports, nullptr, nullptr, 0, &env);
-    size_t cap = need < numabind::core::kRankEnvMax ? need : numabind::core::kRankEnvMax;
+    size_t need = numabind::plan::BuildRankEnv(b, plan, exports, nullptr, nullptr, 0, &env);
+    size_t cap = need < numabind::plan::kRankEnvMax ? need : numabind::plan::kRankEnvMax;
     std::vector<char> buf(cap + 1, 'x');
-    FUZZ_CHECK(numabind::core::BuildRankEnv(b, plan, exports, nullptr, buf.data(), cap, &env) == need,
+    FUZZ_CHECK(numabind::plan::BuildRankEnv(b, plan, exports, nullptr, buf.data(), cap, &env) == need,
                "rank %u: export size changed", rank);
-    FUZZ_CHECK(buf[cap] == 'x' && env.count <= numabind::core::kRankEnvEntries, "rank %u: exports overflow",
+    FUZZ_CHECK(buf[cap] == 'x' && env.count <= numabind::plan::kRankEnvEntries, "rank %u: exports overflow",
                rank);
     for (int i = 0; i < env.count; ++i)
       FUZZ_CHECK(Inside(env.entries[i], strlen(env.entries[i]) + 1, buf.data(), cap), "rank %u: entry", rank);
@@ -109,29 +109,29 @@ void Place(const PlanBasis& b, const void* block, size_t size, uint32_t rank, ui
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  numabind::core::BasisFrameHeader header;
+  numabind::plan::BasisFrameHeader header;
   if (size < sizeof(header)) return 0;
   memcpy(&header, data, sizeof(header));
   size_t length = size - sizeof(header);
-  if (memcmp(header.tag, numabind::core::kBasisTag, sizeof(header.tag)) != 0 || header.length != length)
+  if (memcmp(header.tag, numabind::plan::kBasisTag, sizeof(header.tag)) != 0 || header.length != length)
     return 0;
   // The shim reads into page-aligned memory; malloc's 16-byte alignment is enough for the block, and a copy
   // of exactly `length` bytes lets ASan see any read past it.
   void* block = malloc(length ? length : 1);
   if (length > 0) memcpy(block, data + sizeof(header), length);
-  if (numabind::core::BasisFromOffsets(block, length)) {
+  if (numabind::plan::BasisFromOffsets(block, length)) {
     const PlanBasis& b = *static_cast<const PlanBasis*>(block);
     FUZZ_CHECK(b.total_bytes == length, "total_bytes %llu", static_cast<unsigned long long>(b.total_bytes));
     FUZZ_CHECK(Inside(b.slots, sizeof(PlanSlot) * b.slot_count, block, length) &&
                    Inside(b.slot_nodes, 8ull * b.slot_count * b.node_words, block, length) &&
                    Inside(b.unit_cpus, 8ull * b.unit_count * b.cpu_words, block, length) &&
-                   Inside(b.nic_sets, sizeof(numabind::core::PlanNicSet) * b.nic_set_count, block, length) &&
+                   Inside(b.nic_sets, sizeof(numabind::plan::PlanNicSet) * b.nic_set_count, block, length) &&
                    Inside(b.nic_ranges, 4ull * b.nic_range_count, block, length) &&
                    Inside(b.nic_text, b.nic_text_bytes, block, length),
                "arrays outside the block");
     FUZZ_CHECK(strnlen(b.policy_text, sizeof(b.policy_text)) < sizeof(b.policy_text), "policy_text");
     FUZZ_CHECK(strnlen(b.memory_text, sizeof(b.memory_text)) < sizeof(b.memory_text), "memory_text");
-    numabind::core::MemoryName(b.memory);
+    numabind::config::MemoryName(b.memory);
     if (b.cpu_words <= kMaxCpuWords && b.node_words <= kMaxNodeWords) {
       // Ranks below, at and beyond the slots, with the count unknown, smaller, equal and larger; the
       // largest rank numabind accepts (1 << 20, config's NUMABIND_NRANKS cap) minus one.

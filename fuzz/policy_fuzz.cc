@@ -17,22 +17,22 @@
 
 namespace {
 
-using numabind::core::CpuSet;
-using numabind::core::Policy;
-using numabind::core::PolicyKind;
+using numabind::config::PolicyKind;
+using numabind::planner::CpuSet;
+using numabind::planner::Policy;
 
 bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
 
 bool ParsePolicy(const char* text, Policy* out, std::string* err) {
-  numabind::core::PrepareRequest request;
-  if (!numabind::core::RequestFromText(text, nullptr, nullptr, &request, err)) return false;
-  *out = numabind::core::ExpandPolicy(request.policy);
+  numabind::planner::PrepareRequest request;
+  if (!numabind::planner::RequestFromText(text, nullptr, nullptr, &request, err)) return false;
+  *out = numabind::planner::ExpandPolicy(request.policy);
   return true;
 }
 
-bool ParseMemory(const char* text, numabind::core::MemoryKind* out, std::string* err) {
-  numabind::core::PrepareRequest request;
-  if (!numabind::core::RequestFromText("node", text, nullptr, &request, err)) return false;
+bool ParseMemory(const char* text, numabind::config::MemoryKind* out, std::string* err) {
+  numabind::planner::PrepareRequest request;
+  if (!numabind::planner::RequestFromText("node", text, nullptr, &request, err)) return false;
   *out = request.memory;
   return true;
 }
@@ -86,10 +86,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(config_ok == ok, "NUMABIND_POLICY=\"%s\": config says %s, core says %s", in,
                config_ok ? "ok" : config_err.text, ok ? "ok" : err.c_str());
 
-  numabind::core::MemoryKind memory;
+  numabind::config::MemoryKind memory;
   err.clear();
   if (ParseMemory(in, &memory, &err)) {
-    const char* name = numabind::core::MemoryName(memory);
+    const char* name = numabind::config::MemoryName(memory);
     FUZZ_CHECK(text.find(name) != std::string::npos || text.find_first_not_of(" \t\n") == std::string::npos,
                "NUMABIND_MEMORY=\"%s\" parsed as %s", in, name);
   } else {

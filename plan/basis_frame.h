@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-namespace numabind::core {
+namespace numabind::plan {
 
 struct BasisFrameHeader {
   char tag[8];      ///< kBasisTag or kErrorTag
@@ -24,6 +24,6 @@ inline constexpr char kBasisLayoutVersion = '4';
 inline constexpr char kBasisTag[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', kBasisLayoutVersion};
 inline constexpr char kErrorTag[8] = {'N', 'B', 'E', 'R', 'R', 'O', 'R', '1'};
 
-}  // namespace numabind::core
+}  // namespace numabind::plan
 
 #endif  // NUMABIND_PLAN_BASIS_FRAME_H_

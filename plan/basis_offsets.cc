@@ -8,7 +8,7 @@
 
 #include "plan/plan_basis.h"
 
-namespace numabind::core {
+namespace numabind::plan {
 namespace {
 
 // Terminates a text field of a received block and turns control characters into '?': the texts go into
@@ -39,8 +39,8 @@ bool BasisFromOffsets(void* block, size_t size) {
   // The enums and the bool are read as bytes first: loading a bool or enum that holds another value is
   // undefined behaviour (found by fuzz/plan_basis_fuzz.cc).
   const uint8_t* raw = static_cast<const uint8_t*>(block);
-  if (raw[offsetof(PlanBasis, policy)] > static_cast<uint8_t>(PolicyKind::kAuto) ||
-      raw[offsetof(PlanBasis, memory)] > static_cast<uint8_t>(MemoryKind::kInterleave) ||
+  if (raw[offsetof(PlanBasis, policy)] > static_cast<uint8_t>(config::PolicyKind::kAuto) ||
+      raw[offsetof(PlanBasis, memory)] > static_cast<uint8_t>(config::MemoryKind::kInterleave) ||
       raw[offsetof(PlanBasis, spread_in_blocks)] > 1) {
     return false;
   }
@@ -65,7 +65,7 @@ bool BasisFromOffsets(void* block, size_t size) {
   if (!NicsFromOffsets(block, size)) return false;
   // auto reads three domain words per unit; other policies none.
   uintptr_t domains = reinterpret_cast<uintptr_t>(b->unit_domains);
-  bool is_auto = raw[offsetof(PlanBasis, policy)] == static_cast<uint8_t>(PolicyKind::kAuto);
+  bool is_auto = raw[offsetof(PlanBasis, policy)] == static_cast<uint8_t>(config::PolicyKind::kAuto);
   if (is_auto ? !inside(domains, static_cast<uint64_t>(b->unit_count) * 3, sizeof(uint32_t)) : domains != 0)
     return false;
   for (uint32_t i = 0; i < b->slot_count; ++i) {
@@ -93,4 +93,4 @@ bool BasisFromOffsets(void* block, size_t size) {
   return true;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::plan

@@ -2,7 +2,7 @@
 
 #include "plan/device_rank.h"
 
-namespace numabind::core {
+namespace numabind::plan {
 
 bool DeviceRank(const PlanBasis& basis, const config::OneDevice& d, uint32_t* rank, uint32_t* nranks) {
   if (d.nvidia == config::OneDevice::kSeveral || d.amd == config::OneDevice::kSeveral) return false;
@@ -18,4 +18,4 @@ bool DeviceRank(const PlanBasis& basis, const config::OneDevice& d, uint32_t* ra
   return found == 1;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::plan

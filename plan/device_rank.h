@@ -12,7 +12,7 @@
 #include "config/visible_devices.h"
 #include "plan/plan_basis.h"
 
-namespace numabind::core {
+namespace numabind::plan {
 
 /// The rank of the one device `d` names among `basis`'s device slots (a basis planned over every device:
 /// rank r drives slot r), and the rank count, the number of slots. False when `d` names no device, when no
@@ -20,6 +20,6 @@ namespace numabind::core {
 /// variable): then the process is no rank.
 bool DeviceRank(const PlanBasis& basis, const config::OneDevice& d, uint32_t* rank, uint32_t* nranks);
 
-}  // namespace numabind::core
+}  // namespace numabind::plan
 
 #endif  // NUMABIND_PLAN_DEVICE_RANK_H_

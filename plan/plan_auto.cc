@@ -5,7 +5,7 @@
 
 #include "plan/plan_auto.h"
 
-namespace numabind::core {
+namespace numabind::plan {
 
 namespace {
 
@@ -288,7 +288,7 @@ void PlaceAuto(const PlanBasis& b, const PlanSlot& slot, uint64_t index, uint64_
 
 // Child-safe: pure arithmetic.
 bool AutoDeviceBlock(const PlanBasis& b, uint32_t rank, uint32_t n, uint32_t* first, uint32_t* count) {
-  if (b.policy != PolicyKind::kAuto || b.spread_in_blocks || b.slot_count == 0 || n == 0 ||
+  if (b.policy != config::PolicyKind::kAuto || b.spread_in_blocks || b.slot_count == 0 || n == 0 ||
       n >= b.slot_count || b.slots[0].device[0] == '\0')
     return false;
   uint64_t f, len;
@@ -323,4 +323,4 @@ void PlaceAutoBlock(const PlanBasis& b, uint32_t first, uint32_t count, uint32_t
         out->nodes[w] |= b.slot_nodes[static_cast<uint64_t>(t) * b.node_words + w];
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::plan

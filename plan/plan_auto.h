@@ -29,7 +29,7 @@
 
 #include "plan/plan_basis.h"
 
-namespace numabind::core {
+namespace numabind::plan {
 
 /// Places rank `index` of the `count` ranks of `slot`'s group: ORs its CPUs into out->cpus, sets
 /// out->nodes to its CPUs' nodes (within the slot's nodes) and out->share. count >= 1, index < count.
@@ -55,6 +55,6 @@ size_t FormatAutoShare(const PlanBasis& basis, const AutoShare& share, char* buf
 /// Child-safe.
 const char* CacheName(const PlanBasis& basis);
 
-}  // namespace numabind::core
+}  // namespace numabind::plan
 
 #endif  // NUMABIND_PLAN_PLAN_AUTO_H_

@@ -6,7 +6,7 @@
 #include "base/text_writer.h"
 #include "plan/plan_auto.h"
 
-namespace numabind::core {
+namespace numabind::plan {
 
 // Child-safe: returns a string literal.
 const char* CacheName(const PlanBasis& basis) {
@@ -22,7 +22,7 @@ const char* CacheName(const PlanBasis& basis) {
 namespace {
 
 // " of node N", or " outside every node" for CPUs that have none (kNoNode in AddAutoUnits). Child-safe.
-void OfNode(TextWriter* w, uint32_t node) {
+void OfNode(base::TextWriter* w, uint32_t node) {
   if (node == 0xffffffffu) {
     w->Str(" outside every node");
     return;
@@ -34,7 +34,7 @@ void OfNode(TextWriter* w, uint32_t node) {
 
 // Child-safe: writes only into buf.
 size_t FormatAutoShare(const PlanBasis& basis, const AutoShare& s, char* buf, size_t cap) {
-  TextWriter w{buf, cap, 0};
+  base::TextWriter w{buf, cap, 0};
   if (cap > 0) buf[0] = '\0';
   switch (s.grain) {
     case AutoGrain::kNodes:
@@ -64,4 +64,4 @@ size_t FormatAutoShare(const PlanBasis& basis, const AutoShare& s, char* buf, si
   return w.len;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::plan

@@ -11,11 +11,11 @@
 #include "base/text_writer.h"
 #include "plan/plan_auto.h"
 
-namespace numabind::core {
+namespace numabind::plan {
 
 namespace {
 
-using Writer = TextWriter;
+using Writer = base::TextWriter;
 
 // Child-safe: pure arithmetic.
 uint32_t PopCount(uint64_t w) {
@@ -180,11 +180,11 @@ bool PlaceCpus(const PlanBasis& basis, uint32_t s, uint32_t block, uint32_t rank
   const PlanSlot& slot = basis.slots[s];
   const uint64_t* units = basis.unit_cpus + static_cast<uint64_t>(slot.first_unit) * basis.cpu_words;
   switch (basis.policy) {
-    case PolicyKind::kExclusive:
-    case PolicyKind::kCoreComplex:
-    case PolicyKind::kAuto: {
+    case config::PolicyKind::kExclusive:
+    case config::PolicyKind::kCoreComplex:
+    case config::PolicyKind::kAuto: {
       uint64_t index, count;
-      if (basis.policy == PolicyKind::kAuto) {
+      if (basis.policy == config::PolicyKind::kAuto) {
         if (block > 0) {
           PlaceAutoBlock(basis, s, block, rank, n, out);
         } else {
@@ -196,16 +196,16 @@ bool PlaceCpus(const PlanBasis& basis, uint32_t s, uint32_t block, uint32_t rank
       // exclusive and core-complex order the group's ranks by rank, as torch.
       IndexAmong(
           basis, rank, n, [&](const PlanSlot& t) { return t.group == slot.group; }, &index, &count);
-      if (basis.policy == PolicyKind::kCoreComplex) {
+      if (basis.policy == config::PolicyKind::kCoreComplex) {
         OrWords(out->cpus, units + (index % slot.unit_count) * basis.cpu_words, basis.cpu_words);
         return true;
       }
       return PlaceExclusive(basis, slot, units, rank, index, count, out);
     }
-    case PolicyKind::kNode:
-    case PolicyKind::kSocket:
-    case PolicyKind::kCpuMap:
-    case PolicyKind::kNodeMap: OrWords(out->cpus, units, basis.cpu_words); return true;
+    case config::PolicyKind::kNode:
+    case config::PolicyKind::kSocket:
+    case config::PolicyKind::kCpuMap:
+    case config::PolicyKind::kNodeMap: OrWords(out->cpus, units, basis.cpu_words); return true;
   }
   return true;
 }
@@ -285,4 +285,4 @@ bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, Ran
   return false;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::plan

@@ -21,7 +21,7 @@
 
 #include "config/grammar.h"
 
-namespace numabind::core {
+namespace numabind::plan {
 
 /// PCI vendor ids of the accelerators numabind knows (the planner finds them, rank_env names their
 /// variables).
@@ -74,8 +74,8 @@ struct PlanNicSet {
 /// Everything ComputeRankPlan needs; built by PreparePlanBasis as one self-contained allocation, so a
 /// forked child reads it at the same address and a vfork child only reads it.
 struct PlanBasis {
-  PolicyKind policy;
-  MemoryKind memory;
+  config::PolicyKind policy;
+  config::MemoryKind memory;
   /// True when ranks are spread over slots in contiguous blocks (no devices, not a map): rank r of n goes
   /// to slot floor(r * slot_count / n). Otherwise slot = r mod slot_count.
   bool spread_in_blocks;
@@ -128,7 +128,7 @@ struct AutoShare {
 struct RankPlan {
   uint64_t* cpus;
   uint64_t* nodes;
-  MemoryKind memory;
+  config::MemoryKind memory;
   const char* device;      ///< points into the basis; "" without devices
   const char* label;       ///< points into the basis
   uint32_t device_vendor;  ///< the slot's (PlanSlot::device_vendor)
@@ -184,6 +184,6 @@ bool NicsFromOffsets(void* block, size_t size);
 /// Number of set bits. Child-safe.
 uint32_t CountBits(const uint64_t* words, uint32_t nwords);
 
-}  // namespace numabind::core
+}  // namespace numabind::plan
 
 #endif  // NUMABIND_PLAN_PLAN_BASIS_H_

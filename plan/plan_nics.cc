@@ -6,7 +6,7 @@
 
 #include "plan/plan_basis.h"
 
-namespace numabind::core {
+namespace numabind::plan {
 
 // Child-safe: pure arithmetic on the basis, returns a pointer into it (or a literal).
 const char* PickNics(const PlanBasis& basis, int32_t set, uint64_t index, uint64_t count) {
@@ -83,4 +83,4 @@ bool NicsFromOffsets(void* block, size_t size) {
   return true;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::plan

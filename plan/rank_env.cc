@@ -9,7 +9,7 @@
 #include "base/text.h"
 #include "config/grammar.h"
 
-namespace numabind::core {
+namespace numabind::plan {
 namespace {
 
 /// The longest ring of SMT siblings walked (POWER has 8 threads per core); a longer one is malformed.
@@ -17,7 +17,7 @@ constexpr int kMaxSiblings = 64;
 /// How much of a user's value a note quotes.
 constexpr size_t kQuoted = 40;
 
-using shim::Lookup;  // base/env.h
+using base::Lookup;  // base/env.h
 
 // Child-safe: bit c of a CPU set.
 bool Has(const uint64_t* words, uint32_t nwords, uint32_t c) {
@@ -44,8 +44,8 @@ struct Builder {
   }
   // Child-safe: decimal digits.
   void Num(uint64_t v) {
-    char d[shim::kDecimalMax];
-    shim::FormatDecimal(v, d);
+    char d[base::kDecimalMax];
+    base::FormatDecimal(v, d);
     Str(d);
   }
   // Child-safe: ends the current entry; keeps it when it fitted, else says so in the note.
@@ -71,8 +71,8 @@ void Builder::End(const char* name) {
     out->entries[out->count++] = buf + at;
     at += len;
   } else if (cap > 0) {
-    char number[shim::kDecimalMax];
-    shim::FormatDecimal(len, number);
+    char number[base::kDecimalMax];
+    base::FormatDecimal(len, number);
     Note(name, " needs ", number, " bytes, more than numabind exports: not set");
   }
   len = 0;
@@ -234,4 +234,4 @@ bool RankEnvReplaces(const RankEnv& env, const char* old) {
   return false;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::plan

@@ -23,7 +23,7 @@
 
 #include "plan/plan_basis.h"
 
-namespace numabind::core {
+namespace numabind::plan {
 
 /// The most bytes of exported entries a rank gets (the shim builds them in a mapping); an entry that
 /// would not fit is left out with a note, and the rank is bound as usual.
@@ -52,6 +52,6 @@ size_t BuildRankEnv(const PlanBasis& basis, const RankPlan& plan, uint8_t export
 /// CUDA_VISIBLE_DEVICES replaces the list it was taken from). Child-safe.
 bool RankEnvReplaces(const RankEnv& env, const char* old);
 
-}  // namespace numabind::core
+}  // namespace numabind::plan
 
 #endif  // NUMABIND_PLAN_RANK_ENV_H_

@@ -8,7 +8,7 @@
 #include "config/grammar.h"
 #include "plan/plan_basis.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 namespace {
 
@@ -60,7 +60,7 @@ void CpuSet::Clear(uint32_t i) {
 
 bool CpuSet::Has(uint32_t i) const { return i / 64 < words_.size() && ((words_[i / 64] >> (i % 64)) & 1); }
 
-uint32_t CpuSet::Count() const { return CountBits(words_.data(), WordCount()); }
+uint32_t CpuSet::Count() const { return plan::CountBits(words_.data(), WordCount()); }
 
 bool CpuSet::Empty() const {
   for (uint64_t w : words_)
@@ -161,10 +161,10 @@ void CpuSet::CopyTo(uint64_t* out, uint32_t nwords) const {
 
 std::string CpuSet::ToList() const {
   char small[256];
-  size_t need = FormatBitList(words_.data(), WordCount(), small, sizeof small);
+  size_t need = plan::FormatBitList(words_.data(), WordCount(), small, sizeof small);
   if (need < sizeof small) return std::string(small, need);
   std::string s(need + 1, '\0');
-  FormatBitList(words_.data(), WordCount(), &s[0], s.size());
+  plan::FormatBitList(words_.data(), WordCount(), &s[0], s.size());
   s.resize(need);
   return s;
 }
@@ -270,4 +270,4 @@ bool CpuSet::ParseHex(const char* text, CpuSet* out, std::string* err) {
   return true;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

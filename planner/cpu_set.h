@@ -18,7 +18,7 @@
 
 #include "config/limits.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 class CpuSet {
  public:
@@ -94,6 +94,6 @@ class CpuSet {
 /// NUMA node sets have the same representation.
 using NodeSet = CpuSet;
 
-}  // namespace numabind::core
+}  // namespace numabind::planner
 
 #endif  // NUMABIND_PLANNER_CPU_SET_H_

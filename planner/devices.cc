@@ -13,7 +13,7 @@
 #include "config/visible_devices.h"
 #include "plan/plan_basis.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 namespace {
 
@@ -76,17 +76,17 @@ DeviceSpec DeviceSpecOf(const config::Devices& devices) {
 bool IsAccelerator(const PciDevice& d) {
   uint32_t base = d.class_id >> 8;
   switch (d.vendor) {
-    case kPciNvidia:  // GPUs are VGA (0x0300) or 3D (0x0302) controllers; NVSwitch is a bridge.
+    case plan::kPciNvidia:  // GPUs are VGA (0x0300) or 3D (0x0302) controllers; NVSwitch is a bridge.
       return d.class_id == 0x0300 || d.class_id == 0x0302;
-    case kPciAmd:  // Instinct: display-other (0x0380) or processing accelerator (0x12xx); MI50/MI60 (Vega 20)
-                   // report VGA (0x0300), as does a server's management VGA (ES1000 and kin): evidence
-                   // decides.
+    case plan::kPciAmd:  // Instinct: display-other (0x0380) or processing accelerator (0x12xx); MI50/MI60
+                         // (Vega 20) report VGA (0x0300), as does a server's management VGA (ES1000 and kin):
+                         // evidence decides.
       return d.class_id == 0x0380 || base == 0x12 || (d.class_id == 0x0300 && ComputeEvidence(d));
-    case kPciIntel:  // Data Center GPU Max/Flex: 0x0380 / 0x0302; a VGA (0x0300) is integrated graphics
-                     // unless evidence says it is a discrete GPU.
+    case plan::kPciIntel:  // Data Center GPU Max/Flex: 0x0380 / 0x0302; a VGA (0x0300) is integrated graphics
+                           // unless evidence says it is a discrete GPU.
       return d.class_id == 0x0380 || d.class_id == 0x0302 || base == 0x12 ||
              (d.class_id == 0x0300 && ComputeEvidence(d));
-    case kPciHabana:  // Gaudi: every function it exposes is the accelerator.
+    case plan::kPciHabana:  // Gaudi: every function it exposes is the accelerator.
       return true;
     case 0x1e52:  // Tenstorrent
     case 0x17cb:  // Qualcomm Cloud AI
@@ -111,8 +111,8 @@ void DropFarDevices(const Topology& topo, std::vector<PciDevice>* devices) {
 bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* const* env,
                    std::vector<PciDevice>* out, std::string* err) {
   out->clear();
-  if (spec.mode == DeviceMode::kNone) return true;
-  if (spec.mode == DeviceMode::kList) {
+  if (spec.mode == config::DeviceMode::kNone) return true;
+  if (spec.mode == config::DeviceMode::kList) {
     bool pci_known = topo.io_loaded && !topo.pci.empty();
     for (const std::string& id : spec.bus_ids) {
       const PciDevice* found = nullptr;
@@ -145,8 +145,8 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
     return x.func < y.func;
   });
   for (const PciDevice& d : all) {
-    if (d.vendor == kPciNvidia) nvidia.push_back(d);
-    if (d.vendor == kPciAmd) amd.push_back(d);
+    if (d.vendor == plan::kPciNvidia) nvidia.push_back(d);
+    if (d.vendor == plan::kPciAmd) amd.push_back(d);
   }
   // CUDA numbers NVIDIA GPUs; with CUDA_DEVICE_ORDER=PCI_BUS_ID that is bus id order. Its default
   // (FASTEST_FIRST) equals bus id order on the identical GPUs of a training node, which is what we assume.
@@ -181,4 +181,4 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
   return true;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

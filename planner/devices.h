@@ -14,12 +14,12 @@
 #include "config/grammar.h"
 #include "planner/topology.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 using config::DeviceMode;
 
 struct DeviceSpec {
-  DeviceMode mode = DeviceMode::kAuto;
+  config::DeviceMode mode = config::DeviceMode::kAuto;
   std::vector<std::string> bus_ids;  ///< kList: normalized ("0000:34:00.0"), in the order given
 };
 
@@ -53,6 +53,6 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
 /// locality stay.
 void DropFarDevices(const Topology& topo, std::vector<PciDevice>* devices);
 
-}  // namespace numabind::core
+}  // namespace numabind::planner
 
 #endif  // NUMABIND_PLANNER_DEVICES_H_

@@ -17,7 +17,7 @@ struct hwloc_topology;
 struct hwloc_obj;
 struct hwloc_bitmap_s;
 
-namespace numabind::core {
+namespace numabind::planner {
 
 /// An hwloc bitmap as a set (empty for nullptr or an infinite bitmap).
 CpuSet FromBitmap(const hwloc_bitmap_s* bitmap);
@@ -38,6 +38,6 @@ void ReadNics(hwloc_topology* topo, const std::string& sysfs_root, Topology* out
 /// here reads: ...)" when its format is newer than the running hwloc's; "" otherwise (xml_version.cc).
 std::string XmlVersionHint(const std::string& path);
 
-}  // namespace numabind::core
+}  // namespace numabind::planner
 
 #endif  // NUMABIND_PLANNER_HWLOC_IO_H_

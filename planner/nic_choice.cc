@@ -7,7 +7,7 @@
 
 #include "planner/nics.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 namespace {
 
@@ -70,7 +70,7 @@ std::vector<std::string> NearestRails(const Topology& topo, const NicPlace& plac
             t != NicTier::kSwitch && std::find(claimed.begin(), claimed.end(), n.name) != claimed.end();
         if (is_claimed != take_claimed || !near(n, t)) continue;
         for (uint32_t port : n.ports)
-          if (rails.size() < kMaxNicRails) rails.push_back(n.name + ":" + std::to_string(port));
+          if (rails.size() < plan::kMaxNicRails) rails.push_back(n.name + ":" + std::to_string(port));
       }
       if (!rails.empty()) {
         *tier = t;
@@ -109,7 +109,7 @@ NicTables BuildNicTables(const Topology& topo, const std::vector<NicPlace>& plac
     t.slot_set.push_back(static_cast<int32_t>(lists.size()));
     lists.push_back(rails);
     uint32_t k = static_cast<uint32_t>(rails.size());
-    t.sets.push_back(PlanNicSet{k, static_cast<uint32_t>(t.ranges.size())});
+    t.sets.push_back(plan::PlanNicSet{k, static_cast<uint32_t>(t.ranges.size())});
     size_t first = t.ranges.size();
     t.ranges.resize(first + static_cast<size_t>(k) * k, 0);  // runs past the end point at ""
     for (uint32_t start = 0; start < k; ++start) {
@@ -123,4 +123,4 @@ NicTables BuildNicTables(const Topology& topo, const std::vector<NicPlace>& plac
   return t;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

@@ -19,7 +19,7 @@
 #include "planner/nics.h"
 #include "planner/rdma_sysfs.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 namespace {
 
@@ -132,4 +132,4 @@ void ReadNics(hwloc_topology* topo, const std::string& sysfs_root, Topology* out
   out->nics_loaded = true;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

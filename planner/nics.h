@@ -23,7 +23,7 @@
 #include "plan/plan_basis.h"
 #include "planner/topology.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 enum class NicTier { kNone, kSwitch, kNode, kPackage, kAny };
 
@@ -43,7 +43,7 @@ std::vector<std::string> NearestRails(const Topology& topo, const NicPlace& plac
 /// The NIC arrays of a basis, before packing.
 struct NicTables {
   std::vector<int32_t> slot_set;  ///< per slot: index into sets, -1 for none
-  std::vector<PlanNicSet> sets;
+  std::vector<plan::PlanNicSet> sets;
   std::vector<uint32_t> ranges;
   std::string text;  ///< starts with "" (a NUL) and ends with a NUL
 };
@@ -55,6 +55,6 @@ NicTables BuildNicTables(const Topology& topo, const std::vector<NicPlace>& plac
 /// The tier's name ("switch", "node", "package", "any", "none").
 const char* NicTierName(NicTier tier);
 
-}  // namespace numabind::core
+}  // namespace numabind::planner
 
 #endif  // NUMABIND_PLANNER_NICS_H_

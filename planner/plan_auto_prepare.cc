@@ -12,7 +12,7 @@
 #include "planner/plan_auto_describe.h"
 #include "planner/plan_pack.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 namespace {
 
@@ -62,7 +62,8 @@ void AddAutoUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>
   }
 }
 
-std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vector<AutoShare>& shares) {
+std::string DescribeAuto(const plan::PlanBasis& basis, uint32_t nranks,
+                         const std::vector<plan::AutoShare>& shares) {
   // Where: the devices and their nodes, or the nodes the group spans.
   uint32_t devices = 0;
   bool unknown = false;
@@ -85,16 +86,16 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
   if (shares.empty()) return line + "no rank placed";
 
   // The finest level any rank needed, and the spread of the counts there.
-  AutoGrain finest = AutoGrain::kNodes;
+  plan::AutoGrain finest = plan::AutoGrain::kNodes;
   uint32_t per_group_lo = ~0u, per_group_hi = 0;
-  for (const AutoShare& s : shares) {
+  for (const plan::AutoShare& s : shares) {
     finest = std::max(finest, s.grain);
     per_group_lo = std::min(per_group_lo, s.group_ranks);
     per_group_hi = std::max(per_group_hi, s.group_ranks);
   }
   uint32_t taken_lo = ~0u, taken_hi = 0, of_hi = 0, sharers_hi = 0;
   bool mixed = false;
-  for (const AutoShare& s : shares) {
+  for (const plan::AutoShare& s : shares) {
     if (s.grain != finest) {
       mixed = true;
       continue;
@@ -111,29 +112,29 @@ std::string DescribeAuto(const PlanBasis& basis, uint32_t nranks, const std::vec
   } else {
     line += "spread over every node";
   }
-  std::string cache = CacheName(basis);
+  std::string cache = plan::CacheName(basis);
   std::string taken = Range(taken_lo, taken_hi);
   std::string per = std::to_string(sharers_hi);
   switch (finest) {
-    case AutoGrain::kNodes:
+    case plan::AutoGrain::kNodes:
       line += ": " + taken + (taken_hi == 1 ? " whole node" : " whole nodes") + " per rank";
       break;
-    case AutoGrain::kCaches:
+    case plan::AutoGrain::kCaches:
       line += ": " + taken + " whole " + cache + " per rank (of " + std::to_string(of_hi) + " per node)";
       break;
-    case AutoGrain::kCores:
+    case plan::AutoGrain::kCores:
       line += ": " + taken + (taken_hi == 1 ? " core" : " cores") + " per rank (up to " + per +
               " ranks per node)";
       break;
-    case AutoGrain::kThreads:
+    case plan::AutoGrain::kThreads:
       line += ": " + taken + (taken_hi == 1 ? " thread" : " threads") + " per rank in one core (up to " +
               per + " ranks per core)";
       break;
-    case AutoGrain::kShared: line += ": oversubscribed, up to " + per + " ranks per thread"; break;
+    case plan::AutoGrain::kShared: line += ": oversubscribed, up to " + per + " ranks per thread"; break;
   }
   if (mixed) line += " (uneven: ranks with fewer neighbours get more)";
-  line += finest <= AutoGrain::kCaches ? ", " + cache + " kept whole" : ", " + cache + " split";
+  line += finest <= plan::AutoGrain::kCaches ? ", " + cache + " kept whole" : ", " + cache + " split";
   return line;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

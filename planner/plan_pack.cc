@@ -10,7 +10,7 @@
 
 #include <algorithm>
 
-namespace numabind::core {
+namespace numabind::planner {
 
 namespace {
 
@@ -35,21 +35,21 @@ Layout LayOut(size_t slot_count, size_t unit_count, uint32_t cpu_words, uint32_t
               const AutoUnits& extra, const NicTables& nics) {
   auto align8 = [](size_t v) { return (v + 7) & ~size_t{7}; };
   Layout l;
-  l.slots = align8(sizeof(PlanBasis));
-  l.nodes = align8(l.slots + slot_count * sizeof(PlanSlot));
+  l.slots = align8(sizeof(plan::PlanBasis));
+  l.nodes = align8(l.slots + slot_count * sizeof(plan::PlanSlot));
   l.units = l.nodes + slot_count * node_words * sizeof(uint64_t);
   l.siblings = l.units + unit_count * cpu_words * sizeof(uint64_t);
   l.domains = l.siblings + static_cast<size_t>(cpu_words) * 64 * sizeof(uint32_t);
   l.sets = align8(l.domains + extra.domains.size() * sizeof(uint32_t));
-  l.ranges = l.sets + nics.sets.size() * sizeof(PlanNicSet);
+  l.ranges = l.sets + nics.sets.size() * sizeof(plan::PlanNicSet);
   l.text = l.ranges + nics.ranges.size() * sizeof(uint32_t);
   l.total = align8(l.text + nics.text.size());
   return l;
 }
 
 /// One slot per draft, with its node set.
-void FillSlots(const std::vector<Draft>& drafts, const NicTables& nics, uint32_t node_words, PlanSlot* slots,
-               uint64_t* slot_nodes) {
+void FillSlots(const std::vector<Draft>& drafts, const NicTables& nics, uint32_t node_words,
+               plan::PlanSlot* slots, uint64_t* slot_nodes) {
   for (size_t i = 0; i < drafts.size(); ++i) {
     slots[i].group = drafts[i].group;
     slots[i].first_unit = drafts[i].first_unit;
@@ -78,14 +78,15 @@ void FillSiblings(const Topology& topo, uint32_t bits, uint32_t* siblings) {
 
 /// The NIC tables into the block. No memcpy of an empty vector: its data() may be null, which memcpy's
 /// arguments must not be even for 0 bytes (UBSan: "null pointer passed as argument 2").
-void CopyNics(const NicTables& nics, const Layout& l, char* block, PlanBasis* basis) {
+void CopyNics(const NicTables& nics, const Layout& l, char* block, plan::PlanBasis* basis) {
   basis->nic_set_count = static_cast<uint32_t>(nics.sets.size());
   basis->nic_range_count = static_cast<uint32_t>(nics.ranges.size());
-  basis->nic_sets = reinterpret_cast<PlanNicSet*>(block + l.sets);
+  basis->nic_sets = reinterpret_cast<plan::PlanNicSet*>(block + l.sets);
   basis->nic_ranges = reinterpret_cast<uint32_t*>(block + l.ranges);
   basis->nic_text = block + l.text;
   basis->nic_text_bytes = nics.text.size();
-  if (!nics.sets.empty()) memcpy(block + l.sets, nics.sets.data(), nics.sets.size() * sizeof(PlanNicSet));
+  if (!nics.sets.empty())
+    memcpy(block + l.sets, nics.sets.data(), nics.sets.size() * sizeof(plan::PlanNicSet));
   if (!nics.ranges.empty())
     memcpy(block + l.ranges, nics.ranges.data(), nics.ranges.size() * sizeof(uint32_t));
   memcpy(block + l.text, nics.text.data(), nics.text.size());
@@ -93,9 +94,9 @@ void CopyNics(const NicTables& nics, const Layout& l, char* block, PlanBasis* ba
 
 }  // namespace
 
-PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, bool spread,
-                const std::vector<Draft>& drafts, const std::vector<CpuSet>& units, const AutoUnits& extra,
-                bool want_nics, std::string* err) {
+plan::PlanBasis* Pack(const Topology& topo, const Policy& policy, config::MemoryKind memory, bool spread,
+                      const std::vector<Draft>& drafts, const std::vector<CpuSet>& units,
+                      const AutoUnits& extra, bool want_nics, std::string* err) {
   std::vector<NicPlace> places;
   for (const Draft& d : drafts) places.push_back(want_nics ? d.place : NicPlace{"", NodeSet(), true});
   NicTables nics = want_nics ? BuildNicTables(topo, places) : NicTables{};
@@ -112,8 +113,8 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, b
     *err = "out of memory preparing the plan";
     return nullptr;
   }
-  PlanBasis* basis = reinterpret_cast<PlanBasis*>(block);
-  PlanSlot* slots = reinterpret_cast<PlanSlot*>(block + l.slots);
+  plan::PlanBasis* basis = reinterpret_cast<plan::PlanBasis*>(block);
+  plan::PlanSlot* slots = reinterpret_cast<plan::PlanSlot*>(block + l.slots);
   uint64_t* slot_nodes = reinterpret_cast<uint64_t*>(block + l.nodes);
   uint64_t* unit_cpus = reinterpret_cast<uint64_t*>(block + l.units);
   uint32_t* siblings = reinterpret_cast<uint32_t*>(block + l.siblings);
@@ -128,7 +129,7 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, b
   basis->unit_count = static_cast<uint32_t>(units.size());
   basis->unit_cpus = unit_cpus;
   basis->total_bytes = l.total;
-  if (policy.kind == PolicyKind::kAuto) {  // even without units: the received block is checked for it
+  if (policy.kind == config::PolicyKind::kAuto) {  // even without units: the received block is checked for it
     uint32_t* domains = reinterpret_cast<uint32_t*>(block + l.domains);
     if (!extra.domains.empty())  // see CopyNics: no null data() into memcpy
       memcpy(domains, extra.domains.data(), extra.domains.size() * sizeof(uint32_t));
@@ -137,7 +138,7 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, b
   basis->llc_level = extra.llc_level;
   CopyNics(nics, l, block, basis);
   CopyText(basis->policy_text, sizeof basis->policy_text, policy.text);
-  CopyText(basis->memory_text, sizeof basis->memory_text, MemoryName(memory));
+  CopyText(basis->memory_text, sizeof basis->memory_text, config::MemoryName(memory));
   FillSlots(drafts, nics, node_words, slots, slot_nodes);
   for (size_t i = 0; i < units.size(); ++i) units[i].CopyTo(unit_cpus + i * cpu_words, cpu_words);
   FillSiblings(topo, cpu_words * 64, siblings);
@@ -145,4 +146,4 @@ PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, b
   return basis;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

@@ -16,7 +16,7 @@
 #include "planner/planner.h"
 #include "planner/topology.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 /// One place ranks go, before packing into the basis.
 struct Draft {
@@ -38,14 +38,14 @@ struct AutoUnits {
 
 /// Packs everything into one malloc'd block (release with free()), or nullptr with *err; with want_nics,
 /// each draft's nearest network rails (planner/nics.h) too.
-PlanBasis* Pack(const Topology& topo, const Policy& policy, MemoryKind memory, bool spread,
-                const std::vector<Draft>& drafts, const std::vector<CpuSet>& units, const AutoUnits& extra,
-                bool want_nics, std::string* err);
+plan::PlanBasis* Pack(const Topology& topo, const Policy& policy, config::MemoryKind memory, bool spread,
+                      const std::vector<Draft>& drafts, const std::vector<CpuSet>& units,
+                      const AutoUnits& extra, bool want_nics, std::string* err);
 
 /// auto: appends the physical cores of `scope` (each core's CPUs in scope) to units, ordered by node
 /// number, then by their last-level cache's lowest CPU, then by their own lowest CPU, and their domains.
 void AddAutoUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* units, AutoUnits* extra);
 
-}  // namespace numabind::core
+}  // namespace numabind::planner
 
 #endif  // NUMABIND_PLANNER_PLAN_PACK_H_

@@ -28,7 +28,7 @@
 #include "planner/devices.h"
 #include "planner/plan_pack.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 namespace {
 
@@ -74,7 +74,9 @@ std::vector<int32_t> Touched(const Topology& topo, const CpuSet& cpus, int32_t T
   return out;
 }
 
-bool IsMap(PolicyKind k) { return k == PolicyKind::kCpuMap || k == PolicyKind::kNodeMap; }
+bool IsMap(config::PolicyKind k) {
+  return k == config::PolicyKind::kCpuMap || k == config::PolicyKind::kNodeMap;
+}
 
 /// Explicit maps: every entry its own slot and group; CPUs limited to the allowed ones.
 void MapDrafts(const Topology& topo, const Policy& policy, std::vector<Draft>* drafts,
@@ -86,7 +88,7 @@ void MapDrafts(const Topology& topo, const Policy& policy, std::vector<Draft>* d
     Draft d;
     d.group = static_cast<int32_t>(i);
     CpuSet cpus;
-    if (policy.kind == PolicyKind::kCpuMap) {
+    if (policy.kind == config::PolicyKind::kCpuMap) {
       cpus = entry.Intersect(topo.allowed);
       d.nodes = topo.NodesOfCpus(cpus.Empty() ? entry : cpus);
       d.label = "cpus " + entry.ToList();
@@ -233,7 +235,7 @@ void CacheUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* 
 /// The units the policy cuts group g's CPUs into, appended to *units.
 /// orphans: allowed CPUs that belong to no node of the topology (a file exported inside a cgroup that left
 /// their node out), which auto's one group without devices takes too (issue 17: they sat idle); else null.
-void GroupUnits(const Topology& topo, PolicyKind kind, const CpuSet* orphans, Group* g,
+void GroupUnits(const Topology& topo, config::PolicyKind kind, const CpuSet* orphans, Group* g,
                 std::vector<CpuSet>* units, AutoUnits* extra) {
   // The CPUs this group may use: its nodes' allowed CPUs; every allowed CPU when the locality is unknown.
   CpuSet scope = g->unknown ? topo.allowed : topo.CpusOfNodes(g->nodes).IntersectWith(topo.allowed);
@@ -242,15 +244,15 @@ void GroupUnits(const Topology& topo, PolicyKind kind, const CpuSet* orphans, Gr
   g->mem_nodes = g->nodes;
   g->first_unit = static_cast<uint32_t>(units->size());
   switch (kind) {
-    case PolicyKind::kNode:
+    case config::PolicyKind::kNode:
       if (!scope.Empty()) units->push_back(scope);
       break;
-    case PolicyKind::kSocket: SocketUnits(topo, scope, g, units); break;
-    case PolicyKind::kExclusive: CoreUnits(topo, scope, units); break;
-    case PolicyKind::kCoreComplex: CacheUnits(topo, scope, units); break;
-    case PolicyKind::kAuto: AddAutoUnits(topo, scope, units, extra); break;
-    case PolicyKind::kCpuMap:
-    case PolicyKind::kNodeMap: break;
+    case config::PolicyKind::kSocket: SocketUnits(topo, scope, g, units); break;
+    case config::PolicyKind::kExclusive: CoreUnits(topo, scope, units); break;
+    case config::PolicyKind::kCoreComplex: CacheUnits(topo, scope, units); break;
+    case config::PolicyKind::kAuto: AddAutoUnits(topo, scope, units, extra); break;
+    case config::PolicyKind::kCpuMap:
+    case config::PolicyKind::kNodeMap: break;
   }
   g->unit_count = static_cast<uint32_t>(units->size()) - g->first_unit;
 }
@@ -281,7 +283,7 @@ std::vector<Draft> TargetDrafts(const std::vector<Target>& targets, const std::v
 
 }  // namespace
 
-PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request, std::string* err) {
+plan::PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request, std::string* err) {
   Policy policy = ExpandPolicy(request.policy);
   if (topo.allowed.Empty()) {
     *err = "no allowed CPUs in the topology of the " + topo.source;
@@ -295,10 +297,10 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request,
   }
   std::vector<PciDevice> devices;
   if (!SelectDevices(topo, DeviceSpecOf(request.devices), request.env, &devices, err)) return nullptr;
-  if (policy.kind == PolicyKind::kAuto) DropFarDevices(topo, &devices);
+  if (policy.kind == config::PolicyKind::kAuto) DropFarDevices(topo, &devices);
   std::vector<Target> targets = Targets(topo, devices);
   std::vector<int32_t> group_of;
-  bool one_group = policy.kind == PolicyKind::kAuto && devices.empty();
+  bool one_group = policy.kind == config::PolicyKind::kAuto && devices.empty();
   std::vector<Group> groups = GroupTargets(targets, one_group, &group_of);
   CpuSet orphans = topo.allowed.Minus(topo.CpusOfNodes(topo.CpuNodes()));
   AutoUnits extra;
@@ -308,14 +310,14 @@ PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request,
   return Pack(topo, policy, request.memory, spread, drafts, units, extra, request.want_nics, err);
 }
 
-PlanBasis* Prepare(const PrepareRequest& request, std::string* err) {
+plan::PlanBasis* Prepare(const PrepareRequest& request, std::string* err) {
   if (request.policy.text == nullptr) {
     *err = "NUMABIND_POLICY is not set";
     return nullptr;
   }
   LoadOptions options;
-  options.pci = !IsMap(request.policy.kind) && request.devices.mode != DeviceMode::kNone;
-  options.all_pci = request.devices.mode == DeviceMode::kList;
+  options.pci = !IsMap(request.policy.kind) && request.devices.mode != config::DeviceMode::kNone;
+  options.all_pci = request.devices.mode == config::DeviceMode::kList;
   options.nics = request.want_nics;
   Topology topo;
   std::string why;
@@ -326,4 +328,4 @@ PlanBasis* Prepare(const PrepareRequest& request, std::string* err) {
   return PreparePlanBasis(topo, request, err);
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

@@ -29,11 +29,11 @@
 #include "planner/cpu_set.h"
 #include "planner/topology.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 /// A policy with its map expanded (ExpandPolicy).
 struct Policy {
-  PolicyKind kind = PolicyKind::kNode;
+  config::PolicyKind kind = config::PolicyKind::kNode;
   std::string text;  ///< as written
   /// Maps only: one set per rank entry after `*N` expansion (CPU numbers for cpus:, node numbers for
   /// nodes:).
@@ -45,7 +45,7 @@ struct Policy {
 struct PrepareRequest {
   const char* topology = nullptr;  ///< nullptr or "" = live machine; an hwloc XML path; or "synthetic:DESC"
   config::Policy policy;           ///< required: policy.text is set
-  MemoryKind memory = MemoryKind::kLocal;
+  config::MemoryKind memory = config::MemoryKind::kLocal;
   config::Devices devices;           ///< default auto
   const char* const* env = nullptr;  ///< the launcher's environment, for CUDA_VISIBLE_DEVICES and friends
   bool want_nics = false;            ///< discover HCAs and give each rank its nearest (NUMABIND_EXPORT nic)
@@ -63,12 +63,12 @@ Policy ExpandPolicy(const config::Policy& policy);
 
 /// Builds the basis for `request` on `topo` (request.topology is ignored). Returns one malloc'd block
 /// (release with free()) or nullptr with a one-line reason in *err.
-PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request, std::string* err);
+plan::PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request, std::string* err);
 
 /// Loads the topology the request names (PCI discovery only when devices are wanted) and builds the basis.
 /// What `numabind plan` and `numabind prepare-basis` call.
-PlanBasis* Prepare(const PrepareRequest& request, std::string* err);
+plan::PlanBasis* Prepare(const PrepareRequest& request, std::string* err);
 
-}  // namespace numabind::core
+}  // namespace numabind::planner
 
 #endif  // NUMABIND_PLANNER_PLANNER_H_

@@ -11,7 +11,7 @@
 
 #include "planner/devices.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 namespace {
 
@@ -100,4 +100,4 @@ std::vector<SysfsRdma> ReadSysfsRdma(const std::string& root) {
   return out;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

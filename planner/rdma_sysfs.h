@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace numabind::core {
+namespace numabind::planner {
 
 /// One RDMA device of ROOT/sys/class/infiniband.
 struct SysfsRdma {
@@ -38,6 +38,6 @@ std::vector<SysfsRdma> ReadSysfsRdma(const std::string& root);
 /// last component that is one; "" for none.
 std::string PciFunctionOf(const std::string& path);
 
-}  // namespace numabind::core
+}  // namespace numabind::planner
 
 #endif  // NUMABIND_PLANNER_RDMA_SYSFS_H_

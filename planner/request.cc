@@ -9,7 +9,7 @@
 #include "config/config.h"
 #include "planner/planner.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 bool RequestFromText(const char* policy, const char* memory, const char* devices, PrepareRequest* out,
                      std::string* err) {
@@ -42,7 +42,7 @@ Policy ExpandPolicy(const config::Policy& policy) {
   Policy out;
   out.kind = policy.kind;
   out.text = policy.text != nullptr ? policy.text : "";
-  if (policy.kind != PolicyKind::kCpuMap && policy.kind != PolicyKind::kNodeMap) return out;
+  if (policy.kind != config::PolicyKind::kCpuMap && policy.kind != config::PolicyKind::kNodeMap) return out;
   out.entries.reserve(policy.entries);
   config::MapEntries entries(policy);
   const char *list, *end;
@@ -57,4 +57,4 @@ Policy ExpandPolicy(const config::Policy& policy) {
   return out;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace numabind::core {
+namespace numabind::planner {
 
 const TopoPu* Topology::FindPu(uint32_t os) const {
   auto it =
@@ -65,4 +65,4 @@ uint32_t Topology::NodeLimit() const {
   return limit;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

@@ -16,7 +16,7 @@
 
 #include "planner/cpu_set.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 /// One online PU. Indexes refer to Topology's vectors; -1 when the PU has none (a PU outside every NUMA
 /// node of a restricted topology, a synthetic topology without packages or caches).
@@ -140,6 +140,6 @@ struct LoadOptions {
 /// Returns false with a one-line reason in *err.
 bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, std::string* err);
 
-}  // namespace numabind::core
+}  // namespace numabind::planner
 
 #endif  // NUMABIND_PLANNER_TOPOLOGY_H_

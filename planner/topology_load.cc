@@ -17,7 +17,7 @@
 #include "planner/hwloc_io.h"
 #include "planner/topology.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 CpuSet FromBitmap(hwloc_const_bitmap_t bitmap) {
   CpuSet s;
@@ -367,4 +367,4 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   return true;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

@@ -10,7 +10,7 @@
 
 #include "planner/hwloc_io.h"
 
-namespace numabind::core {
+namespace numabind::planner {
 
 std::string XmlVersionHint(const std::string& path) {
   // hwloc 2 refuses a version="3.0" file with EINVAL alone (its own line goes to stderr only with
@@ -40,4 +40,4 @@ std::string XmlVersionHint(const std::string& path) {
   return hint;
 }
 
-}  // namespace numabind::core
+}  // namespace numabind::planner

@@ -50,7 +50,7 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
   Line line;
   // The rank's plan, computed once by BindRank and handed on to its exports.
   uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
-  core::RankPlan plan;
+  plan::RankPlan plan;
   plan.cpus = cpus, plan.nodes = nodes;
   BindResult r = BindRank(b.entry, b.path, b.m, &saved, &line, b.refused_errno, &plan);
   if (r == BindResult::kRefused) return decltype(call(b.envp))();
@@ -64,7 +64,8 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
   if (b.exec) {
     // A mapping an exec in a CLONE_VM child left here (no vfork of ours to unmap it): unused now.
     if (t_exec_mapping.map != nullptr)
-      Sys6(SYS_munmap, reinterpret_cast<long>(t_exec_mapping.map), static_cast<long>(t_exec_mapping.size));
+      base::Sys6(SYS_munmap, reinterpret_cast<long>(t_exec_mapping.map),
+                 static_cast<long>(t_exec_mapping.size));
     t_exec_mapping.map = block.map;
     t_exec_mapping.size = block.map_size;
     // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.

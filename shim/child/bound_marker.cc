@@ -28,15 +28,15 @@ bool ReadNumber(const char** s, uint64_t* out) {
 /// which may itself hold ") "), or 0 when it cannot be read.
 pid_t ParentOf(pid_t pid) {
   if (pid <= 0) return 0;
-  char path[6 + kDecimalMax + 5] = "/proc/";
-  size_t at = 6 + FormatDecimal(static_cast<uint64_t>(pid), path + 6);
+  char path[6 + base::kDecimalMax + 5] = "/proc/";
+  size_t at = 6 + base::FormatDecimal(static_cast<uint64_t>(pid), path + 6);
   for (const char* s = "/stat"; *s != '\0'; ++s) path[at++] = *s;
   path[at] = '\0';
-  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   char buf[512];
-  long got = Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf) - 1);
-  Sys6(SYS_close, fd);
+  long got = base::Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf) - 1);
+  base::Sys6(SYS_close, fd);
   if (got <= 0) return 0;
   buf[got] = '\0';
   const char* close = nullptr;
@@ -51,7 +51,7 @@ pid_t ParentOf(pid_t pid) {
 
 /// Whether `pid` is this process or one of its ancestors.
 bool SelfOrAncestor(pid_t pid) {
-  pid_t p = static_cast<pid_t>(Sys6(SYS_getpid));
+  pid_t p = static_cast<pid_t>(base::Sys6(SYS_getpid));
   for (int depth = 0; depth < 64 && p > 0; ++depth, p = ParentOf(p)) {
     if (p == pid) return true;
   }
@@ -74,17 +74,18 @@ void AppendBoundProof(char* marker, size_t len, size_t cap) {
   uint32_t words = g_state.basis->cpu_words;
   uint64_t cpus[words];
   for (uint32_t w = 0; w < words; ++w) cpus[w] = 0;  // the kernel writes only its own mask's size
-  if (Sys6(SYS_sched_getaffinity, 0, static_cast<long>(words) * 8, reinterpret_cast<long>(cpus)) <= 0) return;
+  if (base::Sys6(SYS_sched_getaffinity, 0, static_cast<long>(words) * 8, reinterpret_cast<long>(cpus)) <= 0)
+    return;
   size_t at = len;
   auto put = [&](const char* s) {
     for (; *s != '\0' && at < cap - 1; ++s) marker[at++] = *s;
   };
   put(" cpus=");
-  size_t need = core::FormatBitList(cpus, words, marker + at, cap - at);
+  size_t need = plan::FormatBitList(cpus, words, marker + at, cap - at);
   if (at + need >= cap - 1) return (void)(marker[len] = '\0');
   at += need;
-  char pid[kDecimalMax];
-  size_t digits = FormatDecimal(static_cast<uint64_t>(Sys6(SYS_getpid)), pid);
+  char pid[base::kDecimalMax];
+  size_t digits = base::FormatDecimal(static_cast<uint64_t>(base::Sys6(SYS_getpid)), pid);
   put(" by=");
   if (at + digits > cap - 1) return (void)(marker[len] = '\0');  // whole or not at all
   put(pid);
@@ -95,7 +96,7 @@ void AppendBoundProof(char* marker, size_t len, size_t cap) {
 bool ParseBoundProof(const char* bound, BoundProof* out) {
   const char* s = bound;
   while (*s != '\0' && *s != ' ') ++s;
-  if (!StartsWith(s, " cpus=")) return false;
+  if (!base::StartsWith(s, " cpus=")) return false;
   s += 6;
   for (;;) {
     uint64_t first = 0, last = 0;
@@ -105,13 +106,13 @@ bool ParseBoundProof(const char* bound, BoundProof* out) {
       ++s;
       if (!ReadNumber(&s, &last)) return false;
     }
-    if (last < first || last >= uint64_t{kMaxCpuWords} * 64) return false;
+    if (last < first || last >= uint64_t{config::kMaxCpuWords} * 64) return false;
     for (uint64_t c = first; c <= last; ++c) out->cpus[c / 64] |= 1ull << (c % 64);
     if (*s != ',') break;
     ++s;
   }
   uint64_t by = 0;
-  if (!StartsWith(s, " by=")) return false;
+  if (!base::StartsWith(s, " by=")) return false;
   s += 4;
   if (!ReadNumber(&s, &by) || *s != '\0' || by == 0) return false;
   out->by = static_cast<pid_t>(by);
@@ -121,10 +122,11 @@ bool ParseBoundProof(const char* bound, BoundProof* out) {
 bool InsideNumabindBinding(const char* bound) {
   BoundProof proof;
   if (bound == nullptr || !ParseBoundProof(bound, &proof)) return false;
-  uint64_t current[kMaxCpuWords] = {0};
-  if (Sys6(SYS_sched_getaffinity, 0, sizeof(current), reinterpret_cast<long>(current)) <= 0) return false;
+  uint64_t current[config::kMaxCpuWords] = {0};
+  if (base::Sys6(SYS_sched_getaffinity, 0, sizeof(current), reinterpret_cast<long>(current)) <= 0)
+    return false;
   bool any = false;
-  for (uint32_t w = 0; w < kMaxCpuWords; ++w) {
+  for (uint32_t w = 0; w < config::kMaxCpuWords; ++w) {
     if ((current[w] & ~proof.cpus[w]) != 0) return false;  // wider than numabind made it: not its binding
     any |= current[w] != 0;
   }

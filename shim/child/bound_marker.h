@@ -28,7 +28,7 @@ void AppendBoundProof(char* marker, size_t len, size_t cap);
 
 /// What a NUMABIND_BOUND value's proof says: the CPUs numabind bound the rank to and the process that did.
 struct BoundProof {
-  uint64_t cpus[kMaxCpuWords] = {0};
+  uint64_t cpus[config::kMaxCpuWords] = {0};
   pid_t by = 0;
 };
 

@@ -18,15 +18,15 @@ namespace {
 
 /// Child-safe: reads a whole small file into buf (NUL-terminated); returns its length or -1.
 long ReadSmallFile(const char* path, char* buf, long cap) {
-  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   long len = 0;
   while (len < cap - 1) {
-    long n = Sys6(SYS_read, fd, reinterpret_cast<long>(buf + len), cap - 1 - len);
+    long n = base::Sys6(SYS_read, fd, reinterpret_cast<long>(buf + len), cap - 1 - len);
     if (n <= 0) break;
     len += n;
   }
-  Sys6(SYS_close, fd);
+  base::Sys6(SYS_close, fd);
   buf[len] = '\0';
   return len;
 }
@@ -36,10 +36,10 @@ long ReadSmallFile(const char* path, char* buf, long cap) {
 void ProcPath(char* buf, const char* const* parts, int nparts, const long* nums) {
   size_t at = 0;
   for (int i = 0; i < nparts; ++i) {
-    char digits[kDecimalMax];
+    char digits[base::kDecimalMax];
     const char* text = parts[i];
     if (text == nullptr) {
-      FormatDecimal(static_cast<unsigned long>(*nums++), digits);
+      base::FormatDecimal(static_cast<unsigned long>(*nums++), digits);
       text = digits;
     }
     for (const char* p = text; *p != '\0' && at < 63; ++p) buf[at++] = *p;
@@ -62,7 +62,7 @@ __attribute__((noinline)) int MatchCmdline(const char* path) {
     if (cmd[i] == '\0') cmd[i] = ' ';
   }
   cmd[len] = '\0';
-  return GlobMatch(match, cmd) ? 1 : 0;
+  return base::GlobMatch(match, cmd) ? 1 : 0;
 }
 
 /// Child-safe: whether process `pid` is a zombie (or gone), from the state in /proc/PID/stat.
@@ -89,7 +89,7 @@ __attribute__((noinline)) bool PidMatches(long pid) {
     if (r >= 0) return r == 1;
     if (Finished(pid)) return false;
     timespec ms{0, 1000000};
-    Sys6(SYS_nanosleep, reinterpret_cast<long>(&ms), 0);
+    base::Sys6(SYS_nanosleep, reinterpret_cast<long>(&ms), 0);
   }
   return false;
 }
@@ -97,13 +97,13 @@ __attribute__((noinline)) bool PidMatches(long pid) {
 /// Child-safe: how many of the children listed in `path` (a /proc/P/task/T/children file: pids separated
 /// by spaces) match NUMABIND_MATCH; read in small pieces.
 __attribute__((noinline)) uint32_t CountListed(const char* path) {
-  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   uint32_t count = 0;
   long pid = 0;
   char chunk[256];
   long n;
-  while ((n = Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
+  while ((n = base::Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
     for (long i = 0; i < n; ++i) {
       if (chunk[i] >= '0' && chunk[i] <= '9') {
         if (pid < (1L << 40)) pid = pid * 10 + (chunk[i] - '0');
@@ -114,7 +114,7 @@ __attribute__((noinline)) uint32_t CountListed(const char* path) {
     }
   }
   if (pid > 0 && PidMatches(pid)) ++count;
-  Sys6(SYS_close, fd);
+  base::Sys6(SYS_close, fd);
   return count;
 }
 
@@ -127,11 +127,11 @@ __attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
   long pid = parent;
   const char* task[] = {"/proc/", nullptr, "/task"};
   ProcPath(path, task, 3, &pid);
-  long dir = OpenAt(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  long dir = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return 0;
   uint32_t count = 0;
   long n;
-  while ((n = Sys6(SYS_getdents64, dir, reinterpret_cast<long>(dirbuf), sizeof(dirbuf))) > 0) {
+  while ((n = base::Sys6(SYS_getdents64, dir, reinterpret_cast<long>(dirbuf), sizeof(dirbuf))) > 0) {
     for (long off = 0; off < n;) {
       const char* name = dirbuf + off + 19;  // struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name
       unsigned short reclen = static_cast<unsigned short>(static_cast<unsigned char>(dirbuf[off + 16]) |
@@ -143,7 +143,7 @@ __attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
       count += CountListed(path);
     }
   }
-  Sys6(SYS_close, dir);
+  base::Sys6(SYS_close, dir);
   return count;
 }
 
@@ -161,7 +161,7 @@ __attribute__((noinline)) bool ArgvMatches(char* const* argv) {
     if (argv[i + 1] != nullptr && len < sizeof(joined) - 2) joined[len++] = ' ';
   }
   joined[len] = '\0';
-  return GlobMatch(g_state.config.match, joined);
+  return base::GlobMatch(g_state.config.match, joined);
 }
 
 // Child-safe: the glob, a flag in the shared page and a line on the stack.

@@ -24,27 +24,28 @@ namespace {
 constexpr int kMpolPreferredMany = 5;  // MPOL_PREFERRED_MANY, Linux 5.15; older headers lack it
 
 /// Child-safe: sets the calling thread's memory policy for `plan`; returns 0 or -errno.
-long ApplyMemory(const core::RankPlan& plan, uint32_t node_words) {
+long ApplyMemory(const plan::RankPlan& plan, uint32_t node_words) {
   long maxnode = static_cast<long>(node_words) * 64 + 1;  // the kernel drops one bit of maxnode, historically
   switch (plan.memory) {
-    case core::MemoryKind::kLocal: return Sys6(SYS_set_mempolicy, MPOL_DEFAULT, 0, 0);
-    case core::MemoryKind::kBind:
-      return Sys6(SYS_set_mempolicy, MPOL_BIND, reinterpret_cast<long>(plan.nodes), maxnode);
-    case core::MemoryKind::kInterleave:
-      return Sys6(SYS_set_mempolicy, MPOL_INTERLEAVE, reinterpret_cast<long>(plan.nodes), maxnode);
-    case core::MemoryKind::kPreferred:
-      if (core::CountBits(plan.nodes, node_words) > 1) {
-        long r = Sys6(SYS_set_mempolicy, kMpolPreferredMany, reinterpret_cast<long>(plan.nodes), maxnode);
+    case config::MemoryKind::kLocal: return base::Sys6(SYS_set_mempolicy, MPOL_DEFAULT, 0, 0);
+    case config::MemoryKind::kBind:
+      return base::Sys6(SYS_set_mempolicy, MPOL_BIND, reinterpret_cast<long>(plan.nodes), maxnode);
+    case config::MemoryKind::kInterleave:
+      return base::Sys6(SYS_set_mempolicy, MPOL_INTERLEAVE, reinterpret_cast<long>(plan.nodes), maxnode);
+    case config::MemoryKind::kPreferred:
+      if (plan::CountBits(plan.nodes, node_words) > 1) {
+        long r =
+            base::Sys6(SYS_set_mempolicy, kMpolPreferredMany, reinterpret_cast<long>(plan.nodes), maxnode);
         if (r != -EINVAL) return r;
       }
-      uint64_t first[kMaxNodeWords] = {0};
+      uint64_t first[config::kMaxNodeWords] = {0};
       for (uint32_t w = 0; w < node_words; ++w) {
         if (plan.nodes[w] != 0) {
           first[w] = plan.nodes[w] & (~plan.nodes[w] + 1);
           break;
         }
       }
-      return Sys6(SYS_set_mempolicy, MPOL_PREFERRED, reinterpret_cast<long>(first), maxnode);
+      return base::Sys6(SYS_set_mempolicy, MPOL_PREFERRED, reinterpret_cast<long>(first), maxnode);
   }
   return -EINVAL;
 }
@@ -101,7 +102,7 @@ bool FindRankVar(const config::EnvFacts& facts, char* const* envp, uint32_t skip
   if (name != nullptr) {
     if ((skip & config::kRankVarBit) != 0) return false;
     for (int i = 0; i < config::kRankVarCount; ++i) {
-      if (StrEq(name, config::kRankVars[i].rank)) index = i;
+      if (base::StrEq(name, config::kRankVars[i].rank)) index = i;
     }
     v = index >= 0 ? facts.rank[index] : config::Lookup(const_cast<const char* const*>(envp), name);
   } else {
@@ -119,7 +120,7 @@ bool FindRankVar(const config::EnvFacts& facts, char* const* envp, uint32_t skip
   }
   if (v == nullptr || *v == '\0') return false;
   out->var = name;
-  out->entry = v - StrLen(name) - 1;
+  out->entry = v - base::StrLen(name) - 1;
   // A value that is not a rank makes it a rank that cannot be bound, which BindRank reports.
   out->bad_value = config::ParseRankValue(v, &out->rank) == config::RankValue::kOk ? nullptr : v;
   out->nranks = c.nranks != 0 ? c.nranks : index >= 0 ? config::LocalRankCount(facts, index) : 0;
@@ -138,7 +139,7 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
   out->entry = nullptr;
   // The counter shared by the launcher's whole tree (order_counter.h); the launcher's own live children
   // where it cannot be had. A posix_spawn parent (parent is the caller) keeps its slot to give the child.
-  bool spawning = parent == static_cast<pid_t>(Sys6(SYS_getpid));
+  bool spawning = parent == static_cast<pid_t>(base::Sys6(SYS_getpid));
   if (!ClaimOrderRank(parent, spawning, &out->rank, &out->order)) out->rank = CountMatchingChildren(parent);
   out->nranks = g_state.config.nranks;
   if (out->nranks == 0) NoteUnknownCount(parent);
@@ -154,7 +155,7 @@ size_t EnvCount(char* const* envp) {
 
 // Child-safe: a length check.
 bool NeedsMarker(const RankMatch& m) {
-  return m.entry != nullptr && StrLen(m.entry) + sizeof("NUMABIND_BOUND=") <= kMarkerMax;
+  return m.entry != nullptr && base::StrLen(m.entry) + sizeof("NUMABIND_BOUND=") <= kMarkerMax;
 }
 
 // Child-safe: copies pointers into the caller's arrays; raw sched_getaffinity and getpid.
@@ -178,12 +179,12 @@ namespace {
 /// Child-safe: why the prepared basis cannot bind rank m, or nullptr.
 const char* BasisProblem() {
   if (g_state.config_error[0] != '\0') return g_state.config_error;
-  const core::PlanBasis* basis = g_state.basis;
+  const plan::PlanBasis* basis = g_state.basis;
   if (basis == nullptr) {
     return g_state.prepared ? g_state.prepare_error
                             : "no plan was prepared before the launcher forked (docs/limits.md)";
   }
-  if (basis->cpu_words > kMaxCpuWords || basis->node_words > kMaxNodeWords)
+  if (basis->cpu_words > config::kMaxCpuWords || basis->node_words > config::kMaxNodeWords)
     return "the machine has more CPUs or nodes than numabind handles";
   return nullptr;
 }
@@ -191,22 +192,22 @@ const char* BasisProblem() {
 /// Child-safe: saves the calling thread's binding into `saved`, then applies the plan's CPUs and memory
 /// policy. Returns 0 or -errno with *what naming the call that failed; *memory_denied is why no memory
 /// policy was set (the helper found set_mempolicy refused: the CPUs are bound all the same), or nullptr.
-long ApplyPlan(const core::RankPlan& plan, const core::PlanBasis& basis, SavedBinding* saved,
+long ApplyPlan(const plan::RankPlan& plan, const plan::PlanBasis& basis, SavedBinding* saved,
                const char** what, const char** memory_denied) {
-  long r = Sys6(SYS_sched_getaffinity, 0, sizeof(saved->cpus), reinterpret_cast<long>(saved->cpus));
+  long r = base::Sys6(SYS_sched_getaffinity, 0, sizeof(saved->cpus), reinterpret_cast<long>(saved->cpus));
   saved->cpus_saved = r > 0;
   if (saved->cpus_saved) {
-    for (long b = r / 8; b < static_cast<long>(kMaxCpuWords); ++b) saved->cpus[b] = 0;
+    for (long b = r / 8; b < static_cast<long>(config::kMaxCpuWords); ++b) saved->cpus[b] = 0;
   }
   *what = "sched_setaffinity: ";
-  r = Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis.cpu_words) * 8,
-           reinterpret_cast<long>(plan.cpus));
+  r = base::Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis.cpu_words) * 8,
+                 reinterpret_cast<long>(plan.cpus));
   if (r < 0) return r;
   *memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
   if (*memory_denied != nullptr) return 0;
-  saved->memory_saved =
-      Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode), reinterpret_cast<long>(saved->nodes),
-           static_cast<long>(kMaxNodeWords) * 64, 0, 0) == 0;
+  saved->memory_saved = base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
+                                   reinterpret_cast<long>(saved->nodes),
+                                   static_cast<long>(config::kMaxNodeWords) * 64, 0, 0) == 0;
   *what = "set_mempolicy: ";
   r = ApplyMemory(plan, basis.node_words);
   // A container that forbids memory policies, a kernel without them: keep the CPUs, say so in the line.
@@ -224,13 +225,14 @@ void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t*
                   BoundEvent* e) {
   bool widened = m.started_cpus != nullptr;
   const uint64_t* started = widened ? m.started_cpus : saved.cpus;
-  uint32_t started_words = widened ? m.started_words : kMaxCpuWords;
-  bool was_bound = saved.cpus_saved && (widened ? !SameBits(started, started_words, saved.cpus, kMaxCpuWords)
-                                                : g_state.launcher_cpu_words > 0 &&
-                                                      !SameBits(started, started_words, g_state.launcher_cpus,
-                                                                g_state.launcher_cpu_words));
+  uint32_t started_words = widened ? m.started_words : config::kMaxCpuWords;
+  bool was_bound =
+      saved.cpus_saved &&
+      (widened ? !SameBits(started, started_words, saved.cpus, config::kMaxCpuWords)
+               : g_state.launcher_cpu_words > 0 &&
+                     !SameBits(started, started_words, g_state.launcher_cpus, g_state.launcher_cpu_words));
   bool replaced = was_bound && !SameBits(started, started_words, cpus, cpu_words);
-  bool slurm = m.var != nullptr && StrEq(m.var, config::kRankVars[config::kSlurmRankVar].rank);
+  bool slurm = m.var != nullptr && base::StrEq(m.var, config::kRankVars[config::kSlurmRankVar].rank);
   e->replaced = replaced ? started : nullptr;
   e->replaced_words = started_words;
   e->started = !widened ? StartedBinding::kLauncher : slurm ? StartedBinding::kSlurm : StartedBinding::kOwn;
@@ -240,31 +242,33 @@ void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t*
 
 // Child-safe: reads the prepared basis.
 uint32_t PlanWords(bool cpus) {
-  const core::PlanBasis* b = g_state.basis;
-  if (b == nullptr || b->cpu_words > kMaxCpuWords || b->node_words > kMaxNodeWords) return 1;
+  const plan::PlanBasis* b = g_state.basis;
+  if (b == nullptr || b->cpu_words > config::kMaxCpuWords || b->node_words > config::kMaxNodeWords) return 1;
   return cpus ? b->cpu_words : b->node_words;
 }
 
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
 BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, Line* line,
-                    int* err, core::RankPlan* planned) {
+                    int* err, plan::RankPlan* planned) {
   RankMatch& m = *found;
   if (m.bad_value != nullptr) return FailValue(line, path, m, err);
   if (const char* why = BasisProblem()) return Fail(line, path, m, "", why, EINVAL, err);
-  const core::PlanBasis& basis = *g_state.basis;
-  core::RankPlan& plan = *planned;  // its sets are the caller's, of PlanWords: BasisProblem checked them
+  const plan::PlanBasis& basis = *g_state.basis;
+  plan::RankPlan& plan = *planned;  // its sets are the caller's, of PlanWords: BasisProblem checked them
   const uint64_t* cpus = plan.cpus;
   const uint64_t* nodes = plan.nodes;
-  if (!core::ComputeRankPlan(basis, m.rank, m.nranks, &plan))
+  if (!plan::ComputeRankPlan(basis, m.rank, m.nranks, &plan))
     return Fail(line, path, m, "", plan.error, EINVAL, err);
   const char* what = "";
   const char* memory_denied = nullptr;
   long r = ApplyPlan(plan, basis, saved, &what, &memory_denied);
-  if (r < 0) return Fail(line, path, m, what, ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
+  if (r < 0)
+    return Fail(line, path, m, what, base::ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
   m.bound = true;
   // auto says what share it gave the rank (plan/plan_auto.h).
   char share[96] = "";
-  if (basis.policy == core::PolicyKind::kAuto) core::FormatAutoShare(basis, plan.share, share, sizeof(share));
+  if (basis.policy == config::PolicyKind::kAuto)
+    plan::FormatAutoShare(basis, plan.share, share, sizeof(share));
   // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
   bool again = entry != Entry::kSetenv && BoundAtSetenv(m);
   BoundEvent e;
@@ -273,7 +277,7 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   e.command = path;
   e.cpus = cpus, e.cpu_words = basis.cpu_words;
   e.nodes = nodes, e.node_words = basis.node_words;
-  e.memory = core::MemoryName(plan.memory), e.memory_denied = memory_denied;
+  e.memory = config::MemoryName(plan.memory), e.memory_denied = memory_denied;
   e.device = plan.device;
   e.entry = entry;
   e.share = share;
@@ -288,16 +292,16 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
 // Child-safe: formats on the stack and writes with raw system calls.
 BindResult FailEnvironment(Line* line, const char* path, const RankMatch& m, int e, int* err) {
   line->Reset();
-  return Fail(line, path, m, "no memory for its environment: ", ErrnoName(e), e, err);
+  return Fail(line, path, m, "no memory for its environment: ", base::ErrnoName(e), e, err);
 }
 
 // Child-safe: two raw system calls.
 void Restore(const SavedBinding& saved) {
   if (saved.cpus_saved)
-    Sys6(SYS_sched_setaffinity, 0, sizeof(saved.cpus), reinterpret_cast<long>(saved.cpus));
+    base::Sys6(SYS_sched_setaffinity, 0, sizeof(saved.cpus), reinterpret_cast<long>(saved.cpus));
   if (saved.memory_saved) {
-    Sys6(SYS_set_mempolicy, saved.mode, reinterpret_cast<long>(saved.nodes),
-         static_cast<long>(kMaxNodeWords) * 64);
+    base::Sys6(SYS_set_mempolicy, saved.mode, reinterpret_cast<long>(saved.nodes),
+               static_cast<long>(config::kMaxNodeWords) * 64);
   }
 }
 

@@ -50,8 +50,8 @@ struct SavedBinding {
   bool cpus_saved = false;
   bool memory_saved = false;
   int mode = 0;
-  uint64_t cpus[kMaxCpuWords];
-  uint64_t nodes[kMaxNodeWords];
+  uint64_t cpus[config::kMaxCpuWords];
+  uint64_t nodes[config::kMaxNodeWords];
 };
 
 enum class BindResult : uint8_t {
@@ -99,7 +99,7 @@ uint32_t PlanWords(bool cpus);
 /// appends and logs with FinishBoundLine (before the exec, or after posix_spawn returns the child's pid).
 /// `path` names the program. Sets m->replaced. On kRefused, *err is the errno to fail with.
 BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, Line* line, int* err,
-                    core::RankPlan* plan);
+                    plan::RankPlan* plan);
 
 /// Child-safe: rank m's new environment could not be built (errno `e`, from mmap), after BindRank bound it
 /// (the caller has Restore'd it): one warn line, in `line` (emptied first). kUnbound: start it with the
@@ -130,7 +130,7 @@ bool CmdlineMatches(const char* path);
 void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher);
 
 /// Child-safe: at info, says once per tree of `launcher` that ranks found by order have no count, the rule
-/// their plans follow (core::ComputeRankPlan) and how to give the count.
+/// their plans follow (plan::ComputeRankPlan) and how to give the count.
 void NoteUnknownCount(pid_t launcher);
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.

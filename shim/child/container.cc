@@ -36,14 +36,15 @@ const char* BaseName(const char* path) {
 /// vector, read from /proc: getauxval through the PLT is no call for a vfork child); true when it cannot
 /// tell. Such a process reads no site file.
 bool SecureExecution() {
-  int fd = OpenAt(AT_FDCWD, "/proc/self/auxv", O_RDONLY | O_CLOEXEC);
+  int fd = base::OpenAt(AT_FDCWD, "/proc/self/auxv", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return true;
   unsigned long pair[2];
   bool secure = true;
-  while (Sys6(SYS_read, fd, reinterpret_cast<long>(pair), sizeof(pair)) == sizeof(pair) && pair[0] != 0) {
+  while (base::Sys6(SYS_read, fd, reinterpret_cast<long>(pair), sizeof(pair)) == sizeof(pair) &&
+         pair[0] != 0) {
     if (pair[0] == 23) secure = pair[1] != 0;  // AT_SECURE
   }
-  Sys6(SYS_close, fd);
+  base::Sys6(SYS_close, fd);
   return secure;
 }
 
@@ -58,21 +59,21 @@ enum class SiteSays { kNothing, kContainer, kDisabled };
 SiteSays ReadSiteForContainer(char* const* envp, char* out, size_t cap) {
   const char* path = config::SiteFilePath(const_cast<const char* const*>(envp));
   if (path == nullptr || SecureExecution()) return SiteSays::kNothing;
-  long m =
-      Sys6(SYS_mmap, 0, sizeof(config::SiteFile), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (SysFailed(m)) return SiteSays::kNothing;
+  long m = base::Sys6(SYS_mmap, 0, sizeof(config::SiteFile), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base::SysFailed(m)) return SiteSays::kNothing;
   config::SiteFile* site = reinterpret_cast<config::SiteFile*>(m);
   config::Error err;
   bool read = config::ReadSiteFile(path, site, &err);
   const char* off = read ? config::SiteValue(*site, config::kVarDisable, nullptr) : nullptr;
   const char* v = read ? config::SiteValue(*site, config::kVarContainer, nullptr) : nullptr;
-  SiteSays says = off != nullptr && StrEq(off, "1") ? SiteSays::kDisabled
-                  : v != nullptr                    ? SiteSays::kContainer
-                                                    : SiteSays::kNothing;
+  SiteSays says = off != nullptr && base::StrEq(off, "1") ? SiteSays::kDisabled
+                  : v != nullptr                          ? SiteSays::kContainer
+                                                          : SiteSays::kNothing;
   size_t n = 0;
   for (; v != nullptr && v[n] != '\0' && n + 1 < cap; ++n) out[n] = v[n];
   out[n] = '\0';  // the file's values passed ParseVar: strip or keep, which fit
-  Sys6(SYS_munmap, m, sizeof(config::SiteFile));
+  base::Sys6(SYS_munmap, m, sizeof(config::SiteFile));
   return says;
 }
 
@@ -94,14 +95,14 @@ int PreloadWords(char* const* envp) {
   for (char* const* p = envp; *p != nullptr; ++p) {
     const char* e = *p;
     if (e[0] == 'L') {
-      const char* v = ValueOf(e, "LD_PRELOAD");
-      if (v != nullptr && PreloadsShim(v)) preloads = true;
-    } else if (e[0] == 'N' && StartsWith(e, "NUMABIND_")) {
-      if (container == nullptr) container = ValueOf(e, "NUMABIND_CONTAINER");
-      if (disable == nullptr) disable = ValueOf(e, "NUMABIND_DISABLE");
+      const char* v = base::ValueOf(e, "LD_PRELOAD");
+      if (v != nullptr && base::PreloadsShim(v)) preloads = true;
+    } else if (e[0] == 'N' && base::StartsWith(e, "NUMABIND_")) {
+      if (container == nullptr) container = base::ValueOf(e, "NUMABIND_CONTAINER");
+      if (disable == nullptr) disable = base::ValueOf(e, "NUMABIND_DISABLE");
     }
   }
-  if (!preloads || (disable != nullptr && StrEq(disable, "1"))) return 0;
+  if (!preloads || (disable != nullptr && base::StrEq(disable, "1"))) return 0;
   char site[16];
   if (container == nullptr && disable == nullptr) {
     SiteSays says = ReadSiteForContainer(envp, site, sizeof(site));
@@ -133,7 +134,7 @@ bool SelfIsRuntime() {
 // Child-safe: compares strings.
 bool IsContainerRuntime(const char* name) {
   for (const auto& runtime : kRuntimes) {
-    if (StrEq(name, runtime)) return true;
+    if (base::StrEq(name, runtime)) return true;
   }
   return false;
 }
@@ -157,25 +158,25 @@ void BuildContainerBlock(char* const* envp, ContainerBlock* out) {
   out->map_size = 0;
   size_t count = 0, bytes = 0;
   for (; envp[count] != nullptr; ++count) {
-    const char* v = ValueOf(envp[count], "LD_PRELOAD");
-    if (v != nullptr) bytes += StrLen(v) + sizeof("LD_PRELOAD=");
+    const char* v = base::ValueOf(envp[count], "LD_PRELOAD");
+    if (v != nullptr) bytes += base::StrLen(v) + sizeof("LD_PRELOAD=");
   }
   size_t size = (count + 1) * sizeof(char*) + bytes;
-  long p =
-      Sys6(SYS_mmap, 0, static_cast<long>(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (SysFailed(p)) return;
+  long p = base::Sys6(SYS_mmap, 0, static_cast<long>(size), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base::SysFailed(p)) return;
   char** env = reinterpret_cast<char**>(p);
   char* text = reinterpret_cast<char*>(env + count + 1);
   size_t k = 0;
   for (size_t i = 0; i < count; ++i) {
-    const char* v = ValueOf(envp[i], "LD_PRELOAD");
-    if (v == nullptr || !PreloadsShim(v)) {
+    const char* v = base::ValueOf(envp[i], "LD_PRELOAD");
+    if (v == nullptr || !base::PreloadsShim(v)) {
       env[k++] = envp[i];
       continue;
     }
     constexpr size_t kName = sizeof("LD_PRELOAD=") - 1;
     for (size_t j = 0; j < kName; ++j) text[j] = "LD_PRELOAD="[j];
-    size_t len = WithoutShim(v, text + kName);
+    size_t len = base::WithoutShim(v, text + kName);
     if (len > 0) env[k++] = text;  // nothing else preloaded: no LD_PRELOAD at all
     text += kName + len + 1;
   }
@@ -188,7 +189,7 @@ void BuildContainerBlock(char* const* envp, ContainerBlock* out) {
 // Child-safe: a raw munmap.
 void FreeContainerBlock(ContainerBlock* block) {
   if (block->map != nullptr)
-    Sys6(SYS_munmap, reinterpret_cast<long>(block->map), static_cast<long>(block->map_size));
+    base::Sys6(SYS_munmap, reinterpret_cast<long>(block->map), static_cast<long>(block->map_size));
   block->map = nullptr;
   block->map_size = 0;
   block->env = nullptr;

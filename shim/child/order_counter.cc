@@ -28,8 +28,8 @@ void Append(char* buf, size_t cap, size_t* at, const char* text) {
 
 /// Child-safe: appends a decimal number.
 void AppendNum(char* buf, size_t cap, size_t* at, uint64_t v) {
-  char digits[kDecimalMax];
-  FormatDecimal(v, digits);
+  char digits[base::kDecimalMax];
+  base::FormatDecimal(v, digits);
   Append(buf, cap, at, digits);
 }
 
@@ -47,10 +47,10 @@ void ProcFile(char* buf, long pid, const char* leaf) {
 __attribute__((noinline)) bool ReadStat(long pid, char* state, long* ppid, uint64_t* start) {
   char path[64], stat[512];
   ProcFile(path, pid, "/stat");
-  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  long len = Sys6(SYS_read, fd, reinterpret_cast<long>(stat), sizeof(stat) - 1);
-  Sys6(SYS_close, fd);
+  long len = base::Sys6(SYS_read, fd, reinterpret_cast<long>(stat), sizeof(stat) - 1);
+  base::Sys6(SYS_close, fd);
   if (len <= 0) return false;
   stat[len] = '\0';
   long at = len - 1;
@@ -85,12 +85,12 @@ __attribute__((noinline)) bool Configured(long pid) {
   static constexpr char kEntry[] = "NUMABIND_POLICY=";
   char path[64], chunk[1024];
   ProcFile(path, pid, "/environ");
-  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   size_t matched = 0;  // characters of kEntry matched at the start of the current entry; ~0: not at one
   bool found = false;
   long n;
-  while (!found && (n = Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
+  while (!found && (n = base::Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
     for (long i = 0; i < n && !found; ++i) {
       if (chunk[i] == '\0') {
         matched = 0;
@@ -100,7 +100,7 @@ __attribute__((noinline)) bool Configured(long pid) {
       }
     }
   }
-  Sys6(SYS_close, fd);
+  base::Sys6(SYS_close, fd);
   return found;
 }
 
@@ -119,10 +119,10 @@ void CounterName(char* buf, long pid, uint64_t start) {
 /// can remove its own at exit, so each new tree clears those of the trees before it.
 __attribute__((noinline)) void ReapStale(long dir) {
   alignas(8) char dirbuf[1024];
-  long dup = Sys6(SYS_openat, dir, reinterpret_cast<long>("."), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  long dup = base::Sys6(SYS_openat, dir, reinterpret_cast<long>("."), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dup < 0) return;
   long n;
-  while ((n = Sys6(SYS_getdents64, dup, reinterpret_cast<long>(dirbuf), sizeof(dirbuf))) > 0) {
+  while ((n = base::Sys6(SYS_getdents64, dup, reinterpret_cast<long>(dirbuf), sizeof(dirbuf))) > 0) {
     for (long off = 0; off < n;) {
       const char* name = dirbuf + off + 19;  // struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name
       off += static_cast<unsigned char>(dirbuf[off + 16]) | static_cast<unsigned char>(dirbuf[off + 17]) << 8;
@@ -140,12 +140,12 @@ __attribute__((noinline)) void ReapStale(long dir) {
       char live[64];
       if (ReadStat(pid, &state, &ppid, &start) && state != 'Z') {
         CounterName(live, pid, start);
-        if (StrEq(live, name)) continue;
+        if (base::StrEq(live, name)) continue;
       }
-      UnlinkAt(static_cast<int>(dir), name, 0);
+      base::UnlinkAt(static_cast<int>(dir), name, 0);
     }
   }
-  Sys6(SYS_close, dup);
+  base::Sys6(SYS_close, dup);
 }
 
 /// Child-safe: maps the counter page of the tree of `launcher`, creating it if needed; nullptr when it
@@ -167,38 +167,38 @@ __attribute__((noinline)) uint32_t* MapCounter(long launcher) {
   char path[256];
   size_t at = 0;
   path[0] = '\0';
-  long uid = Sys6(SYS_geteuid);
+  long uid = base::Sys6(SYS_geteuid);
   Append(path, sizeof(path), &at, base);
   Append(path, sizeof(path), &at, "/numabind-");
   AppendNum(path, sizeof(path), &at, static_cast<uint64_t>(uid));
-  Sys6(SYS_mkdirat, AT_FDCWD, reinterpret_cast<long>(path), 0700);
+  base::Sys6(SYS_mkdirat, AT_FDCWD, reinterpret_cast<long>(path), 0700);
   // As the plan basis's directory (shim/launcher/basis_cache.cc): ours alone, or not used.
-  long dir = OpenAt(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  long dir = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir < 0) return nullptr;
   struct stat st = {};
   uint32_t* page = nullptr;
-  if (Fstat(static_cast<int>(dir), &st) == 0 && st.st_uid == static_cast<uid_t>(uid) &&
+  if (base::Fstat(static_cast<int>(dir), &st) == 0 && st.st_uid == static_cast<uid_t>(uid) &&
       (st.st_mode & 077) == 0) {
     char name[64];
     CounterName(name, root, start);
     long flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC;
-    long fd = Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags);
+    long fd = base::Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags);
     if (fd == -ENOENT) {
-      fd = Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags | O_CREAT | O_EXCL, 0600);
+      fd = base::Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags | O_CREAT | O_EXCL, 0600);
       if (fd >= 0) ReapStale(dir);
-      if (fd == -EEXIST) fd = Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags);
+      if (fd == -EEXIST) fd = base::Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags);
     }
     struct stat fst = {};
-    if (fd >= 0 && Fstat(static_cast<int>(fd), &fst) == 0 && S_ISREG(fst.st_mode) &&
+    if (fd >= 0 && base::Fstat(static_cast<int>(fd), &fst) == 0 && S_ISREG(fst.st_mode) &&
         fst.st_uid == static_cast<uid_t>(uid) && (fst.st_mode & 077) == 0 &&
         // A new file is empty: growing it to a page is the same for every process that races here.
-        (fst.st_size >= kPage || Sys6(SYS_ftruncate, fd, kPage) == 0)) {
-      long m = Sys6(SYS_mmap, 0, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      if (!SysFailed(m)) page = reinterpret_cast<uint32_t*>(m);
+        (fst.st_size >= kPage || base::Sys6(SYS_ftruncate, fd, kPage) == 0)) {
+      long m = base::Sys6(SYS_mmap, 0, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (!base::SysFailed(m)) page = reinterpret_cast<uint32_t*>(m);
     }
-    if (fd >= 0) Sys6(SYS_close, fd);
+    if (fd >= 0) base::Sys6(SYS_close, fd);
   }
-  Sys6(SYS_close, dir);
+  base::Sys6(SYS_close, dir);
   return page;
 }
 
@@ -208,7 +208,7 @@ __attribute__((noinline)) uint32_t* MapCounter(long launcher) {
 bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim) {
   uint32_t* slots = MapCounter(launcher);
   if (slots == nullptr) return false;
-  uint32_t self = static_cast<uint32_t>(Sys6(SYS_getpid));
+  uint32_t self = static_cast<uint32_t>(base::Sys6(SYS_getpid));
   for (uint32_t i = 0; i < kOrderSlots; ++i) {
     uint32_t holder = __atomic_load_n(&slots[i], __ATOMIC_ACQUIRE);
     char state = 0;
@@ -227,7 +227,7 @@ bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim
     if (!keep) FinishOrderClaim(claim, self);
     return true;
   }
-  Sys6(SYS_munmap, reinterpret_cast<long>(slots), kPage);
+  base::Sys6(SYS_munmap, reinterpret_cast<long>(slots), kPage);
   return false;
 }
 
@@ -236,7 +236,7 @@ bool FirstInOrderTree(pid_t launcher, uint32_t flag) {
   uint32_t* page = MapCounter(launcher);
   if (page == nullptr) return true;  // no page: each says it
   bool first = (__atomic_fetch_or(&page[kOrderSlots], flag, __ATOMIC_ACQ_REL) & flag) == 0;
-  Sys6(SYS_munmap, reinterpret_cast<long>(page), kPage);
+  base::Sys6(SYS_munmap, reinterpret_cast<long>(page), kPage);
   return first;
 }
 
@@ -244,7 +244,7 @@ bool FirstInOrderTree(pid_t launcher, uint32_t flag) {
 void FinishOrderClaim(OrderClaim* claim, uint32_t owner) {
   if (claim->map == nullptr) return;
   __atomic_store_n(claim->slot, owner, __ATOMIC_RELEASE);
-  Sys6(SYS_munmap, reinterpret_cast<long>(claim->map), kPage);
+  base::Sys6(SYS_munmap, reinterpret_cast<long>(claim->map), kPage);
   claim->map = nullptr;
   claim->slot = nullptr;
 }

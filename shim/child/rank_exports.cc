@@ -15,22 +15,22 @@
 namespace numabind::shim {
 
 // Child-safe: arithmetic on the basis and the plan.
-size_t ExportBytes(const core::RankPlan& plan, char* const* envp) {
+size_t ExportBytes(const plan::RankPlan& plan, char* const* envp) {
   if (g_state.config.exports == 0 || g_state.basis == nullptr) return 0;
-  core::RankEnv env;
-  size_t need = core::BuildRankEnv(*g_state.basis, plan, g_state.config.exports,
+  plan::RankEnv env;
+  size_t need = plan::BuildRankEnv(*g_state.basis, plan, g_state.config.exports,
                                    const_cast<const char* const*>(envp), nullptr, 0, &env);
   // At least 1: with nothing to export, BuildExports still has to say why.
-  return need == 0 ? 1 : need < core::kRankEnvMax ? need : core::kRankEnvMax;
+  return need == 0 ? 1 : need < plan::kRankEnvMax ? need : plan::kRankEnvMax;
 }
 
 // Child-safe: arithmetic on the basis, writes into buf and *out, one raw write for the log.
-void BuildExports(const RankMatch& m, const core::RankPlan& plan, char* const* envp, const char* path,
-                  char* buf, size_t cap, core::RankEnv* out, Line* line) {
+void BuildExports(const RankMatch& m, const plan::RankPlan& plan, char* const* envp, const char* path,
+                  char* buf, size_t cap, plan::RankEnv* out, Line* line) {
   out->count = 0;
   out->note[0] = '\0';
   if (g_state.config.exports == 0 || g_state.basis == nullptr) return;
-  core::BuildRankEnv(*g_state.basis, plan, g_state.config.exports, const_cast<const char* const*>(envp), buf,
+  plan::BuildRankEnv(*g_state.basis, plan, g_state.config.exports, const_cast<const char* const*>(envp), buf,
                      cap, out);
   if (out->note[0] == '\0') return;
   Line& l = *line;
@@ -43,7 +43,7 @@ __thread ExecMapping t_exec_mapping __attribute__((tls_model("initial-exec")));
 
 // Child-safe: copies pointers into the caller's array.
 char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, char* marker,
-                             const core::RankEnv& exports, char** out) {
+                             const plan::RankEnv& exports, char** out) {
   size_t n = 0;
   if (mark) {
     char* two[2];
@@ -53,7 +53,7 @@ char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, c
   for (int i = 0; i < exports.count; ++i) out[n++] = const_cast<char*>(exports.entries[i]);
   for (size_t i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
     if (mark && config::ValueOf(envp[i], "NUMABIND_BOUND") != nullptr) continue;
-    if (core::RankEnvReplaces(exports, envp[i])) continue;
+    if (plan::RankEnvReplaces(exports, envp[i])) continue;
     out[n++] = envp[i];
   }
   out[n] = nullptr;
@@ -61,7 +61,7 @@ char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, c
 }
 
 // Child-safe: a raw mmap, then arithmetic and copies into it.
-int BuildRankBlock(char* const* envp, const RankMatch& m, const core::RankPlan* bound, const char* path,
+int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* bound, const char* path,
                    RankBlock* out) {
   out->env = envp;
   out->map = nullptr;
@@ -73,16 +73,16 @@ int BuildRankBlock(char* const* envp, const RankMatch& m, const core::RankPlan* 
   // (NUMABIND_BOUND, the exports, envp's entries, the NULL), the marker, the exports' text.
   size_t line_bytes = need > 0 ? sizeof(Line) : 0;
   static_assert(sizeof(Line) % sizeof(char*) == 0, "the pointers follow the line");
-  size_t pointers = EnvCount(envp) + 2 + core::kRankEnvEntries;
+  size_t pointers = EnvCount(envp) + 2 + plan::kRankEnvEntries;
   size_t bytes = line_bytes + pointers * sizeof(char*) + kMarkerMax + need;
-  long p =
-      Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (SysFailed(p)) return static_cast<int>(-p);
+  long p = base::Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base::SysFailed(p)) return static_cast<int>(-p);
   out->map = reinterpret_cast<char*>(p);
   out->map_size = bytes;
   char** array = reinterpret_cast<char**>(p + static_cast<long>(line_bytes));
   char* marker = reinterpret_cast<char*>(array + pointers);
-  core::RankEnv exports;
+  plan::RankEnv exports;
   exports.count = 0;
   if (need > 0) BuildExports(m, *bound, envp, path, marker + kMarkerMax, need, &exports, new (out->map) Line);
   if (mark || exports.count > 0) out->env = RankEnvironment(envp, m, mark, marker, exports, array);
@@ -92,7 +92,7 @@ int BuildRankBlock(char* const* envp, const RankMatch& m, const core::RankPlan* 
 // Child-safe: a raw munmap.
 void FreeRankBlock(RankBlock* block) {
   if (block->map != nullptr)
-    Sys6(SYS_munmap, reinterpret_cast<long>(block->map), static_cast<long>(block->map_size));
+    base::Sys6(SYS_munmap, reinterpret_cast<long>(block->map), static_cast<long>(block->map_size));
   block->map = nullptr;
   block->map_size = 0;
 }

@@ -15,20 +15,20 @@
 
 namespace numabind::shim {
 
-/// Child-safe: the bytes rank m's exported entries need, 1 to core::kRankEnvMax (0 when NUMABIND_EXPORT is
+/// Child-safe: the bytes rank m's exported entries need, 1 to plan::kRankEnvMax (0 when NUMABIND_EXPORT is
 /// none or the rank has no plan). `envp` is the environment the rank starts with.
-size_t ExportBytes(const core::RankPlan& plan, char* const* envp);
+size_t ExportBytes(const plan::RankPlan& plan, char* const* envp);
 
 /// Child-safe: builds them into buf (cap bytes, from ExportBytes) and logs what was asked for and not
 /// exported as one warn line naming the rank and `path`, written in `line` (empty).
-void BuildExports(const RankMatch& m, const core::RankPlan& plan, char* const* envp, const char* path,
-                  char* buf, size_t cap, core::RankEnv* out, Line* line);
+void BuildExports(const RankMatch& m, const plan::RankPlan& plan, char* const* envp, const char* path,
+                  char* buf, size_t cap, plan::RankEnv* out, Line* line);
 
 /// Child-safe: fills out (room for EnvCount(envp) + 2 + exports.count pointers) with NUMABIND_BOUND first
 /// (when `mark`: MarkEnvironment's marker), then the exported entries, then envp's entries other than
 /// NUMABIND_BOUND and those the exports replace. Returns out.
 char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, char* marker,
-                             const core::RankEnv& exports, char** out);
+                             const plan::RankEnv& exports, char** out);
 
 /// A rank's environment in memory of its own (raw mmap: this may be a vfork child, where malloc is not
 /// safe): the pointer array, the NUMABIND_BOUND marker and NUMABIND_EXPORT's entries.
@@ -43,7 +43,7 @@ struct RankBlock {
 /// line naming `path` for what is not exported), then envp's other entries.
 /// Maps nothing when there is nothing to add. Returns 0, or the errno of a failed mmap (out->env is then
 /// envp).
-int BuildRankBlock(char* const* envp, const RankMatch& m, const core::RankPlan* bound, const char* path,
+int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* bound, const char* path,
                    RankBlock* out);
 
 /// Child-safe: unmaps out->map, if any.

@@ -26,18 +26,18 @@ template <typename Call>
 int ExecRank(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
   if (!g_state.active) {
     // A child of a rank found by order starting a program its glob matches too: the glob pitfall.
-    if (g_state.order_rank != 0 && Sys6(SYS_getpid) != g_state.order_rank)
+    if (g_state.order_rank != 0 && base::Sys6(SYS_getpid) != g_state.order_rank)
       WarnOrderRankSpawn(path, argv, g_state.order_rank);
     return call(envp);
   }
   // A process exec'ing a program of its own reads a pending site file first (site_config.h); a child
   // between fork and exec never does: its parent read it before the fork, or it goes without.
-  if (SiteFilePending() && !t_fork_child && Sys6(SYS_getpid) == g_state.pid && !ApplyPendingSiteFile())
+  if (SiteFilePending() && !t_fork_child && base::Sys6(SYS_getpid) == g_state.pid && !ApplyPendingSiteFile())
     return call(envp);
-  pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
+  pid_t launcher = static_cast<pid_t>(base::Sys6(SYS_getppid));
   RankMatch found;
   if (!FindRank(argv, envp, launcher, &found)) return call(envp);
-  pid_t self = static_cast<pid_t>(Sys6(SYS_getpid));
+  pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
   // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
   // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
   if (self == g_state.pid && !t_fork_child && found.bad_value == nullptr) EnsurePrepared();
@@ -56,7 +56,7 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
   // A process exec'ing a runtime itself (a shell's last command) prepares as a rank's would, so that the
   // library inside finds the shared basis; a fork child's parent prepared before the fork.
   if (start == ContainerStart::kKeepRuntime && g_state.active && !t_fork_child &&
-      static_cast<pid_t>(Sys6(SYS_getpid)) == g_state.pid)
+      static_cast<pid_t>(base::Sys6(SYS_getpid)) == g_state.pid)
     EnsurePrepared();
   ContainerBlock container;
   if (start == ContainerStart::kStrip) BuildContainerBlock(envp, &container);
@@ -64,7 +64,8 @@ int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp,
   ExecMapping& slot = t_exec_mapping;
   // One an exec in a CLONE_VM child left here (no vfork of ours to unmap it): unused now.
   if (slot.container_map != nullptr)
-    Sys6(SYS_munmap, reinterpret_cast<long>(slot.container_map), static_cast<long>(slot.container_size));
+    base::Sys6(SYS_munmap, reinterpret_cast<long>(slot.container_map),
+               static_cast<long>(slot.container_size));
   slot.container_map = container.map;
   slot.container_size = container.map_size;
   int ret = ExecRank(entry, path, argv, container.env, call);

@@ -60,14 +60,14 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   }
   if (!relevant) return;
   RankMatch m;
-  pid_t launcher = static_cast<pid_t>(Sys6(SYS_getppid));
+  pid_t launcher = static_cast<pid_t>(base::Sys6(SYS_getppid));
   if (!FindRank(nullptr, environ, launcher, &m)) return;
   if (m.rank == g_state.worker_rank && m.nranks == g_state.worker_nranks) return;
   SavedBinding saved;
   Line line;
   int err = 0;
   uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
-  core::RankPlan plan;
+  plan::RankPlan plan;
   plan.cpus = cpus, plan.nodes = nodes;
   BindResult r = BindRank(Entry::kSetenv, "(forked worker)", &m, &saved, &line, &err, &plan);
   // Strict mode cannot refuse a worker that is already running: it stops it, as a failed exec would.
@@ -85,15 +85,15 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   g_state.worker_rank = m.rank;
   g_state.worker_nranks = m.nranks;
   g_state.rank_bound = true;
-  long got = Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
-                  reinterpret_cast<long>(g_state.launcher_cpus));
+  long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
+                        reinterpret_cast<long>(g_state.launcher_cpus));
   if (got > 0) g_state.launcher_cpu_words = static_cast<uint32_t>(got / 8);
   // torch sets LOCAL_RANK before LOCAL_WORLD_SIZE: bind at each, log once the rank count is known.
   bool sized = m.nranks != 0 || m.var == nullptr || g_state.config.rank_var != nullptr;
   for (int i = 0; i < config::kRankVarCount; ++i) {
     if (config::kRankVars[i].rank == m.var && config::kRankVars[i].size == nullptr) sized = true;
   }
-  if (sized) FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));
+  if (sized) FinishBoundLine(&line, static_cast<pid_t>(base::Sys6(SYS_getpid)));
   // Threads the worker started since the fork (a Callable worker's pools) join the rank's CPUs, as torchrun
   // binds a Callable's; threads started from now on inherit the calling thread's binding.
   OtherThreads threads = BindOtherThreads();
@@ -161,12 +161,12 @@ extern "C" void numabind_before_vfork(void* caller) {
 extern "C" void* numabind_after_vfork(int pid) {
   numabind::shim::ExecMapping& m = numabind::shim::t_exec_mapping;
   if (pid != 0 && m.map != nullptr) {
-    numabind::shim::Sys6(SYS_munmap, reinterpret_cast<long>(m.map), static_cast<long>(m.size));
+    numabind::base::Sys6(SYS_munmap, reinterpret_cast<long>(m.map), static_cast<long>(m.size));
     m.map = nullptr;
     m.size = 0;
   }
   if (pid != 0 && m.container_map != nullptr) {
-    numabind::shim::Sys6(SYS_munmap, reinterpret_cast<long>(m.container_map),
+    numabind::base::Sys6(SYS_munmap, reinterpret_cast<long>(m.container_map),
                          static_cast<long>(m.container_size));
     m.container_map = nullptr;
     m.container_size = 0;

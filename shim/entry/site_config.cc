@@ -42,7 +42,7 @@ void ReadSiteFile(const char* const* ours);
 /// Marks the reading done and wakes the threads waiting for it.
 void PublishSiteFile() {
   __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
-  Sys6(SYS_futex, reinterpret_cast<long>(&g_site_state), FUTEX_WAKE_PRIVATE, 0x7fffffff);
+  base::Sys6(SYS_futex, reinterpret_cast<long>(&g_site_state), FUTEX_WAKE_PRIVATE, 0x7fffffff);
 }
 
 /// Takes the reading (0 -> 1) for this thread: true when it is this thread's to do.
@@ -50,7 +50,7 @@ bool TakeSiteFile() {
   int expected = 0;
   if (!__atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
     return false;
-  __atomic_store_n(&g_site_reader, static_cast<int>(Sys6(SYS_gettid)), __ATOMIC_RELAXED);
+  __atomic_store_n(&g_site_reader, static_cast<int>(base::Sys6(SYS_gettid)), __ATOMIC_RELAXED);
   return true;
 }
 
@@ -59,15 +59,15 @@ bool TakeSiteFile() {
 /// `local` where the file said `interleave`). Not when this thread is the reader.
 void WaitForSiteFile() {
   if (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 1) return;
-  if (__atomic_load_n(&g_site_reader, __ATOMIC_RELAXED) == static_cast<int>(Sys6(SYS_gettid))) return;
-  timespec start = ClockNow(CLOCK_MONOTONIC);
+  if (__atomic_load_n(&g_site_reader, __ATOMIC_RELAXED) == static_cast<int>(base::Sys6(SYS_gettid))) return;
+  timespec start = base::ClockNow(CLOCK_MONOTONIC);
   while (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) == 1) {
-    timespec now = ClockNow(CLOCK_MONOTONIC);
+    timespec now = base::ClockNow(CLOCK_MONOTONIC);
     long waited = (now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec);
     if (waited >= kSiteWaitNs) return;
     timespec slice{0, 10000000};  // 10 ms, then look at the clock again
-    Sys6(SYS_futex, reinterpret_cast<long>(&g_site_state), FUTEX_WAIT_PRIVATE, 1,
-         reinterpret_cast<long>(&slice));
+    base::Sys6(SYS_futex, reinterpret_cast<long>(&g_site_state), FUTEX_WAIT_PRIVATE, 1,
+               reinterpret_cast<long>(&slice));
   }
 }
 
@@ -76,16 +76,16 @@ void WaitForSiteFile() {
 void OursNow(const char* (&ours)[kOursMax]) {
   int n = 0;
   for (char* const* p = environ; p != nullptr && *p != nullptr; ++p) {
-    if (StartsWith(*p, "NUMABIND_") && n < kOursMax - 1) ours[n++] = *p;
+    if (base::StartsWith(*p, "NUMABIND_") && n < kOursMax - 1) ours[n++] = *p;
   }
   ours[n] = nullptr;
 }
 
 /// "PATH: cannot map room for it (ENAME)" into err.
 void CannotMap(config::Error* err, const char* path, long m) {
-  char name[kErrnoSymbolMax];
-  core::TextWriter w{err->text, sizeof(err->text), 0};
-  w.Str(path).Str(": cannot map room for it (").Str(ErrnoSymbol(static_cast<int>(-m), name)).Str(")");
+  char name[base::kErrnoSymbolMax];
+  base::TextWriter w{err->text, sizeof(err->text), 0};
+  w.Str(path).Str(": cannot map room for it (").Str(base::ErrnoSymbol(static_cast<int>(-m), name)).Str(")");
 }
 
 /// ActivateForRankSpawn's reading, with g_site_state at 1: the site file under the launcher's environment;
@@ -139,10 +139,10 @@ void ReadSiteFile(const char* const* ours) {
   config::Error err;
   int fd = path != nullptr ? config::OpenSiteFile(path, &err) : -1;
   if (fd >= 0) {
-    long m = Sys6(SYS_mmap, 0, sizeof(config::SiteFile), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                  -1, 0);
-    if (SysFailed(m)) {
-      Sys6(SYS_close, fd);
+    long m = base::Sys6(SYS_mmap, 0, sizeof(config::SiteFile), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base::SysFailed(m)) {
+      base::Sys6(SYS_close, fd);
       CannotMap(&err, path, m);
     } else {
       g_site = reinterpret_cast<config::SiteFile*>(m);

@@ -30,14 +30,14 @@ auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* env
   *refused_errno = 0;
   if (SiteFilePending() && !ApplyPendingSiteFile()) return call(envp);  // site_config.h
   RankMatch m;
-  if (!FindRank(argv, envp, static_cast<pid_t>(Sys6(SYS_getpid)), &m)) return call(envp);
+  if (!FindRank(argv, envp, static_cast<pid_t>(base::Sys6(SYS_getpid)), &m)) return call(envp);
   if (m.bad_value == nullptr) EnsurePrepared();
   auto ret = BindAndCall({entry, path, envp, &m, false, 0, child_pid, refused_errno}, call);
   // The by-order slot passes to the child; a failed spawn frees it. Without a pid (pidfd_spawn) the caller
   // keeps it until it exits.
   if (m.order.map != nullptr && child_pid != nullptr)
     FinishOrderClaim(&m.order, static_cast<uint32_t>(*child_pid));
-  if (m.order.map != nullptr) FinishOrderClaim(&m.order, static_cast<uint32_t>(Sys6(SYS_getpid)));
+  if (m.order.map != nullptr) FinishOrderClaim(&m.order, static_cast<uint32_t>(base::Sys6(SYS_getpid)));
   return ret;
 }
 

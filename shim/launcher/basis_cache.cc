@@ -30,7 +30,7 @@ namespace {
 
 // A file of another basis layout is never read: its magic is the frame's tag, which carries the layout's
 // version (plan/basis_frame.h).
-constexpr const char (&kMagic)[8] = core::kBasisTag;
+constexpr const char (&kMagic)[8] = plan::kBasisTag;
 constexpr size_t kMaxFrame = 64u << 20;
 
 struct FileHeader {
@@ -64,7 +64,7 @@ struct Hash {
   /// A file's identity: device, inode, size and modification time.
   void Stat(const char* path) {
     struct stat st;
-    if (path == nullptr || FstatAt(AT_FDCWD, path, &st, 0) != 0) return Value(-1);
+    if (path == nullptr || base::FstatAt(AT_FDCWD, path, &st, 0) != 0) return Value(-1);
     Value(st.st_dev), Value(st.st_ino), Value(st.st_size), Value(st.st_mtim.tv_sec),
         Value(st.st_mtim.tv_nsec);
   }
@@ -75,20 +75,20 @@ struct Hash {
 uint64_t NameHash(const char* helper) {
   const config::Config& c = g_state.config;
   Hash h;
-  h.Str("numabind plan basis"), h.Value(core::kBasisLayoutVersion);  // layouts keep a file each
+  h.Str("numabind plan basis"), h.Value(plan::kBasisLayoutVersion);  // layouts keep a file each
   h.Str(helper);  // two installations (or build trees) keep a file each
   h.Str(c.policy.text), h.Str(config::MemoryName(c.memory)), h.Str(c.devices.text), h.Str(c.topology);
   h.Value((c.exports & config::kExportNic) != 0);  // a basis with NIC tables or without
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     if (PlannerReads(*e)) h.Str(*e);
   }
-  uint64_t cpus[kMaxCpuWords] = {0};
-  long got = Sys6(SYS_sched_getaffinity, 0, sizeof(cpus), reinterpret_cast<long>(cpus));
+  uint64_t cpus[config::kMaxCpuWords] = {0};
+  long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(cpus), reinterpret_cast<long>(cpus));
   h.Bytes(cpus, got > 0 ? static_cast<size_t>(got) : 0);
-  uint64_t nodes[kMaxNodeWords] = {0};
+  uint64_t nodes[config::kMaxNodeWords] = {0};
   int mode = 0;
-  Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(nodes),
-       static_cast<long>(kMaxNodeWords) * 64, 0, MPOL_F_MEMS_ALLOWED);
+  base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(nodes),
+             static_cast<long>(config::kMaxNodeWords) * 64, 0, MPOL_F_MEMS_ALLOWED);
   h.Bytes(nodes, sizeof(nodes));
   return h.h;
 }
@@ -117,7 +117,7 @@ int OpenSharedDirectory() {
   int fd = open(path.CStr(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return -1;
   struct stat st;
-  if (Fstat(fd, &st) != 0 || st.st_uid != uid || (st.st_mode & 077) != 0) {
+  if (base::Fstat(fd, &st) != 0 || st.st_uid != uid || (st.st_mode & 077) != 0) {
     close(fd);
     return -1;
   }
@@ -174,23 +174,23 @@ bool LoadSharedBasis(const char* helper, HelperRun* run) {
   uint64_t name = NameHash(helper);
   char file[32];
   FileName(name, file);
-  int fd = OpenAt(dir, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = base::OpenAt(dir, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   close(dir);
   if (fd < 0) return false;
   struct stat st;
   FileHeader header;
   char* frame = nullptr;
   // Another user's file, or one that someone else could have written, is never read.
-  bool ok = Fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 022) == 0 &&
-            ReadAll(fd, reinterpret_cast<char*>(&header), sizeof(header)) &&
+  bool ok = base::Fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+            (st.st_mode & 022) == 0 && ReadAll(fd, reinterpret_cast<char*>(&header), sizeof(header)) &&
             memcmp(header.magic, kMagic, sizeof(kMagic)) == 0 && header.name == name &&
             header.size <= kMaxFrame && static_cast<uint64_t>(st.st_size) == sizeof(header) + header.size &&
             header.identity == Identity(helper);
   size_t mapped = (header.size + 4095) & ~static_cast<size_t>(4095);
   if (ok && header.size > 0) {
-    long m = Sys6(SYS_mmap, 0, static_cast<long>(mapped), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                  -1, 0);
-    frame = SysFailed(m) ? nullptr : reinterpret_cast<char*>(m);
+    long m = base::Sys6(SYS_mmap, 0, static_cast<long>(mapped), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    frame = base::SysFailed(m) ? nullptr : reinterpret_cast<char*>(m);
   }
   ok = frame != nullptr && ReadAll(fd, frame, header.size);
   close(fd);
@@ -200,7 +200,7 @@ bool LoadSharedBasis(const char* helper, HelperRun* run) {
     ok = sum.h == header.checksum;
   }
   if (!ok) {
-    if (frame != nullptr) Sys6(SYS_munmap, reinterpret_cast<long>(frame), static_cast<long>(mapped));
+    if (frame != nullptr) base::Sys6(SYS_munmap, reinterpret_cast<long>(frame), static_cast<long>(mapped));
     return false;
   }
   run->out = frame;
@@ -222,17 +222,17 @@ void StoreSharedBasis(const char* helper, const char* frame, size_t size) {
   header.checksum = sum.h;
   char file[32];
   FileName(header.name, file);
-  timespec now = ClockNow(CLOCK_MONOTONIC);
+  timespec now = base::ClockNow(CLOCK_MONOTONIC);
   Line tmp;
-  tmp.Str(".").Str(file).Str(".").Num(Sys6(SYS_getpid)).Str(".").Num(now.tv_nsec);
+  tmp.Str(".").Str(file).Str(".").Num(base::Sys6(SYS_getpid)).Str(".").Num(now.tv_nsec);
   RemoveStaleTemporaries(dir);
-  int fd = OpenAt(dir, tmp.CStr(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int fd = base::OpenAt(dir, tmp.CStr(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd >= 0) {
     bool ok =
         WriteAll(fd, reinterpret_cast<const char*>(&header), sizeof(header)) && WriteAll(fd, frame, size);
     ok = close(fd) == 0 && ok;
     // rename replaces a stale file in one step: a reader sees the old file or the new one, never a part.
-    if (!ok || RenameAt(dir, tmp.CStr(), dir, file) != 0) UnlinkAt(dir, tmp.CStr(), 0);
+    if (!ok || base::RenameAt(dir, tmp.CStr(), dir, file) != 0) base::UnlinkAt(dir, tmp.CStr(), 0);
   }
   close(dir);
 }

@@ -29,7 +29,7 @@ namespace numabind::shim {
 
 struct HelperRun;
 
-/// The helper's answer (a core::BasisFrameHeader and its payload) shared for this process's configuration
+/// The helper's answer (a plan::BasisFrameHeader and its payload) shared for this process's configuration
 /// and machine state, into run->out (mmap'd: release with FreeHelperOutput) and run->size; false when there
 /// is none to trust. `helper` is the planner that would otherwise run (its file is part of the identity).
 /// Async-signal-safe (no malloc), like the helper launch it saves.

@@ -36,7 +36,7 @@ constexpr int kRecheckMs = 250;
 constexpr int kPollMs = 10;
 
 long NowMs() {
-  timespec ts = ClockNow(CLOCK_MONOTONIC);
+  timespec ts = base::ClockNow(CLOCK_MONOTONIC);
   return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
@@ -67,10 +67,11 @@ long TemporaryWriter(const char* name) {
 int OpenLock(int dir, uint64_t name) {
   char file[] = "lock-0123456789abcdef";
   for (int i = 0; i < 16; ++i) file[5 + i] = "0123456789abcdef"[(name >> (60 - 4 * i)) & 15];
-  int fd = OpenAt(dir, file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+  int fd = base::OpenAt(dir, file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
   struct stat st;
-  if (Fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
+  if (base::Fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 022) != 0) {
     close(fd);
     return -1;
   }
@@ -80,13 +81,13 @@ int OpenLock(int dir, uint64_t name) {
 /// An inotify descriptor that wakes on a file renamed into `dir` (a basis stored) and on a lock file
 /// closed by a writer (its holder done, or dead); -1 when there is none to have.
 int WatchDirectory(int dir) {
-  int watch = static_cast<int>(Sys6(SYS_inotify_init1, IN_NONBLOCK | IN_CLOEXEC));
+  int watch = static_cast<int>(base::Sys6(SYS_inotify_init1, IN_NONBLOCK | IN_CLOEXEC));
   if (watch < 0) return -1;
-  char path[14 + kDecimalMax] =
+  char path[14 + base::kDecimalMax] =
       "/proc/self/fd/";  // the very directory opened and checked, not its name again
-  FormatDecimal(static_cast<unsigned>(dir), path + 14);
-  if (Sys6(SYS_inotify_add_watch, watch, reinterpret_cast<long>(path),
-           IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
+  base::FormatDecimal(static_cast<unsigned>(dir), path + 14);
+  if (base::Sys6(SYS_inotify_add_watch, watch, reinterpret_cast<long>(path),
+                 IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
     close(watch);
     return -1;
   }
@@ -98,7 +99,7 @@ int WatchDirectory(int dir) {
 __attribute__((noinline)) void LogWait(const char* what, long ms) {
   Line l;
   l.Str("numabind: ").Str(what).Str(" NUMABIND_POLICY=").Str(g_state.config.policy.text).Str(" (").Num(ms);
-  l.Str(" ms, pid ").Num(Sys6(SYS_getpid)).Str(")");
+  l.Str(" ms, pid ").Num(base::Sys6(SYS_getpid)).Str(")");
   size_t len = l.Finish();
   WriteLog(config::LogLevel::kDebug, l.data(), len);
 }
@@ -157,7 +158,7 @@ bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, Prepar
     if (watch >= 0) n = 1;
     if (stop.fd >= 0) p[n++] = {stop.fd, POLLIN, 0};
     timespec ts{ms / 1000, (ms % 1000) * 1000000L};
-    long r = Sys6(SYS_ppoll, reinterpret_cast<long>(p), n, reinterpret_cast<long>(&ts), 0, 8);
+    long r = base::Sys6(SYS_ppoll, reinterpret_cast<long>(p), n, reinterpret_cast<long>(&ts), 0, 8);
     if (r == -EINTR) break;  // a handler ran: return to the host; this process prepares itself
     char events[512] __attribute__((aligned(8)));  // more than one event with the longest name
     while (watch >= 0 && read(watch, events, sizeof(events)) > 0) {
@@ -172,10 +173,10 @@ bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, Prepar
 }
 
 void RemoveStaleTemporaries(int dir) {
-  int list = OpenAt(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int list = base::OpenAt(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (list < 0) return;
-  timespec now = ClockNow(CLOCK_REALTIME);
-  long self = Sys6(SYS_getpid);
+  timespec now = base::ClockNow(CLOCK_REALTIME);
+  long self = base::Sys6(SYS_getpid);
   struct DirEntry {  // the kernel's struct linux_dirent64
     uint64_t ino;
     int64_t off;
@@ -185,7 +186,7 @@ void RemoveStaleTemporaries(int dir) {
   };
   char buf[1024] __attribute__((aligned(8))) = {0};  // filled by a raw call the analyzer cannot see into
   long n;
-  while ((n = Sys6(SYS_getdents64, list, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
+  while ((n = base::Sys6(SYS_getdents64, list, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
     for (long at = 0; at < n;) {
       const DirEntry* e = reinterpret_cast<const DirEntry*>(buf + at);
       if (e->reclen == 0) break;
@@ -193,10 +194,10 @@ void RemoveStaleTemporaries(int dir) {
       long pid = TemporaryWriter(e->name);
       if (pid <= 0 || pid == self) continue;
       struct stat st;
-      bool dead = Sys6(SYS_kill, pid, 0) == -ESRCH;
-      bool old = FstatAt(dir, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      bool dead = base::Sys6(SYS_kill, pid, 0) == -ESRCH;
+      bool old = base::FstatAt(dir, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                  now.tv_sec - st.st_mtim.tv_sec > kStaleTempSeconds;
-      if (dead || old) UnlinkAt(dir, e->name, 0);
+      if (dead || old) base::UnlinkAt(dir, e->name, 0);
     }
   }
   close(list);

@@ -65,7 +65,7 @@ __attribute__((noinline)) void LogPrepared(long us, bool shared) {
   l.Str("numabind: prepared NUMABIND_POLICY=").Str(g_state.config.policy.text);
   l.Str(" in ").Num(us / 1000).Str(".");
   l.Num(us % 1000 / 100).Num(us % 100 / 10).Str(shared ? " ms from the shared basis, not " : " ms by ");
-  l.Str(kHelperPath).Str(" prepare-basis (pid ").Num(Sys6(SYS_getpid)).Str(")");
+  l.Str(kHelperPath).Str(" prepare-basis (pid ").Num(base::Sys6(SYS_getpid)).Str(")");
   WriteLog(config::LogLevel::kDebug, &l);
 }
 
@@ -77,9 +77,9 @@ char** HelperEnvironment(size_t* bytes) {
   size_t n = 0;
   while (environ != nullptr && environ[n] != nullptr) ++n;
   *bytes = (n + 2) * sizeof(char*);
-  long p = Sys6(SYS_mmap, 0, static_cast<long>(*bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                -1, 0);
-  if (SysFailed(p)) return nullptr;
+  long p = base::Sys6(SYS_mmap, 0, static_cast<long>(*bytes), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base::SysFailed(p)) return nullptr;
   char** envp = reinterpret_cast<char**>(p);
   // NUMABIND_DISABLE=1 for a library loaded otherwise than by LD_PRELOAD (/etc/ld.so.preload).
   size_t k = 0;
@@ -103,14 +103,14 @@ __attribute__((noinline)) void LogMemoryPolicyDenied(const char* why) {
 /// may set_mempolicy be refused or kill the caller, so only then must the helper's keeper try it first; a
 /// process without one may take the shared basis. Raw reads in small pieces (small thread stacks).
 bool SeccompFiltered() {
-  int fd = static_cast<int>(OpenAt(AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC));
+  int fd = static_cast<int>(base::OpenAt(AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC));
   if (fd < 0) return true;  // cannot tell: let the keeper try
   static const char kKey[] = "\nSeccomp:\t";
   size_t matched = 0;
   int verdict = -1;
   char buf[256];
   long n;
-  while (verdict < 0 && (n = Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
+  while (verdict < 0 && (n = base::Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
     for (long i = 0; i < n && verdict < 0; ++i) {
       if (matched == sizeof(kKey) - 1)
         verdict = buf[i] != '0';
@@ -118,13 +118,13 @@ bool SeccompFiltered() {
         matched = buf[i] == kKey[matched] ? matched + 1 : buf[i] == '\n' ? 1 : 0;
     }
   }
-  Sys6(SYS_close, fd);
+  base::Sys6(SYS_close, fd);
   return verdict != 0;
 }
 
 void Prepare() {
   const config::Config& c = g_state.config;
-  timespec start = ClockNow(CLOCK_MONOTONIC);
+  timespec start = base::ClockNow(CLOCK_MONOTONIC);
   HelperRun run;
   // Another process of this user prepared the same configuration on this machine, or is preparing it and
   // this one waits (shim/launcher/basis_cache.h). The lock, when this process got it, is released on return.
@@ -153,10 +153,10 @@ void Prepare() {
     }
     ran = RunHelper(kHelperPath, const_cast<char* const*>(argv), envp, kHelperTimeoutMs, kMaxBasisBytes, true,
                     &run);
-    Sys6(SYS_munmap, reinterpret_cast<long>(envp), static_cast<long>(env_bytes));
+    base::Sys6(SYS_munmap, reinterpret_cast<long>(envp), static_cast<long>(env_bytes));
   }
-  timespec end = ClockNow(CLOCK_MONOTONIC);
-  core::BasisFrameHeader header;
+  timespec end = base::ClockNow(CLOCK_MONOTONIC);
+  plan::BasisFrameHeader header;
   if (!ran || run.size < sizeof(header)) {
     SetPrepareError("the planner helper ", kHelperPath, " failed: ", ran ? "no answer" : run.why);
     FreeHelperOutput(&run);
@@ -165,21 +165,21 @@ void Prepare() {
   memcpy(&header, run.out, sizeof(header));
   char* payload = run.out + sizeof(header);
   size_t length = run.size - sizeof(header);
-  if (memcmp(header.tag, core::kErrorTag, sizeof(header.tag)) == 0 && header.length == length) {
+  if (memcmp(header.tag, plan::kErrorTag, sizeof(header.tag)) == 0 && header.length == length) {
     SetPrepareError("cannot plan NUMABIND_POLICY=", c.policy.text, ": ", payload, length);
     FreeHelperOutput(&run);
     return;
   }
-  bool basis = memcmp(header.tag, core::kBasisTag, sizeof(header.tag)) == 0 && header.length == length;
+  bool basis = memcmp(header.tag, plan::kBasisTag, sizeof(header.tag)) == 0 && header.length == length;
   // Shared as it came: BasisFromOffsets turns the payload's offsets into this process's pointers.
   if (basis && !shared) StoreSharedBasis(kHelperPath, run.out, run.size);
-  if (!basis || !core::BasisFromOffsets(payload, length)) {
+  if (!basis || !plan::BasisFromOffsets(payload, length)) {
     SetPrepareError("the planner helper ", kHelperPath, " answered with a malformed plan");
     FreeHelperOutput(&run);
     return;
   }
-  long r = Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
-                reinterpret_cast<long>(g_state.launcher_cpus));
+  long r = base::Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
+                      reinterpret_cast<long>(g_state.launcher_cpus));
   g_state.launcher_cpu_words = r > 0 ? static_cast<uint32_t>(r / 8) : 0;
   // Containers often forbid set_mempolicy (EPERM), kernels without NUMA lack it (ENOSYS), and a seccomp
   // profile may kill on it: the helper's keeper tried it in a process of its own. Ranks then get their
@@ -189,29 +189,31 @@ void Prepare() {
     g_state.memory_policy_denied[sizeof(g_state.memory_policy_denied) - 1] = '\0';
     LogMemoryPolicyDenied(run.mempolicy);
   }
-  g_state.basis = reinterpret_cast<const core::PlanBasis*>(payload);  // mapped as long as the process lives
+  g_state.basis = reinterpret_cast<const plan::PlanBasis*>(payload);  // mapped as long as the process lives
   long us = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
   if (c.log >= config::LogLevel::kDebug) LogPrepared(us, shared);
 }
 
 }  // namespace
 
-const core::PlanBasis* EnsurePrepared() {
+const plan::PlanBasis* EnsurePrepared() {
   // A lock that knows its owner: a signal handler's _Fork on the thread that is preparing, or a process
   // copied by a raw clone() while another thread prepared (the owner is not one of its threads), must not
   // wait for it forever. Both go on without a plan (their ranks run unbound, with a line).
   static int owner;  // tid, 0 when free; plain int: a guarded static would pull in libstdc++
   if (__atomic_load_n(&g_state.prepared, __ATOMIC_ACQUIRE)) return g_state.basis;
-  int self = static_cast<int>(Sys6(SYS_gettid));
+  int self = static_cast<int>(base::Sys6(SYS_gettid));
   for (;;) {
     int held = 0;
     if (__atomic_compare_exchange_n(&owner, &held, self, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
-    if (held == self || Sys6(SYS_tgkill, Sys6(SYS_getpid), held, 0) == -ESRCH) return g_state.basis;
+    if (held == self || base::Sys6(SYS_tgkill, base::Sys6(SYS_getpid), held, 0) == -ESRCH)
+      return g_state.basis;
     // Sleep, not spin: the helper the owner waits for needs the CPUs (16 threads yielding in a loop starved
     // it past its time limit in the 16-CPU guest). Woken when the owner is done; the owner is looked at
     // again every 10 ms.
     timespec nap = {0, 10L * 1000 * 1000};
-    Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAIT_PRIVATE, held, reinterpret_cast<long>(&nap));
+    base::Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAIT_PRIVATE, held,
+               reinterpret_cast<long>(&nap));
   }
   if (!g_state.prepared) {
     int saved_errno = errno;
@@ -222,7 +224,7 @@ const core::PlanBasis* EnsurePrepared() {
     __atomic_store_n(&g_state.prepared, true, __ATOMIC_RELEASE);
   }
   __atomic_store_n(&owner, 0, __ATOMIC_RELEASE);
-  Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAKE_PRIVATE, 0x7fffffff);
+  base::Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAKE_PRIVATE, 0x7fffffff);
   return g_state.basis;
 }
 

@@ -14,7 +14,7 @@ namespace numabind::shim {
 
 /// Parent side: runs the planner helper and prepares the basis, once per process (thread-safe and
 /// async-signal-safe). Returns g_state.basis (nullptr on failure, reason in g_state.prepare_error).
-const core::PlanBasis* EnsurePrepared();
+const plan::PlanBasis* EnsurePrepared();
 
 /// Parent side, NUMABIND_LOG=debug: records the calling stack into g_state.stack (libunwind via dlopen).
 void CaptureStack();

@@ -22,7 +22,7 @@ uint64_t WatchedStopSignals() {
   uint64_t watched = 0;
   for (int sig : kStopSignals) {
     KernelSigaction act{};
-    if (Sys6(SYS_rt_sigaction, sig, 0, reinterpret_cast<long>(&act), kSigsetBytes) == 0 &&
+    if (base::Sys6(SYS_rt_sigaction, sig, 0, reinterpret_cast<long>(&act), kSigsetBytes) == 0 &&
         act.handler != SIG_IGN) {
       watched |= Bit(sig);
     }
@@ -32,23 +32,23 @@ uint64_t WatchedStopSignals() {
 
 void StopWatch::Begin() {
   watched = WatchedStopSignals();
-  Sys6(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&watched), reinterpret_cast<long>(&old_mask),
-       kSigsetBytes);
+  base::Sys6(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&watched),
+             reinterpret_cast<long>(&old_mask), kSigsetBytes);
   if (watched != 0) {
-    fd = static_cast<int>(AboveStdio(
-        Sys6(SYS_signalfd4, -1, reinterpret_cast<long>(&watched), kSigsetBytes, kSfdNonblockCloexec)));
+    fd = static_cast<int>(base::AboveStdio(
+        base::Sys6(SYS_signalfd4, -1, reinterpret_cast<long>(&watched), kSigsetBytes, kSfdNonblockCloexec)));
   }
 }
 
 void StopWatch::End() {
-  if (fd >= 0) Sys6(SYS_close, fd);
+  if (fd >= 0) base::Sys6(SYS_close, fd);
   fd = -1;
-  Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&old_mask), 0, kSigsetBytes);
+  base::Sys6(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&old_mask), 0, kSigsetBytes);
 }
 
 int StopWatch::Pending() const {
   uint64_t pending = 0;
-  if (Sys6(SYS_rt_sigpending, reinterpret_cast<long>(&pending), kSigsetBytes) != 0) return 0;
+  if (base::Sys6(SYS_rt_sigpending, reinterpret_cast<long>(&pending), kSigsetBytes) != 0) return 0;
   pending &= watched;
   for (int sig = 1; sig <= 64; ++sig) {
     if ((pending & Bit(sig)) != 0) return sig;

@@ -32,7 +32,7 @@ void Digits(char* d, long n, int width) {
 /// The caller has reserved kTail.
 void Head(Line* l, config::LogLevel level, long pid) {
   timespec ts = {0, 0};
-  Sys6(SYS_clock_gettime, CLOCK_REALTIME, reinterpret_cast<long>(&ts));
+  base::Sys6(SYS_clock_gettime, CLOCK_REALTIME, reinterpret_cast<long>(&ts));
   // Days since 1970-01-01 to a civil date (Howard Hinnant's days_from_civil, inverted).
   long days = ts.tv_sec / 86400, secs = ts.tv_sec % 86400;
   long z = days + 719468;
@@ -53,7 +53,7 @@ void Head(Line* l, config::LogLevel level, long pid) {
   Digits(time + 17, secs % 60, 2);
   Digits(time + 20, ts.tv_nsec / 1000000, 3);
   utsname u;
-  bool named = Sys6(SYS_uname, reinterpret_cast<long>(&u)) == 0;
+  bool named = base::Sys6(SYS_uname, reinterpret_cast<long>(&u)) == 0;
   static const char kLevels[][6] = {"off", "warn", "info", "debug"};  // no relocations
   l->Str("{");
   JsonMembers j(l);
@@ -252,7 +252,7 @@ size_t JsonBoundLine(Line* l, const Line& body, pid_t pid, const char* stack) {
 size_t JsonMessage(Line* l, config::LogLevel level, const char* text, size_t len, bool truncated) {
   l->Reserve(kTail);
   l->set_truncated(truncated);
-  Head(l, level, Sys6(SYS_getpid));
+  Head(l, level, base::Sys6(SYS_getpid));
   Message(l, text, len);
   return Close(l);
 }
@@ -261,7 +261,7 @@ size_t JsonMessage(Line* l, config::LogLevel level, const char* text, size_t len
 size_t JsonUnbound(Line* l, const UnboundEvent& e, const char* text, size_t len, bool truncated) {
   l->Reserve(kTail);
   l->set_truncated(truncated);
-  Head(l, config::LogLevel::kWarn, Sys6(SYS_getpid));
+  Head(l, config::LogLevel::kWarn, base::Sys6(SYS_getpid));
   JsonMembers j(l);
   RankMembers(&j, e.refused ? "refused" : "unbound", e.rank_known, e.rank, e.nranks, e.rank_var, e.command);
   Message(l, text, len);
@@ -271,7 +271,7 @@ size_t JsonUnbound(Line* l, const UnboundEvent& e, const char* text, size_t len,
 // Child-safe: formats into the caller's line.
 size_t JsonLogFileNote(Line* l, const char* file, const char* why) {
   l->Reserve(kTail);
-  Head(l, config::LogLevel::kWarn, Sys6(SYS_getpid));
+  Head(l, config::LogLevel::kWarn, base::Sys6(SYS_getpid));
   JsonMembers(l)
       .Str("message", "NUMABIND_LOG_FILE cannot be written: logging to standard error")
       .Str("log_file", file)

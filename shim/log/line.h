@@ -30,11 +30,11 @@ class Line {
   }
   /// Child-safe: appends a decimal number, whole or not at all.
   Line& Num(long long v) {
-    char digits[1 + kDecimalMax];
+    char digits[1 + base::kDecimalMax];
     size_t n = v < 0 ? 1 : 0;
     digits[0] = '-';
-    n += FormatDecimal(v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v),
-                       digits + n);
+    n += base::FormatDecimal(
+        v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v), digits + n);
     if (len_ + n > end_) return Cut(len_);
     for (size_t i = 0; i < n; ++i) buf_[len_++] = digits[i];
     return *this;
@@ -42,7 +42,7 @@ class Line {
   /// Child-safe: appends a bit set in Linux list form ("0-3,8"), or "none"; whole or not at all.
   Line& Bits(const uint64_t* words, uint32_t nwords) {
     size_t room = this->room();
-    size_t need = core::FormatBitList(words, nwords, buf_ + len_, room + 1);
+    size_t need = plan::FormatBitList(words, nwords, buf_ + len_, room + 1);
     if (need > room) return Cut(len_);
     len_ += need;
     if (need == 0) Str("none");

@@ -25,15 +25,15 @@ bool Json() { return g_state.config.log_format == config::LogFormat::kJson; }
 /// without a reader would hang open() (O_NONBLOCK makes it ENXIO), and a FIFO, terminal or device at a
 /// shared log path is refused (O_NOCTTY: never our controlling terminal).
 long OpenLogFile(const char* file, const char** why) {
-  long fd = OpenAt(AT_FDCWD, file,
-                   O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+  long fd = base::OpenAt(
+      AT_FDCWD, file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
   if (fd < 0) {
-    *why = fd == -ENXIO ? "is not a regular file" : ErrnoName(static_cast<int>(-fd));
+    *why = fd == -ENXIO ? "is not a regular file" : base::ErrnoName(static_cast<int>(-fd));
     return -1;
   }
   struct stat st;
-  if (Fstat(static_cast<int>(fd), &st) != 0 || !S_ISREG(st.st_mode)) {
-    Sys6(SYS_close, fd);
+  if (base::Fstat(static_cast<int>(fd), &st) != 0 || !S_ISREG(st.st_mode)) {
+    base::Sys6(SYS_close, fd);
     *why = "is not a regular file";
     return -1;
   }
@@ -51,12 +51,12 @@ void NoteLogFileFallback(const char* file, const char* why);
 /// made: a job's directory is the job script's to create. Not inlined: its path is on the stack only when
 /// the value has a % sequence.
 __attribute__((noinline)) long OpenExpandedLogFile(const char* pattern) {
-  char host[kHostNameMax], pid[kDecimalMax], path[kMaxExpandedLogFile];
-  ShortHostName(host);
-  FormatDecimal(static_cast<uint64_t>(Sys6(SYS_getpid)), pid);
-  LogPathFields fields{host, LogJobId(const_cast<const char* const*>(environ)), pid};
+  char host[base::kHostNameMax], pid[base::kDecimalMax], path[kMaxExpandedLogFile];
+  base::ShortHostName(host);
+  base::FormatDecimal(static_cast<uint64_t>(base::Sys6(SYS_getpid)), pid);
+  base::LogPathFields fields{host, base::LogJobId(const_cast<const char* const*>(environ)), pid};
   const char* why = "is too long once its % sequences are expanded";
-  bool expanded = ExpandLogPath(pattern, fields, path, sizeof(path)) != 0;
+  bool expanded = base::ExpandLogPath(pattern, fields, path, sizeof(path)) != 0;
   long fd = expanded ? OpenLogFile(path, &why) : -1;
   if (fd < 0) NoteLogFileFallback(expanded ? path : pattern, why);
   return fd;
@@ -77,7 +77,7 @@ __attribute__((noinline)) void NoteLogFileFallback(const char* file, const char*
         .Str(" (logging to standard error): ");
     len = note.size();
   }
-  Sys6(SYS_write, 2, reinterpret_cast<long>(note.data()), static_cast<long>(len));
+  base::Sys6(SYS_write, 2, reinterpret_cast<long>(note.data()), static_cast<long>(len));
 }
 
 /// Child-safe: a text line as the message of a JSON line. Not inlined: its line buffer is on the stack only
@@ -186,7 +186,7 @@ void WriteLogRaw(const char* text, size_t len) {
   long fd = 2;
   if (file != nullptr && *file != '\0') {
     // On every line that falls back, the note: a vfork child must not remember it.
-    if (HasLogPathFields(file)) {
+    if (base::HasLogPathFields(file)) {
       fd = OpenExpandedLogFile(file);
     } else {
       const char* why = nullptr;
@@ -195,8 +195,8 @@ void WriteLogRaw(const char* text, size_t len) {
     }
     if (fd < 0) fd = 2;
   }
-  Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));
-  if (fd != 2) Sys6(SYS_close, fd);  // never 2 when it is the file: OpenAt gives 3 or above
+  base::Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));
+  if (fd != 2) base::Sys6(SYS_close, fd);  // never 2 when it is the file: OpenAt gives 3 or above
 }
 
 }  // namespace numabind::shim

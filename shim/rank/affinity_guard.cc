@@ -41,7 +41,7 @@ bool g_armed;
 /// The rank's CPUs (kMaxCpuWords words), mapped and written once by ArmAffinityGuard: 1 KiB in .bss would
 /// push the library's writable data past its last file page, which costs every process an anonymous mmap.
 uint64_t* g_rank_cpus;
-constexpr size_t kRankCpusBytes = kMaxCpuWords * sizeof(uint64_t);
+constexpr size_t kRankCpusBytes = config::kMaxCpuWords * sizeof(uint64_t);
 /// How many bytes of a mask the kernel reads (what sched_getaffinity returned, its cpumask size): it
 /// ignores the rest, and so does the guard, which then looks at 8 bytes on a 64-CPU machine, not 1024.
 size_t g_kernel_bytes;
@@ -115,10 +115,10 @@ Narrowed Narrow(const cpu_set_t* set, size_t n, uint8_t* out) {
 /// call loads libunwind (dlopen), as the debug log's stack does.
 __attribute__((noinline)) void LogOnce(const char* fn, long target, const uint8_t* asked, const uint8_t* got,
                                        size_t n) {
-  if (g_state.config.log < config::LogLevel::kWarn || Sys6(SYS_getpid) != g_armed_pid) return;
+  if (g_state.config.log < config::LogLevel::kWarn || base::Sys6(SYS_getpid) != g_armed_pid) return;
   if (__atomic_exchange_n(&g_logged, 1, __ATOMIC_ACQ_REL) != 0) return;
   int saved_errno = errno;
-  uint64_t a[kMaxCpuWords] = {0}, g[kMaxCpuWords] = {0};
+  uint64_t a[config::kMaxCpuWords] = {0}, g[config::kMaxCpuWords] = {0};
   for (size_t i = 0; i < n; ++i) {
     a[i / 8] |= static_cast<uint64_t>(asked[i]) << (i % 8 * 8);
     if (got != nullptr) g[i / 8] |= static_cast<uint64_t>(got[i]) << (i % 8 * 8);
@@ -137,7 +137,10 @@ __attribute__((noinline)) void LogOnce(const char* fn, long target, const uint8_
     l.Str(", narrowed to cpus ").Bits(g, words);
   else
     l.Str(", refused (EINVAL): none of them is the rank's");
-  l.Str(" (the rank's cpus ").Bits(g_rank_cpus, kMaxCpuWords).Str("; said once) pid ").Num(Sys6(SYS_getpid));
+  l.Str(" (the rank's cpus ")
+      .Bits(g_rank_cpus, config::kMaxCpuWords)
+      .Str("; said once) pid ")
+      .Num(base::Sys6(SYS_getpid));
   l.Str("\n").Str(stack);
   WriteLog(config::LogLevel::kWarn, &l);
   errno = saved_errno;
@@ -146,8 +149,8 @@ __attribute__((noinline)) void LogOnce(const char* fn, long target, const uint8_
 /// pid 0, this process, or one of its threads (tgkill with no signal finds tids of this thread group only).
 bool OwnThread(pid_t pid) {
   if (pid == 0) return true;
-  long self = Sys6(SYS_getpid);
-  return pid == self || (pid > 0 && Sys6(SYS_tgkill, self, pid, 0) == 0);
+  long self = base::Sys6(SYS_getpid);
+  return pid == self || (pid > 0 && base::Sys6(SYS_tgkill, self, pid, 0) == 0);
 }
 
 int GuardedSched(pid_t pid, size_t size, const cpu_set_t* set) {
@@ -190,16 +193,17 @@ void ArmAffinityGuard() {
   if (!g_state.config.guard || !g_state.rank_bound) return;
   if (Next(&g_next_sched, "sched_setaffinity") == nullptr) return;
   Next(&g_next_thread, "pthread_setaffinity_np");
-  long map = Sys6(SYS_mmap, 0, kRankCpusBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (SysFailed(map)) return;  // no memory for the rank's CPUs: unguarded
-  long got = Sys6(SYS_sched_getaffinity, 0, kRankCpusBytes, map);
+  long map =
+      base::Sys6(SYS_mmap, 0, kRankCpusBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base::SysFailed(map)) return;  // no memory for the rank's CPUs: unguarded
+  long got = base::Sys6(SYS_sched_getaffinity, 0, kRankCpusBytes, map);
   if (got <= 0) {  // cannot tell the rank's CPUs: unguarded
-    Sys6(SYS_munmap, map, kRankCpusBytes);
+    base::Sys6(SYS_munmap, map, kRankCpusBytes);
     return;
   }
   g_rank_cpus = reinterpret_cast<uint64_t*>(map);
   g_kernel_bytes = static_cast<size_t>(got);
-  g_armed_pid = Sys6(SYS_getpid);
+  g_armed_pid = base::Sys6(SYS_getpid);
   __atomic_store_n(&g_armed, true, __ATOMIC_RELEASE);
   __atomic_store_n(&g_sched, &GuardedSched, __ATOMIC_RELEASE);
   __atomic_store_n(&g_thread, &GuardedThread, __ATOMIC_RELEASE);

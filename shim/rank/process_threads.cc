@@ -47,20 +47,20 @@ int TidOf(const char* name) {
 
 OtherThreads BindOtherThreads() {
   OtherThreads result;
-  uint64_t cpus[kMaxCpuWords];
-  long size = Sys6(SYS_sched_getaffinity, 0, sizeof(cpus), reinterpret_cast<long>(cpus));
+  uint64_t cpus[config::kMaxCpuWords];
+  long size = base::Sys6(SYS_sched_getaffinity, 0, sizeof(cpus), reinterpret_cast<long>(cpus));
   if (size <= 0) return result;
-  int self = static_cast<int>(Sys6(SYS_gettid));
+  int self = static_cast<int>(base::Sys6(SYS_gettid));
   int seen[kMaxSeen];
   uint32_t nseen = 0;
   bool found_new = true;
   for (int walk = 0; walk < kMaxWalks && found_new; ++walk) {
     found_new = false;
-    long fd = OpenAt(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    long fd = base::OpenAt(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return result;  // no /proc: the other threads keep their CPUs
     alignas(8) char buf[2048];
     long n;
-    while ((n = Sys6(SYS_getdents64, fd, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
+    while ((n = base::Sys6(SYS_getdents64, fd, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
       for (long at = 0; at < n;) {
         const DirEntry* e = reinterpret_cast<const DirEntry*>(buf + at);
         // The analyzer cannot see getdents64 fill buf through Sys6's asm.
@@ -69,7 +69,7 @@ OtherThreads BindOtherThreads() {
         int tid = TidOf(e->name);
         if (tid < 0 || tid == self || Seen(seen, nseen, tid)) continue;
         found_new = true;
-        long r = Sys6(SYS_sched_setaffinity, tid, size, reinterpret_cast<long>(cpus));
+        long r = base::Sys6(SYS_sched_setaffinity, tid, size, reinterpret_cast<long>(cpus));
         if (r == -ESRCH) continue;        // it exited meanwhile
         if (nseen == kMaxSeen) continue;  // bound, not counted: the next walk binds it again
         seen[nseen++] = tid;
@@ -80,7 +80,7 @@ OtherThreads BindOtherThreads() {
         }
       }
     }
-    Sys6(SYS_close, fd);
+    base::Sys6(SYS_close, fd);
   }
   return result;
 }
@@ -92,7 +92,7 @@ void LogOtherThreads(const char* program, const OtherThreads& t, ThreadsFrom fro
   config::LogLevel level = memory || t.failed > 0 ? config::LogLevel::kWarn : config::LogLevel::kInfo;
   if (c.log < level) return;
   Line l;
-  l.Str("numabind: ").Str(program).Str(" pid ").Num(Sys6(SYS_getpid)).Str(": ").Num(t.bound + t.failed);
+  l.Str("numabind: ").Str(program).Str(" pid ").Num(base::Sys6(SYS_getpid)).Str(": ").Num(t.bound + t.failed);
   l.Str(t.bound + t.failed == 1 ? " thread" : " threads");
   l.Str(from == ThreadsFrom::kStartup ? " started before start-up (by a library's constructor): "
                                       : " started before it became a rank: ");

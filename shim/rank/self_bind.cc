@@ -25,7 +25,7 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-bool Same(const char* a, const char* b) { return a != nullptr && b != nullptr && StrEq(a, b); }
+bool Same(const char* a, const char* b) { return a != nullptr && b != nullptr && base::StrEq(a, b); }
 
 /// The Slurm step task that is the only task of its step on this node: torchrun, Open MPI's orted or
 /// hydra's proxy under `srun --ntasks-per-node=1`, which starts ranks rather than being one.
@@ -44,7 +44,7 @@ void LogLauncher(const char* program, const config::EnvFacts& facts) {
   Line l;
   l.Str("numabind: ").Str(program).Str(" not bound: the only task of its Slurm step on this node (");
   l.Str(source).Str("=").Str(value).Str(") is a launcher, never narrowed ");
-  l.Str("(NUMABIND_RANK_VAR=SLURM_LOCALID binds it as a rank) pid ").Num(Sys6(SYS_getpid));
+  l.Str("(NUMABIND_RANK_VAR=SLURM_LOCALID binds it as a rank) pid ").Num(base::Sys6(SYS_getpid));
   WriteLog(config::LogLevel::kInfo, &l);
 }
 
@@ -53,7 +53,7 @@ void LogLauncher(const char* program, const config::EnvFacts& facts) {
 /// NUMABIND_EXPORT's entries (when `bound`) go in after it: they reach this process's getenv from now on,
 /// its children, and runtimes loaded later (Python importing torch); a runtime linked into the program
 /// (libgomp) has read its variables already, in its own constructor, which runs before this library's.
-void MarkOwnEnvironment(const RankMatch& m, const core::RankPlan* bound, const char* program) {
+void MarkOwnEnvironment(const RankMatch& m, const plan::RankPlan* bound, const char* program) {
   RankBlock block;
   // On failure the children bind themselves again: the same plan. The block stays: it is environ now.
   if (BuildRankBlock(environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
@@ -63,8 +63,8 @@ void MarkOwnEnvironment(const RankMatch& m, const core::RankPlan* bound, const c
 /// False (not a rank) when it names none of the basis's devices; a basis that could not be prepared is said
 /// once, as a rank's would be.
 bool ResolveDeviceRank(const char* program, const config::OneDevice& d, RankMatch* m) {
-  const core::PlanBasis* basis = g_state.basis;
-  if (basis != nullptr && core::DeviceRank(*basis, d, &m->rank, &m->nranks)) return true;
+  const plan::PlanBasis* basis = g_state.basis;
+  if (basis != nullptr && plan::DeviceRank(*basis, d, &m->rank, &m->nranks)) return true;
   config::LogLevel level = basis == nullptr ? config::LogLevel::kWarn : config::LogLevel::kDebug;
   if (g_state.config.log < level) return false;
   Line l;
@@ -74,7 +74,7 @@ bool ResolveDeviceRank(const char* program, const config::OneDevice& d, RankMatc
   } else {
     l.Str("no device of the plan (").Str(basis->policy_text).Str(") is the one it names");
   }
-  l.Str(" pid ").Num(Sys6(SYS_getpid));
+  l.Str(" pid ").Num(base::Sys6(SYS_getpid));
   size_t len = l.Finish();
   WriteLog(level, l.data(), len);
   return false;
@@ -87,16 +87,16 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   // launcher's bind-to-core): widen first; the kernel clips the request to the cgroup's CPUs.
   // A launcher inside a rank numabind bound (its NUMABIND_BOUND's proof holds) is not widened: its ranks
   // share that rank's CPUs out, and the ranks of the rank next to it do the same with its own.
-  uint64_t started[kMaxCpuWords] = {0}, widened[kMaxCpuWords];
-  long got = Sys6(SYS_sched_getaffinity, 0, sizeof(started), reinterpret_cast<long>(started));
+  uint64_t started[config::kMaxCpuWords] = {0}, widened[config::kMaxCpuWords];
+  long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(started), reinterpret_cast<long>(started));
   bool nested = got > 0 && InsideNumabindBinding(g_state.config.bound);
-  for (uint32_t w = 0; w < kMaxCpuWords; ++w) widened[w] = ~0ull;
+  for (uint32_t w = 0; w < config::kMaxCpuWords; ++w) widened[w] = ~0ull;
   bool widen = got > 0 && !nested &&
-               Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
-  if (widen) Sys6(SYS_sched_getaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened));
+               base::Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
+  if (widen) base::Sys6(SYS_sched_getaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened));
   EnsurePrepared();
   if (device != nullptr && !ResolveDeviceRank(program, *device, m)) {
-    if (widen) Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
+    if (widen) base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
     return false;
   }
   if (widen) m->started_cpus = started, m->started_words = static_cast<uint32_t>(got / 8);
@@ -104,13 +104,13 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   Line line;
   int err = 0;
   uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
-  core::RankPlan plan;
+  plan::RankPlan plan;
   plan.cpus = cpus, plan.nodes = nodes;
   BindResult r = BindRank(Entry::kStartup, program, m, &saved, &line, &err, &plan);
-  if (r == BindResult::kRefused) Sys6(SYS_exit_group, kStrictExitStatus);
+  if (r == BindResult::kRefused) base::Sys6(SYS_exit_group, kStrictExitStatus);
   g_state.rank_bound = r == BindResult::kBound;
   if (r != BindResult::kBound) {
-    if (widen) Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
+    if (widen) base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
   } else {
     if (nested) {  // the rank it planned inside: NUMABIND_BOUND's "VAR=value"
       const char* b = g_state.config.bound;
@@ -123,7 +123,7 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
         line.Str(b, n).Str(", which numabind bound)");
       }
     }
-    FinishBoundLine(&line, static_cast<pid_t>(Sys6(SYS_getpid)));  // says whether it replaced `started`
+    FinishBoundLine(&line, static_cast<pid_t>(base::Sys6(SYS_getpid)));  // says whether it replaced `started`
     LogOtherThreads(program, BindOtherThreads(), ThreadsFrom::kStartup);
   }
   MarkOwnEnvironment(*m, r == BindResult::kBound ? &plan : nullptr, program);
@@ -141,7 +141,7 @@ bool StartAsDeviceRank(const char* const* env, const char* program) {
     if (g_state.config.log >= config::LogLevel::kDebug && (d.nvidia != d.kNone || d.amd != d.kNone)) {
       Line l;
       l.Str("numabind: ").Str(program).Str(" is no device's rank: its visibility variables name no one ");
-      l.Str("device pid ").Num(Sys6(SYS_getpid));
+      l.Str("device pid ").Num(base::Sys6(SYS_getpid));
       size_t len = l.Finish();
       WriteLog(config::LogLevel::kDebug, l.data(), len);
     }
@@ -149,10 +149,10 @@ bool StartAsDeviceRank(const char* const* env, const char* program) {
   }
   RankMatch m;
   m.var = nvidia ? d.nvidia_var : d.amd_var;
-  m.entry = config::Lookup(env, m.var) - StrLen(m.var) - 1;
+  m.entry = config::Lookup(env, m.var) - base::StrLen(m.var) - 1;
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
   if (BoundBy(g_state.config.bound, m.entry)) return g_state.rank_bound = true;
-  g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
+  g_state.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   g_state.plan_all_devices = true;
   return BindSelf(program, &m, &d);
 }
@@ -177,7 +177,7 @@ bool OwnCmdlineMatches(const char* const* env) {
   long len = end - start - 1;
   for (long i = 0; i < len; ++i) cmd[i] = start[i] == '\0' ? ' ' : start[i];
   cmd[len] = '\0';
-  return GlobMatch(match, cmd);
+  return base::GlobMatch(match, cmd);
 }
 
 }  // namespace
@@ -195,7 +195,7 @@ bool StartAsRank(const config::EnvFacts& facts, const char* const* env) {
   const char* program = program_invocation_name != nullptr ? program_invocation_name : "(program)";
   if (!FindRankVar(facts, envp, absent, &m)) {
     if (OwnCmdlineMatches(env)) {
-      g_state.order_rank = static_cast<pid_t>(Sys6(SYS_getpid));
+      g_state.order_rank = static_cast<pid_t>(base::Sys6(SYS_getpid));
       return g_state.rank_bound = true;
     }
     return c.by_device && StartAsDeviceRank(env, program);
@@ -206,7 +206,7 @@ bool StartAsRank(const config::EnvFacts& facts, const char* const* env) {
   }
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
   if (BoundBy(c.bound, m.entry)) return g_state.rank_bound = true;
-  g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
+  g_state.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   BindSelf(program, &m, nullptr);
   return true;
 }

@@ -85,7 +85,7 @@ void* DefinedIn(const dl_phdr_info* info, const char* name) {
     if (bind != STB_GLOBAL && bind != STB_WEAK) return nullptr;
     // 0: local; the hidden bit: an older version kept for old binaries (name@VERSION, not name@@VERSION).
     if (versym != nullptr && ((versym[i] & 0x8000) != 0 || (versym[i] & 0x7fff) == 0)) return nullptr;
-    if (!StrEq(name, strs + s.st_name)) return nullptr;
+    if (!base::StrEq(name, strs + s.st_name)) return nullptr;
     return reinterpret_cast<void*>(info->dlpi_addr + s.st_value);
   };
   if (gnu != nullptr) {

@@ -16,7 +16,7 @@ __thread bool t_in_shim __attribute__((tls_model("initial-exec")));
 __thread bool t_fork_child __attribute__((tls_model("initial-exec")));
 
 void BecomeConfigured() {
-  g_state.pid = static_cast<pid_t>(Sys6(SYS_getpid));
+  g_state.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   __atomic_store_n(&g_state.active, true, __ATOMIC_RELEASE);
 }
 

@@ -60,7 +60,7 @@ struct State {
   /// The process whose memory this is; a different getpid() means a vfork child.
   pid_t pid = 0;
   /// The prepared basis, or nullptr (not yet, or failed: prepare_error says why).
-  const core::PlanBasis* basis = nullptr;
+  const plan::PlanBasis* basis = nullptr;
   bool prepared = false;
   char prepare_error[320] = {0};
   /// Why ranks get no memory policy ("EPERM", "ENOSYS", "killed by SIGSYS": set_mempolicy as tried by
@@ -68,7 +68,7 @@ struct State {
   char memory_policy_denied[32] = {0};
   /// The CPUs the launcher may use at prepare time (sched_getaffinity), to tell when a launcher bound the
   /// child itself between fork and exec.
-  uint64_t launcher_cpus[kMaxCpuWords] = {0};
+  uint64_t launcher_cpus[config::kMaxCpuWords] = {0};
   uint32_t launcher_cpu_words = 0;
   /// A forked worker that became a rank through setenv (fork children only): its rank and rank count, so
   /// that an exec that follows (hydra's proxy sets the variables, then execs) is not logged twice.

@@ -11,11 +11,11 @@
 
 #include "base/log_path.h"
 
-using numabind::shim::ExpandLogPath;
-using numabind::shim::HasLogPathFields;
-using numabind::shim::LogJobId;
-using numabind::shim::LogPathFields;
-using numabind::shim::ShortHostName;
+using numabind::base::ExpandLogPath;
+using numabind::base::HasLogPathFields;
+using numabind::base::LogJobId;
+using numabind::base::LogPathFields;
+using numabind::base::ShortHostName;
 
 Test(log_path, expands_host_job_pid_and_percent) {
   LogPathFields f{"n1", "42", "777"};
@@ -61,7 +61,7 @@ Test(log_path, short_host_name_is_unames_first_label) {
   cr_assert_eq(uname(&u), 0);
   std::string want = u.nodename;
   want = want.substr(0, want.find('.'));
-  char host[numabind::shim::kHostNameMax];
+  char host[numabind::base::kHostNameMax];
   ShortHostName(host);
   cr_expect_str_eq(host, want.c_str());
 }

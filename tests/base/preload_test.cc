@@ -10,9 +10,9 @@
 
 #include "base/preload.h"
 
-using numabind::shim::IsShimEntry;
-using numabind::shim::PreloadsShim;
-using numabind::shim::WithoutShim;
+using numabind::base::IsShimEntry;
+using numabind::base::PreloadsShim;
+using numabind::base::WithoutShim;
 
 namespace {
 bool Entry(const char* s) { return IsShimEntry(s, strlen(s)); }

@@ -14,7 +14,7 @@
 
 #include "base/text.h"
 
-using numabind::shim::GlobMatch;
+using numabind::base::GlobMatch;
 
 Test(text, glob_matches_like_fnmatch) {
   struct {
@@ -71,23 +71,23 @@ Test(text, range_ending_in_a_backslash_stays_inside_the_pattern) {
 }
 
 Test(text, errno_and_signal_names) {
-  char buf[numabind::shim::kErrnoSymbolMax];
-  cr_expect_str_eq(numabind::shim::ErrnoSymbol(ENOENT, buf), "ENOENT");
-  cr_expect_str_eq(numabind::shim::ErrnoSymbol(4095, buf), "errno 4095");
-  cr_expect_str_eq(numabind::shim::ErrnoSymbol(INT32_MIN, buf), "errno -2147483648");
-  cr_expect_str_eq(numabind::shim::ErrnoName(EPERM), "Operation not permitted (EPERM)");
-  cr_expect_str_eq(numabind::shim::ErrnoName(EINTR), "error");
-  cr_expect_str_eq(numabind::shim::SignalName(SIGSEGV, buf), "SIGSEGV");
-  cr_expect_str_eq(numabind::shim::SignalName(40, buf), "signal 40");
+  char buf[numabind::base::kErrnoSymbolMax];
+  cr_expect_str_eq(numabind::base::ErrnoSymbol(ENOENT, buf), "ENOENT");
+  cr_expect_str_eq(numabind::base::ErrnoSymbol(4095, buf), "errno 4095");
+  cr_expect_str_eq(numabind::base::ErrnoSymbol(INT32_MIN, buf), "errno -2147483648");
+  cr_expect_str_eq(numabind::base::ErrnoName(EPERM), "Operation not permitted (EPERM)");
+  cr_expect_str_eq(numabind::base::ErrnoName(EINTR), "error");
+  cr_expect_str_eq(numabind::base::SignalName(SIGSEGV, buf), "SIGSEGV");
+  cr_expect_str_eq(numabind::base::SignalName(40, buf), "signal 40");
 }
 
 Test(text, decimals) {
-  char buf[numabind::shim::kDecimalMax];
-  cr_expect_eq(numabind::shim::FormatDecimal(0, buf), 1u);
+  char buf[numabind::base::kDecimalMax];
+  cr_expect_eq(numabind::base::FormatDecimal(0, buf), 1u);
   cr_expect_str_eq(buf, "0");
-  cr_expect_eq(numabind::shim::FormatDecimal(UINT64_MAX, buf), 20u);
+  cr_expect_eq(numabind::base::FormatDecimal(UINT64_MAX, buf), 20u);
   cr_expect_str_eq(buf, "18446744073709551615");
-  cr_expect(numabind::shim::StrEq("abc", "abc"));
-  cr_expect(!numabind::shim::StrEq("abc", "ab"));
-  cr_expect_eq(numabind::shim::StrLen("abc"), 3u);
+  cr_expect(numabind::base::StrEq("abc", "abc"));
+  cr_expect(!numabind::base::StrEq("abc", "ab"));
+  cr_expect_eq(numabind::base::StrLen("abc"), 3u);
 }

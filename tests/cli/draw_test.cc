@@ -234,12 +234,12 @@ Test(draw, usage) {
 Test(draw, not_usable_cpus_and_scaled_cells) {
   // By hand: one node of 64 CPUs of which 60-63 are outside the allowed set, one memory-only node, one
   // rank on 0-31: cells of 2 CPUs, 'x' where the plan may not go.
-  numabind::core::Topology topo;
-  topo.online = numabind::core::CpuSet::Range(0, 63);
+  numabind::planner::Topology topo;
+  topo.online = numabind::planner::CpuSet::Range(0, 63);
   topo.complete = topo.online;
-  topo.allowed = numabind::core::CpuSet::Range(0, 59);
+  topo.allowed = numabind::planner::CpuSet::Range(0, 59);
   topo.hwloc_allowed = topo.online;
-  numabind::core::TopoNode n0, n1;
+  numabind::planner::TopoNode n0, n1;
   n0.os = 0;
   n0.cpus = topo.online;
   n0.locality = topo.online;
@@ -253,7 +253,7 @@ Test(draw, not_usable_cpus_and_scaled_cells) {
   d.items_word = "ranks";
   numabind::cli::DrawItem item;
   item.id = "0";
-  item.cpus = numabind::core::CpuSet::Range(0, 31);
+  item.cpus = numabind::planner::CpuSet::Range(0, 31);
   item.nodes.Set(1);
   d.items.push_back(item);
   std::string text = numabind::cli::Draw(topo, d);
@@ -273,10 +273,10 @@ Test(draw, text_pieces) {
   EXPECT_STREQ(numabind::cli::DrawSize(3ull << 39), "1.5 TB");
   EXPECT_STREQ(numabind::cli::ShortBusId("0000:06:00.0"), "06:00.0");
   EXPECT_STREQ(numabind::cli::ShortBusId("0002:03:00.1"), "0002:03:00.1");
-  numabind::core::CpuSet even;
+  numabind::planner::CpuSet even;
   for (uint32_t i = 0; i < 64; i += 2) even.Set(i);
   EXPECT_STREQ(CutList(even, 20), "0,2,4,6,8,10,12,...");
-  EXPECT_STREQ(CutList(numabind::core::CpuSet::Range(0, 383), 20), "0-383");
+  EXPECT_STREQ(CutList(numabind::planner::CpuSet::Range(0, 383), 20), "0-383");
   std::string marks;
   for (size_t i = 0; i < 63; ++i) marks += numabind::cli::DrawMark(i);
   EXPECT_STREQ(marks, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0");
@@ -349,13 +349,13 @@ Test(draw, device_lists_are_bounded) {
 
 Test(draw, rdma_devices_named_on_their_functions) {
   // tests/vm layout B's guest (tests/planner/nics_test.cc): rxe0-rxe3 on eth0-eth3, rxe3's port down.
-  numabind::core::LoadOptions options;
+  numabind::planner::LoadOptions options;
   options.pci = options.nics = true;
   options.sysfs_root = "tests/data/sysfs/vm-layout-b";
-  numabind::core::Topology topo;
+  numabind::planner::Topology topo;
   std::string err;
   std::string xml = std::string(kTopologies) + "vm/8qemu-2n4c-4net-rxe.xml";
-  cr_assert(numabind::core::LoadTopology(xml.c_str(), options, &topo, &err), "%s", err.c_str());
+  cr_assert(numabind::planner::LoadTopology(xml.c_str(), options, &topo, &err), "%s", err.c_str());
   numabind::cli::Drawing d;
   d.title = "rdma";
   d.item_word = "rank", d.items_word = "ranks";
@@ -365,7 +365,7 @@ Test(draw, rdma_devices_named_on_their_functions) {
   // hwloc's virtual OS devices alone: named, of unknown locality.
   options.sysfs_root = "";
   xml = std::string(kTopologies) + "vm/8qemu-2n4c-4net-rxe-virtual-osdev.xml";
-  cr_assert(numabind::core::LoadTopology(xml.c_str(), options, &topo, &err), "%s", err.c_str());
+  cr_assert(numabind::planner::LoadTopology(xml.c_str(), options, &topo, &err), "%s", err.c_str());
   out = numabind::cli::Draw(topo, d);
   const char* floating = "devices of unknown locality: rdma rxe0, rdma rxe1, rdma rxe2, rdma rxe3 down";
   cr_assert_neq(out.find(floating), std::string::npos, "%s", out.c_str());

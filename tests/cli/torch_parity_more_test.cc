@@ -12,8 +12,9 @@
 #include "tests/cli/torch_parity_util.h"
 #include "tests/planner/planner_test_util.h"
 
-using namespace numabind::core;
-using namespace numabind::core::testing;
+using namespace numabind::plan;
+using namespace numabind::planner;
+using namespace numabind::testing;
 
 // test_raises_if_binding_to_empty_set: torch refuses an empty CPU set. GPU 1's node 1 (CPUs 2-3) has no
 // allowed CPU when the affinity is {0,1}: torch raises for rank 1, numabind gives rank 1 an error.

@@ -4,7 +4,7 @@
 // test/test_numa_binding.py). Debian's torch 1.13 has no torch.numa, so torch's code cannot run here; instead
 // every scenario of torch's tests is rebuilt as the same hardware in hwloc XML
 // (tests/cli/torch_parity_util.h: PCI GPUs with NUMA locality, SMT cores, L3 caches, the allowed set) and
-// planned through numabind's whole path: the XML import, `auto` device selection, core::Prepare and
+// planned through numabind's whole path: the XML import, `auto` device selection, planner::Prepare and
 // ComputeRankPlan, and through `numabind plan --json`. Expected CPU lists are torch's, copied by hand from
 // the test named in each comment; ranks torch's test does not assert are worked out by hand from binding.py
 // and say so. torchrun binds local rank r for GPU r (gpu_index = local_rank), one rank per GPU, so nranks =
@@ -21,8 +21,9 @@
 #include "tests/cli/torch_parity_util.h"
 #include "tests/planner/planner_test_util.h"
 
-using namespace numabind::core;
-using namespace numabind::core::testing;
+using namespace numabind::plan;
+using namespace numabind::planner;
+using namespace numabind::testing;
 
 // The generated XML is the machine torch's _add_mock_hardware describes, as numabind reads it (so that a
 // failure below is numabind's planning, not the rebuilt hardware).

@@ -13,7 +13,9 @@
 #include "cli/cli.h"
 #include "planner/planner.h"
 
-namespace numabind::core::testing {
+namespace numabind::testing {
+using namespace numabind::plan;     // NOLINT: test brevity
+using namespace numabind::planner;  // NOLINT: test brevity
 
 namespace {
 
@@ -188,13 +190,13 @@ MockXmlFile::~MockXmlFile() { close(fd); }
 const char* const kNoEnv[] = {nullptr};
 
 Prepared::Prepared(const MockXmlFile& xml, const char* policy, const char* const* env) {
-  numabind::core::PrepareRequest req;
+  numabind::planner::PrepareRequest req;
   std::string err;
-  cr_assert(numabind::core::RequestFromText(policy, nullptr, "auto", &req, &err), "%s", err.c_str());
+  cr_assert(numabind::planner::RequestFromText(policy, nullptr, "auto", &req, &err), "%s", err.c_str());
   req.topology = xml.path.c_str();
   req.env = env;
-  basis = numabind::core::Prepare(req, &err);
-  cr_assert(basis != nullptr, "core::Prepare(%s) failed: %s", policy, err.c_str());
+  basis = numabind::planner::Prepare(req, &err);
+  cr_assert(basis != nullptr, "planner::Prepare(%s) failed: %s", policy, err.c_str());
 }
 
 Prepared::~Prepared() { free(const_cast<PlanBasis*>(basis)); }
@@ -231,4 +233,4 @@ int RunPlan(const std::vector<std::string>& args, std::string* out, std::string*
   return rc;
 }
 
-}  // namespace numabind::core::testing
+}  // namespace numabind::testing

@@ -2,7 +2,7 @@
 //
 // Support for the torch_parity tests: the hardware PyTorch's test/test_numa_binding.py mocks at the sysfs
 // level (its _add_mock_hardware), written as an hwloc XML file with PCI GPUs, so that numabind's whole path
-// (hwloc XML import, PCI locality, `auto` device selection, core::Prepare, ComputeRankPlan) runs on the
+// (hwloc XML import, PCI locality, `auto` device selection, planner::Prepare, ComputeRankPlan) runs on the
 // machine torch's tests run on. torch's mock: sockets hold NUMA nodes, nodes hold L3 caches, L3s hold
 // 2-thread cores; CPUs are numbered consecutively (a core's threads are 2k and 2k+1); every node has its
 // GPUs, and GPU i has PCI address domain i, bus i, device i (sysfs numa_node = its node), so PCI order is
@@ -20,7 +20,9 @@
 #include "plan/plan_basis.h"
 #include "tests/planner/planner_test_util.h"
 
-namespace numabind::core::testing {
+namespace numabind::testing {
+using namespace numabind::plan;     // NOLINT: test brevity
+using namespace numabind::planner;  // NOLINT: test brevity
 
 /// A machine as a tree of packages, nodes, L3 caches, cores and PUs, with GPUs per node.
 struct MockMachine {
@@ -70,7 +72,7 @@ struct MockXmlFile {
 /// No CUDA_VISIBLE_DEVICES or NUMABIND_* from the environment the tests run in.
 extern const char* const kNoEnv[];
 
-/// A basis from core::Prepare (the entry point of the shim and the CLI) with devices "auto"; fails the
+/// A basis from planner::Prepare (the entry point of the shim and the CLI) with devices "auto"; fails the
 /// test when it cannot be prepared.
 struct Prepared {
   const PlanBasis* basis = nullptr;
@@ -89,6 +91,6 @@ void ExpectRank(const Prepared& p, uint32_t r, uint32_t n, const char* cpus, con
 /// `numabind plan ARGS` in this process (cli::PlanCommand) with an empty environment: exit status, output.
 int RunPlan(const std::vector<std::string>& args, std::string* out, std::string* err);
 
-}  // namespace numabind::core::testing
+}  // namespace numabind::testing
 
 #endif  // NUMABIND_TESTS_CLI_TORCH_PARITY_UTIL_H_

@@ -8,7 +8,7 @@
 #include "plan/device_rank.h"
 
 using numabind::config::OneDevice;
-using namespace numabind::core;  // NOLINT: test brevity
+using namespace numabind::plan;  // NOLINT: test brevity
 
 namespace {
 

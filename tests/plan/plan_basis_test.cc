@@ -13,9 +13,9 @@
 #include "plan/plan_basis.h"
 #include "tests/plan/plan_test_util.h"
 
-using namespace numabind::core;
-using numabind::core::testing::PlanRank;
-using numabind::core::testing::RankText;
+using namespace numabind::plan;
+using numabind::testing::PlanRank;
+using numabind::testing::RankText;
 
 Test(format_bit_list, lists) {
   uint64_t w[3] = {0, 0, 0};
@@ -122,7 +122,7 @@ Test(compute_rank_plan, more_ranks_than_slots_wrap) {
   HandBasis h(PolicyKind::kExclusive, false);
   // 6 ranks: slots 0,1,2,3,0,1. Group 0 holds ranks 0,1,4,5 (5 cores: 2,1,1,1), group 1 rank 2,
   // group 2 rank 3 (no units: an error).
-  std::vector<RankText> all = numabind::core::testing::PlanAll(h.basis, 6);
+  std::vector<RankText> all = numabind::testing::PlanAll(h.basis, 6);
   STR_EQ(all[0].cpus, "0-1");
   STR_EQ(all[1].cpus, "2");
   STR_EQ(all[4].cpus, "3");
@@ -148,7 +148,7 @@ Test(compute_rank_plan, too_few_cores_fails_every_rank_of_the_group) {
 Test(compute_rank_plan, core_complex_wraps) {
   HandBasis h(PolicyKind::kCoreComplex, false);
   // 8 ranks: group 0 gets ranks 0,1,4,5 -> units 0,1,2,3; group 1 ranks 2,6 -> units 8, 9.
-  std::vector<RankText> all = numabind::core::testing::PlanAll(h.basis, 8);
+  std::vector<RankText> all = numabind::testing::PlanAll(h.basis, 8);
   STR_EQ(all[0].cpus, "0");
   STR_EQ(all[1].cpus, "1");
   STR_EQ(all[4].cpus, "2");

@@ -23,7 +23,8 @@
               str_eq_e_.c_str());                                                                           \
   } while (0)
 
-namespace numabind::core::testing {
+namespace numabind::testing {
+using namespace numabind::plan;  // NOLINT: test brevity
 
 /// One rank's plan as text.
 struct RankText {
@@ -61,6 +62,6 @@ inline std::vector<RankText> PlanAll(const PlanBasis& basis, uint32_t nranks) {
   return out;
 }
 
-}  // namespace numabind::core::testing
+}  // namespace numabind::testing
 
 #endif  // NUMABIND_TESTS_PLAN_PLAN_TEST_UTIL_H_

@@ -21,15 +21,16 @@
 #include "planner/planner.h"
 #include "tests/planner/planner_test_util.h"
 
-using namespace numabind::core;
-using numabind::core::testing::Basis;
-using numabind::core::testing::Gpu;
-using numabind::core::testing::Load;
-using numabind::core::testing::PlanAll;
-using numabind::core::testing::PlanRank;
-using numabind::core::testing::PrepareOn;
-using numabind::core::testing::RankText;
-using numabind::core::testing::TopologyDir;
+using namespace numabind::plan;
+using namespace numabind::planner;
+using numabind::testing::Basis;
+using numabind::testing::Gpu;
+using numabind::testing::Load;
+using numabind::testing::PlanAll;
+using numabind::testing::PlanRank;
+using numabind::testing::PrepareOn;
+using numabind::testing::RankText;
+using numabind::testing::TopologyDir;
 
 namespace {
 

@@ -12,8 +12,9 @@
 #include "plan/plan_basis.h"
 #include "tests/planner/planner_test_util.h"
 
-using namespace numabind::core;           // NOLINT: test brevity
-using namespace numabind::core::testing;  // NOLINT
+using namespace numabind::plan;     // NOLINT: test brevity
+using namespace numabind::planner;  // NOLINT: test brevity
+using namespace numabind::testing;  // NOLINT
 
 namespace {
 

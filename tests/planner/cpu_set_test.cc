@@ -11,7 +11,7 @@
 #include "planner/cpu_set.h"
 #include "tests/planner/planner_test_util.h"
 
-using numabind::core::CpuSet;
+using numabind::planner::CpuSet;
 
 static CpuSet List(const char* text) {
   CpuSet s;

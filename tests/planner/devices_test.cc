@@ -11,16 +11,17 @@
 #include "planner/devices.h"
 #include "tests/planner/planner_test_util.h"
 
-using namespace numabind::core;
-using numabind::core::testing::Basis;
-using numabind::core::testing::FileExists;
-using numabind::core::testing::Gpu;
-using numabind::core::testing::Load;
-using numabind::core::testing::ParseDevices;
-using numabind::core::testing::PlanAll;
-using numabind::core::testing::PrepareOn;
-using numabind::core::testing::RankText;
-using numabind::core::testing::TopologyFile;
+using namespace numabind::plan;
+using namespace numabind::planner;
+using numabind::testing::Basis;
+using numabind::testing::FileExists;
+using numabind::testing::Gpu;
+using numabind::testing::Load;
+using numabind::testing::ParseDevices;
+using numabind::testing::PlanAll;
+using numabind::testing::PrepareOn;
+using numabind::testing::RankText;
+using numabind::testing::TopologyFile;
 
 static std::string Ids(const std::vector<PciDevice>& devices) {
   std::string s;

@@ -14,11 +14,12 @@
 #include "planner/rdma_sysfs.h"
 #include "tests/planner/planner_test_util.h"
 
-using namespace numabind::core;
-using numabind::core::testing::Basis;
-using numabind::core::testing::Load;
-using numabind::core::testing::TopologyDir;
-using numabind::core::testing::TopologyFile;
+using namespace numabind::plan;
+using namespace numabind::planner;
+using numabind::testing::Basis;
+using numabind::testing::Load;
+using numabind::testing::TopologyDir;
+using numabind::testing::TopologyFile;
 
 namespace {
 

@@ -18,18 +18,19 @@
 #include "planner/planner.h"
 #include "tests/planner/planner_test_util.h"
 
-using namespace numabind::core;
-using numabind::core::testing::Basis;
-using numabind::core::testing::FileExists;
-using numabind::core::testing::Gpu;
-using numabind::core::testing::Load;
-using numabind::core::testing::ParseMemory;
-using numabind::core::testing::ParsePolicy;
-using numabind::core::testing::PlanAll;
-using numabind::core::testing::PlanRank;
-using numabind::core::testing::PrepareOn;
-using numabind::core::testing::RankText;
-using numabind::core::testing::TopologyFile;
+using namespace numabind::plan;
+using namespace numabind::planner;
+using numabind::testing::Basis;
+using numabind::testing::FileExists;
+using numabind::testing::Gpu;
+using numabind::testing::Load;
+using numabind::testing::ParseMemory;
+using numabind::testing::ParsePolicy;
+using numabind::testing::PlanAll;
+using numabind::testing::PlanRank;
+using numabind::testing::PrepareOn;
+using numabind::testing::RankText;
+using numabind::testing::TopologyFile;
 
 static const char* const kT64 = "synthetic:pack:2 numa:2 l3:2 core:4 pu:2";
 
@@ -181,9 +182,9 @@ Test(parse, config_and_core_agree) {
     numabind::config::Config c;
     numabind::config::Error e;
     bool config_ok = numabind::config::Parse(env, &c, &e);
-    numabind::core::DeviceSpec spec;
+    numabind::planner::DeviceSpec spec;
     std::string err;
-    bool core_ok = numabind::core::testing::ParseDevices(v, &spec, &err);
+    bool core_ok = numabind::testing::ParseDevices(v, &spec, &err);
     cr_expect_eq(config_ok, core_ok, "\"%s\": config %s, core %s", v, config_ok ? "accepts" : e.text,
                  core_ok ? "accepts" : err.c_str());
   }
@@ -579,7 +580,7 @@ Test(xml, largest_384_pus) {
 Test(xml, hand_made_device_without_locality) {
   // Devices: 01:00.0 (no locality), 02:00.0 (node 1); the ASPEED VGA does not count. CPU 3 is not
   // allowed, so node 1 offers CPU 2 only.
-  std::string path = numabind::core::testing::WriteHandMadeXml();
+  std::string path = numabind::testing::WriteHandMadeXml();
   Topology t = Load(path, true);
   unlink(path.c_str());
   Basis node, excl;

@@ -20,7 +20,9 @@
 #include "planner/topology.h"
 #include "tests/plan/plan_test_util.h"
 
-namespace numabind::core::testing {
+namespace numabind::testing {
+using namespace numabind::plan;     // NOLINT: test brevity
+using namespace numabind::planner;  // NOLINT: test brevity
 
 /// The directory of real machines' hwloc XML files that the repository carries: tests/data/topologies,
 /// found from this file's path (absolute or relative to the repository root, where the tests run).
@@ -180,6 +182,6 @@ inline std::string WriteHandMadeXml() {
   return path;
 }
 
-}  // namespace numabind::core::testing
+}  // namespace numabind::testing
 
 #endif  // NUMABIND_TESTS_PLANNER_PLANNER_TEST_UTIL_H_

@@ -16,15 +16,16 @@
 #include "config/grammar.h"
 #include "tests/planner/planner_test_util.h"
 
-using namespace numabind::core;
+using namespace numabind::plan;
+using namespace numabind::planner;
 using numabind::config::kExportGpu;
 using numabind::config::kExportNic;
 using numabind::config::kExportOmp;
 using numabind::config::kExportOmpCpus;
-using numabind::core::testing::Basis;
-using numabind::core::testing::Gpu;
-using numabind::core::testing::Load;
-using numabind::core::testing::PrepareOn;
+using numabind::testing::Basis;
+using numabind::testing::Gpu;
+using numabind::testing::Load;
+using numabind::testing::PrepareOn;
 
 namespace {
 
@@ -94,7 +95,7 @@ Test(rank_env, omp_cpus_one_place_per_cpu) {
 
 // Linux numbers the second SMT thread of each core far away (0 and 192): a place still holds both.
 Test(rank_env, omp_siblings_far_apart) {
-  std::string file = numabind::core::testing::TopologyFile("192em64t-12gr2n8c2t.xml");
+  std::string file = numabind::testing::TopologyFile("192em64t-12gr2n8c2t.xml");
   Basis b;
   PrepareOn(Load(file), "exclusive", &b);
   cr_assert_not_null(b.basis, "%s", b.error.c_str());

@@ -15,14 +15,15 @@
 #include "planner/topology.h"
 #include "tests/planner/planner_test_util.h"
 
-using namespace numabind::core;
-using numabind::core::testing::Basis;
-using numabind::core::testing::kPolicies;
-using numabind::core::testing::Load;
-using numabind::core::testing::PlanAll;
-using numabind::core::testing::PrepareOn;
-using numabind::core::testing::RankText;
-using numabind::core::testing::TopologyFile;
+using namespace numabind::plan;
+using namespace numabind::planner;
+using numabind::testing::Basis;
+using numabind::testing::kPolicies;
+using numabind::testing::Load;
+using numabind::testing::PlanAll;
+using numabind::testing::PrepareOn;
+using numabind::testing::RankText;
+using numabind::testing::TopologyFile;
 
 namespace {
 

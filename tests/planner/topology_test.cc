@@ -13,10 +13,11 @@
 #include "planner/topology.h"
 #include "tests/planner/planner_test_util.h"
 
-using namespace numabind::core;
-using numabind::core::testing::FileExists;
-using numabind::core::testing::Load;
-using numabind::core::testing::TopologyFile;
+using namespace numabind::plan;
+using namespace numabind::planner;
+using numabind::testing::FileExists;
+using numabind::testing::Load;
+using numabind::testing::TopologyFile;
 
 static std::string XmlOrSkip(const char* name) {
   std::string path = TopologyFile(name);
@@ -266,7 +267,7 @@ Test(topology, xml_whole_io_tree) {
 }
 
 Test(topology, xml_hand_made_allowed_offline_and_pci_locality) {
-  std::string path = numabind::core::testing::WriteHandMadeXml();
+  std::string path = numabind::testing::WriteHandMadeXml();
   Topology t = Load(path, true);
   unlink(path.c_str());
   STR_EQ(t.complete.ToList(), "0-5");
