@@ -133,6 +133,13 @@ std::string SelfExe(const char* argv0);
 /// Whether LD_PRELOAD can carry `path`: the dynamic loader splits it at spaces and colons.
 bool Preloadable(const std::string& path);
 
+/// A path LD_PRELOAD can carry to the library `lib` (a real path with a space or a colon): the symbolic link
+/// `shared`/numabind-UID/build-HASH to lib's directory (HASH of that directory, so builds do not collide),
+/// plus "/libnumabind.so". The directory follows the plan basis's rules (the user's own, mode 0700); the
+/// link is reused when it points there, else made under a temporary name and renamed over. shared nullptr:
+/// /dev/shm. Returns "" and sets *err on failure.
+std::string PreloadableLink(const std::string& lib, const char* shared, std::string* err);
+
 /// LD_PRELOAD with `lib` added after the entries already there, unless a libnumabind.so is one of them.
 std::string ComposePreload(const char* existing, const std::string& lib);
 

@@ -1,13 +1,17 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `numabind run [OPTIONS] [--] CMD [ARGS...]`: checks the configuration, adds libnumabind.so to LD_PRELOAD
-// (after the entries already there), sets the options' NUMABIND_* variables and execs CMD. The library
-// then binds the ranks that CMD starts.
+// (after the entries already there; through a link in the user's shared directory when its path has a
+// space or a colon), sets the options' NUMABIND_* variables and execs CMD. The library then binds the ranks
+// that CMD starts.
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <vector>
@@ -77,7 +81,72 @@ std::string Lexical(const std::string& path) {
   return out.empty() ? "/" : out;
 }
 
+/// The user's shared directory `shared`/numabind-UID, under the plan basis's rules
+/// (shim/launcher/basis_cache.cc OpenSharedDirectory): made 0700 if missing, used only if it is a directory
+/// (not a link) owned by the user with no group or other access. Returns an O_DIRECTORY descriptor, or -1
+/// with errno set when the directory could not be opened and 0 when it breaks the rules.
+int OpenUserShared(const std::string& path) {
+  mkdir(path.c_str(), 0700);
+  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+    close(fd);
+    errno = 0;  // not a system error: the caller names the rule
+    return -1;
+  }
+  return fd;
+}
+
+/// FNV-1a, 64 bits: names a build's directory link so that two builds' links do not collide.
+uint64_t PathHash(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+/// Whether the link `name` in `dir` points to `target`.
+bool LinksTo(int dir, const std::string& name, const std::string& target) {
+  char buf[PATH_MAX];
+  ssize_t n = readlinkat(dir, name.c_str(), buf, sizeof(buf));
+  return n >= 0 && static_cast<size_t>(n) == target.size() && target.compare(0, target.size(), buf, n) == 0;
+}
+
 }  // namespace
+
+std::string PreloadableLink(const std::string& lib, const char* shared, std::string* err) {
+  if (shared == nullptr) shared = "/dev/shm";  // NUMABIND_SHARED=off turns the basis off, not this link
+  std::string dir_path = std::string(shared) + "/numabind-" + std::to_string(geteuid());
+  if (!Preloadable(dir_path)) {
+    *err = "the shared directory " + dir_path + " has a space or a colon too";
+    return "";
+  }
+  int dir = OpenUserShared(dir_path);
+  if (dir < 0) {
+    *err = "cannot use " + dir_path + ": " +
+           (errno != 0 ? strerror(errno) : "it must be a directory of yours with mode 0700");
+    return "";
+  }
+  // A link to the library's directory, so that the preloaded entry still ends in libnumabind.so (the name
+  // by which the library and `numabind run` recognise their entry, base/preload.h).
+  std::string target = Dirname(lib);
+  char name[32];
+  snprintf(name, sizeof(name), "build-%016llx", static_cast<unsigned long long>(PathHash(target)));
+  bool ok = LinksTo(dir, name, target);
+  if (!ok) {
+    // Made under a temporary name and renamed over: a concurrent run sees the old link or the new, never
+    // none.
+    std::string temp = std::string(name) + ".tmp-" + std::to_string(getpid());
+    unlinkat(dir, temp.c_str(), 0);
+    ok = symlinkat(target.c_str(), dir, temp.c_str()) == 0 && renameat(dir, temp.c_str(), dir, name) == 0;
+    if (!ok) {
+      *err = "cannot make a link in " + dir_path + ": " + strerror(errno);
+      unlinkat(dir, temp.c_str(), 0);
+    }
+  }
+  close(dir);
+  return ok ? dir_path + "/" + name + "/" + kShimFileName : "";
+}
 
 bool Preloadable(const std::string& path) { return path.find_first_of(" \t\n:") == std::string::npos; }
 
@@ -182,11 +251,16 @@ int RunCommand(const Args& args, const char* const* env, const std::string& self
     return kExitFailure;
   }
   if (!Preloadable(shim)) {
-    fprintf(err,
-            "numabind run: cannot preload %s: the dynamic loader splits LD_PRELOAD at spaces and colons "
-            "(install numabind, or run it through a symbolic link whose path has neither)\n",
-            shim.c_str());
-    return kExitFailure;
+    // The dynamic loader splits LD_PRELOAD at spaces and colons: preload it through a link in /dev/shm.
+    std::string link = PreloadableLink(shim, cfg.shared, &error);
+    if (link.empty()) {
+      fprintf(err,
+              "numabind run: cannot preload %s: the dynamic loader splits LD_PRELOAD at spaces and colons, "
+              "and %s (install numabind, or run it through a symbolic link whose path has neither)\n",
+              shim.c_str(), error.c_str());
+      return kExitFailure;
+    }
+    shim = link;
   }
   merged.Set("LD_PRELOAD", ComposePreload(merged.Get("LD_PRELOAD"), shim));
 

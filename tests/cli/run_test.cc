@@ -142,25 +142,74 @@ Test(run, installed_layout) {
   EXPECT_STREQ(EnvValue(r.out, "LD_PRELOAD").c_str(), Real(root + "/lib/libnumabind.so").c_str());
 }
 
-// LD_PRELOAD splits at spaces and colons: a library whose only path has one cannot be preloaded (a clear
-// error), and one reached through a link whose path has neither is preloaded by the link's path.
+// LD_PRELOAD splits at spaces and colons: a library whose only path has one is preloaded through a link in
+// the user's shared directory (reused by the next run), and one reached through a link whose path has
+// neither is preloaded by the link's path.
 Test(run, library_path_with_a_space) {
   std::string dir = numabind::test::TempDir() + "/with space";
   cr_assert_eq(mkdir(dir.c_str(), 0755), 0);
   Copy(numabind::test::Numabind(), dir + "/numabind");
   Copy(EmptyLib(), dir + "/libnumabind.so");
   Result r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "env"});
-  cr_assert_eq(r.status, 1, "%s", r.out.c_str());
-  EXPECT_STREQ(r.err.c_str(),
-               ("numabind run: cannot preload " + Real(dir) +
-                "/libnumabind.so: the dynamic loader splits LD_PRELOAD at spaces and colons "
-                "(install numabind, or run it through a symbolic link whose path has neither)\n")
-                   .c_str());
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  std::string preload = EnvValue(r.out, "LD_PRELOAD");
+  std::string shared =
+      numabind::test::BuildDir() + "/test-shared/numabind-" + std::to_string(geteuid()) + "/";
+  EXPECT_STREQ(preload.substr(0, shared.size()).c_str(), shared.c_str());
+  cr_expect(numabind::cli::Preloadable(preload), "%s", preload.c_str());
+  EXPECT_STREQ(Real(preload).c_str(), Real(dir + "/libnumabind.so").c_str());
+  struct stat st;
+  cr_assert_eq(stat(shared.c_str(), &st), 0);
+  cr_expect_eq(st.st_mode & 0777, 0700u);
+  r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "env"});
+  EXPECT_STREQ(EnvValue(r.out, "LD_PRELOAD").c_str(), preload.c_str());
+
   std::string link = numabind::test::TempDir() + "/link";
   cr_assert_eq(symlink(dir.c_str(), link.c_str()), 0);
   r = RunProgram({link + "/numabind", "run", "--policy", "node", "--", "env"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   EXPECT_STREQ(EnvValue(r.out, "LD_PRELOAD").c_str(), (link + "/libnumabind.so").c_str());
+}
+
+// No link can be made where the shared directory's own path has a space: a clear error.
+Test(run, library_path_with_a_space_and_no_shared_directory) {
+  std::string dir = numabind::test::TempDir() + "/with space";
+  cr_assert_eq(mkdir(dir.c_str(), 0755), 0);
+  Copy(numabind::test::Numabind(), dir + "/numabind");
+  Copy(EmptyLib(), dir + "/libnumabind.so");
+  Result r =
+      RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "env"}, {"NUMABIND_SHARED=" + dir});
+  cr_assert_eq(r.status, 1, "%s", r.out.c_str());
+  EXPECT_STREQ(r.err.c_str(),
+               ("numabind run: cannot preload " + Real(dir) +
+                "/libnumabind.so: the dynamic loader splits LD_PRELOAD at spaces and colons, and the shared "
+                "directory " +
+                dir + "/numabind-" + std::to_string(geteuid()) +
+                " has a space or a colon too (install numabind, or run it through a symbolic link whose "
+                "path has neither)\n")
+                   .c_str());
+}
+
+// The README's tour from a clone whose path has a space: numabind found through PATH (argv[0] has no '/')
+// preloads the real library next to it, and the preloaded rank runs bound.
+Test(run, through_path_from_a_directory_with_a_space) {
+  std::string dir = numabind::test::TempDir() + "/with space";
+  cr_assert_eq(mkdir(dir.c_str(), 0755), 0);
+  Copy(numabind::test::Numabind(), dir + "/numabind");
+  Copy(numabind::test::BuildDir() + "/libnumabind.so", dir + "/libnumabind.so");
+  std::string path = "PATH=" + dir + ":" + (getenv("PATH") != nullptr ? getenv("PATH") : "/usr/bin:/bin");
+  // env looks numabind up in its new PATH (posix_spawnp would search the test runner's).
+  Result r = RunProgram({"/usr/bin/env", path, "numabind", "run", "--policy", "node", "--", "env"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  std::string preload = EnvValue(r.out, "LD_PRELOAD");
+  cr_expect(numabind::cli::Preloadable(preload), "%s", preload.c_str());
+  EXPECT_STREQ(Real(preload).c_str(), Real(dir + "/libnumabind.so").c_str());
+
+  std::string report = Real(numabind::test::BuildDir() + "/helpers/report");
+  r = RunProgram({"/usr/bin/env", path, "numabind", "run", "--policy", "cpus:1|0", "--", "env",
+                  "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=2", report});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_expect(r.out.find("\"cpus\":\"1\"") != std::string::npos, "%s%s", r.out.c_str(), r.err.c_str());
 }
 
 Test(run, library_not_found) {
