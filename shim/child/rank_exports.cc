@@ -73,7 +73,7 @@ int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* 
   // (NUMABIND_BOUND, the exports, envp's entries, the NULL), the marker, the exports' text.
   size_t line_bytes = need > 0 ? sizeof(Line) : 0;
   static_assert(sizeof(Line) % sizeof(char*) == 0, "the pointers follow the line");
-  size_t pointers = EnvCount(envp) + 2 + plan::kRankEnvEntries;
+  size_t pointers = m.env_entries + 2 + plan::kRankEnvEntries;
   size_t bytes = line_bytes + pointers * sizeof(char*) + kMarkerMax + need;
   long p = base::Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
