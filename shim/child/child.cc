@@ -152,20 +152,13 @@ bool NeedsMarker(const RankMatch& m) {
   return m.entry != nullptr && base::StrLen(m.entry) + sizeof("NUMABIND_BOUND=") <= kMarkerMax;
 }
 
-// Child-safe: copies pointers into the caller's arrays; raw sched_getaffinity and getpid.
-char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out) {
+// Child-safe: writes into the caller's buffer; raw sched_getaffinity and getpid.
+void WriteMarker(const RankMatch& m, char* marker) {
   size_t len = 0;
   for (const char* s = "NUMABIND_BOUND="; *s != '\0'; ++s) marker[len++] = *s;
   for (const char* s = m.entry; *s != '\0' && len < kMarkerMax - 1; ++s) marker[len++] = *s;
   marker[len] = '\0';
   if (m.bound) AppendBoundProof(marker, len, kMarkerMax);
-  size_t n = 0;
-  out[n++] = marker;  // first: the first entry of a name is the one getenv finds
-  for (size_t i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
-    if (config::ValueOf(envp[i], "NUMABIND_BOUND") == nullptr) out[n++] = envp[i];
-  }
-  out[n] = nullptr;
-  return out;
 }
 
 namespace {

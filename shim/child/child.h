@@ -73,19 +73,19 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
 /// Slurm step task (SLURM_STEP_ID set): a batch script has it too, and starts no ranks of its own.
 bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, RankMatch* out);
 
-/// Longest NUMABIND_BOUND entry MarkEnvironment writes.
+/// Longest NUMABIND_BOUND entry WriteMarker writes.
 constexpr size_t kMarkerMax = 512;
 
 /// Child-safe: whether `envp` must be given a NUMABIND_BOUND entry for rank `m` (it has a variable, and
 /// the entry fits).
 bool NeedsMarker(const RankMatch& m);
 
-/// Child-safe: writes "NUMABIND_BOUND=<m.entry>" into marker (kMarkerMax bytes) and fills out (room for
-/// envp's entries + 2 pointers) with it followed by envp's entries other than NUMABIND_BOUND. Returns out.
-/// When m.bound, the value goes on with the proof that numabind made the binding: " cpus=LIST by=PID", the
-/// calling thread's CPUs and the process that bound them (the rank itself, or the launcher whose
-/// posix_spawn it is: an ancestor of the rank either way); left out when it does not fit.
-char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out);
+/// Child-safe: writes the entry "NUMABIND_BOUND=<m.entry>" into marker (kMarkerMax bytes), which goes
+/// first in the rank's environment (shim/child/rank_exports.h) or to a forked worker's setenv. When m.bound,
+/// the value goes on with the proof that numabind made the binding: " cpus=LIST by=PID", the calling thread's
+/// CPUs and the process that bound them (the rank itself, or the launcher whose posix_spawn it is: an
+/// ancestor of the rank either way); left out when it does not fit.
+void WriteMarker(const RankMatch& m, char* marker);
 
 /// Child-safe: the 64-bit words of a plan's CPU set (`cpus`) or node set: the prepared basis's, or 1 when
 /// there is no usable basis. For the caller's arrays of a RankPlan, on its stack (a small thread's too:

@@ -46,9 +46,8 @@ char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, c
                              const plan::RankEnv& exports, char** out) {
   size_t n = 0;
   if (mark) {
-    char* two[2];
-    MarkEnvironment(nullptr, m, marker, two);  // writes the marker only: envp is empty
-    out[n++] = marker;
+    WriteMarker(m, marker);
+    out[n++] = marker;  // first: the first entry of a name is the one getenv finds
   }
   for (int i = 0; i < exports.count; ++i) out[n++] = const_cast<char*>(exports.entries[i]);
   for (size_t i = 0; envp != nullptr && envp[i] != nullptr; ++i) {

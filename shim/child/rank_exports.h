@@ -25,7 +25,7 @@ void BuildExports(const RankMatch& m, const plan::RankPlan& plan, char* const* e
                   char* buf, size_t cap, plan::RankEnv* out, Line* line);
 
 /// Child-safe: fills out (room for m.env_entries + 2 + exports.count pointers) with NUMABIND_BOUND first
-/// (when `mark`: MarkEnvironment's marker), then the exported entries, then envp's entries other than
+/// (when `mark`: WriteMarker's marker), then the exported entries, then envp's entries other than
 /// NUMABIND_BOUND and those the exports replace. Returns out.
 char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, char* marker,
                              const plan::RankEnv& exports, char** out);

@@ -75,8 +75,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   // The worker's own children (and an exec of it) must not bind themselves again.
   if (NeedsMarker(m)) {
     char marker[kMarkerMax];
-    char* two[2];
-    MarkEnvironment(nullptr, m, marker, two);  // writes the marker only: envp is empty
+    WriteMarker(m, marker);
     g_real.setenv("NUMABIND_BOUND", marker + sizeof("NUMABIND_BOUND=") - 1, 1);
   }
   if (r != BindResult::kBound) return;
