@@ -304,7 +304,7 @@ bench: deps
 	$(MAKE) all
 	BUILD=$(BUILD) scripts/bench.sh
 
-# README.md's variable table comes from config/vars.cc; a CLI test fails when they drift.
+# README.md's variable table comes from config/vars.def; a CLI test fails when they drift.
 readme-vars: $(CLI)
 	BUILD=$(BUILD) scripts/readme-vars.sh --update README.md
 

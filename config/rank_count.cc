@@ -56,12 +56,13 @@ bool ParseTaskCounts(const char* value, uint32_t node, uint32_t* out) {
 }
 
 // Child-safe: reads env.
-void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours, int cap) {
+void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours, int cap, const char* named) {
   *out = EnvFacts();
   int n = 0;
   for (const char* const* p = env; p != nullptr && *p != nullptr; ++p) {
     const char* e = *p;
     ++out->count;
+    if (named != nullptr && out->named == nullptr && e[0] == named[0]) out->named = base::ValueOf(e, named);
     if (e[0] == 'N') {
       if (ours != nullptr && n < cap - 1 && base::StartsWith(e, "NUMABIND_")) ours[n++] = e;
       continue;

@@ -25,13 +25,18 @@ struct EnvFacts {
   const char* slurm_step_tasks = nullptr;  ///< SLURM_STEP_TASKS_PER_NODE
   const char* slurm_tasks = nullptr;       ///< SLURM_TASKS_PER_NODE
   const char* slurm_node_id = nullptr;     ///< SLURM_NODEID
-  size_t count = 0;                        ///< the environment's entries
-  int ours_count = 0;                      ///< NUMABIND_* entries collected (ScanEnvFacts's `ours`)
+  /// The value of the variable ScanEnvFacts's `named` names (NUMABIND_RANK_VAR's, read in the same pass
+  /// when the caller knows it already: a launcher's child side), nullptr when absent or not asked for.
+  const char* named = nullptr;
+  size_t count = 0;    ///< the environment's entries
+  int ours_count = 0;  ///< NUMABIND_* entries collected (ScanEnvFacts's `ours`)
 };
 
 /// Child-safe: one pass over `env` (may be nullptr) into *out; when `ours` is not nullptr, also collects
-/// its NUMABIND_* entries there, at most cap - 1, NULL-terminated (config::Parse's input).
-void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours = nullptr, int cap = 0);
+/// its NUMABIND_* entries there, at most cap - 1, NULL-terminated (config::Parse's input); when `named` is
+/// not nullptr, also the value of that variable (out->named).
+void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours = nullptr, int cap = 0,
+                  const char* named = nullptr);
 
 /// Slurm's compressed per-node task counts, as in SLURM_STEP_TASKS_PER_NODE and SLURM_TASKS_PER_NODE:
 /// comma-separated entries "N" or "N(xM)" (N tasks on each of M nodes), e.g. "2(x3),1" for 2,2,2,1.

@@ -93,8 +93,8 @@ BindResult FailValue(Line* line, const char* path, const RankMatch& m, int* err)
 
 }  // namespace
 
-// Child-safe: reads the facts, envp for NUMABIND_RANK_VAR's variable, and the prepared config.
-bool FindRankVar(const config::EnvFacts& facts, char* const* envp, uint32_t skip, RankMatch* out) {
+// Child-safe: reads the facts and the prepared config.
+bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, RankMatch* out) {
   const config::Config& c = g_state.config;
   const char* name = c.rank_var;
   const char* v = nullptr;
@@ -104,7 +104,7 @@ bool FindRankVar(const config::EnvFacts& facts, char* const* envp, uint32_t skip
     for (int i = 0; i < config::kRankVarCount; ++i) {
       if (base::StrEq(name, config::kRankVars[i].rank)) index = i;
     }
-    v = index >= 0 ? facts.rank[index] : config::Lookup(const_cast<const char* const*>(envp), name);
+    v = index >= 0 ? facts.rank[index] : facts.named;
   } else {
     // The first rank variable the program's environment carries (non-empty) decides.
     for (int i = 0; i < config::kRankVarCount && name == nullptr; ++i) {
@@ -129,9 +129,10 @@ bool FindRankVar(const config::EnvFacts& facts, char* const* envp, uint32_t skip
 
 // Child-safe: reads envp, the prepared config and /proc, with raw system calls.
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
-  config::EnvFacts facts;
-  config::ScanEnvFacts(const_cast<const char* const*>(envp), &facts);
-  if (FindRankVar(facts, envp, g_state.startup_rank_vars, out)) return true;
+  config::EnvFacts facts;  // NUMABIND_RANK_VAR's variable in the same pass
+  config::ScanEnvFacts(const_cast<const char* const*>(envp), &facts, nullptr, 0, g_state.config.rank_var);
+  out->env_entries = facts.count;
+  if (FindRankVar(facts, g_state.startup_rank_vars, out)) return true;
   if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & config::kRankVarBit) != 0)
     return false;
   if (!ArgvMatches(argv)) return false;
@@ -146,32 +147,18 @@ bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out
   return true;
 }
 
-// Child-safe: a pointer count.
-size_t EnvCount(char* const* envp) {
-  size_t n = 0;
-  while (envp != nullptr && envp[n] != nullptr) ++n;
-  return n;
-}
-
 // Child-safe: a length check.
 bool NeedsMarker(const RankMatch& m) {
   return m.entry != nullptr && base::StrLen(m.entry) + sizeof("NUMABIND_BOUND=") <= kMarkerMax;
 }
 
-// Child-safe: copies pointers into the caller's arrays; raw sched_getaffinity and getpid.
-char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out) {
+// Child-safe: writes into the caller's buffer; raw sched_getaffinity and getpid.
+void WriteMarker(const RankMatch& m, char* marker) {
   size_t len = 0;
   for (const char* s = "NUMABIND_BOUND="; *s != '\0'; ++s) marker[len++] = *s;
   for (const char* s = m.entry; *s != '\0' && len < kMarkerMax - 1; ++s) marker[len++] = *s;
   marker[len] = '\0';
   if (m.bound) AppendBoundProof(marker, len, kMarkerMax);
-  size_t n = 0;
-  out[n++] = marker;  // first: the first entry of a name is the one getenv finds
-  for (size_t i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
-    if (config::ValueOf(envp[i], "NUMABIND_BOUND") == nullptr) out[n++] = envp[i];
-  }
-  out[n] = nullptr;
-  return out;
 }
 
 namespace {

@@ -30,7 +30,9 @@ struct RankMatch {
   const char* var = nullptr;    ///< the rank variable, or nullptr when found by order (NUMABIND_MATCH)
   const char* entry = nullptr;  ///< the rank variable's "NAME=value" in the environment, or nullptr
   uint32_t rank = 0;
-  uint32_t nranks = 0;    ///< 0 = unknown
+  uint32_t nranks = 0;  ///< 0 = unknown
+  /// The entries of the environment it was found in (config::EnvFacts::count): room for its new one.
+  size_t env_entries = 0;
   bool replaced = false;  ///< set by BindRank: the binding the rank started with was another, now replaced
   /// The CPUs the rank started with, when its caller widened them before BindRank (a rank binding itself,
   /// in shim/rank/self_bind.cc), else nullptr: then it started with the binding BindRank finds.
@@ -60,32 +62,30 @@ enum class BindResult : uint8_t {
   kRefused,  ///< NUMABIND_STRICT=1 and the rank could not be bound: fail the spawn with *err
 };
 
-/// Child-safe: whether a program started with argv (may be nullptr) and envp is a rank, and which.
+/// Child-safe: whether a program started with argv (may be nullptr) and envp is a rank, and which. One pass
+/// over envp (config::ScanEnvFacts); nothing after it reads envp but the rank's new environment's copy.
 /// `parent` is the launcher, whose live children count for ranks found by order.
 bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out);
 
-/// Child-safe: the local-rank variable and its rank count, from `facts` (one ScanEnvFacts of envp; envp is
-/// read again only for NUMABIND_RANK_VAR's variable when it is no built-in one), leaving out the built-in
-/// variables whose bit is set in `skip` (config::kRankVarBit: NUMABIND_RANK_VAR). SLURM_LOCALID counts only
-/// in a Slurm step task (SLURM_STEP_ID set): a batch script has it too, and starts no ranks of its own.
-bool FindRankVar(const config::EnvFacts& facts, char* const* envp, uint32_t skip, RankMatch* out);
+/// Child-safe: the local-rank variable and its rank count, from `facts` (one ScanEnvFacts of the program's
+/// environment; facts.named holds NUMABIND_RANK_VAR's variable's value), leaving out the built-in variables
+/// whose bit is set in `skip` (config::kRankVarBit: NUMABIND_RANK_VAR). SLURM_LOCALID counts only in a
+/// Slurm step task (SLURM_STEP_ID set): a batch script has it too, and starts no ranks of its own.
+bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, RankMatch* out);
 
-/// Longest NUMABIND_BOUND entry MarkEnvironment writes.
+/// Longest NUMABIND_BOUND entry WriteMarker writes.
 constexpr size_t kMarkerMax = 512;
 
 /// Child-safe: whether `envp` must be given a NUMABIND_BOUND entry for rank `m` (it has a variable, and
 /// the entry fits).
 bool NeedsMarker(const RankMatch& m);
 
-/// Child-safe: the number of entries of envp (nullptr counts as empty).
-size_t EnvCount(char* const* envp);
-
-/// Child-safe: writes "NUMABIND_BOUND=<m.entry>" into marker (kMarkerMax bytes) and fills out (room for
-/// EnvCount(envp) + 2 pointers) with it followed by envp's entries other than NUMABIND_BOUND. Returns out.
-/// When m.bound, the value goes on with the proof that numabind made the binding: " cpus=LIST by=PID", the
-/// calling thread's CPUs and the process that bound them (the rank itself, or the launcher whose
-/// posix_spawn it is: an ancestor of the rank either way); left out when it does not fit.
-char* const* MarkEnvironment(char* const* envp, const RankMatch& m, char* marker, char** out);
+/// Child-safe: writes the entry "NUMABIND_BOUND=<m.entry>" into marker (kMarkerMax bytes), which goes
+/// first in the rank's environment (shim/child/rank_exports.h) or to a forked worker's setenv. When m.bound,
+/// the value goes on with the proof that numabind made the binding: " cpus=LIST by=PID", the calling thread's
+/// CPUs and the process that bound them (the rank itself, or the launcher whose posix_spawn it is: an
+/// ancestor of the rank either way); left out when it does not fit.
+void WriteMarker(const RankMatch& m, char* marker);
 
 /// Child-safe: the 64-bit words of a plan's CPU set (`cpus`) or node set: the prepared basis's, or 1 when
 /// there is no usable basis. For the caller's arrays of a RankPlan, on its stack (a small thread's too:

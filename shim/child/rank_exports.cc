@@ -46,9 +46,8 @@ char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, c
                              const plan::RankEnv& exports, char** out) {
   size_t n = 0;
   if (mark) {
-    char* two[2];
-    MarkEnvironment(nullptr, m, marker, two);  // writes the marker only: envp is empty
-    out[n++] = marker;
+    WriteMarker(m, marker);
+    out[n++] = marker;  // first: the first entry of a name is the one getenv finds
   }
   for (int i = 0; i < exports.count; ++i) out[n++] = const_cast<char*>(exports.entries[i]);
   for (size_t i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
@@ -73,7 +72,7 @@ int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* 
   // (NUMABIND_BOUND, the exports, envp's entries, the NULL), the marker, the exports' text.
   size_t line_bytes = need > 0 ? sizeof(Line) : 0;
   static_assert(sizeof(Line) % sizeof(char*) == 0, "the pointers follow the line");
-  size_t pointers = EnvCount(envp) + 2 + plan::kRankEnvEntries;
+  size_t pointers = m.env_entries + 2 + plan::kRankEnvEntries;
   size_t bytes = line_bytes + pointers * sizeof(char*) + kMarkerMax + need;
   long p = base::Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

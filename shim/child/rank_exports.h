@@ -24,8 +24,8 @@ size_t ExportBytes(const plan::RankPlan& plan, char* const* envp);
 void BuildExports(const RankMatch& m, const plan::RankPlan& plan, char* const* envp, const char* path,
                   char* buf, size_t cap, plan::RankEnv* out, Line* line);
 
-/// Child-safe: fills out (room for EnvCount(envp) + 2 + exports.count pointers) with NUMABIND_BOUND first
-/// (when `mark`: MarkEnvironment's marker), then the exported entries, then envp's entries other than
+/// Child-safe: fills out (room for m.env_entries + 2 + exports.count pointers) with NUMABIND_BOUND first
+/// (when `mark`: WriteMarker's marker), then the exported entries, then envp's entries other than
 /// NUMABIND_BOUND and those the exports replace. Returns out.
 char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, char* marker,
                              const plan::RankEnv& exports, char** out);
@@ -38,11 +38,11 @@ struct RankBlock {
   size_t map_size = 0;
 };
 
-/// Child-safe: builds rank m's environment: NUMABIND_BOUND first (when NeedsMarker), NUMABIND_EXPORT's
-/// entries from the plan BindRank computed (when `bound` is not nullptr: the rank is bound to it; a warn
-/// line naming `path` for what is not exported), then envp's other entries.
-/// Maps nothing when there is nothing to add. Returns 0, or the errno of a failed mmap (out->env is then
-/// envp).
+/// Child-safe: builds rank m's environment (envp is the one m was found in: m.env_entries counts it):
+/// NUMABIND_BOUND first (when NeedsMarker), NUMABIND_EXPORT's entries from the plan BindRank computed (when
+/// `bound` is not nullptr: the rank is bound to it; a warn line naming `path` for what is not exported), then
+/// envp's other entries. Maps nothing when there is nothing to add. Returns 0, or the errno of a failed mmap
+/// (out->env is then envp).
 int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* bound, const char* path,
                    RankBlock* out);
 

@@ -25,6 +25,20 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
+/// Need (shim/state/state.h) for _Fork's wrapper, which may run in a signal handler: ResolveSafe, no dlsym.
+/// Keeps errno.
+template <typename T>
+T NeedSafe(T* slot, const char* name) {
+  T f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (f == nullptr) {
+    int e = errno;
+    f = reinterpret_cast<T>(ResolveSafe(name));
+    errno = e;
+    __atomic_store_n(slot, f, __ATOMIC_RELEASE);  // racing threads store the same value
+  }
+  return f;
+}
+
 /// Parent side of fork and vfork (_Fork prepares without capturing the call stack: it may run in a signal
 /// handler).
 void BeforeFork() {
@@ -131,8 +145,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   // The worker's own children (and an exec of it) must not bind themselves again.
   if (NeedsMarker(m)) {
     char marker[kMarkerMax];
-    char* two[2];
-    MarkEnvironment(nullptr, m, marker, two);  // writes the marker only: envp is empty
+    WriteMarker(m, marker);
     g_real.setenv("NUMABIND_BOUND", marker + sizeof("NUMABIND_BOUND=") - 1, 1);
   }
   if (r != BindResult::kBound) return;
@@ -175,13 +188,7 @@ NUMABIND_EXPORT pid_t fork() {
 // for), captures no call stack, and prepares with mmap and raw system calls only (shim/launcher/prepare.cc).
 // Its child resolves an exec lazily, as a process exec'ing itself.
 NUMABIND_EXPORT pid_t _Fork() {
-  pid_t (*real)() = __atomic_load_n(&g_real.fork_, __ATOMIC_ACQUIRE);
-  if (real == nullptr) {
-    int e = errno;
-    real = reinterpret_cast<pid_t (*)()>(numabind::shim::ResolveSafe("_Fork"));
-    errno = e;
-    __atomic_store_n(&g_real.fork_, real, __ATOMIC_RELEASE);  // racing threads store the same value
-  }
+  pid_t (*real)() = numabind::shim::NeedSafe(NUMABIND_SLOT(_Fork));
   if (real == nullptr) {
     errno = ENOSYS;
     return -1;

@@ -54,6 +54,8 @@ __attribute__((noinline)) void StartConfigured(const char* const* env, bool rank
   // (ApplyPendingSiteFile), so that one which starts none never opens it.
   if (rank || g_state.startup_rank_vars != 0 || g_state.config.rank_var != nullptr) ApplySiteFile(ours);
   if (g_state.config.disabled || (rank && g_state.config.policy.text == nullptr)) return;
+  // NUMABIND_RANK_VAR (the environment's or the site file's, known only now): its variable, looked up once.
+  if (g_state.config.rank_var != nullptr) facts.named = config::Lookup(env, g_state.config.rank_var);
   if (StartAsRank(facts, env)) {  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
     ArmAffinityGuard();           // NUMABIND_GUARD=1: shim/rank/affinity_guard.h
     return;

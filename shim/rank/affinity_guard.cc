@@ -29,13 +29,10 @@ int ResolveThread(pthread_t thread, size_t size, const cpu_set_t* set);
 int GuardedSched(pid_t pid, size_t size, const cpu_set_t* set);
 int GuardedThread(pthread_t thread, size_t size, const cpu_set_t* set);
 
-/// Where the exported wrappers jump: a resolver until the first call, then the next definition (libc's),
-/// or the guard in a guarded rank.
+/// Where the exported wrappers jump: a resolver until the first call, then the next definition (libc's,
+/// in g_real: nullptr until resolved), or the guard in a guarded rank.
 SchedSet g_sched = ResolveSched;
 ThreadSet g_thread = ResolveThread;
-/// The next definitions (dlsym RTLD_NEXT), nullptr until resolved.
-SchedSet g_next_sched;
-ThreadSet g_next_thread;
 bool g_armed;
 
 /// The rank's CPUs (kMaxCpuWords words), mapped and written once by ArmAffinityGuard: 1 KiB in .bss would
@@ -63,7 +60,7 @@ T Next(T* slot, const char* name) {
 /// The first call in a process the guard does not arm: finds libc's function, and makes the wrapper jump
 /// straight to it from now on (unless the guard was armed meanwhile).
 int ResolveSched(pid_t pid, size_t size, const cpu_set_t* set) {
-  SchedSet next = Next(&g_next_sched, "sched_setaffinity");
+  SchedSet next = Next(NUMABIND_SLOT(sched_setaffinity));
   if (next == nullptr) {
     errno = ENOSYS;
     return -1;
@@ -75,7 +72,7 @@ int ResolveSched(pid_t pid, size_t size, const cpu_set_t* set) {
 }
 
 int ResolveThread(pthread_t thread, size_t size, const cpu_set_t* set) {
-  ThreadSet next = Next(&g_next_thread, "pthread_setaffinity_np");
+  ThreadSet next = Next(NUMABIND_SLOT(pthread_setaffinity_np));
   if (next == nullptr) return ENOSYS;
   ThreadSet expected = ResolveThread;
   __atomic_compare_exchange_n(&g_thread, &expected, g_armed ? GuardedThread : next, false, __ATOMIC_ACQ_REL,
@@ -154,7 +151,7 @@ bool OwnThread(pid_t pid) {
 }
 
 int GuardedSched(pid_t pid, size_t size, const cpu_set_t* set) {
-  SchedSet next = g_next_sched;  // resolved before arming
+  SchedSet next = g_real.sched_setaffinity;  // resolved before arming
   if (set == nullptr || !OwnThread(pid)) return next(pid, size, set);
   size_t n = size < g_kernel_bytes ? size : g_kernel_bytes;
   uint8_t narrowed[n + 1];  // + 1: never a zero-length array
@@ -171,7 +168,7 @@ int GuardedSched(pid_t pid, size_t size, const cpu_set_t* set) {
 }
 
 int GuardedThread(pthread_t thread, size_t size, const cpu_set_t* set) {
-  ThreadSet next = Next(&g_next_thread, "pthread_setaffinity_np");  // resolved before arming, if it exists
+  ThreadSet next = Next(NUMABIND_SLOT(pthread_setaffinity_np));  // resolved before arming, if it exists
   if (next == nullptr) return ENOSYS;
   if (set == nullptr) return next(thread, size, set);
   size_t n = size < g_kernel_bytes ? size : g_kernel_bytes;
@@ -191,8 +188,8 @@ int GuardedThread(pthread_t thread, size_t size, const cpu_set_t* set) {
 
 void ArmAffinityGuard() {
   if (!g_state.config.guard || !g_state.rank_bound) return;
-  if (Next(&g_next_sched, "sched_setaffinity") == nullptr) return;
-  Next(&g_next_thread, "pthread_setaffinity_np");
+  if (Next(NUMABIND_SLOT(sched_setaffinity)) == nullptr) return;
+  Next(NUMABIND_SLOT(pthread_setaffinity_np));
   long map =
       base::Sys6(SYS_mmap, 0, kRankCpusBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base::SysFailed(map)) return;  // no memory for the rank's CPUs: unguarded

@@ -133,7 +133,7 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
 /// NUMABIND_BY_DEVICE=1 in a process that nothing else made a rank: whether its visibility variables leave
 /// it one device, and then its binding as that device's rank. A process with no device or several is no
 /// rank, silently (debug says why): most processes of a machine are such.
-bool StartAsDeviceRank(const char* const* env, const char* program) {
+bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* program) {
   config::OneDevice d = config::FindOneDevice(env);
   bool nvidia = d.nvidia >= 0 && d.amd == config::OneDevice::kNone;
   bool amd = d.amd >= 0 && d.nvidia == config::OneDevice::kNone;
@@ -150,6 +150,7 @@ bool StartAsDeviceRank(const char* const* env, const char* program) {
   RankMatch m;
   m.var = nvidia ? d.nvidia_var : d.amd_var;
   m.entry = config::Lookup(env, m.var) - base::StrLen(m.var) - 1;
+  m.env_entries = env_entries;
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
   if (BoundBy(g_state.config.bound, m.entry)) return g_state.rank_bound = true;
   g_state.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
@@ -184,21 +185,20 @@ bool OwnCmdlineMatches(const char* const* env) {
 
 bool StartAsRank(const config::EnvFacts& facts, const char* const* env) {
   const config::Config& c = g_state.config;
-  char** envp = const_cast<char**>(env);
-  if (c.rank_var != nullptr)
-    g_state.startup_rank_vars = config::Lookup(env, c.rank_var) != nullptr ? config::kRankVarBit : 0;
+  if (c.rank_var != nullptr) g_state.startup_rank_vars = facts.named != nullptr ? config::kRankVarBit : 0;
   RankMatch m;
+  m.env_entries = facts.count;
   // The built-in variables the start-up scan did not see are skipped rather than looked up again.
   uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
   // Set by glibc and musl before constructors run.
   const char* program = program_invocation_name != nullptr ? program_invocation_name : "(program)";
-  if (!FindRankVar(facts, envp, absent, &m)) {
+  if (!FindRankVar(facts, absent, &m)) {
     if (OwnCmdlineMatches(env)) {
       g_state.order_rank = static_cast<pid_t>(base::Sys6(SYS_getpid));
       return g_state.rank_bound = true;
     }
-    return c.by_device && StartAsDeviceRank(env, program);
+    return c.by_device && StartAsDeviceRank(env, facts.count, program);
   }
   if (OnlyTaskOfStep(m, facts)) {
     LogLauncher(program, facts);

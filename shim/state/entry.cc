@@ -15,6 +15,7 @@ const char* EntryName(Entry entry) {
 #define NUMABIND_ENTRY(symbol, id, ret, params) #symbol,
 #define NUMABIND_ENTRY_ONLY(symbol, id) #symbol,
 #define NUMABIND_EXPORT_ONLY(symbol, ret, params)
+#define NUMABIND_EXPORT_LAZY(symbol, ret, params)
 #define NUMABIND_EXPORT_SPECIAL(symbol)
 #include "shim/state/wrapped.def"
       "start-up", "fork"};

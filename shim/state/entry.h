@@ -14,6 +14,7 @@ enum class Entry : uint8_t {
 #define NUMABIND_ENTRY(symbol, id, ret, params) id,
 #define NUMABIND_ENTRY_ONLY(symbol, id) id,
 #define NUMABIND_EXPORT_ONLY(symbol, ret, params)
+#define NUMABIND_EXPORT_LAZY(symbol, ret, params)
 #define NUMABIND_EXPORT_SPECIAL(symbol)
 #include "shim/state/wrapped.def"
   kStartup,  ///< a rank binding itself in the library's constructor

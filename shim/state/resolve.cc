@@ -23,14 +23,14 @@ void Resolve(T* slot, const char* name) {
   *slot = reinterpret_cast<T>(Next(name));
 }
 
-/// One dlsym per real function of wrapped.def.
+/// One dlsym per real function of wrapped.def but the lazy ones (their wrappers find them).
 void ResolveAll() {
-#define NUMABIND_ENTRY(symbol, id, ret, params) Resolve(&g_real.symbol, #symbol);
+#define NUMABIND_ENTRY(symbol, id, ret, params) Resolve(NUMABIND_SLOT(symbol));
 #define NUMABIND_ENTRY_ONLY(symbol, id)
-#define NUMABIND_EXPORT_ONLY(symbol, ret, params) Resolve(&g_real.symbol, #symbol);
-#define NUMABIND_EXPORT_SPECIAL(symbol)
+#define NUMABIND_EXPORT_ONLY(symbol, ret, params) Resolve(NUMABIND_SLOT(symbol));
+#define NUMABIND_EXPORT_LAZY(symbol, ret, params)
+#define NUMABIND_EXPORT_SPECIAL(symbol) Resolve(&numabind_real_##symbol, #symbol);
 #include "shim/state/wrapped.def"
-  Resolve(&numabind_real_vfork, "vfork");
 }
 
 /// ResolveSafe's question, and where it stands in the walk over the loaded objects.

@@ -8,6 +8,7 @@
 #ifndef NUMABIND_SHIM_STATE_STATE_H_
 #define NUMABIND_SHIM_STATE_STATE_H_
 
+#include <pthread.h>
 #include <sched.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -27,17 +28,21 @@ namespace numabind::shim {
 /// The real functions, one slot per wrapped function with a real one of its own (shim/state/wrapped.def),
 /// found with dlsym(RTLD_NEXT) by EnsureResolved on the parent side before the first fork, vfork or spawn,
 /// so that a child never calls dlsym. A function the C library lacks (pidfd_spawn before glibc 2.39) stays
-/// nullptr. `fork_` is _Fork's, which its wrapper finds itself (ResolveSafe).
+/// nullptr. The lazy rows' (_Fork, the affinity guard's) are found by their wrappers.
 struct RealFunctions {
 #define NUMABIND_ENTRY(symbol, id, ret, params) ret(*symbol) params;
 #define NUMABIND_ENTRY_ONLY(symbol, id)
 #define NUMABIND_EXPORT_ONLY(symbol, ret, params) ret(*symbol) params;
+#define NUMABIND_EXPORT_LAZY(symbol, ret, params) ret(*symbol) params;
 #define NUMABIND_EXPORT_SPECIAL(symbol)
 #include "shim/state/wrapped.def"
-  pid_t (*fork_)();  ///< _Fork
 };
 
 extern RealFunctions g_real;
+
+/// The slot of wrapped function `symbol` in g_real and its name, as two arguments: the name is written once,
+/// where the slot is used (NUMABIND_REAL, NUMABIND_NEED, ResolveAll, the lazy wrappers).
+#define NUMABIND_SLOT(symbol) &::numabind::shim::g_real.symbol, #symbol
 
 /// Largest CPU and node sets the child side handles on its stack (config/limits.h).
 using config::kMaxCpuWords;
@@ -114,9 +119,9 @@ T RealFor(T* slot, const char* name) {
   return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 }
 
-/// RealFor and Need of the slot named `symbol` under its own name: the name is written once, here.
-#define NUMABIND_REAL(symbol) ::numabind::shim::RealFor(&::numabind::shim::g_real.symbol, #symbol)
-#define NUMABIND_NEED(symbol) ::numabind::shim::Need(&::numabind::shim::g_real.symbol, #symbol)
+/// RealFor and Need of the slot named `symbol` under its own name.
+#define NUMABIND_REAL(symbol) ::numabind::shim::RealFor(NUMABIND_SLOT(symbol))
+#define NUMABIND_NEED(symbol) ::numabind::shim::Need(NUMABIND_SLOT(symbol))
 
 /// A configured process that is no rank becomes one whose wrappers look at its spawns: the one place for
 /// both ways there (its environment at start-up, the site file at its first rank spawn). The caller has

@@ -158,3 +158,18 @@ Test(env_facts, one_pass_holds_what_the_rank_needs) {
   cr_expect_str_eq(value, "2(x3)");
   for (int i = 1; i < kRankVarCount - 1; ++i) cr_expect_null(f.rank[i], "%s", kRankVars[i].rank);
 }
+
+// NUMABIND_RANK_VAR's variable, when the caller knows its name before the pass (a launcher's child side):
+// read in the same pass, the first entry of the name as Lookup finds it, and not a prefix of a longer name.
+Test(env_facts, named_variable_read_in_the_same_pass) {
+  auto env = Env({"MY_RANKX=7", "PATH=/bin", "MY_RANK=2", "MY_RANK=5", "LOCAL_RANK=3"});
+  numabind::config::EnvFacts f;
+  numabind::config::ScanEnvFacts(env.get(), &f, nullptr, 0, "MY_RANK");
+  cr_assert_not_null(f.named);
+  cr_expect_str_eq(f.named, "2");
+  cr_expect_str_eq(f.rank[0], "3");
+  numabind::config::ScanEnvFacts(env.get(), &f, nullptr, 0, "NO_SUCH_RANK");
+  cr_expect_null(f.named);
+  numabind::config::ScanEnvFacts(env.get(), &f);
+  cr_expect_null(f.named, "not asked for");
+}

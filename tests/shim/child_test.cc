@@ -69,6 +69,26 @@ Test(child, good_rank_value_still_binds) {
   cr_expect_eq(o.output, "");
 }
 
+// NUMABIND_RANK_VAR names a launcher's ranks on the child side too: the child's one pass over its new
+// environment reads that variable's value (config::EnvFacts::named), which wins over a built-in one, and the
+// launcher binds them (a rank no launcher bound would bind itself at start-up: another line).
+Test(child, rank_var_names_the_ranks_a_launcher_starts) {
+  CpuPair p = TwoAllowedCpus();
+  PreloadedRun r = RunPreloaded(
+      {"/bin/bash", "-c", "MY_RANK=1 LOCAL_RANK=0 \"$0\" --out \"$1\"; MY_RANK=0 \"$0\" --out \"$1\"; true",
+       "@REPORT", "@OUT"},
+      {"NUMABIND_POLICY=" + p.policy, "NUMABIND_RANK_VAR=MY_RANK", "NUMABIND_NRANKS=2"}, "numabind-child");
+  cr_assert_eq(r.reports.size(), 2u, "%s\nlog:\n%s", Tail(r.output).c_str(), r.log.c_str());
+  cr_expect_eq(r.reports[0].Get("cpus"), p.first, "MY_RANK=1 LOCAL_RANK=0 on %s\nlog:\n%s",
+               r.reports[0].Get("cpus").c_str(), r.log.c_str());
+  cr_expect_eq(r.reports[1].Get("cpus"), p.second, "MY_RANK=0 on %s\nlog:\n%s",
+               r.reports[1].Get("cpus").c_str(), r.log.c_str());
+  cr_expect_eq(LinesWith(r.log, "bound rank 1 of 2 (MY_RANK)").size(), 1u, "log:\n%s", r.log.c_str());
+  cr_expect_eq(LinesWith(r.log, "bound rank 0 of 2 (MY_RANK)").size(), 1u, "log:\n%s", r.log.c_str());
+  // Bound by the launcher (bash), not by themselves at start-up: the child side found them.
+  cr_expect_eq(LinesWith(r.log, "via execve").size(), 2u, "log:\n%s", r.log.c_str());
+}
+
 }  // namespace numabind::shim::test
 
 namespace numabind::shim::test {
