@@ -28,28 +28,17 @@ int WriteFrame(FILE* out, const char (&tag)[8], const void* data, uint64_t lengt
 }  // namespace
 
 int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
-  std::string values[5];  // policy, memory, devices, topology, nics
-  static const char* const kNames[] = {"--policy", "--memory", "--devices", "--topology", "--nics"};
-  for (size_t i = 0; i < args.size(); i += 2) {
-    size_t k = 0;
-    while (k < 5 && args[i] != kNames[k]) ++k;
-    if (k == 5 || i + 1 >= args.size()) {
-      fprintf(err, "numabind prepare-basis: unexpected argument %s (this command is run by the library)\n",
-              args[i].c_str());
-      return kExitUsage;
-    }
-    values[k] = args[i + 1];
-  }
-  // The library sends the values as it read them; they are read again here by the same parsers
-  // (config::ParseVar), as this process has only their text.
+  // The library sends the inputs (config/planner_inputs.h) as it read them; their texts are read again
+  // here by the same parsers (config::ParseVar), as this process has only their text.
   planner::PrepareRequest request;
   std::string why;
   plan::PlanBasis* basis = nullptr;
-  if (planner::RequestFromText(values[0].c_str(), values[1].c_str(), values[2].c_str(), &request, &why)) {
-    request.topology = values[3].empty() ? nullptr : values[3].c_str();
-    request.env = env;
-    request.want_nics = values[4] == "1";
+  planner::ArgsResult read = planner::RequestFromArgs(args, env, &request, &why);
+  if (read == planner::ArgsResult::kOk) {
     basis = planner::Prepare(request, &why);
+  } else if (read == planner::ArgsResult::kBadArgument) {
+    fprintf(err, "numabind prepare-basis: %s (this command is run by the library)\n", why.c_str());
+    return kExitUsage;
   }
   if (basis == nullptr) {
     WriteFrame(out, plan::kErrorTag, why.data(), why.size());

@@ -58,6 +58,14 @@ struct PrepareRequest {
 bool RequestFromText(const char* policy, const char* memory, const char* devices, PrepareRequest* out,
                      std::string* err);
 
+/// The request `numabind prepare-basis` gets: "--NAME VALUE" pairs, one per config::PlannerInput
+/// (config/planner_inputs.h), as the library sends them; `env` becomes request.env. False with a one-line
+/// reason: kBadArgument for an option that is not an input or a missing value (a caller that is not the
+/// library), kBadValue for a value RequestFromText refuses. The request points into `args`.
+enum class ArgsResult { kOk, kBadArgument, kBadValue };
+ArgsResult RequestFromArgs(const std::vector<std::string>& args, const char* const* env, PrepareRequest* out,
+                           std::string* err);
+
 /// The sets of a parsed policy's map, one per entry after `*N` repeats (config::MapEntries, config::Ranges).
 Policy ExpandPolicy(const config::Policy& policy);
 

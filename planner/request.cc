@@ -3,10 +3,13 @@
 // The planner's request from config's typed values. Nothing here parses a variable: config::ParseVar reads
 // each text with the parser config::Parse uses, so `numabind plan` accepts exactly what a launch does.
 
+#include <string.h>
+
 #include <string>
 #include <vector>
 
 #include "config/config.h"
+#include "config/planner_inputs.h"
 #include "planner/planner.h"
 
 namespace numabind::planner {
@@ -36,6 +39,30 @@ bool RequestFromText(const char* policy, const char* memory, const char* devices
   out->memory = cfg.memory;
   out->devices = cfg.devices;
   return true;
+}
+
+ArgsResult RequestFromArgs(const std::vector<std::string>& args, const char* const* env, PrepareRequest* out,
+                           std::string* err) {
+  const char* texts[config::kPlannerInputCount] = {};
+  for (size_t i = 0; i < args.size(); i += 2) {
+    int input = config::PlannerInputOf(args[i].c_str());
+    if (input < 0 || i + 1 >= args.size()) {
+      *err = "unexpected argument " + args[i];
+      return ArgsResult::kBadArgument;
+    }
+    texts[input] = args[i + 1].c_str();
+  }
+  // Each input of config::NUMABIND_PLANNER_INPUTS is read here: a new one needs its line.
+  static_assert(config::kPlannerInputCount == 5, "read every planner input");
+  if (!RequestFromText(texts[config::kInputPolicy], texts[config::kInputMemory], texts[config::kInputDevices],
+                       out, err)) {
+    return ArgsResult::kBadValue;
+  }
+  const char* topology = texts[config::kInputTopology];
+  out->topology = topology != nullptr && *topology != '\0' ? topology : nullptr;
+  out->want_nics = texts[config::kInputNics] != nullptr && strcmp(texts[config::kInputNics], "1") == 0;
+  out->env = env;
+  return ArgsResult::kOk;
 }
 
 Policy ExpandPolicy(const config::Policy& policy) {

@@ -18,6 +18,7 @@
 
 #include "base/syscalls.h"
 #include "config/grammar.h"
+#include "config/planner_inputs.h"
 #include "plan/basis_frame.h"
 #include "shim/launcher/helper_launch.h"
 #include "shim/log/line.h"
@@ -73,12 +74,15 @@ struct Hash {
 /// What the basis depends on in this process: the helper, the configuration, the environment the helper
 /// reads, and the CPUs and nodes it may use (the cgroup cpuset bounds both).
 uint64_t NameHash(const char* helper) {
-  const config::Config& c = g_state.config;
   Hash h;
   h.Str("numabind plan basis"), h.Value(plan::kBasisLayoutVersion);  // layouts keep a file each
   h.Str(helper);  // two installations (or build trees) keep a file each
-  h.Str(c.policy.text), h.Str(config::MemoryName(c.memory)), h.Str(c.devices.text), h.Str(c.topology);
-  h.Value((c.exports & config::kExportNic) != 0);  // a basis with NIC tables or without
+  // The helper's inputs as its argv gives them (config/planner_inputs.h): nothing reaches one but not the
+  // other.
+  const char* texts[config::kPlannerInputCount];
+  config::PlannerInputTexts(g_state.config, texts);
+  const char* args[2 * config::kPlannerInputCount];
+  for (int i = 0, n = config::PlannerInputArgs(texts, args); i < n; ++i) h.Str(args[i]);
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     if (PlannerReads(*e)) h.Str(*e);
   }

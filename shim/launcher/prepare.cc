@@ -21,6 +21,7 @@
 
 #include "base/syscalls.h"
 #include "config/grammar.h"
+#include "config/planner_inputs.h"
 #include "plan/basis_frame.h"
 #include "shim/child/child.h"
 #include "shim/launcher/basis_cache.h"
@@ -132,18 +133,10 @@ void Prepare() {
   bool shared = !SeccompFiltered() && AwaitSharedBasis(kHelperPath, kHelperTimeoutMs, &run, &lock);
   bool ran = shared;
   if (!shared) {
-    const char* memory = config::MemoryName(c.memory);
-    const char* argv[14] = {kHelperPath, "prepare-basis", "--policy",  c.policy.text,
-                            "--memory",  memory,          "--devices", c.devices.text};
-    int argc = 8;
-    if (c.topology != nullptr) {
-      argv[argc++] = "--topology";
-      argv[argc++] = c.topology;
-    }
-    if ((c.exports & config::kExportNic) != 0) {
-      argv[argc++] = "--nics";
-      argv[argc++] = "1";
-    }
+    const char* texts[config::kPlannerInputCount];
+    config::PlannerInputTexts(c, texts);
+    const char* argv[3 + 2 * config::kPlannerInputCount] = {kHelperPath, "prepare-basis"};
+    int argc = 2 + config::PlannerInputArgs(texts, argv + 2);
     argv[argc] = nullptr;
     size_t env_bytes = 0;
     char** envp = HelperEnvironment(&env_bytes);

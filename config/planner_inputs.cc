@@ -1,0 +1,44 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+
+#include "config/planner_inputs.h"
+
+#include <string.h>
+
+#include "config/grammar.h"
+
+namespace numabind::config {
+
+const char* const kPlannerInputOptions[kPlannerInputCount] = {
+#define NUMABIND_INPUT_OPTION(e, option) option,
+    NUMABIND_PLANNER_INPUTS(NUMABIND_INPUT_OPTION)
+#undef NUMABIND_INPUT_OPTION
+};
+
+void PlannerInputTexts(const Config& c, const char* out[kPlannerInputCount]) {
+  // A new input in NUMABIND_PLANNER_INPUTS needs its text here and its reading in planner::RequestFromArgs.
+  static_assert(kPlannerInputCount == 5, "give every planner input its text");
+  out[kInputPolicy] = c.policy.text;
+  out[kInputMemory] = MemoryName(c.memory);
+  out[kInputDevices] = c.devices.text;
+  out[kInputTopology] = c.topology;
+  out[kInputNics] = (c.exports & kExportNic) != 0 ? "1" : nullptr;
+}
+
+int PlannerInputOf(const char* option) {
+  for (int i = 0; i < kPlannerInputCount; ++i) {
+    if (strcmp(option, kPlannerInputOptions[i]) == 0) return i;
+  }
+  return -1;
+}
+
+int PlannerInputArgs(const char* const texts[kPlannerInputCount], const char** argv) {
+  int n = 0;
+  for (int i = 0; i < kPlannerInputCount; ++i) {
+    if (texts[i] == nullptr) continue;
+    argv[n++] = kPlannerInputOptions[i];
+    argv[n++] = texts[i];
+  }
+  return n;
+}
+
+}  // namespace numabind::config
