@@ -189,6 +189,20 @@ bool ParseBusId(const char* s, size_t n, BusId* out) {
   return true;
 }
 
+size_t FormatBusId(const BusId& id, char* out) {
+  static const char kHex[] = "0123456789abcdef";
+  size_t n = 0;
+  auto hex = [&](uint32_t v, int min_digits) {
+    int digits = min_digits;
+    while (digits < 8 && (v >> (4 * digits)) != 0) ++digits;
+    for (int i = digits - 1; i >= 0; --i) out[n++] = kHex[(v >> (4 * i)) & 15];
+  };
+  hex(id.domain, 4), out[n++] = ':', hex(id.bus & 0xff, 2), out[n++] = ':', hex(id.dev & 0xff, 2);
+  out[n++] = '.', hex(id.func & 0xf, 1);
+  out[n] = '\0';
+  return n;
+}
+
 bool ParseMemoryText(const char* value, MemoryKind* out) {
   constexpr MemoryKind kKinds[] = {MemoryKind::kLocal, MemoryKind::kPreferred, MemoryKind::kBind,
                                    MemoryKind::kInterleave};

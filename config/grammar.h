@@ -123,6 +123,10 @@ struct BusId {
   uint32_t domain = 0, bus = 0, dev = 0, func = 0;
 };
 bool ParseBusId(const char* s, size_t n, BusId* out);
+/// The one writing of a bus id, as sysfs and lspci -D write it: "0000:34:00.0" (lowercase hex, the domain
+/// at least 4 digits). Writes it and a NUL into out[kBusIdTextMax]; returns its length.
+constexpr size_t kBusIdTextMax = 8 + 1 + 2 + 1 + 2 + 1 + 1 + 1;
+size_t FormatBusId(const BusId& id, char* out);
 
 /// The bus ids of a NUMABIND_DEVICES list that ParseDevicesText accepted, in order.
 class BusIds {

@@ -52,9 +52,8 @@ bool ComputeEvidence(const PciDevice& d) { return d.compute_osdev || d.link_gbps
 }  // namespace
 
 std::string FormatBusId(const config::BusId& id) {
-  char buf[40];
-  snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", id.domain, id.bus, id.dev, id.func);
-  return buf;
+  char buf[config::kBusIdTextMax];
+  return std::string(buf, config::FormatBusId(id, buf));
 }
 
 bool NormalizeBusId(const std::string& text, std::string* out) {

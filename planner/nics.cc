@@ -15,6 +15,7 @@
 #include <map>
 
 #include "base/digits.h"
+#include "planner/devices.h"
 #include "planner/hwloc_io.h"
 #include "planner/nics.h"
 #include "planner/rdma_sysfs.h"
@@ -56,9 +57,7 @@ std::vector<std::string> PciBridges(hwloc_obj* obj) {
   for (hwloc_obj_t a = obj ? obj->parent : nullptr; a && a->type == HWLOC_OBJ_BRIDGE; a = a->parent) {
     if (a->attr->bridge.upstream_type != HWLOC_OBJ_BRIDGE_PCI) continue;  // a host bridge
     const auto& p = a->attr->bridge.upstream.pci;
-    char id[32];
-    snprintf(id, sizeof id, "%04x:%02x:%02x.%01x", p.domain, p.bus, p.dev, p.func);
-    out.push_back(id);
+    out.push_back(FormatBusId({p.domain, p.bus, p.dev, p.func}));
   }
   return out;
 }
@@ -105,9 +104,7 @@ void ReadNics(hwloc_topology* topo, const std::string& sysfs_root, Topology* out
     hwloc_obj_t pci = obj->parent && obj->parent->type == HWLOC_OBJ_PCI_DEVICE ? obj->parent : nullptr;
     if (pci) {
       const auto& a = pci->attr->pcidev;
-      char id[32];
-      snprintf(id, sizeof id, "%04x:%02x:%02x.%01x", a.domain, a.bus, a.dev, a.func);
-      nic.bus_id = id;
+      nic.bus_id = FormatBusId({a.domain, a.bus, a.dev, a.func});
       nic.bridges = PciBridges(pci);
     }
     nic.nodes = NearNodes(topo, obj, *out);

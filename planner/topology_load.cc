@@ -14,6 +14,7 @@
 #include <map>
 
 #include "base/digits.h"
+#include "planner/devices.h"
 #include "planner/hwloc_io.h"
 #include "planner/topology.h"
 
@@ -107,9 +108,7 @@ void ReadPci(hwloc_topology_t topo, Topology* out) {
     d.vendor = a.vendor_id;
     d.device = a.device_id;
     d.class_id = a.class_id;
-    char id[32];
-    snprintf(id, sizeof id, "%04x:%02x:%02x.%01x", d.domain, d.bus, d.dev, d.func);
-    d.bus_id = id;
+    d.bus_id = FormatBusId({d.domain, d.bus, d.dev, d.func});
     const char* vendor = hwloc_obj_get_info_by_name(obj, "PCIVendor");
     const char* device = hwloc_obj_get_info_by_name(obj, "PCIDevice");
     if (vendor) d.name = vendor;

@@ -49,6 +49,10 @@ Test(devices, normalize_bus_ids) {
   STR_EQ(id, "000a:1b:1f.7");
   cr_assert(NormalizeBusId("2:1:0.1", &id));
   STR_EQ(id, "0002:01:00.1");
+  cr_assert(NormalizeBusId("10000:e1:00.0", &id));  // a VMD domain has 5 digits
+  STR_EQ(id, "10000:e1:00.0");
+  cr_assert(NormalizeBusId("ffffffff:ff:1f.7", &id));
+  STR_EQ(id, "ffffffff:ff:1f.7");
   const char* bad[] = {
       "",          "34",        "34:00",   "34:00.8", "34:20.0", "g4:00.0", "000000000:34:00.0",
       "34:00.0.0", "1:2:3:4.0", " 34:00.0"};
