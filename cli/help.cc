@@ -11,6 +11,12 @@
 namespace numabind::cli {
 namespace {
 
+/// What variable `id` accepts, for people (config::VarValues).
+std::string Values(int id) {
+  char accepts[256];
+  return std::string(accepts, config::VarValues(id, accepts, sizeof(accepts)));
+}
+
 std::string MarkdownCell(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -51,7 +57,13 @@ void PrintOptions(FILE* out, const OptionSpec* specs, size_t nspecs) {
     heads.push_back(head);
   }
   for (size_t i = 0; i < nspecs; ++i) {
-    std::string help = specs[i].help;
+    // An option whose variable takes a fixed list of words offers them (config/choices.h), then its help.
+    char words[256] = "";
+    int var = specs[i].var != nullptr ? config::FindVar(specs[i].var, strlen(specs[i].var)) : -1;
+    if (var >= 0 && !specs[i].flag) config::VarChoicesText(var, words, sizeof(words));
+    std::string help = words;
+    if (!help.empty() && *specs[i].help != '\0') help += "; ";
+    help += specs[i].help;
     if (specs[i].var != nullptr) help += std::string(" (") + specs[i].var + ")";
     std::string wrapped = Wrap(help, 2 + width + 2, 100);
     fprintf(out, "  %-*s  %s", static_cast<int>(width), heads[i].c_str(), wrapped.c_str() + 2 + width + 2);
@@ -142,7 +154,7 @@ void PrintVars(FILE* out, bool markdown, const char* const* env) {
       const auto& v = kVars[i];
       std::string dflt = v.dflt != nullptr ? std::string("`") + MarkdownCell(v.dflt) + "`"
                                            : std::string("unset: ") + MarkdownCell(v.unset);
-      fprintf(out, "| `%s` | `%s` | %s | %s |\n", v.name, MarkdownCell(v.values).c_str(), dflt.c_str(),
+      fprintf(out, "| `%s` | `%s` | %s | %s |\n", v.name, MarkdownCell(Values(i)).c_str(), dflt.c_str(),
               MarkdownCell(v.meaning).c_str());
     }
     fprintf(out,
@@ -155,7 +167,7 @@ void PrintVars(FILE* out, bool markdown, const char* const* env) {
     const auto& v = kVars[i];
     std::string dflt =
         v.dflt != nullptr ? std::string("default: ") + v.dflt : std::string("unset: ") + v.unset;
-    fprintf(out, "  %s=%s\n", v.name, v.values);
+    fprintf(out, "  %s=%s\n", v.name, Values(i).c_str());
     if (site != nullptr) fprintf(out, "      in effect: %s\n", InEffect(env, *site, i).c_str());
     fprintf(out, "%s", Wrap(dflt + ".", 6, 100).c_str());
     fprintf(out, "%s", Wrap(v.meaning, 6, 100).c_str());

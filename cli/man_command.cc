@@ -171,7 +171,9 @@ void PrintPage7(FILE* out) {
     std::string dflt =
         v.dflt != nullptr ? std::string("Default: ") + v.dflt : std::string("Unset: ") + v.unset;
     // Long value lists may break after each "|" (\: is roff's invisible break point).
-    std::string values = Roff(v.values);
+    char accepts[256];
+    config::VarValues(i, accepts, sizeof(accepts));
+    std::string values = Roff(accepts);
     for (size_t p = values.find('|'); p != std::string::npos; p = values.find('|', p + 3))
       values.insert(p + 1, "\\:");
     page +=

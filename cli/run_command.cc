@@ -24,10 +24,9 @@ namespace numabind::cli {
 namespace {
 
 const OptionSpec kRunOptions[] = {
-    {"--policy", "NUMABIND_POLICY", false, "P",
-     "node, socket, exclusive, core-complex, auto, cpus:LIST|... or nodes:LIST|... (required unless set)"},
-    {"--memory", "NUMABIND_MEMORY", false, "M", "local, preferred, bind or interleave"},
-    {"--devices", "NUMABIND_DEVICES", false, "D", "auto, none or PCI bus ids separated by commas"},
+    {"--policy", "NUMABIND_POLICY", false, "P", "required unless set"},
+    {"--memory", "NUMABIND_MEMORY", false, "M", ""},
+    {"--devices", "NUMABIND_DEVICES", false, "D", ""},
     {"--ranks", "NUMABIND_NRANKS", false, "N", "number of local ranks, when the launcher does not tell"},
     {"--rank-var", "NUMABIND_RANK_VAR", false, "VAR", "the variable that carries each rank's local rank"},
     {"--match", "NUMABIND_MATCH", false, "GLOB", "command lines that take local ranks in spawn order"},
@@ -35,9 +34,9 @@ const OptionSpec kRunOptions[] = {
      "children a non-rank forks (Python fork/forkserver pools) take ranks by order", "ranks"},
     {"--topology", "NUMABIND_TOPOLOGY", false, "T",
      "an hwloc XML file or synthetic:DESC instead of this machine"},
-    {"--log", "NUMABIND_LOG", false, "L", "off, warn, info or debug"},
+    {"--log", "NUMABIND_LOG", false, "L", ""},
     {"--log-file", "NUMABIND_LOG_FILE", false, "FILE", "append log lines to FILE instead of standard error"},
-    {"--log-format", "NUMABIND_LOG_FORMAT", false, "F", "text or json (one JSON object per line)"},
+    {"--log-format", "NUMABIND_LOG_FORMAT", false, "F", "json: one JSON object per line"},
     {"--strict", "NUMABIND_STRICT", true, "", "do not start a rank that cannot be bound"},
     {"--export", "NUMABIND_EXPORT", false, "E",
      "none or a comma list of omp, omp-cpus, gpu, nic (rank variables)"},

@@ -4,6 +4,8 @@
 
 #include "config/grammar.h"
 
+#include "config/choices.h"
+
 #include "base/digits.h"
 #include "base/text.h"
 #include "base/text_writer.h"
@@ -88,19 +90,14 @@ bool ParsePolicyText(const char* value, Policy* out, char* why, size_t cap) {
   *out = Policy();
   out->text = value;
   Why w = StartWhy(why, cap);
-  static constexpr struct {
-    const char* name;
-    PolicyKind kind;
-  } kKeywords[] = {{"node", PolicyKind::kNode},
-                   {"socket", PolicyKind::kSocket},
-                   {"exclusive", PolicyKind::kExclusive},
-                   {"core-complex", PolicyKind::kCoreComplex},
-                   {"auto", PolicyKind::kAuto}};
-  for (const auto& k : kKeywords) {
-    if (Eq(value, k.name)) {
-      out->kind = k.kind;
-      return true;
-    }
+  // kPolicyWords's keywords, in its order.
+  static constexpr PolicyKind kKinds[kPolicyKeywords] = {PolicyKind::kNode, PolicyKind::kSocket,
+                                                         PolicyKind::kExclusive, PolicyKind::kCoreComplex,
+                                                         PolicyKind::kAuto};
+  int keyword = ChoiceOf(kPolicyWords, value, kPolicyKeywords);
+  if (keyword >= 0) {
+    out->kind = kKinds[keyword];
+    return true;
   }
   const char* what = nullptr;
   uint32_t max_id = 0;
@@ -116,7 +113,10 @@ bool ParsePolicyText(const char* value, Policy* out, char* why, size_t cap) {
     what = "node";
     max_id = kMaxNodeId;
   } else {
-    w.Put("expected node, socket, exclusive, core-complex, auto, cpus:LIST|LIST... or nodes:LIST|LIST...");
+    w.Put("expected ");
+    char words[sizeof(kPolicyWords.words)];
+    JoinChoices(kPolicyWords, ", ", " or ", words, sizeof(words));
+    w.Put(words);
     return false;
   }
   uint32_t entry = 1;
@@ -203,27 +203,19 @@ size_t FormatBusId(const BusId& id, char* out) {
   return n;
 }
 
+// kMemoryWords is in MemoryKind's order.
+static_assert(static_cast<int>(MemoryKind::kInterleave) == 3 && kMemoryWords.count == 4, "one word per kind");
+
 bool ParseMemoryText(const char* value, MemoryKind* out) {
-  constexpr MemoryKind kKinds[] = {MemoryKind::kLocal, MemoryKind::kPreferred, MemoryKind::kBind,
-                                   MemoryKind::kInterleave};
-  for (MemoryKind k : kKinds) {
-    if (Eq(value, MemoryName(k))) {
-      *out = k;
-      return true;
-    }
-  }
-  return false;
+  int i = ChoiceOf(kMemoryWords, value);
+  if (i >= 0) *out = static_cast<MemoryKind>(i);
+  return i >= 0;
 }
 
-// Child-safe: returns a string literal.
+// Child-safe: a word of a constant table.
 const char* MemoryName(MemoryKind kind) {
-  switch (kind) {
-    case MemoryKind::kLocal: return "local";
-    case MemoryKind::kPreferred: return "preferred";
-    case MemoryKind::kBind: return "bind";
-    case MemoryKind::kInterleave: return "interleave";
-  }
-  return "unknown";
+  int i = static_cast<int>(kind);
+  return i < kMemoryWords.count ? kMemoryWords.words[i] : "unknown";
 }
 
 bool ParseDevicesText(const char* value, Devices* out, char* why, size_t cap) {

@@ -2,13 +2,13 @@
 
 #include "config/planner_inputs.h"
 
-#include <string.h>
+#include "base/text.h"
 
 #include "config/grammar.h"
 
 namespace numabind::config {
 
-const char* const kPlannerInputOptions[kPlannerInputCount] = {
+const char kPlannerInputOptions[kPlannerInputCount][kPlannerOptionMax] = {
 #define NUMABIND_INPUT_OPTION(e, option) option,
     NUMABIND_PLANNER_INPUTS(NUMABIND_INPUT_OPTION)
 #undef NUMABIND_INPUT_OPTION
@@ -26,7 +26,7 @@ void PlannerInputTexts(const Config& c, const char* out[kPlannerInputCount]) {
 
 int PlannerInputOf(const char* option) {
   for (int i = 0; i < kPlannerInputCount; ++i) {
-    if (strcmp(option, kPlannerInputOptions[i]) == 0) return i;
+    if (base::StrEq(option, kPlannerInputOptions[i])) return i;
   }
   return -1;
 }

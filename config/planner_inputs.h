@@ -9,6 +9,8 @@
 #ifndef NUMABIND_CONFIG_PLANNER_INPUTS_H_
 #define NUMABIND_CONFIG_PLANNER_INPUTS_H_
 
+#include <stddef.h>
+
 #include "config/config.h"
 
 namespace numabind::config {
@@ -28,8 +30,10 @@ enum PlannerInput : int {
       kPlannerInputCount
 };
 
-/// Each input's helper option ("--policy", ...), indexed by PlannerInput.
-extern const char* const kPlannerInputOptions[kPlannerInputCount];
+/// Each input's helper option ("--policy", ...), indexed by PlannerInput; characters, not pointers (no
+/// relocation at a process's start: config/vars.h).
+constexpr size_t kPlannerOptionMax = 16;
+extern const char kPlannerInputOptions[kPlannerInputCount][kPlannerOptionMax];
 
 /// Each input's text in `c`, indexed by PlannerInput; nullptr when it is not given (the planner's default:
 /// no topology file, no NIC tables). Child-safe: pointers into `c` and string literals.

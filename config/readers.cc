@@ -6,6 +6,7 @@
 
 #include "base/text.h"
 #include "base/text_writer.h"
+#include "config/choices.h"
 
 namespace numabind::config {
 namespace {
@@ -31,21 +32,22 @@ bool Say(char* why, size_t cap, const char* text) {
   return false;
 }
 
-/// "0" or "1" into *field.
-bool ReadBool(const char* value, bool* field, char* why, size_t cap) {
-  if (Eq(value, "0") || Eq(value, "1")) {
-    *field = value[0] == '1';
-    return true;
+/// The index of `value` among the words of `c`; -1 with "expected a, b or c" in why.
+int Word(const Choices& c, const char* value, char* why, size_t cap) {
+  int i = ChoiceOf(c, value);
+  if (i < 0 && cap > 0) {
+    size_t n = 0;
+    for (const char* p = "expected "; *p != '\0' && n + 1 < cap; ++p) why[n++] = *p;
+    JoinChoices(c, ", ", " or ", why + n, cap - n);
   }
-  return Say(why, cap, "expected 0 or 1");
+  return i;
 }
 
-/// The index of `value` among `words` (n of them), or -1.
-int Keyword(const char* value, const char* const* words, int n) {
-  for (int i = 0; i < n; ++i) {
-    if (Eq(value, words[i])) return i;
-  }
-  return -1;
+/// "0" or "1" into *field.
+bool ReadBool(const char* value, bool* field, char* why, size_t cap) {
+  int i = Word(kBoolWords, value, why, cap);
+  if (i >= 0) *field = i == 1;
+  return i >= 0;
 }
 
 /// Parses into a temporary with `parse` (a grammar of config/grammar.h), so that a bad value leaves the
@@ -66,8 +68,9 @@ bool ReadPolicy(const char* value, Config* out, char* why, size_t cap) {
 }
 
 bool ReadMemory(const char* value, Config* out, char* why, size_t cap) {
-  return ParseMemoryText(value, &out->memory) ||
-         Say(why, cap, "expected local, preferred, bind or interleave");
+  int i = Word(kMemoryWords, value, why, cap);
+  if (i >= 0) ParseMemoryText(value, &out->memory);
+  return i >= 0;
 }
 
 bool ReadDevices(const char* value, Config* out, char* why, size_t cap) {
@@ -101,9 +104,9 @@ bool ReadMatch(const char* value, Config* out, char*, size_t) {
 }
 
 bool ReadForks(const char* value, Config* out, char* why, size_t cap) {
-  if (!Eq(value, "off") && !Eq(value, "ranks")) return Say(why, cap, "expected off or ranks");
-  out->fork_ranks = value[0] == 'r';
-  return true;
+  int i = Word(kForksWords, value, why, cap);
+  if (i >= 0) out->fork_ranks = i == 1;
+  return i >= 0;
 }
 
 bool ReadTopology(const char* value, Config* out, char* why, size_t cap) {
@@ -120,19 +123,15 @@ bool ReadTopology(const char* value, Config* out, char* why, size_t cap) {
 }
 
 bool ReadLog(const char* value, Config* out, char* why, size_t cap) {
-  static const char* const kLevels[] = {"off", "warn", "info", "debug"};  // LogLevel's order
-  int i = Keyword(value, kLevels, 4);
-  if (i < 0) return Say(why, cap, "expected off, warn, info or debug");
-  out->log = static_cast<LogLevel>(i);
-  return true;
+  int i = Word(kLogWords, value, why, cap);
+  if (i >= 0) out->log = static_cast<LogLevel>(i);  // kLogWords is in LogLevel's order
+  return i >= 0;
 }
 
 bool ReadLogFormat(const char* value, Config* out, char* why, size_t cap) {
-  static const char* const kFormats[] = {"text", "json"};  // LogFormat's order
-  int i = Keyword(value, kFormats, 2);
-  if (i < 0) return Say(why, cap, "expected text or json");
-  out->log_format = static_cast<LogFormat>(i);
-  return true;
+  int i = Word(kLogFormatWords, value, why, cap);
+  if (i >= 0) out->log_format = static_cast<LogFormat>(i);  // kLogFormatWords is in LogFormat's order
+  return i >= 0;
 }
 
 bool ReadLogFile(const char* value, Config* out, char*, size_t) {
@@ -183,9 +182,9 @@ bool ReadByDevice(const char* value, Config* out, char* why, size_t cap) {
 // Compared one by one, not through a table of pointers: the library reads this in every exec that starts a
 // container runtime, and a table would be relocated in every process it is loaded into.
 bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
-  if (!Eq(value, "strip") && !Eq(value, "keep")) return Say(why, cap, "expected strip or keep");
-  out->container_keep = value[0] == 'k';
-  return true;
+  int i = Word(kContainerWords, value, why, cap);
+  if (i >= 0) out->container_keep = i == 1;
+  return i >= 0;
 }
 
 // Read by config::SiteFilePath from the environment itself; checked here so that a typo is an error.

@@ -5,6 +5,8 @@
 
 #include "config/vars.h"
 
+#include "config/choices.h"
+
 namespace numabind::config {
 
 const VarInfo kVars[kVarCount] = {
@@ -13,5 +15,23 @@ const VarInfo kVars[kVarCount] = {
 #include "config/vars.def"
 #undef NUMABIND_VAR
 };
+
+size_t VarValues(int id, char* out, size_t cap) {
+  const char* values = kVars[id].values;
+  if (values == nullptr) return JoinChoices(*ChoicesOfVar(id), "|", "|", out, cap);
+  size_t n = 0;
+  for (; values[n] != '\0' && n + 1 < cap; ++n) out[n] = values[n];
+  if (cap > 0) out[n] = '\0';
+  return n;
+}
+
+size_t VarChoicesText(int id, char* out, size_t cap) {
+  const Choices* c = ChoicesOfVar(id);
+  if (c == nullptr) {
+    if (cap > 0) out[0] = '\0';
+    return 0;
+  }
+  return JoinChoices(*c, ", ", " or ", out, cap);
+}
 
 }  // namespace numabind::config

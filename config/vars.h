@@ -45,7 +45,7 @@ bool ReadVar(int id, const char* value, Config* out, char* why, size_t cap);
 /// A variable for people: the texts of its row of config/vars.def.
 struct VarInfo {
   const char* name;     ///< "NUMABIND_POLICY"
-  const char* values;   ///< what it accepts, for people: "node|socket|...", "0|1"
+  const char* values;   ///< what it accepts, for people ("FILE|synthetic:DESC"); nullptr: VarValues
   const char* dflt;     ///< the default value as written ("local"), or nullptr when the default is unset
   const char* unset;    ///< what leaving it unset means, when dflt is nullptr ("the live machine")
   const char* meaning;  ///< one or two sentences, one line
@@ -53,6 +53,14 @@ struct VarInfo {
 
 /// Every variable's texts, by VarId (config/var_help.cc; the command's, never the library's).
 extern const VarInfo kVars[kVarCount];
+
+/// What variable `id` accepts, for people: its row's VALUES, or its words (config/choices.h) joined by
+/// "|" ("local|preferred|bind|interleave"), into out[0..cap) with a NUL; the length.
+size_t VarValues(int id, char* out, size_t cap);
+
+/// The words of variable `id` for a sentence ("local, preferred, bind or interleave"), for --help's
+/// options; empty when its values are not a fixed list.
+size_t VarChoicesText(int id, char* out, size_t cap);
 
 /// NUMABIND_MATCH's default: Python multiprocessing's spawn workers, whose command line (argv joined with
 /// single spaces) is "PYTHON [FLAGS] -c from multiprocessing.spawn import spawn_main; spawn_main(...)

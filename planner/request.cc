@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "config/choices.h"
 #include "config/config.h"
 #include "config/planner_inputs.h"
 #include "planner/planner.h"
@@ -22,9 +23,9 @@ bool RequestFromText(const char* policy, const char* memory, const char* devices
     return false;
   }
   if (*policy == '\0') {
-    *err =
-        "NUMABIND_POLICY is empty: use node, socket, exclusive, core-complex, auto, cpus:LIST|LIST... or "
-        "nodes:LIST|LIST...";
+    char words[sizeof(config::kPolicyWords.words)];
+    config::JoinChoices(config::kPolicyWords, ", ", " or ", words, sizeof(words));
+    *err = std::string("NUMABIND_POLICY is empty: use ") + words;
     return false;
   }
   config::Config cfg;

@@ -4,6 +4,7 @@
 // Lookup, the rank-variable precedence and the variable table.
 
 #include "config/config.h"
+#include "config/choices.h"
 
 #include <criterion/criterion.h>
 #include <fnmatch.h>
@@ -632,7 +633,11 @@ Test(table, every_variable_once_and_known_to_parse) {
   cr_assert_eq(kVarCount, 20);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
-    cr_assert(strlen(kVars[i].values) > 0);
+    char accepts[256];
+    cr_assert(numabind::config::VarValues(i, accepts, sizeof(accepts)) > 0);
+    // A variable's values come from its row or its words, never both (config/choices.h).
+    cr_assert((kVars[i].values == nullptr) == (numabind::config::ChoicesOfVar(i) != nullptr), "%s",
+              kVars[i].name);
     cr_assert((kVars[i].dflt == nullptr) != (kVars[i].unset == nullptr), "%s: a default or an unset text",
               kVars[i].name);
     if (kVars[i].dflt != nullptr) {  // a written default is a value the variable accepts
@@ -705,5 +710,25 @@ Test(rank_value, malformed_and_too_large) {
     uint32_t v = 7;
     cr_expect(ParseRankValue(s, &v) == RankValue::kTooLarge, "'%s' not too large", s);
     cr_expect_eq(v, 7u);
+  }
+}
+
+Test(table, every_word_of_a_variable_reads_and_its_error_offers_them_all) {
+  using numabind::config::Choices;
+  for (int i = 0; i < numabind::config::kVarCount; ++i) {
+    const Choices* c = numabind::config::ChoicesOfVar(i);
+    if (c == nullptr) continue;
+    std::string name = numabind::config::kVars[i].name;
+    for (int w = 0; w < c->count; ++w) {
+      // The forms written in capitals (cpus:LIST|LIST..., BUSID,BUSID...) stand for values, not words.
+      bool form = strpbrk(c->words[w], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != nullptr;
+      if (!form) Good({name + "=" + c->words[w]});
+    }
+    std::string error = BadPrefix({name + "=no-such-word"}, (name + "=no-such-word: expected ").c_str());
+    for (int w = 0; w < c->count; ++w) {
+      bool form = strpbrk(c->words[w], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != nullptr;
+      if (!form)
+        cr_expect(error.find(c->words[w]) != std::string::npos, "%s: %s", error.c_str(), c->words[w]);
+    }
   }
 }

@@ -66,10 +66,8 @@ Test(request, each_input_changes_the_helpers_args_and_its_request) {
   const std::pair<const char*, const char*> base_var = {"NUMABIND_POLICY", "node"};
   // One variable per input, set to something other than its default.
   const std::pair<const char*, const char*> changed[config::kPlannerInputCount] = {
-      {"NUMABIND_POLICY", "socket"},
-      {"NUMABIND_MEMORY", "interleave"},
-      {"NUMABIND_DEVICES", "none"},
-      {"NUMABIND_TOPOLOGY", "synthetic:numa:2 pu:2"},
+      {"NUMABIND_POLICY", "socket"}, {"NUMABIND_MEMORY", "interleave"},
+      {"NUMABIND_DEVICES", "none"},  {"NUMABIND_TOPOLOGY", "synthetic:numa:2 pu:2"},
       {"NUMABIND_EXPORT", "nic"},
   };
   Read base;
