@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2016,SC2153,SC2154  # the workers expand their own $0 $1; REPORT, here from guest_suite.sh
+# shellcheck shell=bash disable=SC2016,SC2153,SC2154  # workers expand $0, $1; REPORT, here: guest_suite.sh
 # Ranks nobody names (issue 25) in the 16-CPU guest (layout A, sourced by guest_suite.sh after lib.sh and
 # layout_A.sh): 4 workers that no launcher gives a rank variable, started under NUMABIND_POLICY=node and
 # NUMABIND_NRANKS=4, take ranks 0..3 by order from the shared counter and bind to their nodes:
