@@ -73,6 +73,10 @@ if [ -f "$here/layout_$layout.sh" ]; then
     . "$here/omp.sh"
     omp_checks
     . "$here/guard.sh" && guard_checks  # NUMABIND_GUARD: a rank that widens itself stays inside its set
+    # Ranks nobody names: a `&` loop (NUMABIND_MATCH) and a fork pool (NUMABIND_FORKS), one per node.
+    # shellcheck source=byorder.sh
+    . "$here/byorder.sh"
+    byorder_checks
   fi
   # Site-wide use of the installed package, in the quicker layout; before it, network rails on Soft-RoCE.
   if [ "$layout" = B ]; then
