@@ -98,18 +98,9 @@ bool Activate() {
   // It started without NUMABIND_POLICY, so none of its entries configured it then.
   const char* ours[kOursMax];
   OursNow(ours);
-  config::Config c;
-  config::Error err;
-  bool parsed = config::Parse(ours, &c, &err);
-  if (c.disabled) {
+  if (!TakeConfiguration(ours)) {
     PublishSiteFile();
     return false;
-  }
-  g_state.config = c;
-  WriteConfigWarning(err.warning);
-  if (!parsed) {
-    for (size_t i = 0; i < sizeof(g_state.config_error); ++i) g_state.config_error[i] = err.text[i];
-    g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
   }
   ReadSiteFile(ours);
   if (!g_state.config.enabled) {
@@ -126,6 +117,17 @@ bool Activate() {
 }
 
 }  // namespace
+
+bool TakeConfiguration(const char* const* ours) {
+  config::Error err;
+  if (!config::Parse(ours, &g_state.config, &err)) {
+    for (size_t i = 0; i < sizeof(g_state.config_error); ++i) g_state.config_error[i] = err.text[i];
+    g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
+  }
+  if (g_state.config.disabled) return false;
+  WriteConfigWarning(err.warning);
+  return true;
+}
 
 void ApplySiteFile(const char* const* ours) {
   TakeSiteFile();  // at start-up, before any other thread: this thread's
