@@ -179,8 +179,6 @@ bool ReadByDevice(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->by_device, why, cap);
 }
 
-// Compared one by one, not through a table of pointers: the library reads this in every exec that starts a
-// container runtime, and a table would be relocated in every process it is loaded into.
 bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
   int i = Word(kContainerWords, value, why, cap);
   if (i >= 0) out->container_keep = i == 1;
