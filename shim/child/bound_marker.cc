@@ -21,7 +21,8 @@ namespace {
 bool SelfOrAncestor(pid_t pid) {
   pid_t p = static_cast<pid_t>(base::Sys6(SYS_getpid));
   base::ProcStat stat;
-  for (int depth = 0; depth < 64 && p > 0; ++depth, p = base::ReadProcStat(p, &stat) ? stat.ppid : 0) {
+  for (int depth = 0; depth < 64 && p > 0;
+       ++depth, p = base::ReadProcStat(p, &stat) ? static_cast<pid_t>(stat.ppid) : 0) {
     if (p == pid) return true;
   }
   return false;

@@ -104,7 +104,8 @@ __attribute__((noinline)) uint32_t CountListed(const char* path) {
   char chunk[256];
   long kept = 0;  // the digits of a pid the last read cut, moved to the front
   long n;
-  while ((n = base::Sys6(SYS_read, fd, reinterpret_cast<long>(chunk + kept), sizeof(chunk) - kept)) >= 0) {
+  while ((n = base::Sys6(SYS_read, fd, reinterpret_cast<long>(chunk + kept),
+                         static_cast<long>(sizeof(chunk)) - kept)) >= 0) {
     const char* end = chunk + kept + n;
     const char* p = chunk;
     for (;;) {
