@@ -80,6 +80,8 @@ std::string JoinExports(const RankRow& row) {
 
 }  // namespace
 
+OptionList PlanOptions() { return {kPlanOptions, kPlanOptionCount}; }
+
 void PrintPlanHelp(FILE* out) {
   fprintf(
       out,

@@ -192,6 +192,8 @@ Drawing ShowDrawing(const std::vector<ProcInfo>& found) {
 
 }  // namespace
 
+OptionList ShowOptions() { return {kShowOptions, kShowOptionCount}; }
+
 void PrintShowHelp(FILE* out) {
   fprintf(
       out,
