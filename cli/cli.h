@@ -44,7 +44,10 @@ int ManCommand(const Args& args, FILE* out, FILE* err);
 /// Execs the command on success, so it returns only on failure (or for --help).
 int RunCommand(const Args& args, const char* const* env, const std::string& self_exe, FILE* out, FILE* err);
 
+/// `numabind --help`: the commands and every variable.
 void PrintUsage(FILE* out);
+/// `numabind` alone: the commands one per line and where to read more, in at most 25 lines.
+void PrintShortUsage(FILE* out);
 void PrintPlanHelp(FILE* out);
 void PrintShowHelp(FILE* out);
 void PrintRunHelp(FILE* out);
@@ -54,7 +57,7 @@ void PrintReportHelp(FILE* out);
 void PrintOptions(FILE* out, const struct OptionSpec* specs, size_t nspecs);
 /// `text` wrapped at `width` columns, each line indented by `indent` spaces.
 std::string Wrap(const std::string& text, size_t indent, size_t width);
-/// Help for one command ("plan", "show", "run", "vars", "report"); false when there is no such command.
+/// Help for one command (cli/commands.h's table: "plan", "show", ...); false when it has none.
 bool PrintCommandHelp(const std::string& command, FILE* out);
 /// Every variable of config/vars.h, as text for a terminal or as the README's markdown table; as text with
 /// `env`, also each one's value in effect for a process with that environment and where it came from (the
@@ -73,6 +76,17 @@ struct OptionSpec {
   const char* help;
   const char* flag_value = "1";  ///< the value a flag sets
 };
+
+/// A command's options: cli/commands.cc's table names each command's, for the completion.
+struct OptionList {
+  const OptionSpec* specs;
+  size_t count;
+};
+OptionList RunOptions();
+OptionList PlanOptions();
+OptionList ShowOptions();
+OptionList ReportOptions();
+OptionList VarsOptions();
 
 struct ParsedArgs {
   std::vector<std::pair<const OptionSpec*, std::string>> options;  ///< in the order given

@@ -1,11 +1,13 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `numabind --help`, `numabind help [COMMAND]`, `numabind vars [--markdown]`, and the dispatch to commands.
+// `numabind` alone (a short usage), `numabind --help`, `numabind help COMMAND`, `numabind vars [--markdown]`,
+// and the dispatch to the commands of cli/commands.h's table.
 
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "config/vars.h"
 
 namespace numabind::cli {
@@ -70,26 +72,37 @@ void PrintOptions(FILE* out, const OptionSpec* specs, size_t nspecs) {
   }
 }
 
-void PrintUsage(FILE* out) {
+namespace {
+
+/// The first lines of the usage and of `--help`: what numabind is, and its commands.
+void PrintUsageHead(FILE* out) {
   fprintf(out,
           "numabind %s: starts each rank of a parallel job on the CPUs and memory nearest its accelerator.\n"
           "\n"
-          "Usage:\n"
-          "  numabind run [OPTIONS] [--] CMD [ARGS...]  run CMD with libnumabind.so preloaded\n"
-          "  numabind plan [OPTIONS]                    show where each local rank goes\n"
-          "  numabind show [--json|--draw] [PID...]     show where processes run (default: this one)\n"
-          "  numabind report [--json|--draw] [LOG...]   did every rank of a job run where it should?\n"
-          "  numabind vars [--markdown]                 list the NUMABIND_* variables\n"
-          "  numabind help [COMMAND]                    a command's options\n"
-          "  numabind --version\n"
+          "Usage:\n",
+          kVersion);
+  PrintCommandList(out);
+}
+
+}  // namespace
+
+void PrintUsage(FILE* out) {
+  PrintUsageHead(out);
+  fprintf(out,
           "\n"
           "Without the command: LD_PRELOAD=/path/to/libnumabind.so NUMABIND_POLICY=node torchrun ...\n"
           "The library does nothing unless NUMABIND_POLICY is set.\n"
           "\n"
           "Variables (an empty value counts as unset, except for NUMABIND_MATCH):\n"
-          "\n",
-          kVersion);
+          "\n");
   PrintVars(out, false);
+}
+
+void PrintShortUsage(FILE* out) {
+  PrintUsageHead(out);
+  fprintf(out,
+          "\n"
+          "More: numabind --help (also every NUMABIND_* variable), numabind help COMMAND, man numabind.\n");
 }
 
 void PrintVarsHelp(FILE* out) {
@@ -174,13 +187,18 @@ void PrintVars(FILE* out, bool markdown, const char* const* env) {
   }
 }
 
+namespace {
+const OptionSpec kVarsOptions[] = {
+    {"--markdown", nullptr, true, "", "the table for README.md"},
+};
+}  // namespace
+
+OptionList VarsOptions() { return {kVarsOptions, sizeof(kVarsOptions) / sizeof(kVarsOptions[0])}; }
+
 int VarsCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
-  static const OptionSpec kOptions[] = {
-      {"--markdown", nullptr, true, "", "the table for README.md"},
-  };
   ParsedArgs parsed;
   std::string error;
-  if (!ParseArgs("vars", args, kOptions, 1, false, &parsed, &error)) {
+  if (!ParseArgs("vars", args, kVarsOptions, VarsOptions().count, false, &parsed, &error)) {
     fprintf(err, "%s\n", error.c_str());
     return kExitUsage;
   }
@@ -198,24 +216,15 @@ int VarsCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
 }
 
 bool PrintCommandHelp(const std::string& command, FILE* out) {
-  if (command == "plan")
-    PrintPlanHelp(out);
-  else if (command == "show")
-    PrintShowHelp(out);
-  else if (command == "run")
-    PrintRunHelp(out);
-  else if (command == "vars")
-    PrintVarsHelp(out);
-  else if (command == "report")
-    PrintReportHelp(out);
-  else
-    return false;
+  const Command* c = FindCommand(command);
+  if (c == nullptr || c->help == nullptr) return false;
+  c->help(out);
   return true;
 }
 
 int Main(int argc, char** argv, const char* const* env) {
   if (argc < 2) {
-    PrintUsage(stderr);
+    PrintShortUsage(stderr);
     return kExitUsage;
   }
   std::string command = argv[1];
@@ -224,28 +233,11 @@ int Main(int argc, char** argv, const char* const* env) {
     PrintUsage(stdout);
     return 0;
   }
-  if (command == "help") {
-    if (args.empty()) {
-      PrintUsage(stdout);
-      return 0;
-    }
-    if (!PrintCommandHelp(args[0], stdout)) {
-      fprintf(stderr, "numabind help: no command %s (numabind --help lists them)\n", args[0].c_str());
-      return kExitUsage;
-    }
-    return 0;
-  }
   if (command == "-V" || command == "--version" || command == "version") {
     printf("numabind %s\n", kVersion);
     return 0;
   }
-  if (command == "plan") return PlanCommand(args, env, stdout, stderr);
-  if (command == "show") return ShowCommand(args, stdout, stderr);
-  if (command == "vars") return VarsCommand(args, env, stdout, stderr);
-  if (command == "report") return ReportCommand(args, env, stdout, stderr);
-  if (command == "man") return ManCommand(args, stdout, stderr);
-  if (command == "prepare-basis") return PrepareBasisCommand(args, env, stdout, stderr);
-  if (command == "run") return RunCommand(args, env, SelfExe(argv[0]), stdout, stderr);
+  if (const Command* c = FindCommand(command)) return c->run({args, env, argv[0], stdout, stderr});
   if (command[0] == '-') {
     fprintf(stderr, "numabind: unknown option %s (numabind --help lists the commands)\n", command.c_str());
   } else {

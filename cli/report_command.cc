@@ -265,6 +265,8 @@ void PrintJson(const ReportJob& job, FILE* out) {
 
 }  // namespace
 
+OptionList ReportOptions() { return {kReportOptions, kReportOptionCount}; }
+
 void PrintReportHelp(FILE* out) {
   fprintf(
       out,

@@ -113,6 +113,8 @@ bool LinksTo(int dir, const std::string& name, const std::string& target) {
 
 }  // namespace
 
+OptionList RunOptions() { return {kRunOptions, kRunOptionCount}; }
+
 std::string PreloadableLink(const std::string& lib, const char* shared, std::string* err) {
   if (shared == nullptr) shared = "/dev/shm";  // NUMABIND_SHARED=off turns the basis off, not this link
   std::string dir_path = std::string(shared) + "/numabind-" + std::to_string(geteuid());
