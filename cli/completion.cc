@@ -15,12 +15,14 @@
 namespace numabind::cli {
 namespace {
 
-/// The words a value may be, from config/vars.def's VALUES of `var` ("node|socket|...|cpus:LIST|..."): the
+/// The words a value may be, from what `var` accepts (config::VarValues: its words or vars.def's VALUES) ("node|socket|...|cpus:LIST|..."): the
 /// lower-case keywords, and "cpus:" for "cpus:LIST" (the rest is typed). *files when FILE or PATH is one.
 std::string ValueWords(const char* var, bool* files) {
   std::string values;
-  for (int i = 0; i < config::kVarCount; ++i) {
-    if (std::string(config::kVars[i].name) == var) values = config::kVars[i].values;
+  int id = config::FindVar(var, std::string(var).size());
+  if (id >= 0) {
+    char accepts[256];
+    values.assign(accepts, config::VarValues(id, accepts, sizeof(accepts)));
   }
   std::string words, token;
   for (size_t i = 0; i <= values.size(); ++i) {
