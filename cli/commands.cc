@@ -4,7 +4,6 @@
 
 #include "cli/commands.h"
 
-
 #include <algorithm>
 #include <string>
 

@@ -15,8 +15,9 @@
 namespace numabind::cli {
 namespace {
 
-/// The words a value may be, from what `var` accepts (config::VarValues: its words or vars.def's VALUES) ("node|socket|...|cpus:LIST|..."): the
-/// lower-case keywords, and "cpus:" for "cpus:LIST" (the rest is typed). *files when FILE or PATH is one.
+/// The words a value may be, from what `var` accepts (config::VarValues: its words or vars.def's VALUES)
+/// ("node|socket|...|cpus:LIST|..."): the lower-case keywords, and "cpus:" for "cpus:LIST" (the rest is
+/// typed). *files when FILE or PATH is one.
 std::string ValueWords(const char* var, bool* files) {
   std::string values;
   int id = config::FindVar(var, std::string(var).size());

@@ -79,7 +79,7 @@ Test(plan_export, bad_export_names_the_option) {
   EXPECT_STREQ(
       r.err.c_str(),
       "numabind plan: --export omq: unknown item omq: expected none or a comma list of omp, omp-cpus, "
-      "gpu, nic\n");
+      "gpu, nic (did you mean omp?)\n");
 }
 
 Test(plan_export, nics_column_when_export_asks_for_nics) {
