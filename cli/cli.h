@@ -121,8 +121,30 @@ Environment MergeOptions(const char* const* env, const ParsedArgs& parsed);
 /// env.
 std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg);
 
+/// Names a variable's error line after the option that set it, when one did: "NUMABIND_MEMORY=fast: why"
+/// becomes "--memory fast: why".
+std::string AsOption(const std::string& text, const ParsedArgs& parsed);
+
+/// Every problem of the configuration a process with environment `env` would have: each bad value of a
+/// NUMABIND_* variable (named as the option of `parsed` that set it) and each bad line of the site file,
+/// errors: the library would leave its ranks unbound; each unknown NUMABIND_* name of either, with the
+/// nearest known name, warnings: the library ignores them. Values are checked even under NUMABIND_DISABLE=1.
+/// `numabind vars --check` prints it; `numabind run` refuses to start on an error.
+struct ConfigCheck {
+  struct Problem {
+    bool error;        ///< false: a warning
+    std::string text;  ///< "NUMABIND_POLICY=sockte: why", "PATH:LINE: why", "NUMABIND_FOO is not ..."
+  };
+  std::vector<Problem> problems;  ///< the environment's values, its names, then the site file's lines
+  int errors = 0, warnings = 0;
+  /// What was checked: "the environment and PATH", or "the environment; no site file at PATH".
+  std::string checked;
+};
+ConfigCheck CheckConfig(const Environment& env, const ParsedArgs& parsed);
+
 /// The site file (config/site_file.h) of `env` (its NUMABIND_CONFIG_FILE, or the path compiled in), read
-/// once per process; a bad file is reported once on `err` (when not nullptr) and read as no file.
+/// once per process; a bad file is reported once on `err` (when not nullptr) and read as no file, and the
+/// first unknown name of a good one is warned about there.
 /// ValidateConfig applies it under the environment's values, as the library does.
 const config::SiteFile& SiteDefaults(const char* const* env, FILE* err);
 

@@ -37,7 +37,7 @@ const Command kCommands[] = {
     {"report", "[--json|--draw] [LOG...]", "did every rank of a job run where it should?",
      [](const Invocation& c) { return ReportCommand(c.args, c.env, c.out, c.err); }, PrintReportHelp,
      ReportOptions, Listing::kManual},
-    {"vars", "[--markdown]", "list the NUMABIND_* variables",
+    {"vars", "[--markdown|--check]", "list or check the NUMABIND_* variables",
      [](const Invocation& c) { return VarsCommand(c.args, c.env, c.out, c.err); }, PrintVarsHelp, VarsOptions,
      Listing::kManual},
     {"help", "[COMMAND]", "a command's options", HelpCommand, nullptr, nullptr, Listing::kUsage},

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/nearest.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "config/vars.h"
@@ -108,12 +109,18 @@ void PrintShortUsage(FILE* out) {
 void PrintVarsHelp(FILE* out) {
   fprintf(
       out,
-      "Usage: numabind vars [--markdown]\n"
+      "Usage: numabind vars [--markdown|--check]\n"
       "\n"
       "Lists every NUMABIND_* variable: accepted values, default and meaning, and the value in effect here\n"
       "with where it comes from: the environment, the site file's line (docs/site.md) or the default.\n"
       "--markdown prints the table that README.md holds between <!-- vars:begin --> and <!-- vars:end "
-      "-->.\n");
+      "-->.\n"
+      "--check checks the environment and the site file instead, as numabind run does before it starts:\n"
+      "every bad value and every bad line of the site file (FILE:LINE: why), which leave ranks unbound, and\n"
+      "every unknown NUMABIND_* name with the nearest known one, which numabind ignores. It prints one ok\n"
+      "line when all is well.\n"
+      "\n"
+      "Exit status: 0; with --check, 1 when anything is wrong; 2 for bad usage.\n");
 }
 
 namespace {
@@ -156,6 +163,20 @@ void PrintSiteHeader(FILE* out, const char* const* env, const config::SiteFile& 
   fprintf(out, "\n");
 }
 
+/// `numabind vars --check`'s output: every problem, one a line, then a count; or one line saying all is
+/// well. 0 when nothing is wrong, else kExitFailure (a warning too: a prologue must hear of a typo).
+int PrintCheck(const ConfigCheck& check, FILE* out) {
+  if (check.problems.empty()) {
+    fprintf(out, "numabind vars --check: ok (%s)\n", check.checked.c_str());
+    return 0;
+  }
+  for (const auto& p : check.problems) fprintf(out, "%s%s\n", p.text.c_str(), p.error ? "" : "; ignored");
+  fprintf(out, "numabind vars --check: %d error%s, %d warning%s (%s)\n", check.errors,
+          check.errors == 1 ? "" : "s", check.warnings, check.warnings == 1 ? "" : "s",
+          check.checked.c_str());
+  return kExitFailure;
+}
+
 }  // namespace
 
 void PrintVars(FILE* out, bool markdown, const char* const* env) {
@@ -190,6 +211,7 @@ void PrintVars(FILE* out, bool markdown, const char* const* env) {
 namespace {
 const OptionSpec kVarsOptions[] = {
     {"--markdown", nullptr, true, "", "the table for README.md"},
+    {"--check", nullptr, true, "", "check the environment and the site file; exit 1 on any problem"},
 };
 }  // namespace
 
@@ -210,6 +232,13 @@ int VarsCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
     fprintf(err, "numabind vars: unexpected argument %s (numabind vars --help)\n",
             parsed.positionals[0].c_str());
     return kExitUsage;
+  }
+  if (parsed.Has("--check")) {
+    if (parsed.Has("--markdown")) {
+      fprintf(err, "numabind vars: --check and --markdown do not go together\n");
+      return kExitUsage;
+    }
+    return PrintCheck(CheckConfig(MergeOptions(env, parsed), parsed), out);
   }
   PrintVars(out, parsed.Has("--markdown"), env);
   return 0;
@@ -238,11 +267,19 @@ int Main(int argc, char** argv, const char* const* env) {
     return 0;
   }
   if (const Command* c = FindCommand(command)) return c->run({args, env, argv[0], stdout, stderr});
+  base::Nearest near(command.data(), command.size());
   if (command[0] == '-') {
-    fprintf(stderr, "numabind: unknown option %s (numabind --help lists the commands)\n", command.c_str());
+    near.OfferEach("--help|--version");
   } else {
-    fprintf(stderr, "numabind: unknown command %s (numabind --help lists the commands)\n", command.c_str());
+    for (size_t i = 0; i < kCommandCount; ++i) {
+      if (kCommands[i].listing != Listing::kInternal) near.Offer(kCommands[i].name);
+    }
   }
+  std::string hint = near.best() != nullptr
+                         ? "did you mean " + std::string(near.best(), near.best_len()) + "?"
+                         : std::string("numabind --help lists the commands");
+  fprintf(stderr, "numabind: unknown %s %s (%s)\n", command[0] == '-' ? "option" : "command", command.c_str(),
+          hint.c_str());
   return kExitUsage;
 }
 

@@ -229,20 +229,26 @@ int RunCommand(const Args& args, const char* const* env, const std::string& self
     return kExitUsage;
   }
   Environment merged = MergeOptions(env, parsed);
-  // Check everything, even with NUMABIND_DISABLE=1 (which would make Parse look no further).
-  Environment check = merged;
-  check.Unset("NUMABIND_DISABLE");
-  config::Config cfg;
-  error = ValidateConfig(check, parsed, &cfg);
-  if (error.empty()) {
-    config::Config with_disable;
-    error = ValidateConfig(merged, parsed, &with_disable);
-    if (error.empty() && cfg.policy.text == nullptr && !with_disable.disabled) {
-      error = "no policy: give --policy P or set NUMABIND_POLICY (numabind vars lists the choices)";
-    }
-  }
-  if (!error.empty()) {
-    fprintf(err, "numabind run: %s\n", error.c_str());
+  // `numabind vars --check`'s check, before anything starts: every bad value and site-file line refuses
+  // (even with NUMABIND_DISABLE=1), an unknown name is said and ignored, as the library ignores it.
+  ConfigCheck check = CheckConfig(merged, parsed);
+  for (const auto& p : check.problems)
+    fprintf(err, "numabind run: %s%s\n", p.text.c_str(), p.error ? "" : "; ignored");
+  if (check.errors > 0) return kExitUsage;
+  // The configuration a process of the command gets, the site file's under the environment's (both good
+  // now): its policy with NUMABIND_DISABLE unset, and whether that switches it off.
+  const config::SiteFile& site = SiteDefaults(merged.get(), nullptr);
+  Environment enabled = merged;
+  enabled.Unset("NUMABIND_DISABLE");
+  config::Config cfg, with_disable;
+  config::Parse(enabled.get(), &cfg, nullptr);
+  config::ApplySite(enabled.get(), site, &cfg);
+  config::Parse(merged.get(), &with_disable, nullptr);
+  config::ApplySite(merged.get(), site, &with_disable);
+  if (cfg.policy.text == nullptr && !with_disable.disabled) {
+    fprintf(err,
+            "numabind run: no policy: give --policy P or set NUMABIND_POLICY (numabind vars lists the "
+            "choices)\n");
     return kExitUsage;
   }
   std::string tried;

@@ -158,6 +158,14 @@ void ReadSiteFile(const char* const* ours) {
     WriteLog(config::LogLevel::kWarn, &l);
   }
   if (g_site != nullptr) config::ApplySite(ours, *g_site, &g_state.config);
+  // An unknown name in a good file: the file applies without it, and the line says so (issue 26: a newer
+  // version's variable must not switch a mixed cluster's binding off). Written after the file applied, to
+  // the log it configures.
+  if (err.text[0] == '\0' && err.warning[0] != '\0') {
+    Line l;
+    l.Str("numabind: ").Str(err.warning).Str("; ignored");
+    WriteLog(config::LogLevel::kWarn, &l);
+  }
 }
 
 }  // namespace
