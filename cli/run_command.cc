@@ -204,7 +204,8 @@ void PrintRunHelp(FILE* out) {
       "\n"
       "Runs CMD (a launcher such as torchrun, mpirun or srun, or a script) with libnumabind.so preloaded\n"
       "and the options' variables set, so that every rank it starts begins on its plan's CPUs and memory.\n"
-      "Options not given keep the NUMABIND_* variables already set.\n"
+      "Options not given keep the NUMABIND_* variables already set. The configuration is checked first, as\n"
+      "numabind vars --check does: a bad value or site-file line stops it; an unknown name is said.\n"
       "\n");
   PrintOptions(out, kRunOptions, kRunOptionCount);
   fprintf(
