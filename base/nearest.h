@@ -25,6 +25,10 @@ constexpr uint32_t kFar = 1000;
 /// than kNearestMax.
 uint32_t Distance(const char* a, size_t na, const char* b, size_t nb);
 
+/// Distance when it is at most `max`, else max + 1 (kFar when either is longer than kNearestMax), computing
+/// only what can be within `max`: what Nearest uses.
+uint32_t DistanceWithin(const char* a, size_t na, const char* b, size_t nb, uint32_t max);
+
 /// How far a name may be from a word of `len` characters and still be suggested: one edit for short words,
 /// up to three for long ones (len / 3, at least 1, at most 3).
 uint32_t NearLimit(size_t len);

@@ -187,6 +187,7 @@ bool ParseSiteText(const char* path, size_t n, SiteFile* site, Error* err, const
   site->text[n] = '\0';
   char* end = site->text + n;
   uint32_t line = 1;
+  Error e;  // each line's problem; once per file, not per line (512 bytes to clear)
   for (char* p = site->text; p < end; ++line) {
     char* eol = LineEnd(p, end);
     if (eol < end && *eol == '\0') {
@@ -205,7 +206,6 @@ bool ParseSiteText(const char* path, size_t n, SiteFile* site, Error* err, const
     if (*s == '\0' || *s == '#') continue;
     // Without a listener the first bad line ends the reading (the library ignores the whole file); with one,
     // every line is checked (`numabind vars --check` lists them all); err keeps the first.
-    Error e;
     bool good;
     if (site->count == kVarCount) {  // each name once: more lines than names repeat one
       Fail(&e, path, line, "more variables than numabind has");

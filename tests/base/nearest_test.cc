@@ -46,6 +46,25 @@ Test(nearest, distance_counts_edits_and_swaps) {
   cr_expect_eq(D("kitten", "sitting"), 3u);
 }
 
+// The banded, bounded distance agrees with the full one wherever that is within the bound, on every pair of
+// short words over a small alphabet (where swaps, repeats and length differences all occur).
+Test(nearest, distance_within_agrees_with_the_full_table) {
+  using numabind::base::DistanceWithin;
+  const char* words[] = {"",      "a",     "b",     "ab",     "ba",     "aab",   "aba",
+                         "abb",   "bab",   "abab",  "baba",   "aabb",   "bbaa",  "abba",
+                         "aaaaa", "ababa", "babab", "abbaab", "bbbbbb", "aabbaa"};
+  for (const char* x : words) {
+    for (const char* y : words) {
+      uint32_t full = D(x, y);
+      for (uint32_t max = 0; max <= 7; ++max) {
+        uint32_t got = DistanceWithin(x, strlen(x), y, strlen(y), max);
+        uint32_t want = full <= max ? full : max + 1;
+        cr_assert_eq(got, want, "%s/%s within %u: %u, want %u", x, y, max, got, want);
+      }
+    }
+  }
+}
+
 Test(nearest, words_too_long_are_far) {
   std::string longest(kNearestMax, 'a'), longer(kNearestMax + 1, 'a');
   cr_expect_eq(Distance(longest.data(), longest.size(), longest.data(), longest.size()), 0u);

@@ -97,6 +97,20 @@ Test(vars, plan_and_run_read_the_site_file) {
   cr_assert_eq(none.status, 2, "%s", none.err.c_str());
 }
 
+// An unknown name in the site file is said once, with the nearest name, and the rest of the file applies
+// (the library's rule: a newer version's variable must not switch the file off).
+Test(vars, unknown_name_in_the_site_file_is_a_warning) {
+  std::string site = SiteFile("NUMABIND_POLICY=auto\nNUMABIND_MEMROY=bind\n");
+  Result r = Run({"vars"}, {"NUMABIND_CONFIG_FILE=" + site});
+  unlink(site.c_str());
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  Expect(r.err,
+         "numabind: " + site +
+             ":2: NUMABIND_MEMROY is not a numabind variable (did you mean NUMABIND_MEMORY?); ignored\n");
+  Expect(InEffect(r.out, "NUMABIND_POLICY"), "      in effect: auto (" + site + ":1)");
+  Expect(InEffect(r.out, "NUMABIND_MEMORY"), "      in effect: local (the default)");
+}
+
 // ------------------------------------------------------------------------------------------ vars --check
 
 Test(vars, check_passes_a_good_configuration) {
