@@ -118,8 +118,10 @@ Environment MergeOptions(const char* const* env, const ParsedArgs& parsed);
 /// Parses the merged environment's NUMABIND_* variables through config::Parse. A bad value that came from
 /// an option is reported as the option ("--memory fast: expected ..."), one from the environment as the
 /// variable ("NUMABIND_MEMORY=fast: expected ..."). Returns the error line, empty when fine; cfg points into
-/// env.
-std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg);
+/// env. An unknown NUMABIND_* name is no error: *warning gets its line ("... (did you mean ...?)"), empty
+/// when there is none, and it is ignored as the library ignores it.
+std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg,
+                           std::string* warning);
 
 /// Names a variable's error line after the option that set it, when one did: "NUMABIND_MEMORY=fast: why"
 /// becomes "--memory fast: why".

@@ -147,14 +147,15 @@ const config::SiteFile& SiteDefaults(const char* const* env, FILE* err) {
   return *site;
 }
 
-std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg) {
+std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg,
+                           std::string* warning) {
   config::Error err;
   bool ok = config::Parse(env.get(), cfg, &err);
   // The site file's defaults, under the environment's and the options' values, as the library's.
   if (!cfg->disabled) config::ApplySite(env.get(), SiteDefaults(env.get(), stderr), cfg);
-  // The library ignores an unknown NUMABIND_* name; the command, run by a person, refuses it so that it is
-  // fixed before any rank starts.
-  if (ok && err.warning[0] != '\0') return err.warning;
+  // An unknown NUMABIND_* name is ignored, as the library ignores it (a newer version's variable or a
+  // typo must not change the plan); the caller says it.
+  if (warning != nullptr) *warning = err.warning;
   if (ok) return "";
   return AsOption(err.text, parsed);
 }

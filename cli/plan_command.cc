@@ -199,11 +199,13 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   Environment merged = MergeOptions(env, parsed);
   merged.Unset("NUMABIND_DISABLE");  // the plan is shown whether or not the library is switched off
   config::Config cfg;
-  std::string error = ValidateConfig(merged, parsed, &cfg);
+  std::string warning;
+  std::string error = ValidateConfig(merged, parsed, &cfg, &warning);
   if (!error.empty()) {
     fprintf(err, "numabind plan: %s\n", error.c_str());
     return kExitUsage;
   }
+  if (!warning.empty()) fprintf(err, "numabind plan: %s; ignored\n", warning.c_str());
 
   std::string source = PolicySource(cfg, parsed, merged);
   planner::PrepareRequest request = RequestOf(&cfg, merged.get());

@@ -214,10 +214,15 @@ Test(plan, bad_variables_name_the_variable) {
   cr_assert_eq(r.status, 2);
   EXPECT_STREQ(r.err.c_str(),
                "numabind plan: NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave\n");
-  r = Run({"plan"}, {"NUMABIND_POLCY=node"});
-  cr_assert_eq(r.status, 2);
+}
+
+Test(plan, an_unknown_name_is_said_and_ignored_as_the_library_ignores_it) {
+  Result r = Run({"plan", "--topology", "synthetic:numa:2 core:2 pu:1"}, {"NUMABIND_POLCY=socket"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   EXPECT_STREQ(r.err.c_str(),
-               "numabind plan: NUMABIND_POLCY is not a numabind variable (did you mean NUMABIND_POLICY?)\n");
+               "numabind plan: NUMABIND_POLCY is not a numabind variable (did you mean NUMABIND_POLICY?); "
+               "ignored\n");
+  cr_expect(r.out.find("policy node (the default") != std::string::npos, "%s", r.out.c_str());
 }
 
 Test(plan, bad_usage) {
