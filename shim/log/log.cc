@@ -157,6 +157,7 @@ void FinishBoundLine(Line* line, pid_t pid) {
     line->Str(" pid ").Num(pid);
   else
     line->Str(" pid unknown");
+  if (g_state.launch[0] != '\0') line->Str(" launch=").Str(g_state.launch);
   if (debug) line->Str("\n").Str(g_state.stack);
   size_t len = line->Finish();
   WriteLogRaw(line->data(), len);
@@ -166,6 +167,7 @@ void FinishBoundLine(Line* line, pid_t pid) {
 void WriteUnbound(const UnboundEvent& event, Line* text) {
   if (g_state.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
   if (Json()) return WriteJsonUnbound(event, text->CStr(), text->size(), text->truncated());
+  if (g_state.launch[0] != '\0') text->Str(" launch=").Str(g_state.launch);
   size_t len = text->Finish();
   WriteLogRaw(text->data(), len);
 }
