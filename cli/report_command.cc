@@ -201,21 +201,33 @@ void PrintDraw(const ReportJob& job, FILE* out) {
     uint32_t top = 0;
     for (const ReportRank& r : h.ranks)
       if (r.by != "-") top = std::max(top, static_cast<uint32_t>(r.cpu_set.Last() + 1));
-    // Ranks on each CPU, per group of launches that ran at the same time: linear, where comparing rows was
-    // quadratic.
-    size_t groups = h.launches.empty() ? 0 : h.launches.back().group + 1;
-    std::vector<std::vector<uint32_t>> users(groups, std::vector<uint32_t>(top, 0));
+    // Ranks on each CPU of one group of launches that ran at the same time (ranks come by launch, launches by
+    // group), counted as the group begins and taken back as it ends: linear, where comparing rows was
+    // quadratic, and one count per CPU whatever the number of groups.
+    std::vector<uint32_t> users(top, 0);
     auto group_of = [&](const ReportRank& r) { return h.launches[h.launch_index.at(r.launch)].group; };
-    for (const ReportRank& r : h.ranks)
-      for (int64_t c = r.by == "-" ? -1 : r.cpu_set.First(); c >= 0; c = r.cpu_set.Next(c))
-        ++users[group_of(r)][c];
+    auto count = [&](size_t from, size_t to, bool add) {
+      for (size_t i = from; i < to; ++i) {
+        const ReportRank& r = h.ranks[i];
+        for (int64_t c = r.by == "-" ? -1 : r.cpu_set.First(); c >= 0; c = r.cpu_set.Next(c))
+          users[c] = add ? users[c] + 1 : users[c] - 1;
+      }
+    };
+    size_t group_begin = 0, group_end = 0;  // the ranks of the group being drawn
     uint32_t per = (top + kDrawRowCells - 1) / kDrawRowCells;
     if (per == 0) per = 1;
     fprintf(out,
             "host %s: cpus 0-%u, %u per cell ('#' its cpus, '!' shared with another rank at the same time)\n",
             Printable(h.host).c_str(), top == 0 ? 0 : top - 1, per);
     std::string launch;
-    for (const ReportRank& r : h.ranks) {
+    for (size_t i = 0; i < h.ranks.size(); ++i) {
+      const ReportRank& r = h.ranks[i];
+      if (i == group_end) {
+        count(group_begin, group_end, false);
+        size_t g = group_of(r);
+        for (group_begin = i; group_end < h.ranks.size() && group_of(h.ranks[group_end]) == g;) ++group_end;
+        count(group_begin, group_end, true);
+      }
       if (r.launch != launch) {
         launch = r.launch;
         fprintf(out, "  %s\n", LaunchHeading(h.launches[h.launch_index.at(launch)]).c_str());
@@ -225,7 +237,7 @@ void PrintDraw(const ReportJob& job, FILE* out) {
         char mark = '.';
         for (uint32_t k = c; k < c + per && k < top; ++k) {
           if (r.by == "-" || !r.cpu_set.Has(k)) continue;
-          mark = users[group_of(r)][k] > 1 || mark == '!' ? '!' : '#';
+          mark = users[k] > 1 || mark == '!' ? '!' : '#';
         }
         row += mark;
       }

@@ -63,25 +63,36 @@ void OrderLaunches(ReportHost* h) {
 }
 
 void NoteSequentialSharing(ReportHost* h) {
-  if (h->launches.size() < 2) return;
-  std::vector<planner::CpuSet> cpus(h->launches.back().group + 1);  // each group's bound ranks' CPUs
-  std::vector<std::string> names(cpus.size());
-  for (const ReportLaunch& l : h->launches) names[l.group] += (names[l.group].empty() ? "" : ", ") + l.id;
-  for (const ReportRank& r : h->ranks) {
-    if (r.by == "-") continue;
-    planner::CpuSet& into = cpus[h->launches[h->launch_index[r.launch]].group];
-    for (int64_t c = r.cpu_set.First(); c >= 0; c = r.cpu_set.Next(c)) into.Set(static_cast<uint32_t>(c));
-  }
-  for (size_t g = 0; g + 1 < cpus.size(); ++g) {
+  // Group by group (ranks come by launch, launches by group): the CPUs of the group before and of this one,
+  // two sets whatever the number of groups.
+  planner::CpuSet before, now;
+  std::string before_names, names;
+  size_t group = 0;
+  auto compare = [&] {
     planner::CpuSet both;
-    for (int64_t c = cpus[g].First(); c >= 0; c = cpus[g].Next(c))
-      if (cpus[g + 1].Has(static_cast<uint32_t>(c))) both.Set(static_cast<uint32_t>(c));
-    if (both.Empty()) continue;
+    for (int64_t c = before.First(); c >= 0; c = before.Next(c))
+      if (now.Has(static_cast<uint32_t>(c))) both.Set(static_cast<uint32_t>(c));
+    if (both.Empty()) return;
     h->notes.push_back(
-        "launch " + names[g + 1] + " used cpus " + both.ToList() + " after launch " + names[g] +
+        "launch " + names + " used cpus " + both.ToList() + " after launch " + before_names +
         ": its ranks started after all of the earlier's had, taken as one after the other (the "
         "log records when ranks start, not when they end)");
+  };
+  std::string launch;
+  for (const ReportRank& r : h->ranks) {
+    const ReportLaunch& l = h->launches[h->launch_index[r.launch]];
+    if (l.group != group) {
+      compare();
+      before = std::move(now), before_names = std::move(names);
+      now = planner::CpuSet(), names.clear();
+      group = l.group;
+    }
+    if (r.launch != launch) names += (names.empty() ? "" : ", ") + r.launch;
+    launch = r.launch;
+    if (r.by == "-") continue;
+    for (int64_t c = r.cpu_set.First(); c >= 0; c = r.cpu_set.Next(c)) now.Set(static_cast<uint32_t>(c));
   }
+  compare();
 }
 
 }  // namespace numabind::cli

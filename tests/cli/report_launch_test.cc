@@ -186,3 +186,20 @@ Test(report_launch, a_line_cut_short_is_an_unknown_rank_and_exits_1) {
   r = Run({"report", "--json", dir});
   cr_expect_eq(Count(r.out, "\"cut\":true"), 1, "%s", r.out.c_str());
 }
+
+Test(report_launch, draw_marks_cpus_shared_at_the_same_time_only) {
+  // Launch B on launch A's CPUs: after A (no '!'), then while A was still starting ranks ('!').
+  std::string after = TempDir(), during = TempDir();
+  WriteAll(after + "/n1.log", Line("n1", 0, "0-3", "1@10", 1) + Line("n1", 1, "4-7", "1@10", 1) +
+                                  Line("n1", 0, "0-3", "2@20", 5) + Line("n1", 1, "4-7", "2@20", 5));
+  WriteAll(during + "/n1.log", Line("n1", 0, "0-3", "1@10", 1) + Line("n1", 0, "0-3", "2@20", 5) +
+                                   Line("n1", 1, "4-7", "2@20", 5) + Line("n1", 1, "4-7", "1@10", 6));
+  Result r = Run({"report", "--draw", after});
+  cr_expect_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect_eq(Count(r.out, "  rank 0    ####....\n"), 2, "%s", r.out.c_str());
+  cr_expect_eq(Count(r.out, "  rank 1    ....####\n"), 2, "%s", r.out.c_str());
+  r = Run({"report", "--draw", during});
+  cr_expect_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect_eq(Count(r.out, "  rank 0    !!!!....  <- overlaps rank 0"), 2, "%s", r.out.c_str());
+  cr_expect_eq(Count(r.out, "  launch "), 2, "%s", r.out.c_str());
+}
