@@ -5,9 +5,8 @@
 
 #include "shim/launcher/launch_id.h"
 
-#include <fcntl.h>
-
 #include "base/env.h"
+#include "base/proc_stat.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "shim/state/state.h"
@@ -64,35 +63,6 @@ void FormatStep(const char* const* env, char* out, size_t cap) {
 
 }  // namespace
 
-uint64_t ProcessStartTicks(pid_t pid) {
-  if (pid <= 0) return 0;
-  char path[6 + base::kDecimalMax + 6] = "/proc/";
-  size_t at = 6 + base::FormatDecimal(static_cast<uint64_t>(pid), path + 6);
-  for (const char* s = "/stat"; *s != '\0'; ++s) path[at++] = *s;
-  path[at] = '\0';
-  long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buf[1024];  // a command name of 16 bytes and 52 numbers: well under 1 KiB
-  long got = base::Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf) - 1);
-  base::Sys6(SYS_close, fd);
-  if (got <= 0) return 0;
-  buf[got] = '\0';
-  // The command name, in parentheses, may hold ") " itself: the fields start after the last ')'.
-  const char* s = nullptr;
-  for (const char* p = buf; *p != '\0'; ++p) {
-    if (*p == ')') s = p + 1;
-  }
-  if (s == nullptr) return 0;
-  for (int field = 2; field < 22; ++s) {  // field 2 ends at the ')'; each space starts the next
-    if (*s == '\0') return 0;
-    if (*s == ' ') ++field;
-  }
-  uint64_t v = 0;
-  int digits = 0;
-  for (; *s >= '0' && *s <= '9' && digits < 20; ++s, ++digits) v = v * 10 + static_cast<uint64_t>(*s - '0');
-  return digits > 0 && (*s == ' ' || *s == '\n' || *s == '\0') ? v : 0;
-}
-
 void FormatLaunch(pid_t launcher, const char* const* env, char* out) {
   size_t at = 0;
   char step[kLaunchStepMax + 1];
@@ -103,12 +73,12 @@ void FormatLaunch(pid_t launcher, const char* const* env, char* out) {
   digits[base::FormatDecimal(static_cast<uint64_t>(launcher > 0 ? launcher : 0), digits)] = '\0';
   Append(out, &at, kLaunchMax, digits);
   Append(out, &at, kLaunchMax, "@");
-  uint64_t start = ProcessStartTicks(launcher);
-  if (start == 0) {
+  base::ProcStat stat;
+  if (!base::ReadProcStat(launcher, &stat) || stat.start == 0) {
     Append(out, &at, kLaunchMax, "?");
     return;
   }
-  digits[base::FormatDecimal(start, digits)] = '\0';
+  digits[base::FormatDecimal(stat.start, digits)] = '\0';
   Append(out, &at, kLaunchMax, digits);
 }
 

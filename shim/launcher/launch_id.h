@@ -21,14 +21,11 @@ namespace numabind::shim {
 constexpr size_t kLaunchStepMax = 48;
 constexpr size_t kLaunchMax = kLaunchStepMax + 1 + 20 + 1 + 20 + 1;
 
-/// Parent side (raw reads of /proc): the start time of process `pid` in clock ticks since boot (field 22 of
-/// /proc/PID/stat), or 0 when it cannot be read.
-uint64_t ProcessStartTicks(pid_t pid);
-
-/// Parent side: the launch token of `launcher` into `out` (kLaunchMax bytes): "PID@START" ("PID@?" when the
-/// start time cannot be read), after "STEP/" when `env` names a scheduler's step: "slurm:JOB.STEP"
-/// (SLURM_JOB_ID and SLURM_STEP_ID: a step's tasks, not a batch script), else "flux:FLUX_JOB_ID", else
-/// "pbs:PBS_JOBID". A step value longer than kLaunchStepMax, or with a byte that is not a letter, digit, '.',
+/// Parent side: the launch token of `launcher` into `out` (kLaunchMax bytes): "PID@START", START its start
+/// time in clock ticks after boot (base::ReadProcStat; "PID@?" when it cannot be read), after "STEP/" when
+/// `env` names a scheduler's step: "slurm:JOB.STEP" (SLURM_JOB_ID and SLURM_STEP_ID: a step's tasks, not a
+/// batch script), else "flux:FLUX_JOB_ID", else "pbs:PBS_JOBID". A step value longer than kLaunchStepMax, or
+/// with a byte that is not a letter, digit, '.',
 /// '-', '_' or ':' (or UTF-8, as Flux's ids), is left out.
 void FormatLaunch(pid_t launcher, const char* const* env, char* out);
 
