@@ -41,24 +41,22 @@ struct BindCall {
 /// rank, so that it does not bind itself again at start-up, nor do its children, then NUMABIND_EXPORT's
 /// entries, built in a mapping of their own (BuildRankBlock; the thread's stack may be 16 KiB), which the
 /// exec drops, or, in a vfork child, numabind_after_vfork in the parent. Refused: returns a value-initialised
-/// result with *b.refused_errno set. Not inlined: its line and saved binding are on the stack only now, not
-/// while FindRank reads /proc. Stack: this frame is 3.7 KiB (the line and the saved binding), the largest on
-/// the child side (child.h).
+/// result with *b.refused_errno set. Not inlined: its saved binding is on the stack only now, not while
+/// FindRank reads /proc. Stack: this frame is 0.75 KiB and the sets (child.h); it keeps the bound rank's
+/// event, not its line, across `call` (popen's and system's own spawn runs below it: a 16 KiB thread stack
+/// overflowed when it held a 2 KiB line and an 8,192-CPU mask there).
 template <typename Call>
 __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decltype(call(b.envp)) {
-  SavedBinding saved;
-  Line line;
-  // The rank's plan, computed once by BindRank and handed on to its exports.
-  uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
-  plan::RankPlan plan;
-  plan.cpus = cpus, plan.nodes = nodes;
-  BindResult r = BindRank(b.entry, b.path, b.m, &saved, &line, b.refused_errno, &plan);
+  // The binding it had and the rank's plan, computed once by BindRank and handed on to its exports.
+  NUMABIND_BIND_STORAGE(saved, plan);
+  BoundEvent event;  // its line is made when it is written (FinishBound): no line's buffer here
+  BindResult r = BindRank(b.entry, b.path, b.m, &saved, &event, b.refused_errno, &plan);
   if (r == BindResult::kRefused) return decltype(call(b.envp))();
   RankBlock block;
   int e = BuildRankBlock(b.envp, *b.m, r == BindResult::kBound ? &plan : nullptr, b.path, &block);
   if (e != 0 && r == BindResult::kBound) {
     Restore(saved);
-    r = FailEnvironment(&line, b.path, *b.m, e, b.refused_errno);
+    r = FailEnvironment(b.path, *b.m, e, b.refused_errno);
     if (r == BindResult::kRefused) return decltype(call(b.envp))();
   }
   if (b.exec) {
@@ -69,8 +67,7 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
     t_exec_mapping.map = block.map;
     t_exec_mapping.size = block.map_size;
     // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
-    if (r == BindResult::kBound && (!BoundAtSetenv(*b.m) || b.m->replaced)) FinishBoundLine(&line, b.pid);
-    line.Release();  // a grown line's mapping, which a vfork child's exec would leave to its parent
+    if (r == BindResult::kBound && (!BoundAtSetenv(*b.m) || b.m->replaced)) FinishBound(event, b.pid);
   }
   auto ret = call(block.env);
   e = errno;
@@ -79,7 +76,7 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
   if (r == BindResult::kBound) {
     Restore(saved);
     if (!b.exec && (b.child_pid == nullptr || *b.child_pid > 0))
-      FinishBoundLine(&line, b.child_pid != nullptr ? *b.child_pid : 0);
+      FinishBound(event, b.child_pid != nullptr ? *b.child_pid : 0);
   }
   errno = e;
   return ret;

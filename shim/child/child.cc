@@ -58,10 +58,12 @@ bool SameBits(const uint64_t* a, uint32_t a_words, const uint64_t* b, uint32_t b
   return true;
 }
 
-/// Child-safe: logs why a rank is not bound (in `l`, the caller's line, unused on this path: one line
-/// buffer on the stack, not two) and decides between running unbound and refusing (strict).
-BindResult Fail(Line* l, const char* path, const RankMatch& m, const char* what, const char* why, int e,
-                int* err) {
+/// Child-safe: logs why a rank is not bound (a line of its own, on the stack only on this path) and decides
+/// between running unbound and refusing (strict).
+__attribute__((noinline)) BindResult Fail(const char* path, const RankMatch& m, const char* what,
+                                          const char* why, int e, int* err) {
+  Line line;
+  Line* l = &line;
   l->Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
   l->Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
   WriteUnbound({g_state.config.strict, true, m.rank, m.nranks, m.var, path}, l);
@@ -71,8 +73,8 @@ BindResult Fail(Line* l, const char* path, const RankMatch& m, const char* what,
 }
 
 /// Child-safe: a rank variable whose value is not a rank: one line naming both, then as Fail.
-BindResult FailValue(Line* line, const char* path, const RankMatch& m, int* err) {
-  Line& l = *line;
+__attribute__((noinline)) BindResult FailValue(const char* path, const RankMatch& m, int* err) {
+  Line l;
   l.Str("numabind: ").Str(m.var).Str("='");
   size_t shown = 0;
   for (const char* s = m.bad_value; *s != '\0' && shown < 40; ++s, ++shown) {
@@ -181,10 +183,11 @@ const char* BasisProblem() {
 /// policy was set (the helper found set_mempolicy refused: the CPUs are bound all the same), or nullptr.
 long ApplyPlan(const plan::RankPlan& plan, const plan::PlanBasis& basis, SavedBinding* saved,
                const char** what, const char** memory_denied) {
-  long r = base::Sys6(SYS_sched_getaffinity, 0, sizeof(saved->cpus), reinterpret_cast<long>(saved->cpus));
+  long r = base::Sys6(SYS_sched_getaffinity, 0, static_cast<long>(saved->cpu_words) * 8,
+                      reinterpret_cast<long>(saved->cpus));
   saved->cpus_saved = r > 0;
   if (saved->cpus_saved) {
-    for (long b = r / 8; b < static_cast<long>(config::kMaxCpuWords); ++b) saved->cpus[b] = 0;
+    for (long b = r / 8; b < static_cast<long>(saved->cpu_words); ++b) saved->cpus[b] = 0;
   }
   *what = "sched_setaffinity: ";
   r = base::Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis.cpu_words) * 8,
@@ -192,9 +195,9 @@ long ApplyPlan(const plan::RankPlan& plan, const plan::PlanBasis& basis, SavedBi
   if (r < 0) return r;
   *memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
   if (*memory_denied != nullptr) return 0;
-  saved->memory_saved = base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
-                                   reinterpret_cast<long>(saved->nodes),
-                                   static_cast<long>(config::kMaxNodeWords) * 64, 0, 0) == 0;
+  saved->memory_saved =
+      base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
+                 reinterpret_cast<long>(saved->nodes), static_cast<long>(kSavedNodeWords) * 64, 0, 0) == 0;
   *what = "set_mempolicy: ";
   r = ApplyMemory(plan, basis.node_words);
   // A container that forbids memory policies, a kernel without them: keep the CPUs, say so in the line.
@@ -212,10 +215,10 @@ void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t*
                   BoundEvent* e) {
   bool widened = m.started_cpus != nullptr;
   const uint64_t* started = widened ? m.started_cpus : saved.cpus;
-  uint32_t started_words = widened ? m.started_words : config::kMaxCpuWords;
+  uint32_t started_words = widened ? m.started_words : saved.cpu_words;
   bool was_bound =
       saved.cpus_saved &&
-      (widened ? !SameBits(started, started_words, saved.cpus, config::kMaxCpuWords)
+      (widened ? !SameBits(started, started_words, saved.cpus, saved.cpu_words)
                : g_state.launcher_cpu_words > 0 &&
                      !SameBits(started, started_words, g_state.launcher_cpus, g_state.launcher_cpu_words));
   bool replaced = was_bound && !SameBits(started, started_words, cpus, cpu_words);
@@ -227,6 +230,12 @@ void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t*
 
 }  // namespace
 
+// Child-safe: reads the prepared state.
+uint32_t SavedCpuWords() {
+  uint32_t w = g_state.launcher_cpu_words;
+  return w > 0 && w <= config::kMaxCpuWords ? w : config::kMaxCpuWords;
+}
+
 // Child-safe: reads the prepared basis.
 uint32_t PlanWords(bool cpus) {
   const plan::PlanBasis* b = g_state.basis;
@@ -235,30 +244,29 @@ uint32_t PlanWords(bool cpus) {
 }
 
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
-BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, Line* line,
+BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, BoundEvent* event,
                     int* err, plan::RankPlan* planned) {
   RankMatch& m = *found;
-  if (m.bad_value != nullptr) return FailValue(line, path, m, err);
-  if (const char* why = BasisProblem()) return Fail(line, path, m, "", why, EINVAL, err);
+  if (m.bad_value != nullptr) return FailValue(path, m, err);
+  if (const char* why = BasisProblem()) return Fail(path, m, "", why, EINVAL, err);
   const plan::PlanBasis& basis = *g_state.basis;
   plan::RankPlan& plan = *planned;  // its sets are the caller's, of PlanWords: BasisProblem checked them
   const uint64_t* cpus = plan.cpus;
   const uint64_t* nodes = plan.nodes;
   if (!plan::ComputeRankPlan(basis, m.rank, m.nranks, &plan))
-    return Fail(line, path, m, "", plan.error, EINVAL, err);
+    return Fail(path, m, "", plan.error, EINVAL, err);
   const char* what = "";
   const char* memory_denied = nullptr;
   long r = ApplyPlan(plan, basis, saved, &what, &memory_denied);
-  if (r < 0)
-    return Fail(line, path, m, what, base::ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
+  if (r < 0) return Fail(path, m, what, base::ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
   m.bound = true;
-  // auto says what share it gave the rank (plan/plan_auto.h).
-  char share[96] = "";
-  if (basis.policy == config::PolicyKind::kAuto)
-    plan::FormatAutoShare(basis, plan.share, share, sizeof(share));
   // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
   bool again = entry != Entry::kSetenv && BoundAtSetenv(m);
-  BoundEvent e;
+  BoundEvent& e = *event;
+  e = BoundEvent();
+  // auto says what share it gave the rank (plan/plan_auto.h).
+  if (basis.policy == config::PolicyKind::kAuto)
+    plan::FormatAutoShare(basis, plan.share, e.share, sizeof(e.share));
   e.again = again;
   e.rank = m.rank, e.nranks = m.nranks, e.rank_var = m.var;
   e.command = path;
@@ -267,28 +275,26 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   e.memory = config::MemoryName(plan.memory), e.memory_denied = memory_denied;
   e.device = plan.device;
   e.entry = entry;
-  e.share = share;
   e.policy = basis.policy_text;
   if (plan.device[0] != '\0') e.device_nodes = basis.slot_nodes + size_t{plan.device_slot} * basis.node_words;
   NoteReplaced(m, *saved, cpus, basis.cpu_words, &e);
   m.replaced = e.replaced != nullptr;
-  FormatBound(e, line);
   return BindResult::kBound;
 }
 
 // Child-safe: formats on the stack and writes with raw system calls.
-BindResult FailEnvironment(Line* line, const char* path, const RankMatch& m, int e, int* err) {
-  line->Reset();
-  return Fail(line, path, m, "no memory for its environment: ", base::ErrnoName(e), e, err);
+BindResult FailEnvironment(const char* path, const RankMatch& m, int e, int* err) {
+  return Fail(path, m, "no memory for its environment: ", base::ErrnoName(e), e, err);
 }
 
 // Child-safe: two raw system calls.
 void Restore(const SavedBinding& saved) {
   if (saved.cpus_saved)
-    base::Sys6(SYS_sched_setaffinity, 0, sizeof(saved.cpus), reinterpret_cast<long>(saved.cpus));
+    base::Sys6(SYS_sched_setaffinity, 0, static_cast<long>(saved.cpu_words) * 8,
+               reinterpret_cast<long>(saved.cpus));
   if (saved.memory_saved) {
     base::Sys6(SYS_set_mempolicy, saved.mode, reinterpret_cast<long>(saved.nodes),
-               static_cast<long>(config::kMaxNodeWords) * 64);
+               static_cast<long>(kSavedNodeWords) * 64);
   }
 }
 

@@ -5,9 +5,10 @@
 // fork/vfork and exec: raw system calls on data the parent prepared, no allocation, locks, stdio or dlsym,
 // and no writes to memory a vfork parent could see other than the caller's own stack (and an exec
 // wrapper's mapping of the rank's environment, shim/child/rank_exports.h, which the parent unmaps).
-// Stack budget (gcc -O2 -fstack-usage): 9.4 KiB at most on the deepest path, whatever the environment's size
-// or the CPU count: BindAndCall (shim/child/bind_call.h; 3.7 KiB: a Line and a SavedBinding, the largest
-// frame), BindRank (1 KiB, and its CPU and node sets: 1.5 KiB at 8192 CPUs), a warn line in JSON (2.8 KiB).
+// Stack budget (gcc -O2, the frames objdump shows): BindAndCall (shim/child/bind_call.h) holds 0.75 KiB and
+// its CPU and node sets (the kernel's mask and the machine's: 1.5 KiB at 8192 CPUs) across the call it
+// wraps, under which popen and system run the C library's own spawn; the lines are made in frames of their
+// own when written (FinishBound 2.1 KiB, then 2.1 KiB more for JSON; Fail 2.1 KiB, then 2.1 KiB for JSON).
 
 #ifndef NUMABIND_SHIM_CHILD_CHILD_H_
 #define NUMABIND_SHIM_CHILD_CHILD_H_
@@ -47,14 +48,36 @@ struct RankMatch {
   OrderClaim order;
 };
 
-/// The calling thread's binding before the shim changed it.
+/// Words of a saved node mask: 1,024 nodes, the most any Linux allows (NODES_SHIFT at most 10), which
+/// get_mempolicy needs at least (nr_node_ids).
+constexpr uint32_t kSavedNodeWords = 16;
+
+/// The calling thread's binding before the shim changed it. Its CPU mask is the caller's array of
+/// SavedCpuWords() words: a thread's stack may be 16 KiB, and kMaxCpuWords would take 1 KiB of it.
 struct SavedBinding {
   bool cpus_saved = false;
   bool memory_saved = false;
   int mode = 0;
-  uint64_t cpus[config::kMaxCpuWords];
-  uint64_t nodes[config::kMaxNodeWords];
+  uint32_t cpu_words = 0;
+  uint64_t* cpus = nullptr;
+  uint64_t nodes[kSavedNodeWords];
 };
+
+/// Child-safe: the words of the kernel's CPU mask as sched_getaffinity gave the launcher's (at least what it
+/// needs: nr_cpu_ids), or kMaxCpuWords before any was read.
+uint32_t SavedCpuWords();
+
+/// Declares, in the calling function's frame, what BindRank needs: a SavedBinding `saved` and a
+/// plan::RankPlan `plan`, their arrays sized by this machine (SavedCpuWords, PlanWords). A macro: the arrays
+/// have variable length and must live as long as the caller.
+#define NUMABIND_BIND_STORAGE(saved, plan)                               \
+  uint64_t saved##_cpus[::numabind::shim::SavedCpuWords()];              \
+  ::numabind::shim::SavedBinding saved;                                  \
+  saved.cpus = saved##_cpus, saved.cpu_words = sizeof(saved##_cpus) / 8; \
+  uint64_t plan##_cpus[::numabind::shim::PlanWords(true)];               \
+  uint64_t plan##_nodes[::numabind::shim::PlanWords(false)];             \
+  ::numabind::plan::RankPlan plan;                                       \
+  plan.cpus = plan##_cpus, plan.nodes = plan##_nodes
 
 enum class BindResult : uint8_t {
   kBound,    ///< the thread is bound; Restore(saved) undoes it
@@ -95,16 +118,16 @@ uint32_t PlanWords(bool cpus);
 /// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank), computed once into
 /// *plan, whose cpus and nodes the caller points at arrays of PlanWords words; on kBound the caller hands it
 /// on (NUMABIND_EXPORT's entries, shim/child/rank_exports.h). Failures are logged at once; a successful
-/// binding is described in `line` (FormatBound's words, shim/log/log.h) without its pid, which the caller
-/// appends and logs with FinishBoundLine (before the exec, or after posix_spawn returns the child's pid).
+/// binding is described by *event (its facts, pointing into *plan, *saved and the basis), which the caller
+/// keeps and logs with FinishBound (before the exec, or after posix_spawn returns the child's pid).
 /// `path` names the program. Sets m->replaced. On kRefused, *err is the errno to fail with.
-BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, Line* line, int* err,
-                    plan::RankPlan* plan);
+BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, BoundEvent* event,
+                    int* err, plan::RankPlan* plan);
 
 /// Child-safe: rank m's new environment could not be built (errno `e`, from mmap), after BindRank bound it
-/// (the caller has Restore'd it): one warn line, in `line` (emptied first). kUnbound: start it with the
-/// environment it has; kRefused (NUMABIND_STRICT=1): fail the spawn with *err = e.
-BindResult FailEnvironment(Line* line, const char* path, const RankMatch& m, int e, int* err);
+/// (the caller has Restore'd it): one warn line. kUnbound: start it with the environment it has; kRefused
+/// (NUMABIND_STRICT=1): fail the spawn with *err = e.
+BindResult FailEnvironment(const char* path, const RankMatch& m, int e, int* err);
 
 /// Child-safe: whether this fork child bound rank m at setenv already (and logged it).
 inline bool BoundAtSetenv(const RankMatch& m) {

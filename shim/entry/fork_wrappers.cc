@@ -56,6 +56,7 @@ void BeforeFork() {
 /// The fork child's slot (kept mapped) and the binding it had before, for GiveBackForkRank.
 OrderClaim g_fork_claim;
 SavedBinding g_fork_saved;
+uint64_t g_fork_saved_cpus[config::kMaxCpuWords];
 
 void BindForkChild() {
   RankMatch m;
@@ -64,12 +65,13 @@ void BindForkChild() {
   m.nranks = g_state.config.nranks;
   if (m.nranks == 0) NoteUnknownCount(parent);
   SavedBinding& saved = g_fork_saved;
-  Line line;
+  saved.cpus = g_fork_saved_cpus, saved.cpu_words = config::kMaxCpuWords;
+  BoundEvent event;
   int err = 0;
   uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
   plan::RankPlan plan;
   plan.cpus = cpus, plan.nodes = nodes;
-  BindResult r = BindRank(Entry::kFork, "(forked worker)", &m, &saved, &line, &err, &plan);
+  BindResult r = BindRank(Entry::kFork, "(forked worker)", &m, &saved, &event, &err, &plan);
   if (r == BindResult::kRefused) _exit(127);  // strict: as a failed exec would
   if (r != BindResult::kBound) return;
   g_state.worker_rank = m.rank;
@@ -78,7 +80,7 @@ void BindForkChild() {
   long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
                         reinterpret_cast<long>(g_state.launcher_cpus));
   if (got > 0) g_state.launcher_cpu_words = static_cast<uint32_t>(got / 8);
-  FinishBoundLine(&line, static_cast<pid_t>(base::Sys6(SYS_getpid)));
+  FinishBound(event, static_cast<pid_t>(base::Sys6(SYS_getpid)));
   ArmAffinityGuard();
 }
 
@@ -133,13 +135,10 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   pid_t launcher = static_cast<pid_t>(base::Sys6(SYS_getppid));
   if (!FindRank(nullptr, environ, launcher, &m)) return;
   if (m.rank == g_state.worker_rank && m.nranks == g_state.worker_nranks) return;
-  SavedBinding saved;
-  Line line;
+  NUMABIND_BIND_STORAGE(saved, plan);
+  BoundEvent event;
   int err = 0;
-  uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
-  plan::RankPlan plan;
-  plan.cpus = cpus, plan.nodes = nodes;
-  BindResult r = BindRank(Entry::kSetenv, "(forked worker)", &m, &saved, &line, &err, &plan);
+  BindResult r = BindRank(Entry::kSetenv, "(forked worker)", &m, &saved, &event, &err, &plan);
   // Strict mode cannot refuse a worker that is already running: it stops it, as a failed exec would.
   if (r == BindResult::kRefused) _exit(127);
   // The worker's own children (and an exec of it) must not bind themselves again.
@@ -162,7 +161,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   for (int i = 0; i < config::kRankVarCount; ++i) {
     if (config::kRankVars[i].rank == m.var && config::kRankVars[i].size == nullptr) sized = true;
   }
-  if (sized) FinishBoundLine(&line, static_cast<pid_t>(base::Sys6(SYS_getpid)));
+  if (sized) FinishBound(event, static_cast<pid_t>(base::Sys6(SYS_getpid)));
   // Threads the worker started since the fork (a Callable worker's pools) join the rank's CPUs, as torchrun
   // binds a Callable's; threads started from now on inherit the calling thread's binding.
   OtherThreads threads = BindOtherThreads();

@@ -130,7 +130,7 @@ void TextBound(const BoundEvent& e, Line* line, size_t command_max) {
   else
     line->Str(e.memory);
   if (e.device != nullptr && e.device[0] != '\0') line->Str(" device ").Str(e.device);
-  if (e.share != nullptr && e.share[0] != '\0') line->Str(" (auto: ").Str(e.share).Str(")");
+  if (e.share[0] != '\0') line->Str(" (auto: ").Str(e.share).Str(")");
   if (e.entry == Entry::kStartup)
     line->Str(" at start-up");
   else
@@ -148,13 +148,18 @@ constexpr size_t kGrownCommandMax = 1024;
 
 /// Child-safe: the event's words in the log's format.
 void FormatBoundIn(const BoundEvent& event, Line* line) {
-  if (Json()) return JsonBound(line, event);
+  if (Json()) {
+    JsonBound(line, event);
+    if (event.inside != nullptr) JsonMembers(line).Str("inside", event.inside, event.inside_len);
+    return;
+  }
   TextBound(event, line, line->grown() ? kGrownCommandMax : ~size_t{0});
+  if (event.inside == nullptr) return;
+  line->Str(" (inside the cpus ").Bits(event.inside_cpus, event.inside_words).Str(" of rank ");
+  line->Str(event.inside, event.inside_len).Str(", which numabind bound)");
 }
 
-}  // namespace
-
-// Child-safe: appends to the caller's line, grown (mmap) when a list did not fit.
+/// Child-safe: describes `event` in `line` (empty), grown (mmap) when a list did not fit; without the pid.
 void FormatBound(const BoundEvent& event, Line* line) {
   size_t start = line->size();
   FormatBoundIn(event, line);
@@ -168,30 +173,30 @@ void FormatBound(const BoundEvent& event, Line* line) {
   FormatBoundIn(event, line);
 }
 
+}  // namespace
+
 // Child-safe: reads the configuration.
 bool RecordsRanks() {
   const config::Config& c = g_state.config;
   return c.log_format == config::LogFormat::kJson && c.log_file != nullptr && c.log_file[0] != '\0';
 }
 
-// Child-safe: formats on the stack and writes with raw system calls.
-void FinishBoundLine(Line* line, pid_t pid) {
+// Child-safe: formats on the stack (a grown line in a mapping it unmaps) and writes with raw system calls.
+__attribute__((noinline)) void FinishBound(const BoundEvent& event, pid_t pid) {
   // An info event, in either format; a JSON log file records it whatever the level (numabind report).
   if (g_state.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
+  Line line;  // unmapped when it goes: a vfork child's mapping would be its parent's after the exec
+  FormatBound(event, &line);
   bool debug = g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0';
-  if (Json()) {
-    WriteJsonBound(*line, pid, debug ? g_state.stack : nullptr);
-    return line->Release();
-  }
+  if (Json()) return WriteJsonBound(line, pid, debug ? g_state.stack : nullptr);
   if (pid > 0)
-    line->Str(" pid ").Num(pid);
+    line.Str(" pid ").Num(pid);
   else
-    line->Str(" pid unknown");
-  if (g_state.launch[0] != '\0') line->Str(" launch=").Str(g_state.launch);
-  if (debug) line->Str("\n").Str(g_state.stack);
-  size_t len = line->Finish();
-  WriteLogRaw(line->data(), len);
-  line->Release();  // written: a vfork child's mapping would be its parent's after the exec
+    line.Str(" pid unknown");
+  if (g_state.launch[0] != '\0') line.Str(" launch=").Str(g_state.launch);
+  if (debug) line.Str("\n").Str(g_state.stack);
+  size_t len = line.Finish();
+  WriteLogRaw(line.data(), len);
 }
 
 // Child-safe: as WriteLog at warn, with the event's members in JSON.

@@ -55,11 +55,17 @@ struct BoundEvent {
   const uint64_t* replaced = nullptr;  ///< the binding the rank started with when the plan replaced it
   uint32_t replaced_words = 0;
   StartedBinding started = StartedBinding::kLauncher;
-  const char* share = nullptr;   ///< auto's share of the rank, "" when not auto
+  char share[96] = "";           ///< auto's share of the rank (plan::FormatAutoShare), "" when not auto
   const char* policy = nullptr;  ///< NUMABIND_POLICY as written (the basis's), for the JSON line
   /// The NUMA nodes of the rank's device (node_words words), nullptr without a device: in the JSON line, so
   /// that `numabind report` can tell a rank placed away from its device.
   const uint64_t* device_nodes = nullptr;
+  /// A rank that planned inside another rank's CPUs (NUMABIND_BOUND's "VAR=value", inside_len bytes), the
+  /// CPUs it started on (inside_cpus, inside_words); nullptr when it did not.
+  const char* inside = nullptr;
+  size_t inside_len = 0;
+  const uint64_t* inside_cpus = nullptr;
+  uint32_t inside_words = 0;
 };
 
 /// A rank that is not bound: what the warning line's JSON form carries besides its message.
@@ -81,13 +87,11 @@ bool RecordsRanks();
 /// command. At NUMABIND_LOG=warn and above, or always when RecordsRanks().
 void WriteUnbound(const UnboundEvent& event, Line* text);
 
-/// Child-safe: describes `event` in `line` (emptied by the caller), in the log's format, without the pid,
-/// which FinishBoundLine adds.
-void FormatBound(const BoundEvent& event, Line* line);
-
-/// Child-safe: appends the pid (<= 0: unknown) and, at NUMABIND_LOG=debug, the spawning stack to a line
-/// FormatBound filled, and writes it at NUMABIND_LOG=info, or always when RecordsRanks().
-void FinishBoundLine(Line* line, pid_t pid);
+/// Child-safe: the line of a bound rank, in the log's format, with its pid (<= 0: unknown) and, at
+/// NUMABIND_LOG=debug, the spawning stack, written at NUMABIND_LOG=info, or always when RecordsRanks().
+/// The line is made here, in a frame of its own, so that a caller holds only the event while it spawns
+/// (a thread's stack may be 16 KiB: the C library's own spawn in popen runs under the caller's frame).
+void FinishBound(const BoundEvent& event, pid_t pid);
 
 }  // namespace numabind::shim
 

@@ -108,13 +108,10 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
     return false;
   }
   if (widen) m->started_cpus = started, m->started_words = static_cast<uint32_t>(got / 8);
-  SavedBinding saved;
-  Line line;
+  NUMABIND_BIND_STORAGE(saved, plan);
+  BoundEvent event;
   int err = 0;
-  uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
-  plan::RankPlan plan;
-  plan.cpus = cpus, plan.nodes = nodes;
-  BindResult r = BindRank(Entry::kStartup, program, m, &saved, &line, &err, &plan);
+  BindResult r = BindRank(Entry::kStartup, program, m, &saved, &event, &err, &plan);
   if (r == BindResult::kRefused) base::Sys6(SYS_exit_group, kStrictExitStatus);
   g_state.rank_bound = r == BindResult::kBound;
   if (r != BindResult::kBound) {
@@ -124,14 +121,10 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
       const char* b = g_state.config.bound;
       size_t n = 0;
       while (b[n] != '\0' && b[n] != ' ') ++n;
-      if (g_state.config.log_format == config::LogFormat::kJson) {
-        JsonMembers(&line).Str("inside", b, n);
-      } else {
-        line.Str(" (inside the cpus ").Bits(started, static_cast<uint32_t>(got / 8)).Str(" of rank ");
-        line.Str(b, n).Str(", which numabind bound)");
-      }
+      event.inside = b, event.inside_len = n;
+      event.inside_cpus = started, event.inside_words = static_cast<uint32_t>(got / 8);
     }
-    FinishBoundLine(&line, static_cast<pid_t>(base::Sys6(SYS_getpid)));  // says whether it replaced `started`
+    FinishBound(event, static_cast<pid_t>(base::Sys6(SYS_getpid)));  // says whether it replaced `started`
     LogOtherThreads(program, BindOtherThreads(), ThreadsFrom::kStartup);
   }
   MarkOwnEnvironment(*m, r == BindResult::kBound ? &plan : nullptr, program);

@@ -148,6 +148,33 @@ Test(child, fits_a_16_kib_thread_stack) {
 
 namespace numabind::shim::test {
 
+Test(child, popen_and_system_start_ranks_from_a_16_kib_thread_stack) {
+  // popen and system run the C library's own spawn under the shim's frames, with a lazy binding or two
+  // (realloc: its XSAVE area alone takes about 1 KiB): with a line's buffer and a saved CPU mask of 8,192
+  // CPUs held across that call (3.9 KiB), a thread with glibc's smallest stack died of SIGSEGV in it.
+  std::string dir = MakeTempDir("numabind-popen-stack");
+  std::string build = BuildDir();
+  for (const char* entry : {"small:popen", "small:system"}) {
+    for (const char* format : {"text", "json"}) {
+      RunResult r =
+          Run({build + "/helpers/entry_launcher", entry, "2", build + "/helpers/report", "--out",
+               dir + "/reports"},
+              {"LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_POLICY=node", "NUMABIND_LOG=info",
+               std::string("NUMABIND_LOG_FORMAT=") + format, "NUMABIND_LOG_FILE=" + dir + "/log"},
+              dir + "/output", 60);
+      std::string log = ReadFile(dir + "/log");
+      cr_expect_eq(r.exit_code, 0, "%s, %s log: exit %d\n%s", entry, format, r.exit_code,
+                   ReadFile(dir + "/output").c_str());
+      cr_expect_eq(ReadReports(dir + "/reports").size(), 2u, "%s, %s log", entry, format);
+      bool json = std::string(format) == "json";
+      cr_expect_eq(LinesWith(log, json ? "\"event\":\"bound\"" : "numabind: bound rank").size(), 2u,
+                   "%s:\n%s", entry, log.c_str());
+      Run({"rm", "-f", dir + "/reports", dir + "/log"}, {}, dir + "/rm", 10);
+    }
+  }
+  RemoveTree(dir);
+}
+
 Test(child, ranks_by_order_when_spawned_back_to_back) {
   // posix_spawn returns once the child has exec'd, but before the kernel has set its new arguments: its
   // command line then reads empty, like a finished worker's, and every worker of a burst was rank 0.
