@@ -42,7 +42,17 @@ if [ "$want" != "$have" ]; then
   diff <(echo "$want") <(echo "$have") | sed -n 's/^< /  missing: /p; s/^> /  extra:   /p'
   status=1
 fi
+# Every process maps the writable segment (data, bss) at start: a third page is one more fault and, past the
+# file, one more anonymous mapping in every program the library is preloaded into (docs/figures.md).
+rw_pages=0
+while read -r vaddr memsz; do
+  rw_pages=$(( (vaddr + memsz + 4095) / 4096 - vaddr / 4096 ))
+done < <(readelf -lW "$lib" | awk '$1 == "LOAD" && $7 ~ /W/ { print $3, $6 }')
+if [ "${rw_pages:-0}" -gt 2 ]; then
+  echo "check-abi: the writable segment spans $rw_pages pages; keep it to 2 (large buffers belong on the stack or in a mapping made when needed)"
+  status=1
+fi
 imports=$(nm -D --undefined-only "$lib" | wc -l)
 [ $status -eq 0 ] &&
-  echo "check-abi: $lib needs nothing, imports $imports weak C library symbols and exports $(echo "$have" | wc -l) wrapped functions"
+  echo "check-abi: $lib needs nothing, imports $imports weak C library symbols and exports $(echo "$have" | wc -l) wrapped functions, writable data in $rw_pages pages"
 exit $status

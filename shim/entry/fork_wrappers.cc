@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "base/syscalls.h"
@@ -53,10 +54,16 @@ void BeforeFork() {
 /// Child-safe: in the child of a fork of a configured non-rank under NUMABIND_FORKS=ranks (a Python fork or
 /// forkserver pool's worker), before fork returns: takes the next rank by order from the tree's shared
 /// counter (order_counter.h) and binds. The child has one thread: there are no others to bind.
-/// The fork child's slot (kept mapped) and the binding it had before, for GiveBackForkRank.
+/// The fork child's slot (kept mapped) and the binding it had before, for GiveBackForkRank: in a page
+/// BindForkChild maps, as a static one would add a page to every process's writable data (a mapping and a
+/// fault at each start of every program).
 OrderClaim g_fork_claim;
-SavedBinding g_fork_saved;
-uint64_t g_fork_saved_cpus[config::kMaxCpuWords];
+struct ForkSaved {
+  SavedBinding saved;
+  uint64_t cpus[config::kMaxCpuWords];
+};
+static_assert(sizeof(ForkSaved) <= 4096, "one page");
+ForkSaved* g_fork_saved = nullptr;
 
 void BindForkChild() {
   RankMatch m;
@@ -64,8 +71,16 @@ void BindForkChild() {
   if (!ClaimOrderRank(parent, true, &m.rank, &g_fork_claim)) return;  // no shared directory: unbound
   m.nranks = g_state.config.nranks;
   if (m.nranks == 0) NoteUnknownCount(parent);
-  SavedBinding& saved = g_fork_saved;
-  saved.cpus = g_fork_saved_cpus, saved.cpu_words = config::kMaxCpuWords;
+  long page = base::Sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base::SysFailed(page)) {
+    FinishOrderClaim(&g_fork_claim, 0);  // cannot undo a binding it could not save: take no rank
+    g_fork_claim = OrderClaim();
+    return;
+  }
+  g_fork_saved = reinterpret_cast<ForkSaved*>(page);
+  SavedBinding& saved = g_fork_saved->saved;
+  saved = SavedBinding();
+  saved.cpus = g_fork_saved->cpus, saved.cpu_words = config::kMaxCpuWords;
   BoundEvent event;
   int err = 0;
   uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
@@ -92,7 +107,11 @@ void GiveBackForkRank() {
   if (g_fork_claim.map == nullptr) return;
   FinishOrderClaim(&g_fork_claim, 0);
   g_fork_claim = OrderClaim();
-  if (g_state.rank_bound && g_state.worker_nranks != ~0u) Restore(g_fork_saved);
+  if (g_fork_saved != nullptr) {
+    if (g_state.rank_bound && g_state.worker_nranks != ~0u) Restore(g_fork_saved->saved);
+    base::Sys6(SYS_munmap, reinterpret_cast<long>(g_fork_saved), 4096);
+    g_fork_saved = nullptr;
+  }
   g_state.rank_bound = false;
   g_state.worker_rank = g_state.worker_nranks = ~0u;
 }
