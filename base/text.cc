@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <signal.h>
 
+#include "base/hot.h"
+
 namespace numabind::base {
 namespace {
 
@@ -132,7 +134,7 @@ const char* SignalName(int sig, char* buf) {
   return Numbered("signal ", sig, buf);
 }
 
-bool GlobMatch(const char* pattern, const char* text) {
+NUMABIND_HOT bool GlobMatch(const char* pattern, const char* text) {
   // Iterative matcher with one backtrack point for the last '*': linear in practice, no recursion.
   const char* star = nullptr;
   const char* star_text = nullptr;

@@ -2,13 +2,14 @@
 
 #include "config/choices.h"
 
+#include "base/hot.h"
 #include "base/nearest.h"
 #include "config/vars.h"
 
 namespace numabind::config {
 
 // Child-safe: compares characters.
-int ChoiceOf(const Choices& c, const char* value, int n) {
+NUMABIND_HOT int ChoiceOf(const Choices& c, const char* value, int n) {
   if (n < 0 || n > c.count) n = c.count;
   for (int i = 0; i < n; ++i) {
     const char* w = c.words[i];

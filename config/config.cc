@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "base/digits.h"
+#include "base/hot.h"
 #include "base/nearest.h"
 #include "base/text.h"
 #include "base/text_writer.h"
@@ -45,7 +46,7 @@ void Report(Error* err, const char* name, size_t name_len, const char* value, co
 }
 
 /// Runs variable `id`'s reader on `value`; false with the error line in err when the value is bad.
-bool Read(int id, const char* value, Config* out, Error* err) {
+NUMABIND_HOT bool Read(int id, const char* value, Config* out, Error* err) {
   char why[192];
   why[0] = '\0';
   if (ReadVar(id, value, out, why, sizeof(why))) return true;
@@ -62,7 +63,7 @@ void CheckNames(const char* const* env, Error* err) {
 
 }  // namespace
 
-bool UnknownVar(const char* entry, char* out, size_t cap) {
+NUMABIND_HOT bool UnknownVar(const char* entry, char* out, size_t cap) {
   if (!StartsWith(entry, kPrefix)) return false;
   size_t n = kPrefixLen;
   while (entry[n] != '\0' && entry[n] != '=') ++n;
@@ -103,7 +104,7 @@ bool ParseVar(const char* name, const char* value, Config* out, Error* err) {
   return Read(id, value, out, err);
 }
 
-bool Parse(const char* const* env, Config* out, Error* err) {
+NUMABIND_HOT bool Parse(const char* const* env, Config* out, Error* err) {
   Error scratch;
   if (err == nullptr) err = &scratch;
   err->text[0] = '\0';

@@ -4,6 +4,7 @@
 
 #include "config/grammar.h"
 
+#include "base/hot.h"
 #include "config/choices.h"
 
 #include "base/digits.h"
@@ -87,7 +88,7 @@ bool CheckEntry(const char* s, size_t n, uint32_t max_id, const char* what, uint
 
 }  // namespace
 
-bool ParsePolicyText(const char* value, Policy* out, char* why, size_t cap) {
+NUMABIND_HOT bool ParsePolicyText(const char* value, Policy* out, char* why, size_t cap) {
   *out = Policy();
   out->text = value;
   Why w = StartWhy(why, cap);

@@ -5,6 +5,7 @@
 #include "config/rank_count.h"
 
 #include "base/digits.h"
+#include "base/hot.h"
 #include "base/text.h"
 #include "config/config.h"
 #include "config/rank_entry.h"
@@ -56,7 +57,8 @@ bool ParseTaskCounts(const char* value, uint32_t node, uint32_t* out) {
 }
 
 // Child-safe: reads env.
-void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours, int cap, const char* named) {
+NUMABIND_HOT void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours, int cap,
+                               const char* named) {
   *out = EnvFacts();
   int n = 0;
   for (const char* const* p = env; p != nullptr && *p != nullptr; ++p) {

@@ -4,6 +4,7 @@
 
 #include "config/readers.h"
 
+#include "base/hot.h"
 #include "base/nearest.h"
 #include "base/text.h"
 #include "base/text_writer.h"
@@ -74,7 +75,7 @@ bool ParseInto(bool (*parse)(const char*, T*, char*, size_t), const char* value,
 
 }  // namespace
 
-bool ReadPolicy(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadPolicy(const char* value, Config* out, char* why, size_t cap) {
   return ParseInto(ParsePolicyText, value, &out->policy, why, cap);
 }
 

@@ -2,6 +2,7 @@
 
 #include "config/vars.h"
 
+#include "base/hot.h"
 #include "config/config.h"
 
 namespace numabind::config {
@@ -26,7 +27,7 @@ bool ReadsEmpty(int id) {
 }
 
 // A switch of direct calls, not a table of function pointers: no relocation at load.
-bool ReadVar(int id, const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadVar(int id, const char* value, Config* out, char* why, size_t cap) {
   switch (id) {
 #define NUMABIND_VAR(id, name, values, dflt, unset, meaning, reader, reads_empty) \
   case id:                                                                        \
@@ -53,7 +54,7 @@ const RankVar kRankVars[kRankVarCount] = {
 const char* const kPlannerVars[kPlannerVarCount] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
                                                     "HIP_VISIBLE_DEVICES"};
 
-int FindVar(const char* name, size_t len) {
+NUMABIND_HOT int FindVar(const char* name, size_t len) {
   for (int i = 0; i < kVarCount; ++i) {
     const char* v = kVarNames[i];
     size_t j = 0;

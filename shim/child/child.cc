@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/hot.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "config/rank_count.h"
@@ -96,7 +97,7 @@ __attribute__((noinline)) BindResult FailValue(const char* path, const RankMatch
 }  // namespace
 
 // Child-safe: reads the facts and the prepared config.
-bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, RankMatch* out) {
+NUMABIND_HOT bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, RankMatch* out) {
   const config::Config& c = g_state.config;
   const char* name = c.rank_var;
   const char* v = nullptr;

@@ -10,6 +10,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 
+#include "base/hot.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "base/text_writer.h"
@@ -118,7 +119,7 @@ bool Activate() {
 
 }  // namespace
 
-bool TakeConfiguration(const char* const* ours) {
+NUMABIND_HOT bool TakeConfiguration(const char* const* ours) {
   config::Error err;
   if (!config::Parse(ours, &g_state.config, &err)) {
     for (size_t i = 0; i < sizeof(g_state.config_error); ++i) g_state.config_error[i] = err.text[i];

@@ -7,6 +7,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "base/hot.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "config/rank_count.h"
@@ -31,7 +32,7 @@ const char* const* StartupEnvironment() {
 /// A configured process's start-up (NUMABIND_POLICY is set, or `rank` and the site file may set it): parses
 /// the configuration, binds the process if it is a rank, or else makes the wrappers look at its spawns.
 /// Kept out of Init, whose inert path is then a few instructions with no stack frame to speak of.
-__attribute__((noinline)) void StartConfigured(const char* const* env, bool rank) {
+NUMABIND_HOT __attribute__((noinline)) void StartConfigured(const char* const* env, bool rank) {
   // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
   if (getauxval(AT_SECURE) != 0) return;
   // The one pass over the environment (config/rank_count.h): what everything after it reads.

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/hot.h"
 #include "base/log_path.h"
 #include "base/syscalls.h"
 #include "base/text.h"
@@ -215,7 +216,7 @@ void WriteLog(config::LogLevel level, const char* text, size_t len) {
   WriteLogRaw(text, len);
 }
 
-void WriteConfigWarning(const char* warning) {
+NUMABIND_HOT void WriteConfigWarning(const char* warning) {
   static bool written = false;  // the start-up and the site file's late configuration both parse
   if (warning[0] == '\0' || written) return;
   written = true;

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 
+#include "base/hot.h"
 #include "base/syscalls.h"
 #include "config/rank_count.h"
 #include "config/visible_devices.h"
@@ -165,7 +166,7 @@ bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* p
 /// other (/proc/self/cmdline is the first area), and before main program_invocation_name and environ still
 /// point at the first of each (glibc and musl set them before constructors run). /proc is read when the
 /// memory is not laid out so (no environment, a replaced name) or the line is longer than /proc's read.
-bool OwnCmdlineMatches(const char* const* env) {
+NUMABIND_HOT bool OwnCmdlineMatches(const char* const* env) {
   const char* match = g_state.config.match;
   if (match == nullptr || *match == '\0') return false;
   const char* start = program_invocation_name;
@@ -184,7 +185,7 @@ bool OwnCmdlineMatches(const char* const* env) {
 
 }  // namespace
 
-bool StartAsRank(const config::EnvFacts& facts, const char* const* env) {
+NUMABIND_HOT bool StartAsRank(const config::EnvFacts& facts, const char* const* env) {
   const config::Config& c = g_state.config;
   if (c.rank_var != nullptr) g_state.startup_rank_vars = facts.named != nullptr ? config::kRankVarBit : 0;
   RankMatch m;
