@@ -269,9 +269,13 @@ Test(no_devices, exclusive_more_ranks_than_cores) {
   PREPARE(b, t, "exclusive");
   RankText r = PlanRank(*b.basis, 0, 40);
   cr_assert(!r.ok);
-  STR_EQ(r.error, "rank 0: policy exclusive: node 0 has 8 cores for 10 ranks");
+  STR_EQ(r.error,
+         "rank 0: policy exclusive: node 0 has 8 cores for 10 ranks: use NUMABIND_POLICY=node or auto, or at "
+         "most 8 ranks there");
   r = PlanRank(*b.basis, 39, 40);
-  STR_EQ(r.error, "rank 39: policy exclusive: node 3 has 8 cores for 10 ranks");
+  STR_EQ(r.error,
+         "rank 39: policy exclusive: node 3 has 8 cores for 10 ranks: use NUMABIND_POLICY=node or auto, or "
+         "at most 8 ranks there");
 }
 
 Test(no_devices, exclusive_smt_off) {
@@ -412,7 +416,9 @@ Test(devices_policy, more_ranks_than_devices) {
   STR_EQ(Cpus(*node.basis, 4), "0-15 | 0-15 | 0-15 | 0-15");
   STR_EQ(Cpus(*cc.basis, 4), "0-7 | 8-15 | 0-7 | 8-15");
   RankText r = PlanRank(*excl.basis, 5, 9);
-  STR_EQ(r.error, "rank 5: policy exclusive: node 0 has 8 cores for 9 ranks");
+  STR_EQ(r.error,
+         "rank 5: policy exclusive: node 0 has 8 cores for 9 ranks: use NUMABIND_POLICY=node or auto, or at "
+         "most 8 ranks there");
 }
 
 Test(devices_policy, unknown_locality) {
@@ -539,7 +545,9 @@ Test(xml, offline_cpus_16em64t) {
   Topology t = Load(XmlOrSkip("16em64t-4s2c2t-offlines.xml"));
   PREPARE(e, t, "exclusive");
   STR_EQ(Cpus(*e.basis, 4), "0-1 | 3-4,12 | 6 | 15");
-  STR_EQ(PlanRank(*e.basis, 0, 7).error, "rank 0: policy exclusive: node 0 has 6 cores for 7 ranks");
+  STR_EQ(PlanRank(*e.basis, 0, 7).error,
+         "rank 0: policy exclusive: node 0 has 6 cores for 7 ranks: use NUMABIND_POLICY=node or auto, or at "
+         "most 6 ranks there");
   PREPARE(c, t, "core-complex");
   STR_EQ(Cpus(*c.basis, 5), "0,4,12 | 3,15 | 1 | 6 | 0,4,12");
   PREPARE(n, t, "node");

@@ -1,0 +1,61 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The note of a mistake self-binding ranks share (shim/rank/mistake_note.h). Runs in the constructor of a
+// rank that is about to run unbound: raw system calls, no allocation.
+
+#include "shim/rank/mistake_note.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+
+#include "base/log_path.h"
+#include "base/syscalls.h"
+#include "base/text.h"
+#include "shim/launcher/basis_cache.h"
+#include "shim/state/state.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+/// FNV-1a over a NUL-terminated string, its NUL included (so that "ab"+"c" and "a"+"bc" differ).
+uint64_t Mix(uint64_t h, const char* s, size_t n = ~size_t{0}) {
+  for (size_t i = 0; i < n; ++i) {
+    h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
+    if (s[i] == '\0') break;
+  }
+  return h;
+}
+
+}  // namespace
+
+void NoteSharedMistake(const char* text) {
+  static uint32_t said;  // this rank's word: it has no launcher's to share
+  int dir = OpenSharedDirectory();
+  if (dir < 0) return;
+  uint64_t h = Mix(14695981039346656037ull, text);
+  const char* job = base::LogJobId(const_cast<const char* const*>(environ));
+  // No job: its launch, the parent's pid and start time (g_state.launch, set before it prepared), so that a
+  // later launch by a reused pid says the mistake again.
+  h = base::StrEq(job, "nojob") ? Mix(Mix(h, ""), g_state.launch) : Mix(h, job);
+  char name[] = "note-0123456789abcdef";
+  for (int i = 0; i < 16; ++i) name[5 + i] = "0123456789abcdef"[(h >> (60 - 4 * i)) & 15];
+  int fd = base::OpenAt(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+  base::Sys6(SYS_close, dir);
+  if (fd >= 0) {
+    // What was said, for whoever wonders why the other ranks were silent.
+    base::Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(base::StrLen(text)));
+    base::Sys6(SYS_write, fd, reinterpret_cast<long>("\n"), 1);
+    base::Sys6(SYS_close, fd);
+    said = 0;
+  } else if (fd == -EEXIST) {
+    said = 1;
+  } else {
+    return;  // cannot tell: say it
+  }
+  g_state.mistake_said = &said;
+}
+
+}  // namespace numabind::shim
