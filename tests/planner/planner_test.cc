@@ -599,8 +599,10 @@ Test(xml, hand_made_device_without_locality) {
   STR_EQ(Nodes(*node.basis, 2), "0-1 | 1");
   STR_EQ(PlanRank(*node.basis, 0, 2).label, "node 0-1 (locality unknown)");
   STR_EQ(Cpus(*excl.basis, 4),
-         "0-1 | !rank 1: policy exclusive: node 1 has 1 core for 2 ranks | 2 | "
-         "!rank 3: policy exclusive: node 1 has 1 core for 2 ranks");
+         "0-1 | !rank 1: policy exclusive: node 1 has 1 core for 2 ranks: use NUMABIND_POLICY=node or auto, "
+         "or at most 1 rank there | 2 | "
+         "!rank 3: policy exclusive: node 1 has 1 core for 2 ranks: use NUMABIND_POLICY=node or auto, or at "
+         "most 1 rank there");
   // An explicit list may name any device; one the machine lacks is an error.
   Basis vga, missing;
   PrepareDev(t, "node", &vga, "03:00.0");
