@@ -165,9 +165,9 @@ bool PlaceExclusive(const PlanBasis& basis, const PlanSlot& slot, const uint64_t
     w.Str(cores == 1 ? " core for " : " cores for ");
     w.Uint(count);
     // Oversubscribed: say what fits instead (the same words in `numabind plan` and a rank's line).
-    w.Str(" ranks: use NUMABIND_POLICY=node or auto, or at most ");
+    w.Str(" ranks: use node or auto, or at most ");
     w.Uint(cores);
-    w.Str(cores == 1 ? " rank there" : " ranks there");
+    w.Str(cores == 1 ? " rank" : " ranks");
     return false;
   }
   // count >= 1: this rank's own slot is in the group and RanksOnSlot counts the rank there.

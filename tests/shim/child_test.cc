@@ -225,7 +225,7 @@ Test(child, rank_past_the_count_names_the_count_and_the_fix) {
 Test(child, oversubscription_suggests_node_auto_or_fewer_ranks) {
   Outcome o = RunWithRank("0", {"NUMABIND_POLICY=exclusive", "LOCAL_WORLD_SIZE=4096"});
   std::vector<std::string> lines = LinesWith(o.output,
-                                             "cores for 4096 ranks: use NUMABIND_POLICY=node or auto, "
+                                             "cores for 4096 ranks: use node or auto, "
                                              "or at most ");
   cr_expect_eq(lines.size(), 1u, "%s", o.output.c_str());
 }
