@@ -6,7 +6,10 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <string>
@@ -122,4 +125,20 @@ Test(shared_mistake, a_good_rank_opens_no_note) {
   std::string out = RunShared(SelfBinding(2), {"NUMABIND_POLICY=node"}, &notes);
   cr_expect_eq(LinesWith(out, "numabind:").size(), 0u, "%s", out.c_str());
   cr_expect_eq(notes, 0u);
+}
+
+Test(shared_mistake, a_new_note_removes_notes_a_day_old) {
+  std::string dir = MakeTempDir("numabind-mistake-old");
+  std::string own = dir + "/numabind-" + std::to_string(geteuid());
+  mkdir(own.c_str(), 0700);
+  std::string old_note = own + "/note-00000000000000aa", young_note = own + "/note-00000000000000bb";
+  for (const std::string& p : {old_note, young_note}) fclose(fopen(p.c_str(), "w"));
+  timespec two_days_ago[2] = {{time(nullptr) - 2 * 86400, 0}, {time(nullptr) - 2 * 86400, 0}};
+  cr_assert_eq(utimensat(AT_FDCWD, old_note.c_str(), two_days_ago, 0), 0);
+  RunResult r =
+      Run(SelfBinding(2), {Shim(), "NUMABIND_SHARED=" + dir, "NUMABIND_POLICY=sockte"}, dir + "/output", 60);
+  cr_expect_eq(r.exit_code, 0);
+  cr_expect_neq(access(old_note.c_str(), F_OK), 0, "a note two days old was kept");
+  cr_expect_eq(access(young_note.c_str(), F_OK), 0, "a young note was removed");
+  RemoveTree(dir);
 }
