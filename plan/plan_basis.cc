@@ -141,8 +141,22 @@ void IndexAmong(const PlanBasis& basis, uint32_t rank, uint32_t n, Same same, ui
 // more. Like torch, too few cores for the ranks of a node is an error for every rank there, not only for
 // those whose slice would be empty. Child-safe: writes only into *out.
 bool PlaceExclusive(const PlanBasis& basis, const PlanSlot& slot, const uint64_t* units, uint32_t rank,
-                    uint64_t index, uint64_t count, RankPlan* out) {
+                    uint32_t stated, uint64_t index, uint64_t count, RankPlan* out) {
   uint64_t cores = slot.unit_count;
+  if (cores < count && stated != 0 && rank >= stated) {
+    // Counted as the last of rank + 1 ranks: name the count that was stated, not that one.
+    Writer w = ErrorStart(basis, rank, out);
+    w.Str("past the rank count, ");
+    w.Uint(stated);
+    w.Str(" (ranks 0 to ");
+    w.Uint(stated - 1);
+    w.Str("), and ");
+    w.Str(slot.label);
+    w.Str(" has ");
+    w.Uint(cores);
+    w.Str(cores == 1 ? " core" : " cores");
+    return false;
+  }
   if (cores < count) {
     Writer w = ErrorStart(basis, rank, out);
     w.Str(slot.label);
@@ -150,7 +164,10 @@ bool PlaceExclusive(const PlanBasis& basis, const PlanSlot& slot, const uint64_t
     w.Uint(cores);
     w.Str(cores == 1 ? " core for " : " cores for ");
     w.Uint(count);
-    w.Str(" ranks");
+    // Oversubscribed: say what fits instead (the same words in `numabind plan` and a rank's line).
+    w.Str(" ranks: use node or auto, or at most ");
+    w.Uint(cores);
+    w.Str(cores == 1 ? " rank" : " ranks");
     return false;
   }
   // count >= 1: this rank's own slot is in the group and RanksOnSlot counts the rank there.
@@ -175,8 +192,10 @@ void AutoIndex(const PlanBasis& basis, uint32_t s, uint32_t rank, uint32_t n, ui
 }
 
 // The rank's CPUs from its slot's units (slot s), by policy; under auto with fewer ranks than devices, from
-// the block of `block` slots that starts at s. Child-safe: writes only into *out.
-bool PlaceCpus(const PlanBasis& basis, uint32_t s, uint32_t block, uint32_t rank, uint32_t n, RankPlan* out) {
+// the block of `block` slots that starts at s; `stated` is the count the rank was given (0: none), which n
+// exceeds for a rank past it. Child-safe: writes only into *out.
+bool PlaceCpus(const PlanBasis& basis, uint32_t s, uint32_t block, uint32_t rank, uint32_t n, uint32_t stated,
+               RankPlan* out) {
   const PlanSlot& slot = basis.slots[s];
   const uint64_t* units = basis.unit_cpus + static_cast<uint64_t>(slot.first_unit) * basis.cpu_words;
   switch (basis.policy) {
@@ -200,7 +219,7 @@ bool PlaceCpus(const PlanBasis& basis, uint32_t s, uint32_t block, uint32_t rank
         OrWords(out->cpus, units + (index % slot.unit_count) * basis.cpu_words, basis.cpu_words);
         return true;
       }
-      return PlaceExclusive(basis, slot, units, rank, index, count, out);
+      return PlaceExclusive(basis, slot, units, rank, stated, index, count, out);
     }
     case config::PolicyKind::kNode:
     case config::PolicyKind::kSocket:
@@ -256,7 +275,7 @@ bool PlanRankOf(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan
   const uint64_t* slot_nodes = basis.slot_nodes + static_cast<uint64_t>(s) * basis.node_words;
   for (uint32_t i = 0; i < basis.node_words; ++i) out->nodes[i] = slot_nodes[i];
   if (slot.unit_count == 0) return NoAllowedCpus(basis, slot, rank, out);
-  if (!PlaceCpus(basis, s, block, rank, n, out)) return false;
+  if (!PlaceCpus(basis, s, block, rank, n, nranks, out)) return false;
   if (CountBits(out->cpus, basis.cpu_words) == 0) return NoAllowedCpus(basis, slot, rank, out);
   return true;
 }

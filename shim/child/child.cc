@@ -18,6 +18,7 @@
 #include "config/rank_count.h"
 #include "plan/plan_auto.h"
 #include "shim/child/bound_marker.h"
+#include "shim/log/shared_mistake.h"
 
 namespace numabind::shim {
 namespace {
@@ -60,14 +61,19 @@ bool SameBits(const uint64_t* a, uint32_t a_words, const uint64_t* b, uint32_t b
 }
 
 /// Child-safe: logs why a rank is not bound (a line of its own, on the stack only on this path) and decides
-/// between running unbound and refusing (strict).
+/// between running unbound and refusing (strict). A `shared` mistake (every rank of the launch has it) is
+/// said by one rank (shim/log/shared_mistake.h).
 __attribute__((noinline)) BindResult Fail(const char* path, const RankMatch& m, const char* what,
-                                          const char* why, int e, int* err) {
-  Line line;
-  Line* l = &line;
-  l->Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
-  l->Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
-  WriteUnbound({g_state.config.strict, true, m.rank, m.nranks, m.var, path}, l);
+                                          const char* why, int e, int* err, bool shared = false) {
+  bool first = false;
+  if (!shared || SaysSharedMistake(&first)) {
+    Line line;
+    Line* l = &line;
+    l->Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
+    l->Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
+    if (first) l->Str(kSaidOnce);
+    WriteUnbound({g_state.config.strict, true, m.rank, m.nranks, m.var, path}, l);
+  }
   if (!g_state.config.strict) return BindResult::kUnbound;
   *err = e;
   return BindResult::kRefused;
@@ -179,6 +185,22 @@ const char* BasisProblem() {
   return nullptr;
 }
 
+/// Child-safe: says that rank m is past its count (a stale NUMABIND_NRANKS, a launcher's local size that
+/// leaves ranks out), with the count and what to change. Not inlined: its line is on the stack only here.
+__attribute__((noinline)) void WarnPastCount(const char* path, const RankMatch& m) {
+  if (g_state.config.log < config::LogLevel::kWarn) return;
+  bool stated = g_state.config.nranks != 0;
+  Line l;
+  l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
+  l.Str(" is past the rank count, ").Num(m.nranks).Str(stated ? " (NUMABIND_NRANKS)" : " (its launcher's)");
+  l.Str(", so it is planned as the last of ").Num(static_cast<long long>(m.rank) + 1).Str(" ranks: ");
+  if (stated)
+    l.Str("set NUMABIND_NRANKS to the number of ranks on this node, or unset it");
+  else
+    l.Str("its launcher counts ranks 0 to ").Num(static_cast<long long>(m.nranks) - 1).Str(" on this node");
+  WriteLog(config::LogLevel::kWarn, &l);
+}
+
 /// Child-safe: saves the calling thread's binding into `saved`, then applies the plan's CPUs and memory
 /// policy. Returns 0 or -errno with *what naming the call that failed; *memory_denied is why no memory
 /// policy was set (the helper found set_mempolicy refused: the CPUs are bound all the same), or nullptr.
@@ -249,11 +271,12 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
                     int* err, plan::RankPlan* planned) {
   RankMatch& m = *found;
   if (m.bad_value != nullptr) return FailValue(path, m, err);
-  if (const char* why = BasisProblem()) return Fail(path, m, "", why, EINVAL, err);
+  if (const char* why = BasisProblem()) return Fail(path, m, "", why, EINVAL, err, true);
   const plan::PlanBasis& basis = *g_state.basis;
   plan::RankPlan& plan = *planned;  // its sets are the caller's, of PlanWords: BasisProblem checked them
   const uint64_t* cpus = plan.cpus;
   const uint64_t* nodes = plan.nodes;
+  if (m.nranks != 0 && m.rank >= m.nranks) WarnPastCount(path, m);
   if (!plan::ComputeRankPlan(basis, m.rank, m.nranks, &plan))
     return Fail(path, m, "", plan.error, EINVAL, err);
   const char* what = "";

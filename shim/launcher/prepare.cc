@@ -27,6 +27,7 @@
 #include "shim/launcher/basis_cache.h"
 #include "shim/launcher/helper_launch.h"
 #include "shim/launcher/launch_id.h"
+#include "shim/log/shared_mistake.h"
 #include "shim/state/guard.h"
 
 #ifndef NUMABIND_HELPER_PATH
@@ -58,6 +59,13 @@ void SetPrepareError(const char* a, const char* b = "", const char* c = "", cons
     for (size_t j = 0; parts[i][j] != '\0' && j < limit && at < cap; ++j)
       g_state.prepare_error[at++] = parts[i][j];
   }
+  g_state.prepare_error[at] = '\0';
+}
+
+/// Appends `text` to g_state.prepare_error, cut to fit.
+void AppendPrepareError(const char* text) {
+  size_t at = base::StrLen(g_state.prepare_error), cap = sizeof(g_state.prepare_error) - 1;
+  for (; *text != '\0' && at < cap; ++text) g_state.prepare_error[at++] = *text;
   g_state.prepare_error[at] = '\0';
 }
 
@@ -153,6 +161,9 @@ void Prepare() {
   plan::BasisFrameHeader header;
   if (!ran || run.size < sizeof(header)) {
     SetPrepareError("the planner helper ", kHelperPath, " failed: ", ran ? "no answer" : run.why);
+    // Not there, or not a program: the path was fixed when the library was built.
+    if (!ran && base::StartsWith(run.why, "exec "))
+      AppendPrepareError("; rebuild or reinstall numabind, whose library runs that path");
     FreeHelperOutput(&run);
     return;
   }
@@ -213,8 +224,10 @@ const plan::PlanBasis* EnsurePrepared() {
     int saved_errno = errno;
     Guard guard;
     NoteOwnLaunch();  // the ranks' lines name their launch, bound or not
-    // A bad configuration is reported at each rank; there is nothing to plan with.
+    // A bad configuration leaves nothing to plan with; one of the ranks says it.
     if (g_state.config_error[0] == '\0') Prepare();
+    // A launcher's ranks would each say the same mistake: one of them says it.
+    if (g_state.active && g_state.basis == nullptr) ShareMistakeWord();
     errno = saved_errno;
     __atomic_store_n(&g_state.prepared, true, __ATOMIC_RELEASE);
   }

@@ -20,6 +20,7 @@
 #include "shim/launcher/launch_id.h"
 #include "shim/launcher/prepare.h"
 #include "shim/log/json_log.h"
+#include "shim/rank/mistake_note.h"
 #include "shim/rank/process_threads.h"
 
 extern char** environ;
@@ -82,6 +83,20 @@ bool ResolveDeviceRank(const char* program, const config::OneDevice& d, RankMatc
   return false;
 }
 
+/// A rank that will say a mistake every rank of its job shares (a bad configuration, no plan) at warn or
+/// info, where one line is enough: whether another rank of its node and job said it (shim/rank/
+/// mistake_note.h). At debug, and into a JSON log file that records every rank, each rank says it.
+void NoteMistake(const RankMatch& m) {
+  const config::Config& c = g_state.config;
+  if (m.bad_value != nullptr || c.log < config::LogLevel::kWarn || c.log >= config::LogLevel::kDebug ||
+      RecordsRanks())
+    return;
+  if (g_state.config_error[0] != '\0')
+    NoteSharedMistake(g_state.config_error);
+  else if (g_state.basis == nullptr)
+    NoteSharedMistake(g_state.prepare_error);
+}
+
 /// Binds this process as rank *m (by device when `device` is not nullptr: the rank is found once the basis
 /// is prepared). False when it turned out to be no rank.
 bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device) {
@@ -109,6 +124,7 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
     return false;
   }
   if (widen) m->started_cpus = started, m->started_words = static_cast<uint32_t>(got / 8);
+  NoteMistake(*m);
   NUMABIND_BIND_STORAGE(saved, plan);
   BoundEvent event;
   int err = 0;

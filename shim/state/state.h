@@ -68,6 +68,10 @@ struct State {
   const plan::PlanBasis* basis = nullptr;
   bool prepared = false;
   char prepare_error[320] = {0};
+  /// Nonzero once a rank said the mistake all of them share (config_error, or no basis): a word in a page
+  /// a launcher shares with its children, or a self-binding rank's own (shim/log/shared_mistake.h);
+  /// nullptr: every rank says it.
+  uint32_t* mistake_said = nullptr;
   /// Why ranks get no memory policy ("EPERM", "ENOSYS", "killed by SIGSYS": set_mempolicy as tried by
   /// the helper's keeper at prepare time), "" when they do: CPU binding only.
   char memory_policy_denied[32] = {0};

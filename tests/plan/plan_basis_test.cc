@@ -139,10 +139,21 @@ Test(compute_rank_plan, too_few_cores_fails_every_rank_of_the_group) {
   // 12 ranks: group 0 (slots 0 and 1) gets ranks 0,1,4,5,8,9 for 5 cores.
   RankText r0 = PlanRank(h.basis, 0, 12), r9 = PlanRank(h.basis, 9, 12), r2 = PlanRank(h.basis, 2, 12);
   cr_assert(!r0.ok && !r9.ok);
-  STR_EQ(r0.error, "rank 0: policy exclusive: node 0 has 5 cores for 6 ranks");
-  STR_EQ(r9.error, "rank 9: policy exclusive: node 0 has 5 cores for 6 ranks");
+  STR_EQ(r0.error,
+         "rank 0: policy exclusive: node 0 has 5 cores for 6 ranks: use node or auto, or at most 5 ranks");
+  STR_EQ(r9.error,
+         "rank 9: policy exclusive: node 0 has 5 cores for 6 ranks: use node or auto, or at most 5 ranks");
   // Group 1 has ranks 2, 6, 10 for 2 cores.
-  STR_EQ(r2.error, "rank 2: policy exclusive: node 1 has 2 cores for 3 ranks");
+  STR_EQ(r2.error,
+         "rank 2: policy exclusive: node 1 has 2 cores for 3 ranks: use node or auto, or at most 2 ranks");
+}
+
+Test(compute_rank_plan, past_the_stated_count_names_that_count) {
+  HandBasis h(PolicyKind::kExclusive, false);
+  // Rank 13 of a stated 4 is planned as the last of 14 (8 ranks for group 0's 5 cores): the error names 4.
+  RankText t = PlanRank(h.basis, 13, 4);
+  cr_assert(!t.ok);
+  STR_EQ(t.error, "rank 13: policy exclusive: past the rank count, 4 (ranks 0 to 3), and node 0 has 5 cores");
 }
 
 Test(compute_rank_plan, core_complex_wraps) {
@@ -221,7 +232,9 @@ Test(compute_rank_plan, huge_rank_counts_in_slots_not_ranks) {
   // 1000000000 of the 4000000001 ranks.
   RankText t = PlanRank(h.basis, 4000000000u, 4000000001u);
   cr_assert(!t.ok);
-  STR_EQ(t.error, "rank 4000000000: policy exclusive: node 0 has 5 cores for 2000000001 ranks");
+  STR_EQ(t.error,
+         "rank 4000000000: policy exclusive: node 0 has 5 cores for 2000000001 ranks: use node or auto, or "
+         "at most 5 ranks");
 }
 
 Test(compute_rank_plan, long_error_is_truncated) {

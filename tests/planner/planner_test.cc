@@ -269,9 +269,11 @@ Test(no_devices, exclusive_more_ranks_than_cores) {
   PREPARE(b, t, "exclusive");
   RankText r = PlanRank(*b.basis, 0, 40);
   cr_assert(!r.ok);
-  STR_EQ(r.error, "rank 0: policy exclusive: node 0 has 8 cores for 10 ranks");
+  STR_EQ(r.error,
+         "rank 0: policy exclusive: node 0 has 8 cores for 10 ranks: use node or auto, or at most 8 ranks");
   r = PlanRank(*b.basis, 39, 40);
-  STR_EQ(r.error, "rank 39: policy exclusive: node 3 has 8 cores for 10 ranks");
+  STR_EQ(r.error,
+         "rank 39: policy exclusive: node 3 has 8 cores for 10 ranks: use node or auto, or at most 8 ranks");
 }
 
 Test(no_devices, exclusive_smt_off) {
@@ -412,7 +414,8 @@ Test(devices_policy, more_ranks_than_devices) {
   STR_EQ(Cpus(*node.basis, 4), "0-15 | 0-15 | 0-15 | 0-15");
   STR_EQ(Cpus(*cc.basis, 4), "0-7 | 8-15 | 0-7 | 8-15");
   RankText r = PlanRank(*excl.basis, 5, 9);
-  STR_EQ(r.error, "rank 5: policy exclusive: node 0 has 8 cores for 9 ranks");
+  STR_EQ(r.error,
+         "rank 5: policy exclusive: node 0 has 8 cores for 9 ranks: use node or auto, or at most 8 ranks");
 }
 
 Test(devices_policy, unknown_locality) {
@@ -539,7 +542,8 @@ Test(xml, offline_cpus_16em64t) {
   Topology t = Load(XmlOrSkip("16em64t-4s2c2t-offlines.xml"));
   PREPARE(e, t, "exclusive");
   STR_EQ(Cpus(*e.basis, 4), "0-1 | 3-4,12 | 6 | 15");
-  STR_EQ(PlanRank(*e.basis, 0, 7).error, "rank 0: policy exclusive: node 0 has 6 cores for 7 ranks");
+  STR_EQ(PlanRank(*e.basis, 0, 7).error,
+         "rank 0: policy exclusive: node 0 has 6 cores for 7 ranks: use node or auto, or at most 6 ranks");
   PREPARE(c, t, "core-complex");
   STR_EQ(Cpus(*c.basis, 5), "0,4,12 | 3,15 | 1 | 6 | 0,4,12");
   PREPARE(n, t, "node");
@@ -590,9 +594,10 @@ Test(xml, hand_made_device_without_locality) {
   STR_EQ(Cpus(*node.basis, 2), "0-2 | 2");
   STR_EQ(Nodes(*node.basis, 2), "0-1 | 1");
   STR_EQ(PlanRank(*node.basis, 0, 2).label, "node 0-1 (locality unknown)");
-  STR_EQ(Cpus(*excl.basis, 4),
-         "0-1 | !rank 1: policy exclusive: node 1 has 1 core for 2 ranks | 2 | "
-         "!rank 3: policy exclusive: node 1 has 1 core for 2 ranks");
+  STR_EQ(
+      Cpus(*excl.basis, 4),
+      "0-1 | !rank 1: policy exclusive: node 1 has 1 core for 2 ranks: use node or auto, or at most 1 rank | "
+      "2 | !rank 3: policy exclusive: node 1 has 1 core for 2 ranks: use node or auto, or at most 1 rank");
   // An explicit list may name any device; one the machine lacks is an error.
   Basis vga, missing;
   PrepareDev(t, "node", &vga, "03:00.0");

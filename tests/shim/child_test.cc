@@ -197,3 +197,37 @@ Test(child, ranks_by_order_when_spawned_back_to_back) {
 }
 
 }  // namespace numabind::shim::test
+
+namespace numabind::shim::test {
+
+// Issue 26: a rank past its count says so with that count and what to change; planned as the last of rank
+// + 1 ranks, an exclusive plan that cannot fit it names the stated count, not rank + 1.
+Test(child, rank_past_the_count_names_the_count_and_the_fix) {
+  Outcome o = RunWithRank("5", {"NUMABIND_POLICY=node", "NUMABIND_NRANKS=2"});
+  cr_expect_eq(LinesWith(o.output, "numabind: rank 5 (LOCAL_RANK) ").size(), 1u, "%s", o.output.c_str());
+  cr_expect_eq(LinesWith(o.output,
+                         "is past the rank count, 2 (NUMABIND_NRANKS), so it is planned as the last of "
+                         "6 ranks: set NUMABIND_NRANKS to the number of ranks on this node")
+                   .size(),
+               1u, "%s", o.output.c_str());
+  o = RunWithRank("5", {"NUMABIND_POLICY=exclusive", "NUMABIND_NRANKS=2"});
+  cr_expect_eq(
+      LinesWith(o.output, "runs unbound: rank 5: policy exclusive: past the rank count, 2 (ranks 0 to 1)")
+          .size(),
+      1u, "%s", o.output.c_str());
+  cr_expect_eq(LinesWith(o.output, "for 6 ranks").size(), 0u, "%s", o.output.c_str());
+  // Within the count: nothing said.
+  o = RunWithRank("1", {"NUMABIND_POLICY=node", "NUMABIND_NRANKS=2"});
+  cr_expect_eq(LinesWith(o.output, "past the rank count").size(), 0u, "%s", o.output.c_str());
+}
+
+// Issue 26: more ranks than exclusive has cores suggests what fits.
+Test(child, oversubscription_suggests_node_auto_or_fewer_ranks) {
+  Outcome o = RunWithRank("0", {"NUMABIND_POLICY=exclusive", "LOCAL_WORLD_SIZE=4096"});
+  std::vector<std::string> lines = LinesWith(o.output,
+                                             "cores for 4096 ranks: use node or auto, "
+                                             "or at most ");
+  cr_expect_eq(lines.size(), 1u, "%s", o.output.c_str());
+}
+
+}  // namespace numabind::shim::test

@@ -308,3 +308,34 @@ Test(prepare, no_dev_null, .timeout = 60) {
 }
 
 }  // namespace numabind::shim::test
+
+namespace numabind::shim::test {
+
+// Issue 26: a missing planner helper (its path is fixed when the library is built) names the path and says
+// to rebuild or reinstall. The library is copied with its compiled-in helper path made one that does not
+// exist (same length: the last letter changed).
+Test(prepare, missing_helper_says_to_rebuild_or_reinstall, .timeout = 60) {
+  std::string build = BuildDir();
+  std::string lib = ReadFile(build + "/libnumabind.so");
+  char real[PATH_MAX];
+  cr_assert(realpath((build + "/numabind").c_str(), real) != nullptr);
+  std::string helper = std::string(real) + '\0';
+  std::string missing = helper;
+  missing[missing.size() - 2] = missing[missing.size() - 2] == 'X' ? 'Y' : 'X';
+  size_t found = 0;
+  for (size_t at = lib.find(helper); at != std::string::npos; at = lib.find(helper, at + 1), ++found)
+    lib.replace(at, helper.size(), missing);
+  cr_assert_gt(found, 0u, "the library does not hold the helper path %s", real);
+  std::string dir = MakeTempDir("numabind-prepare");
+  { std::ofstream(dir + "/lib.so", std::ios::binary) << lib; }
+  Outcome o = RunIn(dir, {"bash", RepoDir() + "/tests/shim/scripts/bash_loop.sh", "2", "/bin/true"},
+                    {"LD_PRELOAD=" + dir + "/lib.so", "NUMABIND_POLICY=node", "NUMABIND_SHARED=off"});
+  RemoveTree(dir);
+  missing.pop_back();
+  std::vector<std::string> lines = LinesWith(o.output, "the planner helper " + missing +
+                                                           " failed: exec ENOENT; "
+                                                           "rebuild or reinstall numabind");
+  cr_expect_eq(lines.size(), 1u, "%s", o.output.c_str());
+}
+
+}  // namespace numabind::shim::test
