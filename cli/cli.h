@@ -34,6 +34,8 @@ int Main(int argc, char** argv, const char* const* env);
 int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
 int ShowCommand(const Args& args, FILE* out, FILE* err);
 int VarsCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
+/// `ps`: the processes numabind bound on this machine (cli/ps.h).
+int PsCommand(const Args& args, FILE* out, FILE* err);
 /// `report`: a job's verdict from its JSON logs (cli/report.h); `env` gives NUMABIND_LOG_FILE and the job id.
 int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
 /// Internal, run by the shim: `prepare-basis --policy P [--memory M] [--devices D] [--topology T]` writes
@@ -53,6 +55,7 @@ void PrintShowHelp(FILE* out);
 void PrintRunHelp(FILE* out);
 void PrintVarsHelp(FILE* out);
 void PrintReportHelp(FILE* out);
+void PrintPsHelp(FILE* out);
 /// The options of a command, one per line, for its help.
 void PrintOptions(FILE* out, const struct OptionSpec* specs, size_t nspecs);
 /// `text` wrapped at `width` columns, each line indented by `indent` spaces.
@@ -86,6 +89,7 @@ OptionList RunOptions();
 OptionList PlanOptions();
 OptionList ShowOptions();
 OptionList ReportOptions();
+OptionList PsOptions();
 OptionList VarsOptions();
 
 struct ParsedArgs {

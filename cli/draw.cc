@@ -69,7 +69,8 @@ std::vector<std::vector<std::string>> LegendEntries(const planner::Topology& top
   *fields = std::string("mark=") + (d.plan ? "rank" : "pid") + ", cpus";
   if (nodes_differ) *fields += ", memory nodes";
   if (devices) *fields += ", device";
-  if (!d.plan) *fields += ", memory policy, command";
+  if (!d.plan)
+    *fields += ", " + (d.detail_fields.empty() ? std::string("memory policy, command") : d.detail_fields);
   std::vector<std::vector<std::string>> entries;
   for (size_t i = 0; i < d.items.size(); ++i) {
     const DrawItem& it = d.items[i];

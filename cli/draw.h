@@ -44,6 +44,9 @@ struct Drawing {
   /// CPUs drawn 'x': plan marks those a plan may not use (outside topo.allowed), show those outside the
   /// machine's allowed set (cgroup), since numabind's own affinity says nothing about other processes.
   bool plan = true;
+  /// The legend's names of the items' details (after "mark=pid, cpus"); "" for show's ("memory policy,
+  /// command"). Only when plan is false.
+  std::string detail_fields;
 };
 
 /// The mark of item i: 0-9, A-Z, a-z, repeating after 62 (the header says so when it does).

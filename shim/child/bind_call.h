@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <sys/types.h>
 
+#include "base/command_name.h"
 #include "base/syscalls.h"
 #include "shim/child/child.h"
 #include "shim/child/rank_exports.h"
@@ -34,6 +35,8 @@ struct BindCall {
   /// Set when the call is refused (NUMABIND_STRICT=1 and the rank could not be bound): the errno to fail
   /// with; `call` is then not made.
   int* refused_errno;
+  /// The program's arguments (may be nullptr): a Python rank is named by its script (base/command_name.h).
+  char* const* argv = nullptr;
 };
 
 /// Child-safe: binds the calling thread to rank b.m's plan, runs `call(env)` and restores the thread's
@@ -44,19 +47,24 @@ struct BindCall {
 /// result with *b.refused_errno set. Not inlined: its saved binding is on the stack only now, not while
 /// FindRank reads /proc. Stack: this frame is 0.75 KiB and the sets (child.h); it keeps the bound rank's
 /// event, not its line, across `call` (popen's and system's own spawn runs below it: a 16 KiB thread stack
-/// overflowed when it held a 2 KiB line and an 8,192-CPU mask there).
+/// overflowed when it held a 2 KiB line and an 8,192-CPU mask there). The rank is named in its lines by
+/// base::CommandName (a Python rank by its script: a 256-byte name, only then).
 template <typename Call>
 __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decltype(call(b.envp)) {
   // The binding it had and the rank's plan, computed once by BindRank and handed on to its exports.
   NUMABIND_BIND_STORAGE(saved, plan);
+  // Room for a Python rank's name only (a VLA: the stack is unchanged for others); the event points at it.
+  bool python = base::IsPythonName(b.path) || (b.argv != nullptr && base::IsPythonName(b.argv[0]));
+  char name[python ? base::kCommandNameMax : 1];
+  const char* path = base::CommandName(b.path, const_cast<const char* const*>(b.argv), name, sizeof(name));
   BoundEvent event;  // its line is made when it is written (FinishBound): no line's buffer here
-  BindResult r = BindRank(b.entry, b.path, b.m, &saved, &event, b.refused_errno, &plan);
+  BindResult r = BindRank(b.entry, path, b.m, &saved, &event, b.refused_errno, &plan);
   if (r == BindResult::kRefused) return decltype(call(b.envp))();
   RankBlock block;
-  int e = BuildRankBlock(b.envp, *b.m, r == BindResult::kBound ? &plan : nullptr, b.path, &block);
+  int e = BuildRankBlock(b.envp, *b.m, r == BindResult::kBound ? &plan : nullptr, path, &block);
   if (e != 0 && r == BindResult::kBound) {
     Restore(saved);
-    r = FailEnvironment(b.path, *b.m, e, b.refused_errno);
+    r = FailEnvironment(path, *b.m, e, b.refused_errno);
     if (r == BindResult::kRefused) return decltype(call(b.envp))();
   }
   if (b.exec) {

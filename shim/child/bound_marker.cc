@@ -7,11 +7,10 @@
 
 #include <fcntl.h>
 
-#include "base/digits.h"
 #include "base/proc_stat.h"
 #include "base/syscalls.h"
 #include "base/text.h"
-#include "config/grammar.h"
+#include "config/bound_marker.h"
 #include "plan/plan_basis.h"
 
 namespace numabind::shim {
@@ -62,34 +61,9 @@ void AppendBoundProof(char* marker, size_t len, size_t cap) {
   marker[at] = '\0';
 }
 
-// Child-safe: parses digits, commas and dashes.
-bool ParseBoundProof(const char* bound, BoundProof* out) {
-  const char* s = bound;
-  while (*s != '\0' && *s != ' ') ++s;
-  if (!base::StartsWith(s, " cpus=")) return false;
-  s += 6;
-  const char* list = s;
-  while (*s != '\0' && *s != ' ') ++s;
-  config::Ranges ranges(list, s, uint32_t{config::kMaxCpuWords} * 64 - 1);
-  uint32_t first, last;
-  bool any = false;
-  while (ranges.Next(&first, &last)) {
-    for (uint32_t c = first; c <= last; ++c) out->cpus[c / 64] |= 1ull << (c % 64);
-    any = true;
-  }
-  if (!any || ranges.fault() != config::ListFault::kNone) return false;
-  uint64_t by = 0;
-  if (!base::StartsWith(s, " by=")) return false;
-  s += 4;
-  if (base::ScanDecimal(&s, nullptr, 0x7fffffff, &by) != base::Digits::kOk || *s != '\0' || by == 0)
-    return false;
-  out->by = static_cast<pid_t>(by);
-  return true;
-}
-
 bool InsideNumabindBinding(const char* bound) {
-  BoundProof proof;
-  if (bound == nullptr || !ParseBoundProof(bound, &proof)) return false;
+  config::BoundProof proof;
+  if (bound == nullptr || !config::ParseBoundProof(bound, &proof)) return false;
   uint64_t current[config::kMaxCpuWords] = {0};
   if (base::Sys6(SYS_sched_getaffinity, 0, sizeof(current), reinterpret_cast<long>(current)) <= 0)
     return false;

@@ -8,7 +8,8 @@
 // Stack budget (gcc -O2, the frames objdump shows): BindAndCall (shim/child/bind_call.h) holds 0.75 KiB and
 // its CPU and node sets (the kernel's mask and the machine's: 1.5 KiB at 8192 CPUs) across the call it
 // wraps, under which popen and system run the C library's own spawn; the lines are made in frames of their
-// own when written (FinishBound 2.1 KiB, then 2.1 KiB more for JSON; Fail 2.1 KiB, then 2.1 KiB for JSON).
+// own when written (FinishBound 2.1 KiB, then 2.1 KiB more for JSON; Fail 2.1 KiB, then 2.1 KiB for JSON); a
+// Python rank's name adds 256 bytes to BindAndCall's frame.
 
 #ifndef NUMABIND_SHIM_CHILD_CHILD_H_
 #define NUMABIND_SHIM_CHILD_CHILD_H_

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 
+#include "base/command_name.h"
 #include "base/hot.h"
 #include "base/syscalls.h"
 #include "config/rank_count.h"
@@ -199,6 +200,24 @@ NUMABIND_HOT bool OwnCmdlineMatches(const char* const* env) {
   return base::GlobMatch(match, cmd);
 }
 
+/// This process's arguments, read from memory as OwnCmdlineMatches reads them, into argv (at most cap - 1,
+/// NULL-terminated): argv[0] alone when the memory is not laid out so. For the rank's name (a Python rank's
+/// script: base/command_name.h).
+void OwnArgs(const char* const* env, const char** argv, int cap) {
+  const char* start = program_invocation_name;
+  const char* end = env != nullptr ? env[0] : nullptr;
+  int n = 0;
+  if (start != nullptr) argv[n++] = start;
+  if (start != nullptr && end != nullptr && end > start && end[-1] == '\0') {
+    for (const char* s = start; n < cap - 1; ++s) {
+      while (*s != '\0') ++s;
+      if (s + 1 >= end) break;
+      argv[n++] = s + 1;
+    }
+  }
+  argv[n] = nullptr;
+}
+
 }  // namespace
 
 NUMABIND_HOT bool StartAsRank(const config::EnvFacts& facts, const char* const* env) {
@@ -210,7 +229,10 @@ NUMABIND_HOT bool StartAsRank(const config::EnvFacts& facts, const char* const* 
   uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
   // Set by glibc and musl before constructors run.
-  const char* program = program_invocation_name != nullptr ? program_invocation_name : "(program)";
+  const char* args[16];
+  OwnArgs(env, args, 16);
+  char name[base::kCommandNameMax];
+  const char* program = base::CommandName(program_invocation_name, args, name, sizeof(name));
   if (!FindRankVar(facts, absent, &m)) {
     if (OwnCmdlineMatches(env)) {
       g_state.order_rank = static_cast<pid_t>(base::Sys6(SYS_getpid));

@@ -27,7 +27,7 @@ Test(man, page1_has_every_command_and_option) {
   Result r = Run({"man", "1"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   cr_assert(r.out.rfind(".TH NUMABIND 1 ", 0) == 0, "%s", r.out.substr(0, 80).c_str());
-  for (const char* cmd : {"run", "plan", "show", "vars"}) {
+  for (const char* cmd : {"run", "plan", "show", "ps", "vars"}) {
     cr_assert(r.out.find(".SS numabind " + std::string(cmd)) != std::string::npos, "no section for %s", cmd);
     Result help = Run({"help", cmd});
     size_t pos = 0;

@@ -86,7 +86,8 @@ std::string TwoCpuPolicy() {
 
 /// Two ranks started by helpers/entry_launcher with the library preloaded, logging in JSON to
 /// DIR/%j/%h.log with SLURM_JOB_ID=77 (DIR/77 made first); returns DIR.
-std::string RealJob(const std::vector<std::string>& vars) {
+std::string RealJob(const std::vector<std::string>& vars,
+                    const std::vector<std::string>& program = {"/bin/true"}) {
   std::string dir = TempDir(), build = BuildDir();
   mkdir((dir + "/77").c_str(), 0755);
   mkdir((dir + "/shared").c_str(),
@@ -95,7 +96,9 @@ std::string RealJob(const std::vector<std::string>& vars) {
       "LD_PRELOAD=" + build + "/libnumabind.so", "NUMABIND_LOG=info", "NUMABIND_LOG_FORMAT=json",
       "NUMABIND_LOG_FILE=" + dir + "/%j/%h.log", "SLURM_JOB_ID=77",   "NUMABIND_SHARED=" + dir + "/shared"};
   env.insert(env.end(), vars.begin(), vars.end());
-  Result r = RunProgram({build + "/helpers/entry_launcher", "execve", "2", "/bin/true"}, env);
+  std::vector<std::string> argv = {build + "/helpers/entry_launcher", "execve", "2"};
+  argv.insert(argv.end(), program.begin(), program.end());
+  Result r = RunProgram(argv, env);
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   return dir;
 }
@@ -201,6 +204,17 @@ Test(report, real_unbound_ranks_exit_1_naming_the_rank) {
   cr_expect(r.out.find("ran unbound: rank 0 (LOCAL_RANK)") != std::string::npos, "%s", r.out.c_str());
   cr_expect(r.out.find("ran unbound: rank 1 (LOCAL_RANK)") != std::string::npos, "%s", r.out.c_str());
   cr_expect(r.out.find("NUMABIND_MEMORY=fast") != std::string::npos, "%s", r.out.c_str());
+}
+
+// Python ranks are named by their script (base/command_name.h), as the library logged them.
+Test(report, python_ranks_named_by_their_script) {
+  std::string script = TempDir() + "/train.py";
+  WriteAll(script, "pass\n");
+  std::string dir =
+      RealJob({"NUMABIND_POLICY=" + TwoCpuPolicy()}, {"/usr/bin/python3", "-u", script, "--lr", "3"});
+  Result r = Run({"report", "--json", dir + "/77"});
+  cr_assert_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect_eq(CountLinesWith(r.out, "\"command\":\"python3 " + script + "\""), 2, "%s", r.out.c_str());
 }
 
 Test(report, control_characters_are_escaped_in_text_and_draw) {

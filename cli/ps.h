@@ -1,0 +1,73 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind ps`: the processes of this machine that numabind bound, read from /proc (ps_proc.cc) and
+// printed by ps_command.cc. A process bound by numabind carries NUMABIND_BOUND in the environment it started
+// with (config/bound_marker.h), read from /proc/PID/environ. A rank that bound itself at start-up wrote it
+// into the environment it made, which /proc does not show: it is known by the library in its maps, numabind
+// enabled and a rank variable in its environment, as the library's start-up found it. Where the environment
+// cannot be read (another user's process) its affinity alone says whether something bound it, and its rank
+// is unknown. Processes may end
+// at any moment while they are read: one that does, at any step, is left out without a word.
+
+#ifndef NUMABIND_CLI_PS_H_
+#define NUMABIND_CLI_PS_H_
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "planner/cpu_set.h"
+
+namespace numabind::cli {
+
+/// What `ps` knows of a process's binding.
+enum class PsBound {
+  kNo,        ///< its environment has no NUMABIND_BOUND
+  kNumabind,  ///< numabind bound it (NUMABIND_BOUND, or at start-up), or it is the child of a rank it bound
+  kUnknown,   ///< its environment cannot be read and its CPUs are fewer than the machine's: bound by someone
+};
+
+/// One process as `ps` lists it. Lists are in Linux list syntax ("0-3,8").
+struct PsProcess {
+  long pid = 0;
+  long uid = -1;     ///< real uid (/proc/PID/status Uid:)
+  std::string user;  ///< its name, or the uid
+  PsBound bound = PsBound::kNo;
+  std::string rank;      ///< the rank variable's value ("1"); "" unless kNumabind
+  std::string rank_var;  ///< the rank variable ("LOCAL_RANK"); "" unless kNumabind
+  std::string launcher;  ///< the launcher that variable belongs to ("torchrun", "Open MPI"), else rank_var
+  long by = 0;  ///< the process that bound it (NUMABIND_BOUND's proof; itself at start-up), 0 when unknown
+  std::string cpus;   ///< Cpus_allowed_list
+  std::string nodes;  ///< the memory policy's nodes, else the nodes of its CPUs, else Mems_allowed_list
+  std::string
+      memory;  ///< in plan's words: local, preferred, bind, interleave (plus the kernel's others); "?"
+  std::string command;  ///< base::CommandName of its arguments ("python3 train.py"), "[name]" without any
+  std::string cmdline;  ///< its arguments joined with spaces
+};
+
+/// The machine as `ps` reads it once: the CPUs of each NUMA node (sysfs) and the CPUs processes may use
+/// (init's Cpus_allowed_list, else the online CPUs), against which a process counts as bound.
+struct PsMachine {
+  std::vector<std::pair<unsigned, planner::CpuSet>> nodes;
+  planner::CpuSet all;
+};
+PsMachine ReadPsMachine();
+
+/// The pids under /proc, ascending.
+std::vector<long> ListPids();
+
+/// Reads process `pid`; false when it is gone (ENOENT or ESRCH at any step, or a status without the
+/// fields) or left out: `uid` >= 0 keeps only that user's processes (others before their environment is
+/// read), and without `all` an unbound one is left out before its memory policy is read.
+bool ReadPsProcess(long pid, const PsMachine& machine, long uid, bool all, PsProcess* out);
+
+/// A policy in cli/memory_policy.h's words ("bind:0-1") split into its word ("bind") and its nodes.
+std::string MemoryWord(const std::string& policy, std::string* nodes);
+
+/// The launcher whose rank variable `var` is ("LOCAL_RANK": "torchrun"), or `var` itself.
+std::string LauncherOf(const std::string& var);
+
+}  // namespace numabind::cli
+
+#endif  // NUMABIND_CLI_PS_H_

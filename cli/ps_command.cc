@@ -1,0 +1,197 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind ps [--json|--draw] [--user NAME|UID] [--all]`: the processes numabind bound on this machine, as
+// hwloc-ps lists bound processes: pid, rank and launcher, CPUs, nodes, memory policy and command (cli/ps.h).
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <map>
+
+#include "cli/cli.h"
+#include "cli/draw.h"
+#include "cli/ps.h"
+
+namespace numabind::cli {
+namespace {
+
+const OptionSpec kPsOptions[] = {
+    {"--json", nullptr, true, "", "print a JSON array, one object per process"},
+    {"--draw", nullptr, true, "",
+     "draw this machine with a mark per process on its CPUs, and a legend of their ranks"},
+    {"--user", nullptr, false, "NAME|UID", "only this user's processes (default: every user's)"},
+    {"--all", nullptr, true, "", "list the processes numabind did not bind too (rank -)"},
+};
+constexpr size_t kPsOptionCount = sizeof(kPsOptions) / sizeof(kPsOptions[0]);
+
+/// The uid of a user name or number, or -1.
+long UidOf(const std::string& user) {
+  if (struct passwd* pw = getpwnam(user.c_str())) return static_cast<long>(pw->pw_uid);
+  char* end = nullptr;
+  errno = 0;
+  long uid = strtol(user.c_str(), &end, 10);
+  bool number = !user.empty() && user[0] >= '0' && user[0] <= '9' && *end == '\0' && errno == 0;
+  return number && uid <= 0xfffffffeL ? uid : -1;
+}
+
+/// A user's name, or the uid when it has none; looked up once per uid.
+std::string UserName(long uid, std::map<long, std::string>* cache) {
+  auto it = cache->find(uid);
+  if (it != cache->end()) return it->second;
+  struct passwd* pw = getpwuid(static_cast<uid_t>(uid));
+  return (*cache)[uid] = pw != nullptr ? pw->pw_name : std::to_string(uid);
+}
+
+/// The rank column: the rank, "?" when unknown, "-" when none.
+std::string RankText(const PsProcess& p) {
+  if (p.bound == PsBound::kNumabind) return p.rank.empty() ? "?" : p.rank;
+  return p.bound == PsBound::kUnknown ? "?" : "-";
+}
+
+std::string LauncherText(const PsProcess& p) {
+  if (p.bound == PsBound::kNumabind) return p.launcher.empty() ? "?" : p.launcher;
+  return p.bound == PsBound::kUnknown ? "unknown (environment unreadable)" : "-";
+}
+
+std::string JsonOrNull(const std::string& s) { return s.empty() ? "null" : JsonString(s); }
+
+void PrintJson(FILE* out, const std::vector<PsProcess>& found) {
+  fprintf(out, "[\n");
+  for (size_t i = 0; i < found.size(); ++i) {
+    const PsProcess& p = found[i];
+    const char* bound = p.bound == PsBound::kNumabind  ? "numabind"
+                        : p.bound == PsBound::kUnknown ? "unknown"
+                                                       : "no";
+    bool number =
+        !p.rank.empty() && p.rank.find_first_not_of("0123456789") == std::string::npos && p.rank.size() < 10;
+    std::string rank = number ? std::to_string(strtol(p.rank.c_str(), nullptr, 10)) : JsonOrNull(p.rank);
+    fprintf(out,
+            "  {\"pid\":%ld,\"user\":%s,\"uid\":%ld,\"bound\":\"%s\",\"rank\":%s,\"rank_var\":%s,"
+            "\"launcher\":%s,\"bound_by\":%s,\"cpus\":%s,\"nodes\":%s,\"memory\":%s,\"command\":%s,"
+            "\"cmdline\":%s}%s\n",
+            p.pid, JsonString(p.user).c_str(), p.uid, bound, rank.c_str(), JsonOrNull(p.rank_var).c_str(),
+            JsonOrNull(p.launcher).c_str(), p.by > 0 ? std::to_string(p.by).c_str() : "null",
+            JsonString(p.cpus).c_str(), JsonString(p.nodes).c_str(), JsonString(p.memory).c_str(),
+            JsonString(p.command).c_str(), JsonString(p.cmdline).c_str(), i + 1 < found.size() ? "," : "");
+  }
+  fprintf(out, "]\n");
+}
+
+void PrintText(FILE* out, const std::vector<PsProcess>& found) {
+  if (found.empty()) return;
+  std::vector<std::vector<std::string>> table;
+  table.push_back({"pid", "user", "rank", "launcher", "cpus", "nodes", "memory", "command"});
+  for (const PsProcess& p : found) {
+    table.push_back(
+        {std::to_string(p.pid), p.user, RankText(p), LauncherText(p), p.cpus, p.nodes, p.memory, p.command});
+  }
+  PrintTable(out, table);
+}
+
+/// The processes as items of a picture: their CPUs, and their memory policy's nodes.
+Drawing PsDrawing(const std::vector<PsProcess>& found) {
+  Drawing d;
+  d.title = "numabind ps: " + std::to_string(found.size()) + " process" + (found.size() == 1 ? "" : "es") +
+            " numabind bound on this machine";
+  d.item_word = "process";
+  d.items_word = "processes";
+  d.plan = false;
+  d.detail_fields = "rank, memory policy, command";
+  std::string ignored;
+  for (const PsProcess& p : found) {
+    DrawItem item;
+    item.id = std::to_string(p.pid);
+    planner::CpuSet::ParseList(p.cpus.c_str(), &item.cpus, &ignored);
+    planner::CpuSet::ParseList(p.nodes.c_str(), &item.nodes, &ignored);
+    std::string rank = "rank " + RankText(p);
+    if (p.bound == PsBound::kNumabind && !p.launcher.empty()) rank += " (" + p.launcher + ")";
+    item.details = {rank, p.memory, Cut(p.command, 40)};
+    d.items.push_back(std::move(item));
+  }
+  return d;
+}
+
+}  // namespace
+
+OptionList PsOptions() { return {kPsOptions, kPsOptionCount}; }
+
+void PrintPsHelp(FILE* out) {
+  fprintf(out,
+          "Usage: numabind ps [--json|--draw] [--user NAME|UID] [--all]\n"
+          "\n"
+          "Lists the processes of this machine that numabind bound, as hwloc-ps does: pid, user, rank and\n"
+          "its launcher, CPUs (Cpus_allowed_list), nodes (its memory policy's, else its CPUs'), memory\n"
+          "policy in plan's words (local, preferred, bind, interleave) and command (a Python rank by its\n"
+          "script: python3 train.py). A rank is known by the NUMABIND_BOUND its launcher gave it\n"
+          "(/proc/PID/environ), or, bound at start-up, by the library in its maps and its rank variable.\n"
+          "Ranks found by order (NUMABIND_MATCH) carry neither: --all lists them. A process whose\n"
+          "environment cannot be read (another user's, for a user but root) is listed when its CPUs are\n"
+          "fewer than the machine's, its rank unknown (?). Processes that end while ps reads them are left\n"
+          "out.\n"
+          "\n");
+  PrintOptions(out, kPsOptions, kPsOptionCount);
+  fprintf(out,
+          "\nExit status: 0 when it listed (even nothing), 1 when /proc cannot be read, 2 for bad usage.\n");
+}
+
+int PsCommand(const Args& args, FILE* out, FILE* err) {
+  ParsedArgs parsed;
+  std::string error;
+  if (!ParseArgs("ps", args, kPsOptions, kPsOptionCount, false, &parsed, &error)) {
+    fprintf(err, "%s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (parsed.help) {
+    PrintPsHelp(out);
+    return 0;
+  }
+  if (!parsed.positionals.empty()) {
+    fprintf(err, "numabind ps: unexpected argument %s (numabind ps --help)\n", parsed.positionals[0].c_str());
+    return kExitUsage;
+  }
+  if (parsed.Has("--json") && parsed.Has("--draw")) {
+    fprintf(err, "numabind ps: --json and --draw do not go together\n");
+    return kExitUsage;
+  }
+  long uid = -1;
+  if (const std::string* user = parsed.Value("--user")) {
+    uid = UidOf(*user);
+    if (uid < 0) {
+      fprintf(err, "numabind ps: --user %s: no such user (a name or a number)\n", user->c_str());
+      return kExitUsage;
+    }
+  }
+  std::vector<long> pids = ListPids();
+  if (pids.empty()) {
+    fprintf(err, "numabind ps: /proc lists no process (is it mounted?)\n");
+    return kExitFailure;
+  }
+  const PsMachine machine = ReadPsMachine();
+  const long self = static_cast<long>(getpid());
+  std::map<long, std::string> users;
+  std::vector<PsProcess> found;
+  for (long pid : pids) {
+    PsProcess p;
+    if (pid == self || !ReadPsProcess(pid, machine, uid, parsed.Has("--all"), &p)) continue;
+    p.user = UserName(p.uid, &users);
+    found.push_back(std::move(p));
+  }
+  if (parsed.Has("--json")) {
+    PrintJson(out, found);
+  } else if (parsed.Has("--draw")) {
+    if (found.empty()) return 0;
+    std::string text;
+    if (!DrawOn(nullptr, PsDrawing(found), &text, &error)) {
+      fprintf(err, "numabind ps: %s\n", error.c_str());
+      return kExitFailure;
+    }
+    fputs(text.c_str(), out);
+  } else {
+    PrintText(out, found);
+  }
+  return 0;
+}
+
+}  // namespace numabind::cli

@@ -1,0 +1,268 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind ps`'s reading of /proc (cli/ps.h). Every read may find the process gone (ENOENT, or ESRCH from a
+// process that exited between open and read): the process is then left out, whatever was read before.
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "base/command_name.h"
+#include "cli/cli.h"
+#include "cli/memory_policy.h"
+#include "cli/ps.h"
+#include "config/bound_marker.h"
+#include "config/config.h"
+#include "config/rank_count.h"
+#include "config/site_file.h"
+
+namespace numabind::cli {
+namespace {
+
+/// Reads at most `max` bytes of `path` into *out; 0 or the errno of the open or read that failed.
+int ReadProcFile(const std::string& path, size_t max, std::string* out) {
+  out->clear();
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  char buf[8192];
+  while (out->size() < max) {
+    ssize_t n = read(fd, buf, std::min(sizeof(buf), max - out->size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      close(fd);
+      return e;
+    }
+    if (n == 0) break;
+    out->append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return 0;
+}
+
+bool Gone(int e) { return e == ENOENT || e == ESRCH; }
+
+/// The value of /proc/PID/status's line `name:`, or false when it has none.
+bool StatusValue(const std::string& status, const char* name, std::string* out) {
+  std::string key = std::string(name) + ":";
+  for (size_t pos = 0; pos < status.size();) {
+    size_t end = status.find('\n', pos);
+    if (end == std::string::npos) end = status.size();
+    if (status.compare(pos, key.size(), key) == 0) {
+      size_t v = pos + key.size();
+      while (v < end && (status[v] == ' ' || status[v] == '\t')) ++v;
+      *out = status.substr(v, end - v);
+      return true;
+    }
+    pos = end + 1;
+  }
+  return false;
+}
+
+/// The NUL-separated strings of a /proc file (cmdline, environ).
+std::vector<std::string> Strings(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\0', pos);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+/// The nodes whose CPUs `cpus` has some of.
+std::string NodesOfCpus(const PsMachine& machine, const std::string& cpus) {
+  planner::CpuSet set;
+  std::string ignored;
+  if (!planner::CpuSet::ParseList(cpus.c_str(), &set, &ignored)) return "";
+  planner::NodeSet nodes;
+  for (const auto& [node, node_cpus] : machine.nodes) {
+    if (node_cpus.Intersects(set)) nodes.Set(node);
+  }
+  return nodes.ToList();
+}
+
+/// Fills out's binding from its environment, as NUMABIND_BOUND says.
+void ReadMarker(const std::vector<std::string>& env, PsProcess* out) {
+  const std::string prefix = "NUMABIND_BOUND=";
+  for (const std::string& e : env) {
+    if (e.compare(0, prefix.size(), prefix) != 0) continue;
+    out->bound = PsBound::kNumabind;
+    config::BoundMarker m;
+    std::string value = e.substr(prefix.size());
+    if (!config::ParseBoundMarker(value.c_str(), &m)) {
+      out->rank = "?";  // not written by numabind: it writes "VAR=value" first
+      return;
+    }
+    out->rank_var.assign(m.var, m.var_len);
+    out->rank.assign(m.value, m.value_len);
+    out->launcher = LauncherOf(out->rank_var);
+    out->by = m.has_proof ? m.proof.by : 0;
+    return;
+  }
+}
+
+/// Whether the process at `dir` with environment `env` is a rank that bound itself at start-up: its
+/// NUMABIND_BOUND is in the environment the library made for it (environ), which /proc/PID/environ does not
+/// show (only the one it started with). Such a process has numabind enabled (its environment, or the site
+/// file), a rank variable as the library's start-up picks it (shim/child/child.cc's FindRankVar) and the
+/// library loaded (/proc/PID/maps). False when not, or when it is gone (*gone).
+bool StartupRank(const std::string& dir, const std::vector<std::string>& env, PsProcess* out, bool* gone) {
+  std::vector<const char*> envp;
+  for (const std::string& e : env) envp.push_back(e.c_str());
+  envp.push_back(nullptr);
+  config::Config cfg;
+  config::Error err;
+  config::Parse(envp.data(), &cfg, &err);
+  if (!cfg.disabled && !cfg.enabled) config::ApplySite(envp.data(), SiteDefaults(envp.data(), nullptr), &cfg);
+  if (!cfg.enabled) return false;
+  const char* var = cfg.rank_var;
+  const char* value = var != nullptr ? config::Lookup(envp.data(), var) : nullptr;
+  if (var == nullptr) {
+    config::EnvFacts facts;
+    config::ScanEnvFacts(envp.data(), &facts);
+    for (int i = 0; i < config::kRankVarCount && var == nullptr; ++i) {
+      if (facts.rank[i] == nullptr || facts.rank[i][0] == '\0') continue;
+      // A batch script has SLURM_LOCALID but no SLURM_STEP_ID: only a step's tasks are Slurm's ranks.
+      if (i == config::kSlurmRankVar && facts.slurm_step_id == nullptr) continue;
+      var = config::kRankVars[i].rank;
+      value = facts.rank[i];
+    }
+  }
+  if (var == nullptr || value == nullptr || value[0] == '\0') return false;
+  std::string maps;
+  int e = ReadProcFile(dir + "maps", 64 << 20, &maps);
+  *gone = Gone(e);
+  if (e != 0 || maps.find("/libnumabind.so") == std::string::npos) return false;
+  out->bound = PsBound::kNumabind;
+  out->rank_var = var;
+  out->rank = value;
+  out->launcher = LauncherOf(var);
+  out->by = out->pid;
+  return true;
+}
+
+}  // namespace
+
+std::string LauncherOf(const std::string& var) {
+  // config::kRankVars' variables (config/vars.cc), by the launcher that sets each.
+  static const std::pair<const char*, const char*> kLaunchers[] = {
+      {"LOCAL_RANK", "torchrun"},
+      {"OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI"},
+      {"MPI_LOCALRANKID", "MPICH"},
+      {"PMI_LOCAL_RANK", "Cray PMI"},
+      {"PALS_LOCAL_RANKID", "PALS"},
+      {"MV2_COMM_WORLD_LOCAL_RANK", "MVAPICH2"},
+      {"JSM_NAMESPACE_LOCAL_RANK", "jsrun"},
+      {"FLUX_TASK_LOCAL_ID", "Flux"},
+      {"MPT_LRANK", "MPT"},
+      {"SLURM_LOCALID", "Slurm"},
+  };
+  for (const auto& [name, launcher] : kLaunchers) {
+    if (var == name) return launcher;
+  }
+  return var;  // NUMABIND_RANK_VAR's own variable
+}
+
+std::string MemoryWord(const std::string& policy, std::string* nodes) {
+  size_t colon = policy.find(':');
+  *nodes = colon != std::string::npos ? policy.substr(colon + 1) : "";
+  return policy.substr(0, colon);
+}
+
+PsMachine ReadPsMachine() {
+  PsMachine m;
+  std::string text, ignored;
+  if (DIR* d = opendir("/sys/devices/system/node")) {
+    while (struct dirent* e = readdir(d)) {
+      const char* name = e->d_name;
+      if (strncmp(name, "node", 4) != 0 || name[4] < '0' || name[4] > '9') continue;
+      planner::CpuSet cpus;
+      if (ReadProcFile(std::string("/sys/devices/system/node/") + name + "/cpulist", 1 << 16, &text) == 0 &&
+          planner::CpuSet::ParseList(text.c_str(), &cpus, &ignored))
+        m.nodes.emplace_back(static_cast<unsigned>(strtoul(name + 4, nullptr, 10)), cpus);
+    }
+    closedir(d);
+  }
+  std::string all;
+  if (ReadProcFile("/proc/1/status", 1 << 16, &text) != 0 || !StatusValue(text, "Cpus_allowed_list", &all))
+    ReadProcFile("/sys/devices/system/cpu/online", 1 << 16, &all);
+  planner::CpuSet::ParseList(all.c_str(), &m.all, &ignored);
+  return m;
+}
+
+std::vector<long> ListPids() {
+  std::vector<long> pids;
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return pids;
+  while (struct dirent* e = readdir(d)) {
+    char* end = nullptr;
+    long pid = strtol(e->d_name, &end, 10);
+    if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && *end == '\0') pids.push_back(pid);
+  }
+  closedir(d);
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+bool ReadPsProcess(long pid, const PsMachine& machine, long uid, bool all, PsProcess* out) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/";
+  std::string status, text, field;
+  if (ReadProcFile(dir + "status", 1 << 20, &status) != 0) return false;
+  if (!StatusValue(status, "Uid", &field) || !StatusValue(status, "Cpus_allowed_list", &out->cpus))
+    return false;
+  out->pid = pid;
+  out->uid = strtol(field.c_str(), nullptr, 10);  // the real uid, the first of four
+  // Kernel threads (kthreadd and its children) are bound to their CPUs by the kernel, not listed.
+  if (pid == 2 || (StatusValue(status, "PPid", &field) && field == "2")) return false;
+  if (uid >= 0 && out->uid != uid) return false;
+
+  int e = ReadProcFile(dir + "cmdline", 1 << 20, &text);
+  if (Gone(e)) return false;
+  std::vector<std::string> args = e == 0 ? Strings(text) : std::vector<std::string>();
+  if (args.empty()) {
+    StatusValue(status, "Name", &field);
+    out->command = "[" + field + "]";  // kernel threads and zombies have no arguments
+  } else {
+    std::vector<const char*> argv;
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    argv.push_back(nullptr);
+    char name[base::kCommandNameMax];
+    out->command = base::CommandName(nullptr, argv.data(), name, sizeof(name));
+    for (const std::string& a : args) out->cmdline += (out->cmdline.empty() ? "" : " ") + a;
+  }
+
+  e = ReadProcFile(dir + "environ", 64 << 20, &text);
+  if (Gone(e)) return false;
+  if (e == 0) {
+    std::vector<std::string> env = Strings(text);
+    ReadMarker(env, out);
+    bool gone = false;
+    if (out->bound == PsBound::kNo && !StartupRank(dir, env, out, &gone) && gone) return false;
+  } else {
+    // Another user's process: whether something bound it, by its CPUs.
+    planner::CpuSet cpus;
+    std::string ignored;
+    if (planner::CpuSet::ParseList(out->cpus.c_str(), &cpus, &ignored) && !machine.all.Empty() &&
+        cpus.IsSubsetOf(machine.all) && cpus != machine.all)
+      out->bound = PsBound::kUnknown;
+  }
+  if (out->bound == PsBound::kNo && !all) return false;
+
+  std::string policy_nodes;
+  e = ReadProcFile(dir + "numa_maps", 4096, &text);  // the first lines: the policy is on each
+  if (Gone(e)) return false;
+  // cli/memory_policy.h's words, as show's; the nodes go to their own column.
+  out->memory = e == 0 ? MemoryWord(NumaMapsPolicy(text), &policy_nodes) : "?";  // "?": another user's
+  out->nodes = !policy_nodes.empty() ? policy_nodes : NodesOfCpus(machine, out->cpus);
+  if (out->nodes.empty() && StatusValue(status, "Mems_allowed_list", &field)) out->nodes = field;
+  return true;
+}
+
+}  // namespace numabind::cli

@@ -1,0 +1,299 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `numabind ps`: real processes under the library (build/libnumabind.so preloaded into a sleeping program,
+// never into this test), bound at start-up or by a launcher's exec; an unbound one, listed only with
+// --all; another user's process, whose environment ps cannot read; processes that end while ps reads them.
+// The map puts rank 1 on the first allowed CPU and rank 0 on the second, so that a listed CPU is the plan's.
+
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+
+#include "tests/cli/bound_child.h"
+#include "tests/cli/cli_util.h"
+
+using numabind::test::BuildDir;
+using numabind::test::ReadAll;
+using numabind::test::Result;
+using numabind::test::Run;
+using numabind::test::RunProgram;
+using numabind::test::TempDir;
+using numabind::test::WriteAll;
+
+TestSuite(ps, .fini = numabind::test::RemoveTempDirs);
+
+namespace {
+
+/// The first two CPUs this process may use.
+std::vector<int> TwoCpus() {
+  cpu_set_t set;
+  cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  cr_assert_eq(cpus.size(), 2u, "the test needs 2 allowed CPUs");
+  return cpus;
+}
+
+std::string Policy() {
+  std::vector<int> c = TwoCpus();
+  return "NUMABIND_POLICY=cpus:" + std::to_string(c[1]) + "|" + std::to_string(c[0]);
+}
+
+std::string Library() {
+  char real[PATH_MAX];
+  cr_assert_not_null(realpath((BuildDir() + "/libnumabind.so").c_str(), real), "no libnumabind.so");
+  return real;
+}
+
+/// Starts argv in the background with the test's environment less NUMABIND_* and LD_PRELOAD, plus `add`,
+/// its output to /dev/null. Reap(pid) ends it.
+pid_t Start(const std::vector<std::string>& argv, const std::vector<std::string>& add) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (strncmp(*e, "NUMABIND_", 9) != 0 && strncmp(*e, "LD_PRELOAD=", 11) != 0) env.emplace_back(*e);
+  }
+  env.push_back("NUMABIND_SHARED=" + TempDir());
+  env.insert(env.end(), add.begin(), add.end());
+  std::vector<char*> envp, args;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> copy = argv;
+  for (auto& a : copy) args.push_back(a.data());
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  cr_assert_eq(rc, 0, "cannot start %s: %s", args[0], strerror(rc));
+  return pid;
+}
+
+/// A rank that binds itself at start-up: sleep, preloaded, with Open MPI's rank variable.
+pid_t StartupRank(int rank, const std::vector<std::string>& more = {}) {
+  std::vector<std::string> env = {"LD_PRELOAD=" + Library(), Policy(),
+                                  "OMPI_COMM_WORLD_LOCAL_RANK=" + std::to_string(rank),
+                                  "OMPI_COMM_WORLD_LOCAL_SIZE=2"};
+  env.insert(env.end(), more.begin(), more.end());
+  return Start({"/bin/sleep", "60"}, env);
+}
+
+/// ps's line of process `pid` ("" when it has none), its text output in *out.
+std::string LineOf(const std::string& out, pid_t pid) {
+  std::string p = std::to_string(pid) + " ";
+  for (size_t at = 0; at < out.size();) {
+    size_t end = out.find('\n', at);
+    if (end == std::string::npos) end = out.size();
+    if (out.compare(at, p.size(), p) == 0) return out.substr(at, end - at);
+    at = end + 1;
+  }
+  return "";
+}
+
+/// The line's fields, split at runs of spaces.
+std::vector<std::string> Fields(const std::string& line) {
+  std::vector<std::string> f;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) f.push_back(w);
+  return f;
+}
+
+/// Runs `numabind ps ARGS` until pid's line appears (the process has started and bound), at most 10 s.
+std::string WaitListed(pid_t pid, const std::vector<std::string>& args = {}) {
+  std::vector<std::string> a = {"ps"};
+  a.insert(a.end(), args.begin(), args.end());
+  Result r;
+  for (int i = 0; i < 200; ++i) {
+    r = Run(a);
+    cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+    std::string line = LineOf(r.out, pid);
+    if (!line.empty()) return line;
+    usleep(50 * 1000);
+  }
+  cr_assert_fail("pid %d never listed by numabind ps %s:\n%s", pid, args.empty() ? "" : args[0].c_str(),
+                 r.out.c_str());
+  return "";
+}
+
+/// Waits until `pid` runs `program` (its exec is done: what ps would read is there).
+void WaitExec(pid_t pid, const std::string& program) {
+  for (int i = 0; i < 200; ++i) {
+    std::string cmd = ReadAll("/proc/" + std::to_string(pid) + "/cmdline");
+    if (cmd.compare(0, program.size() + 1, program + std::string(1, '\0')) == 0) return;
+    usleep(50 * 1000);
+  }
+  cr_assert_fail("pid %d never ran %s", pid, program.c_str());
+}
+
+/// Waits until `pid` runs on CPU `cpu` alone (the library's start-up has bound it), at most 10 s.
+void WaitBound(pid_t pid, int cpu) {
+  std::string want = "Cpus_allowed_list:\t" + std::to_string(cpu) + "\n";
+  for (int i = 0; i < 200; ++i) {
+    if (ReadAll("/proc/" + std::to_string(pid) + "/status").find(want) != std::string::npos) return;
+    usleep(50 * 1000);
+  }
+  cr_assert_fail("pid %d never bound to cpu %d", pid, cpu);
+}
+
+/// StartupRank, once bound.
+pid_t BoundRank(int rank, const std::vector<std::string>& more = {}) {
+  pid_t pid = StartupRank(rank, more);
+  WaitBound(pid, TwoCpus()[rank == 1 ? 0 : 1]);
+  return pid;
+}
+
+}  // namespace
+
+// A rank bound at start-up: its pid, user, rank and launcher, the plan's CPU and plan's word for memory.
+Test(ps, lists_a_rank_bound_at_start_up, .timeout = 30) {
+  pid_t pid = BoundRank(1, {"NUMABIND_MEMORY=bind"});
+  std::vector<std::string> f = Fields(WaitListed(pid));
+  Reap(pid);
+  cr_assert_eq(f.size(), 9u, "pid user rank launcher(2 words) cpus nodes memory command");
+  EXPECT_STREQ(f[1], "root");
+  EXPECT_STREQ(f[2], "1");
+  EXPECT_STREQ(f[3] + " " + f[4], "Open MPI");
+  EXPECT_STREQ(f[5], std::to_string(TwoCpus()[0]));
+  EXPECT_STREQ(f[7], "bind");
+  EXPECT_STREQ(f[8], "/bin/sleep");
+}
+
+// A rank its launcher bound at exec carries NUMABIND_BOUND with its proof: who bound it. Memory "local", the
+// word plan uses (numa_maps says "default").
+Test(ps, lists_a_rank_bound_by_its_launcher_as_json, .timeout = 30) {
+  std::string dir = TempDir();
+  pid_t pid = Start({"/bin/sh", "-c", "LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 exec /bin/sleep 60"},
+                    {"LD_PRELOAD=" + Library(), Policy()});
+  WaitExec(pid, "/bin/sleep");
+  Result r = Run({"ps", "--json"});
+  Reap(pid);
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  WriteAll(dir + "/ps.json", r.out);
+  // Valid JSON (Python's parser), and the rank's object as expected.
+  std::string check =
+      "import json, sys\n"
+      "ps = json.load(open(sys.argv[1]))\n"
+      "p = [p for p in ps if p['pid'] == int(sys.argv[2])]\n"
+      "assert len(p) == 1, ps\n"
+      "p = p[0]\n"
+      "want = dict(rank=0, rank_var='LOCAL_RANK', launcher='torchrun', bound='numabind', bound_by=p['pid'],\n"
+      "            cpus=sys.argv[3], memory='local', command='/bin/sleep', user='root', uid=0)\n"
+      "for k, v in want.items(): assert p[k] == v, (k, p[k], v)\n"
+      "assert p['cmdline'] == '/bin/sleep 60', p\n";
+  Result c = RunProgram(
+      {"/usr/bin/python3", "-c", check, dir + "/ps.json", std::to_string(pid), std::to_string(TwoCpus()[1])});
+  cr_expect_eq(c.status, 0, "%s\n%s", c.err.c_str(), r.out.c_str());
+}
+
+// A process numabind did not bind (the library loaded, no rank variable) is left out, unless --all.
+Test(ps, unbound_processes_only_with_all, .timeout = 30) {
+  pid_t pid = Start({"/bin/sleep", "60"}, {"LD_PRELOAD=" + Library(), Policy()});
+  WaitExec(pid, "/bin/sleep");
+  Result r = Run({"ps"});
+  std::string all = WaitListed(pid, {"--all"});
+  Reap(pid);
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(LineOf(r.out, pid), "");
+  std::vector<std::string> f = Fields(all);
+  cr_assert_eq(f.size(), 8u, "%s", all.c_str());
+  EXPECT_STREQ(f[2] + " " + f[3], "- -");
+}
+
+// --user: a name or a number; another user's ranks are left out. One rank as root, one as nobody.
+Test(ps, user_filter, .timeout = 30) {
+  if (geteuid() != 0) cr_skip_test("needs root to start a process as nobody");
+  pid_t mine = BoundRank(1);
+  pid_t theirs = Start({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sleep", "60"},
+                       {"LD_PRELOAD=" + Library(), Policy(), "OMPI_COMM_WORLD_LOCAL_RANK=0"});
+  WaitBound(theirs, TwoCpus()[1]);
+  WaitListed(mine);
+  WaitListed(theirs);
+  Result root = Run({"ps", "--user", "root"});
+  Result zero = Run({"ps", "--user=0"});
+  Result nobody = Run({"ps", "--user", "65534"});
+  Result none = Run({"ps", "--user", "no-such-user-numabind"});
+  Reap(mine);
+  Reap(theirs);
+  cr_assert_eq(root.status, 0, "%s", root.err.c_str());
+  cr_expect_neq(LineOf(root.out, mine), "");
+  cr_expect_eq(LineOf(root.out, theirs), "", "%s", root.out.c_str());
+  cr_expect(Fields(LineOf(zero.out, mine)) == Fields(LineOf(root.out, mine)), "%s", zero.out.c_str());
+  cr_expect_eq(LineOf(zero.out, theirs), "");
+  cr_expect_eq(LineOf(nobody.out, mine), "", "%s", nobody.out.c_str());
+  cr_expect_eq(Fields(LineOf(nobody.out, theirs)).at(1), "nobody", "%s", nobody.out.c_str());
+  cr_expect_eq(none.status, 2);
+  cr_expect(none.err.find("--user no-such-user-numabind: no such user") != std::string::npos, "%s",
+            none.err.c_str());
+}
+
+// Run by a user who cannot read a process's environment: its affinity says something bound it, the rank
+// is unknown.
+Test(ps, unreadable_environment_falls_back_to_affinity, .timeout = 30) {
+  if (geteuid() != 0) cr_skip_test("needs root to run ps as nobody");
+  pid_t pid = BoundRank(1);
+  Result r = RunProgram(
+      {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", numabind::test::Numabind(), "ps"});
+  Reap(pid);
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  std::vector<std::string> f = Fields(LineOf(r.out, pid));
+  cr_assert_eq(f.size(), 10u, "%s", r.out.c_str());
+  EXPECT_STREQ(f[2] + " " + f[3], "? unknown");
+  EXPECT_STREQ(f[6], std::to_string(TwoCpus()[0]));
+  EXPECT_STREQ(f[8], "?");
+}
+
+// Processes start and end while ps reads them (ranks too, which ps reads furthest): it exits 0 every time
+// and says nothing about them.
+Test(ps, vanishing_processes_are_skipped, .timeout = 120) {
+  // A preloaded shell that starts short-lived ranks (start-up bound) and plain processes, without end.
+  pid_t churn = Start({"/bin/sh", "-c",
+                       "while :; do OMPI_COMM_WORLD_LOCAL_RANK=1 /bin/true & /bin/true & "
+                       "OMPI_COMM_WORLD_LOCAL_RANK=0 /bin/sleep 0.01 & wait; done"},
+                      {"LD_PRELOAD=" + Library(), Policy()});
+  for (int i = 0; i < 60; ++i) {
+    const char* how = i % 3 == 0 ? "--json" : i % 3 == 1 ? "--all" : "--draw";
+    Result r = Run({"ps", how});
+    if (r.status != 0 || !r.err.empty()) {
+      Reap(churn);
+      cr_assert_fail("run %d (%s): exit %d\n%s", i, how, r.status, r.err.c_str());
+    }
+  }
+  Reap(churn);
+}
+
+// A rank drawn on the machine, its rank and launcher in the legend.
+Test(ps, draw, .timeout = 30) {
+  pid_t pid = BoundRank(1);
+  Result r = Run({"ps", "--draw"});
+  Reap(pid);
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  std::string mark = "=" + std::to_string(pid) + " ";
+  size_t at = r.out.find(mark);
+  cr_assert_neq(at, std::string::npos, "%s", r.out.c_str());
+  // Its legend entry, the first of its line or not: mark=pid, cpus, rank, memory policy, command.
+  std::vector<std::string> f = Fields(r.out.substr(at, r.out.find('\n', at) - at));
+  cr_assert_geq(f.size(), 8u, "%s", r.out.c_str());
+  EXPECT_STREQ(f[1], std::to_string(TwoCpus()[0]));
+  EXPECT_STREQ(f[2] + " " + f[3] + " " + f[4] + " " + f[5], "rank 1 (Open MPI)");
+  EXPECT_STREQ(f[6] + " " + f[7], "local /bin/sleep");
+}
+
+Test(ps, usage) {
+  Result help = Run({"ps", "--help"});
+  cr_expect_eq(help.status, 0);
+  cr_expect(help.out.find("Usage: numabind ps") != std::string::npos, "%s", help.out.c_str());
+  Result via_help = Run({"help", "ps"});
+  cr_expect_eq(via_help.out, help.out);
+  for (std::vector<std::string> bad : {std::vector<std::string>{"ps", "--bogus"},
+                                       {"ps", "1234"},
+                                       {"ps", "--json", "--draw"},
+                                       {"ps", "--user"}}) {
+    Result r = Run(bad);
+    cr_expect_eq(r.status, 2, "%s %s: %d %s", bad[0].c_str(), bad[1].c_str(), r.status, r.err.c_str());
+    cr_expect_eq(numabind::test::CountLines(r.err), 1, "%s", r.err.c_str());
+  }
+}
