@@ -236,7 +236,7 @@ void JsonBound(Line* line, const BoundEvent& b) {
   if (b.replaced != nullptr) j.Bits("launcher_cpus", b.replaced, b.replaced_words);
   if (b.device_nodes != nullptr) j.Bits("device_nodes", b.device_nodes, b.node_words);
   if (b.policy != nullptr) j.Str("policy", b.policy);
-  if (b.share != nullptr && b.share[0] != '\0') j.Str("auto", b.share);
+  if (b.share[0] != '\0') j.Str("auto", b.share);
 }
 
 // Child-safe: formats into the caller's line.
