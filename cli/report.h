@@ -39,6 +39,8 @@ struct ReportRank {
   /// one (a library before launches had names).
   std::string launch;
   std::string time;  ///< the line's time (UTC, ISO 8601 with milliseconds), "" when it has none
+  /// The time of its "end" line (written at its exit: shim/entry/start.cc), "" when it wrote none.
+  std::string ended;
   /// The line was cut short ("truncated":true): its lists may be partial, so the rank's CPUs are unknown.
   bool cut = false;
   /// launcher (bound between fork and exec), self (at start-up), inherited (at start-up, inside the CPUs of
@@ -51,7 +53,9 @@ struct ReportRank {
 struct ReportLaunch {
   std::string id;
   std::string first, last;  ///< the earliest and the latest time of its rank lines on the host
-  size_t ranks = 0;         ///< set by Judge
+  /// Set by Judge: when its last bound rank ended, "" unless every bound rank of it wrote its end line.
+  std::string ended;
+  size_t ranks = 0;  ///< set by Judge
   /// Set by Judge: launches whose rank lines interleave in time (directly or through another launch of the
   /// host) share a group: they ran at the same time, and their ranks' CPUs are judged together.
   size_t group = 0;

@@ -310,6 +310,12 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
   if (added) job->hosts.emplace_back().host = host;
   ReportHost* h = &job->hosts[at->second];
   bool bound = event == "bound" || event == "rebound";
+  if (event == "end") {  // a bound rank's exit: the rank line of its launch and pid, if any
+    auto rank = h->pid_index.find(Get(f, "launch") + "\n" + Get(f, "pid"));
+    if (rank != h->pid_index.end() && h->ranks[rank->second].by != "-")
+      h->ranks[rank->second].ended = Get(f, "time");
+    return;
+  }
   if (!bound && event != "unbound" && event != "refused") {
     if (Get(f, "level") == "warn") h->notes.push_back(Get(f, "message"));
     return;
@@ -340,7 +346,7 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
   r.time = Get(f, "time");
   r.cut = Get(f, "truncated") == "true";
   auto [known, first] = h->launch_index.emplace(r.launch, h->launches.size());
-  if (first) h->launches.push_back(ReportLaunch{r.launch, r.time, r.time, 0, 0});
+  if (first) h->launches.push_back(ReportLaunch{r.launch, r.time, r.time, "", 0, 0});
   ReportLaunch& launch = h->launches[known->second];
   if (!r.time.empty() && (launch.first.empty() || r.time < launch.first)) launch.first = r.time;
   if (r.time > launch.last) launch.last = r.time;

@@ -92,6 +92,7 @@ void BindForkChild() {
   g_state.worker_rank = m.rank;
   g_state.worker_nranks = m.nranks;
   g_state.rank_bound = true;  // its own forks take no rank
+  g_state.rank_pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
                         reinterpret_cast<long>(g_state.launcher_cpus));
   if (got > 0) g_state.launcher_cpu_words = static_cast<uint32_t>(got / 8);
@@ -172,6 +173,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   g_state.worker_rank = m.rank;
   g_state.worker_nranks = m.nranks;
   g_state.rank_bound = true;
+  g_state.rank_pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
                         reinterpret_cast<long>(g_state.launcher_cpus));
   if (got > 0) g_state.launcher_cpu_words = static_cast<uint32_t>(got / 8);

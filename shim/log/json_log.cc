@@ -240,6 +240,14 @@ void JsonBound(Line* line, const BoundEvent& b) {
 }
 
 // Child-safe: formats into the caller's line.
+size_t JsonEndLine(Line* out, pid_t pid, const char* launch) {
+  out->Reserve(kTail);
+  Head(out, config::LogLevel::kInfo, pid);
+  JsonMembers(out).Str("event", "end").Str("launch", launch);
+  return Close(out);
+}
+
+// Child-safe: formats into the caller's line.
 size_t JsonBoundLine(Line* l, const Line& body, pid_t pid, const char* stack) {
   l->Reserve(kTail);
   Head(l, config::LogLevel::kInfo, pid);

@@ -52,6 +52,10 @@ void JsonBound(Line* line, const BoundEvent& event);
 /// (<= 0: null) and, when `stack` is not nullptr, the call stack. Returns the line's length.
 size_t JsonBoundLine(Line* out, const Line& body, pid_t pid, const char* stack);
 
+/// Child-safe: the line a bound rank writes when it exits, into `out` (empty): time, host, pid, level info,
+/// "event":"end" and its launch. Returns the line's length.
+size_t JsonEndLine(Line* out, pid_t pid, const char* launch);
+
 /// Child-safe: `text` (one text log line at `level`, cut short when `truncated`) as a JSON object line, into
 /// `out` (empty). Returns the line's length.
 size_t JsonMessage(Line* out, config::LogLevel level, const char* text, size_t len, bool truncated);

@@ -51,7 +51,7 @@ void NoteLogFileFallback(const char* file, const char* why);
 /// process's host, job and pid), or returns -1 after saying why, naming the expanded path. No directory is
 /// made: a job's directory is the job script's to create. Not inlined: its path is on the stack only when
 /// the value has a % sequence.
-__attribute__((noinline)) long OpenExpandedLogFile(const char* pattern) {
+__attribute__((noinline)) long OpenExpandedLogFile(const char* pattern, bool note = true) {
   char host[base::kHostNameMax], pid[base::kDecimalMax], path[kMaxExpandedLogFile];
   base::ShortHostName(host);
   base::FormatDecimal(static_cast<uint64_t>(base::Sys6(SYS_getpid)), pid);
@@ -59,7 +59,7 @@ __attribute__((noinline)) long OpenExpandedLogFile(const char* pattern) {
   const char* why = "is too long once its % sequences are expanded";
   bool expanded = base::ExpandLogPath(pattern, fields, path, sizeof(path)) != 0;
   long fd = expanded ? OpenLogFile(path, &why) : -1;
-  if (fd < 0) NoteLogFileFallback(expanded ? path : pattern, why);
+  if (fd < 0 && note) NoteLogFileFallback(expanded ? path : pattern, why);
   return fd;
 }
 
@@ -200,6 +200,13 @@ __attribute__((noinline)) void FinishBound(const BoundEvent& event, pid_t pid) {
   WriteLogRaw(line.data(), len);
 }
 
+void WriteRankEnd(pid_t pid, const char* launch) {
+  if (!RecordsRanks()) return;
+  Line line;
+  size_t n = JsonEndLine(&line, pid, launch);
+  WriteLogRaw(line.data(), n, true);  // for report: never on the program's standard error
+}
+
 // Child-safe: as WriteLog at warn, with the event's members in JSON.
 void WriteUnbound(const UnboundEvent& event, Line* text) {
   if (g_state.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
@@ -234,19 +241,22 @@ void WriteLog(config::LogLevel level, Line* line) {
 }
 
 // Child-safe: raw open, write and close; one write per line, so lines from many ranks stay whole.
-void WriteLogRaw(const char* text, size_t len) {
+void WriteLogRaw(const char* text, size_t len, bool file_only) {
   const char* file = g_state.config.log_file;
   long fd = 2;
   if (file != nullptr && *file != '\0') {
     // On every line that falls back, the note: a vfork child must not remember it.
     if (base::HasLogPathFields(file)) {
-      fd = OpenExpandedLogFile(file);
+      fd = OpenExpandedLogFile(file, !file_only);
     } else {
       const char* why = nullptr;
       fd = OpenLogFile(file, &why);
-      if (fd < 0) NoteLogFileFallback(file, why);
+      if (fd < 0 && !file_only) NoteLogFileFallback(file, why);
     }
+    if (fd < 0 && file_only) return;
     if (fd < 0) fd = 2;
+  } else if (file_only) {
+    return;
   }
   base::Sys6(SYS_write, fd, reinterpret_cast<long>(text), static_cast<long>(len));
   if (fd != 2) base::Sys6(SYS_close, fd);  // never 2 when it is the file: OpenAt gives 3 or above

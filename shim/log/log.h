@@ -25,7 +25,8 @@ void WriteLog(config::LogLevel level, const char* text, size_t len);
 /// As above, for a line not yet finished; in JSON, "truncated":true when the line was cut short. Child-safe.
 void WriteLog(config::LogLevel level, Line* line);
 /// Writes one finished line as it is to NUMABIND_LOG_FILE or stderr. Child-safe.
-void WriteLogRaw(const char* text, size_t len);
+/// `file_only`: nothing when NUMABIND_LOG_FILE is unset or cannot be written (no line on standard error).
+void WriteLogRaw(const char* text, size_t len, bool file_only = false);
 /// Writes config::Error's warning (an unknown NUMABIND_* name) as one warn line ending "; ignored", at most
 /// once per process; nothing when `warning` is empty.
 void WriteConfigWarning(const char* warning);
@@ -92,6 +93,11 @@ void WriteUnbound(const UnboundEvent& event, Line* text);
 /// The line is made here, in a frame of its own, so that a caller holds only the event while it spawns
 /// (a thread's stack may be 16 KiB: the C library's own spawn in popen runs under the caller's frame).
 void FinishBound(const BoundEvent& event, pid_t pid);
+
+/// At the exit of a rank numabind bound (shim/entry/start.cc): with a JSON log file (RecordsRanks), one line
+/// "event":"end" with its pid and launch, from which `numabind report` knows when the launch's ranks ended
+/// (docs/log.md). Nothing otherwise.
+void WriteRankEnd(pid_t pid, const char* launch);
 
 }  // namespace numabind::shim
 

@@ -132,6 +132,7 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   BindResult r = BindRank(Entry::kStartup, program, m, &saved, &event, &err, &plan);
   if (r == BindResult::kRefused) base::Sys6(SYS_exit_group, kStrictExitStatus);
   g_state.rank_bound = r == BindResult::kBound;
+  if (g_state.rank_bound) g_state.rank_pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   if (r != BindResult::kBound) {
     if (widen) base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
   } else {

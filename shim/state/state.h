@@ -91,6 +91,9 @@ struct State {
   /// This process is a rank numabind bound: at start-up (itself, or before: NUMABIND_BOUND, or its
   /// launcher, found by NUMABIND_MATCH), or a forked worker through setenv. What NUMABIND_GUARD guards.
   bool rank_bound = false;
+  /// The pid that bound itself as a rank and wrote its line (at start-up, or a forked worker): its exit is
+  /// the rank's end (WriteRankEnd). Its children inherit rank_bound, not this.
+  pid_t rank_pid = 0;
   /// This process's pid when it is a rank found by order (its own command line matches NUMABIND_MATCH):
   /// a program it starts that matches too is warned about (WarnOrderRankSpawn, shim/child/child.h).
   pid_t order_rank = 0;

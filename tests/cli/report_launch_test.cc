@@ -4,8 +4,9 @@
 // rank line, shim/launcher/launch_id.h). Real logs: two launches of Open MPI's mpirun and of
 // helpers/entry_launcher one after the other into one file (exit 0, two launches shown), two bash
 // launchers whose ranks start interleaved on the same CPUs (flagged as running at the same time); then
-// hand-written lines: --launch and --last, lines of a library without launches (one launch "unknown"), and
-// a line the library cut short (its rank unknown, exit 1).
+// two launches one after the other, and one started while the other's ranks ran, told apart by the ranks'
+// end lines; hand-written lines: --launch and --last, lines of a library without launches (one launch
+// "unknown"), and a line the library cut short (its rank unknown, exit 1).
 
 #include <sched.h>
 #include <sys/stat.h>
@@ -89,8 +90,8 @@ Test(report_launch, two_mpirun_launches_one_after_the_other_exit_0, .timeout = 1
   cr_assert_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
   cr_expect(r.out.find(": 4 ranks in 2 launches") != std::string::npos, "%s", r.out.c_str());
   cr_expect_eq(Count(r.out, ": 2 ranks, lines "), 2, "%s", r.out.c_str());
-  // Sequential launches on the same CPUs: not flagged, and the report says what the log cannot tell.
-  cr_expect(r.out.find("taken as one after the other") != std::string::npos, "%s", r.out.c_str());
+  // Sequential launches on the same CPUs: not flagged; the ranks' end lines show that the first had ended.
+  cr_expect(r.out.find("taken as one after the other") == std::string::npos, "%s", r.out.c_str());
   cr_expect(r.out.find("every rank bound as planned: 1 host, 4 ranks") != std::string::npos, "%s",
             r.out.c_str());
 }
@@ -127,6 +128,40 @@ Test(report_launch, launches_at_the_same_time_on_the_same_cpus_are_flagged, .tim
   cr_expect(r.out.find(": 4 ranks in 2 launches") != std::string::npos, "%s", r.out.c_str());
   cr_expect_eq(Count(r.out, ", at the same time) on cpus "), 4, "both rank 0 and both rank 1: %s",
                r.out.c_str());
+}
+
+Test(report_launch, a_launch_started_while_an_earlier_ranks_run_is_flagged_by_their_end_lines,
+     .timeout = 60) {
+  // A's two ranks start at once and run for a second; B's start half a second later, after all of A's had
+  // started: only A's end lines (written at exit) tell that B ran while A's ranks were still running.
+  std::string dir = TempDir(), log = dir + "/job.log";
+  std::string a =
+      "LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 /bin/sleep 1 & LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 /bin/sleep 1 & "
+      "wait";
+  std::string b =
+      "LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 /bin/true & LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 /bin/true & wait";
+  Result r =
+      RunProgram({"/bin/sh", "-c", "bash -c \"$0\" & sleep 0.5; bash -c \"$1\"; wait", a, b}, Preloaded(log));
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  std::string lines = numabind::test::ReadAll(log);
+  cr_expect_eq(Count(lines, "\"event\":\"end\""), 4, "each rank's end: %s", lines.c_str());
+  r = Run({"report", log});
+  cr_assert_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect(r.out.find(": 4 ranks in 2 launches") != std::string::npos, "%s", r.out.c_str());
+  cr_expect_eq(Count(r.out, ", at the same time) on cpus "), 4, "%s", r.out.c_str());
+}
+
+Test(report_launch, launches_one_after_the_other_by_their_end_lines_pass_without_a_note, .timeout = 60) {
+  std::string dir = TempDir(), log = dir + "/job.log";
+  for (int i = 0; i < 2; ++i) {
+    Result r =
+        RunProgram({BuildDir() + "/helpers/entry_launcher", "execve", "2", "/bin/true"}, Preloaded(log));
+    cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  }
+  Result r = Run({"report", log});
+  cr_assert_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect(r.out.find("taken as one after the other") == std::string::npos, "ended before: %s",
+            r.out.c_str());
 }
 
 Test(report_launch, launch_and_last_select_one_launch) {

@@ -35,6 +35,7 @@ std::string StartTicks(pid_t pid) {
 /// The JSON log lines of rank events ("bound", "unbound", ...) a run wrote to DIR/log.
 struct Logged {
   std::vector<Report> lines;
+  std::vector<Report> ends;  ///< the "end" lines of bound ranks that exited
   std::vector<Report> reports;
   std::string log;
   RunResult run;
@@ -58,8 +59,12 @@ Logged RunLogged(const std::vector<std::string>& argv, const std::vector<std::st
   out.run = Run(args, env, dir + "/output", 60);
   out.log = ReadFile(dir + "/log");
   out.output = ReadFile(dir + "/output");
-  for (const Report& r : ReadReports(dir + "/log"))
-    if (!r.Get("event").empty()) out.lines.push_back(r);
+  for (const Report& r : ReadReports(dir + "/log")) {
+    if (r.Get("event") == "end")  // a bound rank's exit: the launch its line named
+      out.ends.push_back(r);
+    else if (!r.Get("event").empty())
+      out.lines.push_back(r);
+  }
   out.reports = ReadReports(dir + "/reports");
   RemoveTree(dir);
   return out;
@@ -81,6 +86,11 @@ Test(launch_id, a_launcher_names_itself_on_each_rank_line) {
     std::smatch m;
     cr_assert(std::regex_match(launch, m, std::regex("([0-9]+)@([0-9]+)")), "%s: %s", entry, l.log.c_str());
     cr_expect_eq(l.lines[1].Get("launch"), launch, "%s: %s", entry, l.log.c_str());
+    // Each rank bound between fork and exec says when it exits, naming the same launch; one a posix_spawn
+    // launcher bound from outside says nothing (its proof names the launcher, not itself).
+    bool spawned = std::string(entry) == "posix_spawn";
+    cr_expect_eq(l.ends.size(), spawned ? 0u : 2u, "%s: %s", entry, l.log.c_str());
+    for (const Report& e : l.ends) cr_expect_eq(e.Get("launch"), launch, "%s: %s", entry, l.log.c_str());
     // The launcher is the ranks' parent; it started after this test did, and before now.
     cr_expect_eq(m[1].str(), l.reports[0].Get("ppid"), "%s: %s", entry, l.log.c_str());
     unsigned long long start = std::stoull(m[2].str());
