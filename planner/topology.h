@@ -66,6 +66,9 @@ struct PciDevice {
   /// hwloc put a compute OS device under it (CUDA, NVML, RSMI, OpenCL, Level Zero, a co-processor); a DRM
   /// card (card0), which every display adapter with a kernel driver has, does not count.
   bool compute_osdev = false;
+  /// The UUID its runtime's visibility variables accept ("GPU-..."), from the NVML or RSMI OS device under
+  /// it (a file made with hwloc's GPU backends); "" when the topology carries none.
+  std::string uuid;
   bool locality_known = false;
   NodeSet nodes;  ///< node os numbers
   /// Bus ids of the PCI-to-PCI bridges above it (switch and root ports), nearest first; filled when NICs

@@ -97,6 +97,22 @@ bool ComputeOsDev(hwloc_obj_t c) {
   return false;
 }
 
+// The UUID that CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES accept for the GPU of OS device c, or "".
+// NVML's NVIDIAUUID is already that ("GPU-8f3c1a2b-..."); RSMI's AMDUUID is the unique id in hex without
+// leading zeros ("%llx"), which ROCm writes as "GPU-" and 16 digits.
+std::string GpuUuid(hwloc_obj_t c) {
+  if (c->type != HWLOC_OBJ_OS_DEVICE) return "";
+  const char* nvidia = hwloc_obj_get_info_by_name(c, "NVIDIAUUID");
+  if (nvidia != nullptr && strncmp(nvidia, "GPU-", 4) == 0) return nvidia;
+  const char* amd = hwloc_obj_get_info_by_name(c, "AMDUUID");
+  if (amd == nullptr) return "";
+  size_t n = strlen(amd);
+  if (n == 0 || n > 16 || strspn(amd, "0123456789abcdefABCDEF") != n) return "";
+  std::string id = "GPU-" + std::string(16 - n, '0') + amd;
+  for (char& ch : id) ch = static_cast<char>(ch >= 'A' && ch <= 'F' ? ch - 'A' + 'a' : ch);
+  return id;
+}
+
 void ReadPci(hwloc_topology_t topo, Topology* out) {
   for (hwloc_obj_t obj = hwloc_get_next_pcidev(topo, nullptr); obj; obj = hwloc_get_next_pcidev(topo, obj)) {
     PciDevice d;
@@ -114,7 +130,10 @@ void ReadPci(hwloc_topology_t topo, Topology* out) {
     if (vendor) d.name = vendor;
     if (device) d.name += (d.name.empty() ? "" : " ") + std::string(device);
     d.link_gbps = a.linkspeed;
-    for (hwloc_obj_t c = obj->io_first_child; c; c = c->next_sibling) d.compute_osdev |= ComputeOsDev(c);
+    for (hwloc_obj_t c = obj->io_first_child; c; c = c->next_sibling) {
+      d.compute_osdev |= ComputeOsDev(c);
+      if (d.uuid.empty()) d.uuid = GpuUuid(c);
+    }
     d.nodes = NearNodes(topo, obj, *out);
     d.locality_known = !d.nodes.Empty();
     d.bridges = PciBridges(obj);
