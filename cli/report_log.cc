@@ -303,6 +303,13 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
   if (added) job->hosts.push_back(ReportHost{host, {}, {}, {}, {}});
   ReportHost* h = &job->hosts[at->second];
   bool bound = event == "bound" || event == "rebound";
+  // A fork child that took a rank at fork (NUMABIND_FORKS) and then execs gives it back: its bound line no
+  // longer holds. A line the same pid writes after (its program binding as a rank) stands again.
+  if (event == "released") {
+    auto it = h->pid_index.find(Get(f, "pid"));
+    if (it != h->pid_index.end()) h->ranks[it->second].event = event;
+    return;
+  }
   if (!bound && event != "unbound" && event != "refused") {
     if (Get(f, "level") == "warn") h->notes.push_back(Get(f, "message"));
     return;
@@ -354,6 +361,9 @@ void Judge(ReportJob* job, size_t expected_hosts) {
   std::sort(job->hosts.begin(), job->hosts.end(),
             [](const ReportHost& a, const ReportHost& b) { return a.host < b.host; });
   for (ReportHost& h : job->hosts) {
+    h.ranks.erase(std::remove_if(h.ranks.begin(), h.ranks.end(),
+                                 [](const ReportRank& r) { return r.event == "released"; }),
+                  h.ranks.end());
     // Sorted by keys read once, and each rank moved once (a rank is a few hundred bytes).
     std::vector<std::tuple<long, long, size_t>> order(h.ranks.size());
     for (size_t i = 0; i < h.ranks.size(); ++i)

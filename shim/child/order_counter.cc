@@ -148,22 +148,28 @@ __attribute__((noinline)) void ReapStale(long dir) {
   base::Sys6(SYS_close, dup);
 }
 
+/// Child-safe: the root of the tree of `launcher`: the topmost ancestor, from the launcher up, that is
+/// configured; and its start time. -1 when /proc cannot tell.
+__attribute__((noinline)) long TreeRoot(long launcher, uint64_t* start) {
+  long root = launcher;
+  char state;
+  long ppid;
+  for (int depth = 0; depth < 64; ++depth) {
+    if (!ReadStat(root, &state, &ppid, start)) return -1;
+    if (ppid <= 1 || !Configured(ppid)) break;
+    root = ppid;
+  }
+  return ReadStat(root, &state, &ppid, start) ? root : -1;
+}
+
 /// Child-safe: maps the counter page of the tree of `launcher`, creating it if needed; nullptr when it
 /// cannot be had.
 __attribute__((noinline)) uint32_t* MapCounter(long launcher) {
   const char* base = g_state.config.shared;
   if (base == nullptr || *base == '\0') return nullptr;
-  // The root: the topmost ancestor, from the launcher up, that is configured.
-  long root = launcher;
-  char state;
-  long ppid;
   uint64_t start;
-  for (int depth = 0; depth < 64; ++depth) {
-    if (!ReadStat(root, &state, &ppid, &start)) return nullptr;
-    if (ppid <= 1 || !Configured(ppid)) break;
-    root = ppid;
-  }
-  if (!ReadStat(root, &state, &ppid, &start)) return nullptr;
+  long root = TreeRoot(launcher, &start);
+  if (root < 0) return nullptr;
   char path[256];
   size_t at = 0;
   path[0] = '\0';
@@ -229,6 +235,21 @@ bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim
   }
   base::Sys6(SYS_munmap, reinterpret_cast<long>(slots), kPage);
   return false;
+}
+
+// Child-safe: raw reads of /proc.
+bool IsOrderTreeRoot(pid_t launcher) {
+  uint64_t start;
+  long top = TreeRoot(launcher, &start);
+  return top < 0 || top == launcher;
+}
+
+// Child-safe: as ClaimOrderRank.
+bool OrderCounterUsable(pid_t launcher) {
+  uint32_t* page = MapCounter(launcher);
+  if (page == nullptr) return false;
+  base::Sys6(SYS_munmap, reinterpret_cast<long>(page), kPage);
+  return true;
 }
 
 // Child-safe: as ClaimOrderRank, and one atomic or on the flags word.

@@ -89,6 +89,12 @@ void FormatBound(const BoundEvent& event, Line* line);
 /// FormatBound filled, and writes it at NUMABIND_LOG=info, or always when RecordsRanks().
 void FinishBoundLine(Line* line, pid_t pid);
 
+/// Child-safe: a fork child that took rank `rank` of `nranks` at fork (NUMABIND_FORKS=ranks), and logged it
+/// bound, execs `path`: it is no forked worker, and gave the rank and its binding back. Says so in a line,
+/// at NUMABIND_LOG=info or always when RecordsRanks(): as text, or (JSON) with event "released", which ends
+/// that pid's rank for `numabind report`.
+void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path);
+
 }  // namespace numabind::shim
 
 #endif  // NUMABIND_SHIM_LOG_LOG_H_
