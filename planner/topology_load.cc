@@ -15,6 +15,7 @@
 
 #include "base/digits.h"
 #include "planner/devices.h"
+#include "planner/gpu_uuids.h"
 #include "planner/hwloc_io.h"
 #include "planner/topology.h"
 
@@ -105,12 +106,7 @@ std::string GpuUuid(hwloc_obj_t c) {
   const char* nvidia = hwloc_obj_get_info_by_name(c, "NVIDIAUUID");
   if (nvidia != nullptr && strncmp(nvidia, "GPU-", 4) == 0) return nvidia;
   const char* amd = hwloc_obj_get_info_by_name(c, "AMDUUID");
-  if (amd == nullptr) return "";
-  size_t n = strlen(amd);
-  if (n == 0 || n > 16 || strspn(amd, "0123456789abcdefABCDEF") != n) return "";
-  std::string id = "GPU-" + std::string(16 - n, '0') + amd;
-  for (char& ch : id) ch = static_cast<char>(ch >= 'A' && ch <= 'F' ? ch - 'A' + 'a' : ch);
-  return id;
+  return amd != nullptr ? AmdUuid(amd) : "";
 }
 
 void ReadPci(hwloc_topology_t topo, Topology* out) {
@@ -375,13 +371,12 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   out->affinity = out->live ? affinity : out->online;
   out->allowed = out->online.Intersect(out->hwloc_allowed).IntersectWith(out->affinity);
 
+  std::string sysfs = options.sysfs_root;
+  const char* fsroot = getenv("HWLOC_FSROOT");  // the tree hwloc read the live machine from
+  if (sysfs.empty() && out->live) sysfs = fsroot && *fsroot ? fsroot : "/";
   if (options.pci) ReadPci(topo, out);
-  if (options.nics) {
-    std::string sysfs = options.sysfs_root;
-    const char* fsroot = getenv("HWLOC_FSROOT");  // the tree hwloc read the live machine from
-    if (sysfs.empty() && out->live) sysfs = fsroot && *fsroot ? fsroot : "/";
-    ReadNics(topo, sysfs, out);
-  }
+  if (options.pci && !sysfs.empty()) ReadDriverUuids(sysfs, out);
+  if (options.nics) ReadNics(topo, sysfs, out);
   return true;
 }
 
