@@ -71,7 +71,7 @@ TEST_SCRIPTS := $(wildcard tests/pkg/*_test.sh)
 TEST_OPT ?= -O0
 $(BUILD)/obj/tests/%.o: CXXFLAGS_BASE += $(TEST_OPT)
 
-.PHONY: FORCE all print-pure-srcs print-command-srcs print-pure-flags lint test test-unit test-vm test-cluster stress demo install install-build uninstall deb man check-abi deps deps-demo clean bench readme-vars
+.PHONY: FORCE all print-pure-srcs print-command-srcs print-pure-flags lint test test-unit test-vm test-cluster stress demo install install-build uninstall deb man completion check-abi deps deps-demo clean bench readme-vars
 all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(BUILD)/helpers/no_libc $(MUSL_HELPERS)
 
 # run_command.o is rebuilt whenever SHIM_PATH changes (the stamp holds the last value).
@@ -205,7 +205,7 @@ $(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*.cc) $$(TEST_UNITS_$$*
 
 # Fuzzing (fuzz/README.md): one libFuzzer binary per fuzz/*_fuzz.cc, built by clang with ASan and UBSan
 # into $(BUILD)/fuzz with the parsers it exercises: the libc-only layers (LIBC_SRCS, as the library builds
-# them), the command's log reader (cli/report_log.cc) and the planner's parsers, taken from an archive of the planner layer so that only what the targets
+# them), the command's log reader (cli/report_log.cc, report_launch.cc) and the planner's parsers, taken from an archive of the planner layer so that only what the targets
 # call is linked (no hwloc). `make fuzz` runs each for FUZZ_SECONDS; `make test` runs a short pass
 # (scripts/fuzz.sh --short).
 .PHONY: fuzz fuzz-build asan-build
@@ -213,7 +213,7 @@ FUZZ_CXX ?= clang++-14
 FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -I. -D_GNU_SOURCE $(FUZZ_SAN)
-FUZZ_UNITS := $(LIBC_SRCS) cli/report_log.cc
+FUZZ_UNITS := $(LIBC_SRCS) cli/report_log.cc cli/report_launch.cc
 FUZZ_PLANNER := $(BUILD)/fuzz/libplanner.a
 FUZZ_SRCS := $(wildcard fuzz/*_fuzz.cc)
 FUZZ_BINS := $(patsubst fuzz/%.cc,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
@@ -337,15 +337,17 @@ LIBDIR := $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 LIB32DIRS := $(PREFIX)/lib32
 LIBEXECDIR := $(PREFIX)/libexec/numabind
 MANDIR := $(PREFIX)/share/man
+COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
 PROFILEDIR := /etc/profile.d
 PKG_BUILD ?= $(BUILD)/pkg$(subst /,_,$(PREFIX))
 PKG_PATHS = HELPER_PATH=$(LIBEXECDIR)/numabind SHIM_PATH=$(LIBDIR)/libnumabind.so SITE_FILE=$(SITE_FILE)
 STUB32 := $(BUILD)/lib32/libnumabind.so
 MANPAGES := $(BUILD)/man/numabind.1 $(BUILD)/man/numabind.7
+COMPLETION := $(BUILD)/completion/numabind
 # What install puts in place (under DESTDIR).
 INSTALLED := $(BINDIR)/numabind $(LIBDIR)/libnumabind.so $(addsuffix /libnumabind.so,$(LIB32DIRS)) \
              $(LIBEXECDIR)/numabind $(MANDIR)/man1/numabind.1 $(MANDIR)/man7/numabind.7 \
-             $(PROFILEDIR)/numabind.sh
+             $(COMPLETIONDIR)/numabind $(PROFILEDIR)/numabind.sh
 
 # An empty 32-bit library: a 32-bit program with the site-wide LD_PRELOAD loads it and nothing happens.
 $(STUB32): packaging/stub32.c
@@ -358,6 +360,12 @@ $(BUILD)/man/numabind.%: $(CLI)
 	@mkdir -p $(dir $@)
 	$(CLI) man $* >$@.tmp && mv $@.tmp $@
 
+# The bash completion, printed by the command from its command table and options.
+completion: $(COMPLETION)
+$(COMPLETION): $(CLI)
+	@mkdir -p $(dir $@)
+	$(CLI) completion bash >$@.tmp && mv $@.tmp $@
+
 $(BUILD)/numabind.sh: packaging/profile.sh.in
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' $< >$@
 
@@ -365,17 +373,19 @@ $(BUILD)/numabind.sh: packaging/profile.sh.in
 install-build:
 	$(MAKE) BUILD=$(PKG_BUILD) OBJ_BUILD=$(BUILD) $(PKG_PATHS) PREFIX=$(PREFIX) $(PKG_BUILD)/libnumabind.so \
 	  $(PKG_BUILD)/numabind $(PKG_BUILD)/lib32/libnumabind.so $(PKG_BUILD)/numabind.sh \
-	  $(PKG_BUILD)/man/numabind.1 $(PKG_BUILD)/man/numabind.7
+	  $(PKG_BUILD)/man/numabind.1 $(PKG_BUILD)/man/numabind.7 $(PKG_BUILD)/completion/numabind
 
 install: install-build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(PROFILEDIR) \
-	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(addprefix $(DESTDIR),$(LIB32DIRS))
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(COMPLETIONDIR) \
+	  $(addprefix $(DESTDIR),$(LIB32DIRS))
 	install -m 755 $(PKG_BUILD)/numabind $(DESTDIR)$(BINDIR)/numabind
 	install -m 644 $(PKG_BUILD)/libnumabind.so $(DESTDIR)$(LIBDIR)/libnumabind.so
 	for d in $(LIB32DIRS); do install -m 644 $(PKG_BUILD)/lib32/libnumabind.so $(DESTDIR)$$d/; done
 	ln -sf $(shell realpath -m --relative-to=$(LIBEXECDIR) $(BINDIR))/numabind $(DESTDIR)$(LIBEXECDIR)/numabind
 	install -m 644 $(PKG_BUILD)/man/numabind.1 $(DESTDIR)$(MANDIR)/man1/numabind.1
 	install -m 644 $(PKG_BUILD)/man/numabind.7 $(DESTDIR)$(MANDIR)/man7/numabind.7
+	install -m 644 $(PKG_BUILD)/completion/numabind $(DESTDIR)$(COMPLETIONDIR)/numabind
 	install -m 644 $(PKG_BUILD)/numabind.sh $(DESTDIR)$(PROFILEDIR)/numabind.sh
 	# The site file, every line a comment: an administrator's own is never replaced (the package's is a
 	# conffile: dpkg asks).

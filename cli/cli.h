@@ -44,7 +44,10 @@ int ManCommand(const Args& args, FILE* out, FILE* err);
 /// Execs the command on success, so it returns only on failure (or for --help).
 int RunCommand(const Args& args, const char* const* env, const std::string& self_exe, FILE* out, FILE* err);
 
+/// `numabind --help`: the commands and every variable.
 void PrintUsage(FILE* out);
+/// `numabind` alone: the commands one per line and where to read more, in at most 25 lines.
+void PrintShortUsage(FILE* out);
 void PrintPlanHelp(FILE* out);
 void PrintShowHelp(FILE* out);
 void PrintRunHelp(FILE* out);
@@ -54,7 +57,7 @@ void PrintReportHelp(FILE* out);
 void PrintOptions(FILE* out, const struct OptionSpec* specs, size_t nspecs);
 /// `text` wrapped at `width` columns, each line indented by `indent` spaces.
 std::string Wrap(const std::string& text, size_t indent, size_t width);
-/// Help for one command ("plan", "show", "run", "vars", "report"); false when there is no such command.
+/// Help for one command (cli/commands.h's table: "plan", "show", ...); false when it has none.
 bool PrintCommandHelp(const std::string& command, FILE* out);
 /// Every variable of config/vars.h, as text for a terminal or as the README's markdown table; as text with
 /// `env`, also each one's value in effect for a process with that environment and where it came from (the
@@ -73,6 +76,17 @@ struct OptionSpec {
   const char* help;
   const char* flag_value = "1";  ///< the value a flag sets
 };
+
+/// A command's options: cli/commands.cc's table names each command's, for the completion.
+struct OptionList {
+  const OptionSpec* specs;
+  size_t count;
+};
+OptionList RunOptions();
+OptionList PlanOptions();
+OptionList ShowOptions();
+OptionList ReportOptions();
+OptionList VarsOptions();
 
 struct ParsedArgs {
   std::vector<std::pair<const OptionSpec*, std::string>> options;  ///< in the order given
@@ -104,11 +118,35 @@ Environment MergeOptions(const char* const* env, const ParsedArgs& parsed);
 /// Parses the merged environment's NUMABIND_* variables through config::Parse. A bad value that came from
 /// an option is reported as the option ("--memory fast: expected ..."), one from the environment as the
 /// variable ("NUMABIND_MEMORY=fast: expected ..."). Returns the error line, empty when fine; cfg points into
-/// env.
-std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg);
+/// env. An unknown NUMABIND_* name is no error: *warning gets its line ("... (did you mean ...?)"), empty
+/// when there is none, and it is ignored as the library ignores it.
+std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg,
+                           std::string* warning);
+
+/// Names a variable's error line after the option that set it, when one did: "NUMABIND_MEMORY=fast: why"
+/// becomes "--memory fast: why".
+std::string AsOption(const std::string& text, const ParsedArgs& parsed);
+
+/// Every problem of the configuration a process with environment `env` would have: each bad value of a
+/// NUMABIND_* variable (named as the option of `parsed` that set it) and each bad line of the site file,
+/// errors: the library would leave its ranks unbound; each unknown NUMABIND_* name of either, with the
+/// nearest known name, warnings: the library ignores them. Values are checked even under NUMABIND_DISABLE=1.
+/// `numabind vars --check` prints it; `numabind run` refuses to start on an error.
+struct ConfigCheck {
+  struct Problem {
+    bool error;        ///< false: a warning
+    std::string text;  ///< "NUMABIND_POLICY=sockte: why", "PATH:LINE: why", "NUMABIND_FOO is not ..."
+  };
+  std::vector<Problem> problems;  ///< the environment's values, its names, then the site file's lines
+  int errors = 0, warnings = 0;
+  /// What was checked: "the environment and PATH", or "the environment; no site file at PATH".
+  std::string checked;
+};
+ConfigCheck CheckConfig(const Environment& env, const ParsedArgs& parsed);
 
 /// The site file (config/site_file.h) of `env` (its NUMABIND_CONFIG_FILE, or the path compiled in), read
-/// once per process; a bad file is reported once on `err` (when not nullptr) and read as no file.
+/// once per process; a bad file is reported once on `err` (when not nullptr) and read as no file, and the
+/// first unknown name of a good one is warned about there.
 /// ValidateConfig applies it under the environment's values, as the library does.
 const config::SiteFile& SiteDefaults(const char* const* env, FILE* err);
 

@@ -1,11 +1,14 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `numabind --help`, `numabind help [COMMAND]`, `numabind vars [--markdown]`, and the dispatch to commands.
+// `numabind` alone (a short usage), `numabind --help`, `numabind help COMMAND`, `numabind vars [--markdown]`,
+// and the dispatch to the commands of cli/commands.h's table.
 
 #include <string.h>
 #include <unistd.h>
 
+#include "base/nearest.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "config/vars.h"
 
 namespace numabind::cli {
@@ -70,37 +73,54 @@ void PrintOptions(FILE* out, const OptionSpec* specs, size_t nspecs) {
   }
 }
 
-void PrintUsage(FILE* out) {
+namespace {
+
+/// The first lines of the usage and of `--help`: what numabind is, and its commands.
+void PrintUsageHead(FILE* out) {
   fprintf(out,
           "numabind %s: starts each rank of a parallel job on the CPUs and memory nearest its accelerator.\n"
           "\n"
-          "Usage:\n"
-          "  numabind run [OPTIONS] [--] CMD [ARGS...]  run CMD with libnumabind.so preloaded\n"
-          "  numabind plan [OPTIONS]                    show where each local rank goes\n"
-          "  numabind show [--json|--draw] [PID...]     show where processes run (default: this one)\n"
-          "  numabind report [--json|--draw] [LOG...]   did every rank of a job run where it should?\n"
-          "  numabind vars [--markdown]                 list the NUMABIND_* variables\n"
-          "  numabind help [COMMAND]                    a command's options\n"
-          "  numabind --version\n"
+          "Usage:\n",
+          kVersion);
+  PrintCommandList(out);
+}
+
+}  // namespace
+
+void PrintUsage(FILE* out) {
+  PrintUsageHead(out);
+  fprintf(out,
           "\n"
           "Without the command: LD_PRELOAD=/path/to/libnumabind.so NUMABIND_POLICY=node torchrun ...\n"
           "The library does nothing unless NUMABIND_POLICY is set.\n"
           "\n"
           "Variables (an empty value counts as unset, except for NUMABIND_MATCH):\n"
-          "\n",
-          kVersion);
+          "\n");
   PrintVars(out, false);
+}
+
+void PrintShortUsage(FILE* out) {
+  PrintUsageHead(out);
+  fprintf(out,
+          "\n"
+          "More: numabind --help (also every NUMABIND_* variable), numabind help COMMAND, man numabind.\n");
 }
 
 void PrintVarsHelp(FILE* out) {
   fprintf(
       out,
-      "Usage: numabind vars [--markdown]\n"
+      "Usage: numabind vars [--markdown|--check]\n"
       "\n"
       "Lists every NUMABIND_* variable: accepted values, default and meaning, and the value in effect here\n"
       "with where it comes from: the environment, the site file's line (docs/site.md) or the default.\n"
       "--markdown prints the table that README.md holds between <!-- vars:begin --> and <!-- vars:end "
-      "-->.\n");
+      "-->.\n"
+      "--check checks the environment and the site file instead, as numabind run does before it starts:\n"
+      "every bad value and every bad line of the site file (FILE:LINE: why), which leave ranks unbound, and\n"
+      "every unknown NUMABIND_* name with the nearest known one, which numabind ignores. It prints one ok\n"
+      "line when all is well.\n"
+      "\n"
+      "Exit status: 0; with --check, 1 when anything is wrong; 2 for bad usage.\n");
 }
 
 namespace {
@@ -143,6 +163,20 @@ void PrintSiteHeader(FILE* out, const char* const* env, const config::SiteFile& 
   fprintf(out, "\n");
 }
 
+/// `numabind vars --check`'s output: every problem, one a line, then a count; or one line saying all is
+/// well. 0 when nothing is wrong, else kExitFailure (a warning too: a prologue must hear of a typo).
+int PrintCheck(const ConfigCheck& check, FILE* out) {
+  if (check.problems.empty()) {
+    fprintf(out, "numabind vars --check: ok (%s)\n", check.checked.c_str());
+    return 0;
+  }
+  for (const auto& p : check.problems) fprintf(out, "%s%s\n", p.text.c_str(), p.error ? "" : "; ignored");
+  fprintf(out, "numabind vars --check: %d error%s, %d warning%s (%s)\n", check.errors,
+          check.errors == 1 ? "" : "s", check.warnings, check.warnings == 1 ? "" : "s",
+          check.checked.c_str());
+  return kExitFailure;
+}
+
 }  // namespace
 
 void PrintVars(FILE* out, bool markdown, const char* const* env) {
@@ -174,13 +208,19 @@ void PrintVars(FILE* out, bool markdown, const char* const* env) {
   }
 }
 
+namespace {
+const OptionSpec kVarsOptions[] = {
+    {"--markdown", nullptr, true, "", "the table for README.md"},
+    {"--check", nullptr, true, "", "check the environment and the site file; exit 1 on any problem"},
+};
+}  // namespace
+
+OptionList VarsOptions() { return {kVarsOptions, sizeof(kVarsOptions) / sizeof(kVarsOptions[0])}; }
+
 int VarsCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
-  static const OptionSpec kOptions[] = {
-      {"--markdown", nullptr, true, "", "the table for README.md"},
-  };
   ParsedArgs parsed;
   std::string error;
-  if (!ParseArgs("vars", args, kOptions, 1, false, &parsed, &error)) {
+  if (!ParseArgs("vars", args, kVarsOptions, VarsOptions().count, false, &parsed, &error)) {
     fprintf(err, "%s\n", error.c_str());
     return kExitUsage;
   }
@@ -193,29 +233,27 @@ int VarsCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
             parsed.positionals[0].c_str());
     return kExitUsage;
   }
+  if (parsed.Has("--check")) {
+    if (parsed.Has("--markdown")) {
+      fprintf(err, "numabind vars: --check and --markdown do not go together\n");
+      return kExitUsage;
+    }
+    return PrintCheck(CheckConfig(MergeOptions(env, parsed), parsed), out);
+  }
   PrintVars(out, parsed.Has("--markdown"), env);
   return 0;
 }
 
 bool PrintCommandHelp(const std::string& command, FILE* out) {
-  if (command == "plan")
-    PrintPlanHelp(out);
-  else if (command == "show")
-    PrintShowHelp(out);
-  else if (command == "run")
-    PrintRunHelp(out);
-  else if (command == "vars")
-    PrintVarsHelp(out);
-  else if (command == "report")
-    PrintReportHelp(out);
-  else
-    return false;
+  const Command* c = FindCommand(command);
+  if (c == nullptr || c->help == nullptr) return false;
+  c->help(out);
   return true;
 }
 
 int Main(int argc, char** argv, const char* const* env) {
   if (argc < 2) {
-    PrintUsage(stderr);
+    PrintShortUsage(stderr);
     return kExitUsage;
   }
   std::string command = argv[1];
@@ -224,33 +262,24 @@ int Main(int argc, char** argv, const char* const* env) {
     PrintUsage(stdout);
     return 0;
   }
-  if (command == "help") {
-    if (args.empty()) {
-      PrintUsage(stdout);
-      return 0;
-    }
-    if (!PrintCommandHelp(args[0], stdout)) {
-      fprintf(stderr, "numabind help: no command %s (numabind --help lists them)\n", args[0].c_str());
-      return kExitUsage;
-    }
-    return 0;
-  }
   if (command == "-V" || command == "--version" || command == "version") {
     printf("numabind %s\n", kVersion);
     return 0;
   }
-  if (command == "plan") return PlanCommand(args, env, stdout, stderr);
-  if (command == "show") return ShowCommand(args, stdout, stderr);
-  if (command == "vars") return VarsCommand(args, env, stdout, stderr);
-  if (command == "report") return ReportCommand(args, env, stdout, stderr);
-  if (command == "man") return ManCommand(args, stdout, stderr);
-  if (command == "prepare-basis") return PrepareBasisCommand(args, env, stdout, stderr);
-  if (command == "run") return RunCommand(args, env, SelfExe(argv[0]), stdout, stderr);
+  if (const Command* c = FindCommand(command)) return c->run({args, env, argv[0], stdout, stderr});
+  base::Nearest near(command.data(), command.size());
   if (command[0] == '-') {
-    fprintf(stderr, "numabind: unknown option %s (numabind --help lists the commands)\n", command.c_str());
+    near.OfferEach("--help|--version");
   } else {
-    fprintf(stderr, "numabind: unknown command %s (numabind --help lists the commands)\n", command.c_str());
+    for (size_t i = 0; i < kCommandCount; ++i) {
+      if (kCommands[i].listing != Listing::kInternal) near.Offer(kCommands[i].name);
+    }
   }
+  std::string hint = near.best() != nullptr
+                         ? "did you mean " + std::string(near.best(), near.best_len()) + "?"
+                         : std::string("numabind --help lists the commands");
+  fprintf(stderr, "numabind: unknown %s %s (%s)\n", command[0] == '-' ? "option" : "command", command.c_str(),
+          hint.c_str());
   return kExitUsage;
 }
 

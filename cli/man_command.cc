@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "config/config.h"
 #include "config/vars.h"
 
@@ -143,8 +144,9 @@ void PrintPage1(FILE* out) {
       "from a job's logs whether every rank ran where it should. The "
       "variables, the rules of which spawns are ranks and site-wide use are in \\fBnumabind\\fR(7).\n"
       ".SH COMMANDS\n";
-  for (const char* command : {"run", "plan", "show", "report", "vars"}) {
-    page += CommandSection(Capture([command](FILE* f) { PrintCommandHelp(command, f); }));
+  for (size_t i = 0; i < kCommandCount; ++i) {
+    const Command& c = kCommands[i];
+    if (c.listing == Listing::kManual) page += CommandSection(Capture([&c](FILE* f) { c.help(f); }));
   }
   page +=
       ".SH ENVIRONMENT\n"

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "base/nearest.h"
 #include "cli/cli.h"
 #include "config/config.h"
 #include "config/site_file.h"
@@ -15,32 +16,12 @@
 namespace numabind::cli {
 namespace {
 
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1), prev[j] + 1, cur[j - 1] + 1});
-    }
-    prev.swap(cur);
-  }
-  return prev[b.size()];
-}
-
 std::string UnknownOption(const char* command, const std::string& name, const OptionSpec* specs,
                           size_t nspecs) {
   std::string msg = std::string("numabind ") + command + ": unknown option " + name;
-  const char* best = nullptr;
-  size_t best_d = 3;
-  for (size_t i = 0; i < nspecs; ++i) {
-    size_t d = EditDistance(name, specs[i].name);
-    if (d < best_d) {
-      best_d = d;
-      best = specs[i].name;
-    }
-  }
-  if (best != nullptr) return msg + " (did you mean " + best + "?)";
+  base::Nearest near(name.data(), name.size());
+  for (size_t i = 0; i < nspecs; ++i) near.Offer(specs[i].name);
+  if (near.best() != nullptr) return msg + " (did you mean " + near.best() + "?)";
   return msg + " (numabind " + command + " --help lists the options)";
 }
 
@@ -161,19 +142,25 @@ const config::SiteFile& SiteDefaults(const char* const* env, FILE* err) {
   config::Error e;
   if (path != nullptr && !config::ReadSiteFile(path, site, &e) && err != nullptr)
     fprintf(err, "numabind: %s (the file is ignored)\n", e.text);
+  else if (e.warning[0] != '\0' && err != nullptr)
+    fprintf(err, "numabind: %s; ignored\n", e.warning);
   return *site;
 }
 
-std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg) {
+std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg,
+                           std::string* warning) {
   config::Error err;
   bool ok = config::Parse(env.get(), cfg, &err);
   // The site file's defaults, under the environment's and the options' values, as the library's.
   if (!cfg->disabled) config::ApplySite(env.get(), SiteDefaults(env.get(), stderr), cfg);
-  // The library ignores an unknown NUMABIND_* name; the command, run by a person, refuses it so that it is
-  // fixed before any rank starts.
-  if (ok && err.warning[0] != '\0') return err.warning;
+  // An unknown NUMABIND_* name is ignored, as the library ignores it (a newer version's variable or a
+  // typo must not change the plan); the caller says it.
+  if (warning != nullptr) *warning = err.warning;
   if (ok) return "";
-  std::string text = err.text;
+  return AsOption(err.text, parsed);
+}
+
+std::string AsOption(const std::string& text, const ParsedArgs& parsed) {
   // Name the option the user typed rather than the variable it became.
   for (const auto& [spec, value] : parsed.options) {
     if (spec->var == nullptr) continue;

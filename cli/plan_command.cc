@@ -8,10 +8,12 @@
 #include <algorithm>
 
 #include "cli/cli.h"
-#include "cli/draw.h"
+#include "cli/plan_rows.h"
 #include "config/config.h"
 #include "config/grammar.h"
 #include "config/rank_count.h"
+#include "config/site_file.h"
+#include "config/vars.h"
 #include "plan/plan_auto.h"
 #include "plan/plan_basis.h"
 #include "plan/rank_env.h"
@@ -49,17 +51,6 @@ std::string FormatBits(const std::vector<uint64_t>& words) {
   return s;
 }
 
-struct RankRow {
-  uint32_t rank;
-  bool ok;
-  std::string device, nodes, cpus, memory, nics, error;
-  uint32_t more_devices = 0;         ///< auto with fewer ranks than devices: the block's other devices
-  std::vector<std::string> devices;  ///< every device the rank drives (its block under auto), first first
-  std::string share;                 ///< auto: what share of its group the rank got
-  std::vector<std::string> exports;  ///< NUMABIND_EXPORT's "NAME=value" entries
-  std::string note;                  ///< what was asked for and not exported, and why
-};
-
 /// The rank's NUMABIND_EXPORT entries, from the builder the library runs in the rank's exec.
 void AddExports(const plan::PlanBasis& basis, const plan::RankPlan& plan, uint8_t exports,
                 const char* const* env, RankRow* row) {
@@ -71,14 +62,9 @@ void AddExports(const plan::PlanBasis& basis, const plan::RankPlan& plan, uint8_
   row->note = built.note;
 }
 
-std::string JoinExports(const RankRow& row) {
-  std::string s;
-  for (const std::string& e : row.exports) s += (s.empty() ? "" : " ") + e;
-  if (!row.note.empty()) s += (s.empty() ? "(" : " (") + row.note + ")";
-  return s.empty() ? "-" : s;
-}
-
 }  // namespace
+
+OptionList PlanOptions() { return {kPlanOptions, kPlanOptionCount}; }
 
 void PrintPlanHelp(FILE* out) {
   fprintf(
@@ -86,8 +72,10 @@ void PrintPlanHelp(FILE* out) {
       "Usage: numabind plan [OPTIONS]\n"
       "\n"
       "Prints where each local rank goes: its device, NUMA nodes, CPUs and memory policy, as the preloaded\n"
-      "library would bind it. Options default to the NUMABIND_* variables. With --policy auto, a first line\n"
-      "says what auto decided and why, and a column each rank's share.\n"
+      "library would bind it. Options default to the NUMABIND_* variables. A heading names the number of\n"
+      "ranks, the policy (and where it came from when --policy did not give it) and the memory policy.\n"
+      "With --policy auto, a line says what auto decided and why, and a column each rank's share. With\n"
+      "--export, each rank's variables follow the table, one per line.\n"
       "\n");
   PrintOptions(out, kPlanOptions, kPlanOptionCount);
   fprintf(
@@ -96,13 +84,6 @@ void PrintPlanHelp(FILE* out) {
 }
 
 namespace {
-
-/// Every rank's row, and what the printers need to know about them.
-struct PlanRows {
-  std::vector<RankRow> rows;
-  bool all_ok = true, any_nics = false, is_auto = false;
-  std::string decision;  ///< auto: what it decided and why (docs/policies.md)
-};
 
 /// How many ranks: the option or NUMABIND_NRANKS, the launcher's local size (config::LocalRankCount, as
 /// the library reads it), else one per slot.
@@ -159,93 +140,6 @@ PlanRows PlaceRanks(const plan::PlanBasis& basis, uint32_t nranks, const config:
   return out;
 }
 
-/// --draw: the machine with a mark per rank. False with *error when the topology cannot be drawn.
-bool DrawRows(const PlanRows& plan, const config::Config& cfg, uint32_t nranks, FILE* out,
-              std::string* error) {
-  Drawing drawing;
-  std::string where = cfg.topology != nullptr && *cfg.topology != '\0' ? cfg.topology : "this machine";
-  if (where.compare(0, 10, "synthetic:") != 0) where = where.substr(where.rfind('/') + 1);  // a file's name
-  drawing.title = "numabind plan: " + std::to_string(nranks) + (nranks == 1 ? " rank" : " ranks") +
-                  ", policy " + cfg.policy.text + ", memory " + config::MemoryName(cfg.memory) + ", on " +
-                  where;
-  drawing.item_word = "rank";
-  drawing.items_word = "ranks";
-  std::string ignored;  // the lists are FormatBits' own output
-  for (const RankRow& row : plan.rows) {
-    DrawItem item;
-    item.id = std::to_string(row.rank);
-    planner::CpuSet::ParseList(row.cpus.c_str(), &item.cpus, &ignored);
-    planner::CpuSet::ParseList(row.nodes.c_str(), &item.nodes, &ignored);
-    item.device = row.device;
-    item.error = row.error;
-    drawing.items.push_back(std::move(item));
-  }
-  std::string text;
-  if (!DrawOn(cfg.topology, drawing, &text, error)) return false;
-  fputs(text.c_str(), out);
-  return true;
-}
-
-/// --json: one object per rank.
-void PrintJson(const PlanRows& plan, const config::Config& cfg, FILE* out) {
-  fprintf(out, "[\n");
-  for (size_t i = 0; i < plan.rows.size(); ++i) {
-    const RankRow& row = plan.rows[i];
-    if (row.ok) {
-      fprintf(out, "  {\"rank\":%u,\"device\":%s,\"devices\":[", row.rank, JsonString(row.device).c_str());
-      for (size_t d = 0; d < row.devices.size(); ++d)
-        fprintf(out, "%s%s", d > 0 ? "," : "", JsonString(row.devices[d]).c_str());
-      fprintf(out, "],\"nodes\":%s,\"cpus\":%s,\"memory\":%s", JsonString(row.nodes).c_str(),
-              JsonString(row.cpus).c_str(), JsonString(row.memory).c_str());
-      if ((cfg.exports & config::kExportNic) != 0) fprintf(out, ",\"nics\":%s", JsonString(row.nics).c_str());
-      if (plan.is_auto)
-        fprintf(out, ",\"auto\":{\"decision\":%s,\"share\":%s}", JsonString(plan.decision).c_str(),
-                JsonString(row.share).c_str());
-      if (cfg.exports != 0) {
-        fprintf(out, ",\"exports\":{");
-        for (size_t e = 0; e < row.exports.size(); ++e) {
-          size_t eq = row.exports[e].find('=');
-          fprintf(out, "%s%s:%s", e > 0 ? "," : "", JsonString(row.exports[e].substr(0, eq)).c_str(),
-                  JsonString(row.exports[e].substr(eq + 1)).c_str());
-        }
-        fprintf(out, "},\"export_note\":%s", row.note.empty() ? "null" : JsonString(row.note).c_str());
-      }
-      fprintf(out, "}");
-    } else {
-      fprintf(out, "  {\"rank\":%u,\"error\":%s}", row.rank, JsonString(row.error).c_str());
-    }
-    fprintf(out, "%s\n", i + 1 < plan.rows.size() ? "," : "");
-  }
-  fprintf(out, "]\n");
-}
-
-/// The default output: auto's decision, then a table with a row per rank.
-void PrintRows(const PlanRows& plan, const config::Config& cfg, FILE* out) {
-  std::vector<std::vector<std::string>> table;
-  table.push_back({"rank", "device", "nodes", "cpus", "memory"});
-  if (plan.is_auto) {
-    fprintf(out, "%s\n", plan.decision.c_str());
-    table[0].push_back("auto share");
-  }
-  if (plan.any_nics) table[0].push_back("nics");
-  if (cfg.exports != 0) table[0].push_back("exports");
-  for (const RankRow& row : plan.rows) {
-    if (row.ok) {
-      table.push_back({std::to_string(row.rank),
-                       row.device.empty()      ? "-"
-                       : row.more_devices == 0 ? row.device
-                                               : row.device + "+" + std::to_string(row.more_devices),
-                       row.nodes, row.cpus, row.memory});
-      if (plan.is_auto) table.back().push_back(row.share);
-      if (plan.any_nics) table.back().push_back(row.nics.empty() ? "-" : row.nics);
-      if (cfg.exports != 0) table.back().push_back(JoinExports(row));
-    } else {
-      table.push_back({std::to_string(row.rank), "error: " + row.error});
-    }
-  }
-  PrintTable(out, table);
-}
-
 /// The command line, checked: kExitUsage (said on err) when it is bad, 0 with --help (help printed), else
 /// -1 with *parsed filled.
 int CheckPlanArgs(const Args& args, FILE* out, FILE* err, ParsedArgs* parsed) {
@@ -270,6 +164,19 @@ int CheckPlanArgs(const Args& args, FILE* out, FILE* err, ParsedArgs* parsed) {
   return -1;
 }
 
+/// Where the policy came from, for the heading: nothing when the command line gave it, else the variable,
+/// the site file's line or the default. Before RequestOf, which fills in the default.
+std::string PolicySource(const config::Config& cfg, const ParsedArgs& parsed, const Environment& merged) {
+  if (parsed.Has("--policy")) return "";
+  if (cfg.policy.text == nullptr) return " (the default; --policy to choose)";
+  if (config::EnvSets(merged.get(), config::kVarPolicy)) return " (from NUMABIND_POLICY)";
+  uint32_t line = 0;
+  const config::SiteFile& site = SiteDefaults(merged.get(), nullptr);
+  if (config::SiteValue(site, config::kVarPolicy, &line) != nullptr)
+    return " (from " + std::string(site.path) + ":" + std::to_string(line) + ")";
+  return "";
+}
+
 /// The request config's typed values make (the policy node when unset).
 planner::PrepareRequest RequestOf(config::Config* cfg, const char* const* env) {
   if (cfg->policy.text == nullptr) config::ParseVar("NUMABIND_POLICY", "node", cfg, nullptr);
@@ -292,12 +199,15 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   Environment merged = MergeOptions(env, parsed);
   merged.Unset("NUMABIND_DISABLE");  // the plan is shown whether or not the library is switched off
   config::Config cfg;
-  std::string error = ValidateConfig(merged, parsed, &cfg);
+  std::string warning;
+  std::string error = ValidateConfig(merged, parsed, &cfg, &warning);
   if (!error.empty()) {
     fprintf(err, "numabind plan: %s\n", error.c_str());
     return kExitUsage;
   }
+  if (!warning.empty()) fprintf(err, "numabind plan: %s; ignored\n", warning.c_str());
 
+  std::string source = PolicySource(cfg, parsed, merged);
   planner::PrepareRequest request = RequestOf(&cfg, merged.get());
   std::string why;
   plan::PlanBasis* basis = planner::Prepare(request, &why);
@@ -307,6 +217,8 @@ int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) 
   }
   uint32_t nranks = RankCount(cfg, merged.get(), *basis);
   PlanRows plan = PlaceRanks(*basis, nranks, cfg, merged.get());
+  plan.heading = std::to_string(nranks) + (nranks == 1 ? " rank" : " ranks") + ", policy " + cfg.policy.text +
+                 source + ", memory " + config::MemoryName(cfg.memory);
   // The rows hold copies of what they need; LeakSanitizer (make test's asan suites) checks the command.
   free(basis);
 

@@ -35,18 +35,36 @@ struct ReportRank {
   std::string policy, cpus, nodes, memory, device, device_nodes, share, launcher_cpus;
   planner::CpuSet cpu_set, node_set;  ///< cpus and nodes read (empty when unknown or not bound)
   bool replaced = false;
+  /// The launch (shim/launcher/launch_id.h: "PID@START" or "STEP/PID@START"), "unknown" for a line without
+  /// one (a library before launches had names).
+  std::string launch;
+  std::string time;  ///< the line's time (UTC, ISO 8601 with milliseconds), "" when it has none
+  /// The line was cut short ("truncated":true): its lists may be partial, so the rank's CPUs are unknown.
+  bool cut = false;
   /// launcher (bound between fork and exec), self (at start-up), inherited (at start-up, inside the CPUs of
   /// a rank numabind bound: its "inside"), or "-" when not bound.
   std::string by;
   std::vector<std::string> flags;  ///< why this rank is not as planned; empty when it is
 };
 
+/// One launch on one host: the ranks whose lines name the same launch.
+struct ReportLaunch {
+  std::string id;
+  std::string first, last;  ///< the earliest and the latest time of its rank lines on the host
+  size_t ranks = 0;         ///< set by Judge
+  /// Set by Judge: launches whose rank lines interleave in time (directly or through another launch of the
+  /// host) share a group: they ran at the same time, and their ranks' CPUs are judged together.
+  size_t group = 0;
+};
+
 struct ReportHost {
-  std::string host;               ///< as the lines name it (uname's nodename)
-  std::vector<ReportRank> ranks;  ///< by rank, then pid
+  std::string host;                    ///< as the lines name it (uname's nodename)
+  std::vector<ReportRank> ranks;       ///< by launch (in `launches`' order), rank, then pid
+  std::vector<ReportLaunch> launches;  ///< by first time, then id (after Judge)
   std::vector<std::string> flags;
   std::vector<std::string> notes;  ///< other warnings the library wrote on this host (not flags)
-  std::unordered_map<std::string, size_t> pid_index;  ///< a pid's line in ranks (before Judge sorts them)
+  std::unordered_map<std::string, size_t> pid_index;     ///< a pid's line in ranks (before Judge sorts them)
+  std::unordered_map<std::string, size_t> launch_index;  ///< a launch's place in launches (before Judge)
 };
 
 struct ReportJob {
@@ -63,11 +81,33 @@ struct ReportJob {
 /// and flags the rank. Constant time per line but for the parsing of its lists.
 void AddLogLine(const LogFields& fields, ReportJob* job);
 
-/// Sorts hosts and ranks and raises the flags: ranks not bound (and why), a memory policy not applied, CPUs
-/// overlapping another rank's on the host (sharing the same CPUs is planned under node, socket and nodes:
-/// policies), a rank whose nodes miss its device's, ranks of a known count with no line, hosts with no
-/// rank line, and fewer hosts than `expected_hosts` (0: not checked).
-void Judge(ReportJob* job, size_t expected_hosts);
+/// Which launches Judge keeps: every one, the one `id` names (its whole token, its step or its PID@START
+/// part: "slurm:77.1" selects that step on every host), or (`last`) the latest on each host.
+struct LaunchChoice {
+  std::string id;
+  bool last = false;
+};
+
+/// Sorts hosts and ranks and raises the flags, each launch judged on its own: ranks not bound (and why), a
+/// line cut short (its rank unknown), a memory policy not applied, CPUs overlapping another rank's of the
+/// same launch or of a launch that ran at the same time on the host (sharing the same CPUs is planned under
+/// node, socket and nodes: policies), a rank whose nodes miss its device's, ranks of a known count with no
+/// line in their launch, hosts with no rank line, and fewer hosts than `expected_hosts` (0: not checked).
+/// Two launches ran at the same time when their rank lines interleave: one's first line is no later than
+/// the other's last (the log records when ranks start, not when they end). Launches one after the other
+/// that share CPUs are not flagged; a host note says that the log cannot tell whether the earlier's ranks
+/// had ended. `choice` keeps some launches only (hosts left without one are dropped; a job flag when no
+/// host has the one named).
+void Judge(ReportJob* job, size_t expected_hosts, const LaunchChoice& choice = LaunchChoice());
+
+/// Report_launch.cc, for Judge: keeps the launches `choice` names; false when it named one no host has.
+bool SelectLaunches(const LaunchChoice& choice, ReportJob* job);
+/// Orders a host's launches by first time (then id), with launch_index to match, and sets their groups.
+void OrderLaunches(ReportHost* h);
+/// A host note for each two launches, one after the other, whose bound ranks share CPUs.
+void NoteSequentialSharing(ReportHost* h);
+/// Whether launch token `token` is the one `id` names (the whole token, its step or its PID@START part).
+bool LaunchNamed(const std::string& token, const std::string& id);
 
 }  // namespace numabind::cli
 

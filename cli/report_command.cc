@@ -27,6 +27,9 @@ const OptionSpec kReportOptions[] = {
     {"--json", nullptr, true, "", "print one JSON object: ok, flags, and each host's ranks with their flags"},
     {"--draw", nullptr, true, "", "draw each host's CPUs with a row per rank (a mark on each CPU it has)"},
     {"--nodes", nullptr, false, "N", "the job ran on N hosts: flag the hosts without a log"},
+    {"--launch", nullptr, false, "ID",
+     "judge that launch alone: its token, its step (slurm:JOB.STEP) or its PID@START"},
+    {"--last", nullptr, true, "", "judge the last launch on each host alone"},
 };
 constexpr size_t kReportOptionCount = sizeof(kReportOptions) / sizeof(kReportOptions[0]);
 /// The most CPUs a --draw row shows one per cell; above, a cell stands for several.
@@ -155,23 +158,38 @@ std::string Joined(const std::vector<std::string>& items, const char* sep) {
 
 std::string Dash(const std::string& s) { return s.empty() ? "-" : s; }
 
+/// "launch ID: N ranks, started TIME" (and its end when later): a launch's heading in text and --draw.
+std::string LaunchHeading(const ReportLaunch& l) {
+  std::string out = "launch " + l.id + ": " + std::to_string(l.ranks) + " rank" + (l.ranks == 1 ? "" : "s");
+  if (!l.first.empty()) out += ", lines " + l.first + (l.last > l.first ? " to " + l.last : "");
+  return Printable(out);
+}
+
 void PrintText(const ReportJob& job, FILE* out) {
   for (const ReportHost& h : job.hosts) {
-    fprintf(out, "host %s: %zu rank%s\n", Printable(h.host).c_str(), h.ranks.size(),
-            h.ranks.size() == 1 ? "" : "s");
-    std::vector<std::vector<std::string>> table = {
-        {"  rank", "pid", "planned (policy: cpus / nodes / memory / device)", "applied", "by", "flags"}};
-    for (const ReportRank& r : h.ranks) {
-      std::string planned = r.by == "-" ? "-"
-                                        : Dash(r.policy) + ": " + r.cpus + " / " + r.nodes + " / " +
-                                              r.memory + " / " + Dash(r.device);
-      std::string applied = r.by == "-" ? r.event : r.memory == "unchanged" ? "cpus only" : "yes";
-      table.push_back({"  " + Dash(r.rank) + (r.nranks.empty() ? "" : "/" + r.nranks), Dash(r.pid), planned,
-                       applied, r.by == "launcher" ? "launcher (" + r.entry + ")" : r.by,
-                       r.flags.empty() ? "ok" : Joined(r.flags, "; ")});
-      for (std::string& cell : table.back()) cell = Printable(cell);
+    fprintf(out, "host %s: %zu rank%s in %zu launch%s\n", Printable(h.host).c_str(), h.ranks.size(),
+            h.ranks.size() == 1 ? "" : "s", h.launches.size(), h.launches.size() == 1 ? "" : "es");
+    size_t next = 0;  // the next rank to print: ranks are by launch
+    for (const ReportLaunch& l : h.launches) {
+      fprintf(out, "  %s\n", LaunchHeading(l).c_str());
+      std::vector<std::vector<std::string>> table = {
+          {"  rank", "pid", "planned (policy: cpus / nodes / memory / device)", "applied", "by", "flags"}};
+      for (size_t end = next + l.ranks; next < end; ++next) {
+        const ReportRank& r = h.ranks[next];
+        std::string planned = r.by == "-" ? "-"
+                                          : Dash(r.policy) + ": " + r.cpus + " / " + r.nodes + " / " +
+                                                r.memory + " / " + Dash(r.device);
+        std::string applied = r.cut                     ? "unknown"
+                              : r.by == "-"             ? r.event
+                              : r.memory == "unchanged" ? "cpus only"
+                                                        : "yes";
+        table.push_back({"  " + Dash(r.rank) + (r.nranks.empty() ? "" : "/" + r.nranks), Dash(r.pid), planned,
+                         applied, r.by == "launcher" ? "launcher (" + r.entry + ")" : r.by,
+                         r.flags.empty() ? "ok" : Joined(r.flags, "; ")});
+        for (std::string& cell : table.back()) cell = Printable(cell);
+      }
+      PrintTable(out, table);
     }
-    PrintTable(out, table);
     for (const std::string& f : h.flags) fprintf(out, "  flag: %s\n", Printable(f).c_str());
     for (const std::string& n : h.notes) fprintf(out, "  warning: %s\n", Printable(n).c_str());
   }
@@ -183,14 +201,37 @@ void PrintDraw(const ReportJob& job, FILE* out) {
     uint32_t top = 0;
     for (const ReportRank& r : h.ranks)
       if (r.by != "-") top = std::max(top, static_cast<uint32_t>(r.cpu_set.Last() + 1));
-    std::vector<uint32_t> users(top, 0);  // ranks on each CPU: linear, where comparing rows was quadratic
-    for (const ReportRank& r : h.ranks)
-      for (int64_t c = r.by == "-" ? -1 : r.cpu_set.First(); c >= 0; c = r.cpu_set.Next(c)) ++users[c];
+    // Ranks on each CPU of one group of launches that ran at the same time (ranks come by launch, launches by
+    // group), counted as the group begins and taken back as it ends: linear, where comparing rows was
+    // quadratic, and one count per CPU whatever the number of groups.
+    std::vector<uint32_t> users(top, 0);
+    auto group_of = [&](const ReportRank& r) { return h.launches[h.launch_index.at(r.launch)].group; };
+    auto count = [&](size_t from, size_t to, bool add) {
+      for (size_t i = from; i < to; ++i) {
+        const ReportRank& r = h.ranks[i];
+        for (int64_t c = r.by == "-" ? -1 : r.cpu_set.First(); c >= 0; c = r.cpu_set.Next(c))
+          users[c] = add ? users[c] + 1 : users[c] - 1;
+      }
+    };
+    size_t group_begin = 0, group_end = 0;  // the ranks of the group being drawn
     uint32_t per = (top + kDrawRowCells - 1) / kDrawRowCells;
     if (per == 0) per = 1;
-    fprintf(out, "host %s: cpus 0-%u, %u per cell ('#' its cpus, '!' shared with another rank)\n",
+    fprintf(out,
+            "host %s: cpus 0-%u, %u per cell ('#' its cpus, '!' shared with another rank at the same time)\n",
             Printable(h.host).c_str(), top == 0 ? 0 : top - 1, per);
-    for (const ReportRank& r : h.ranks) {
+    std::string launch;
+    for (size_t i = 0; i < h.ranks.size(); ++i) {
+      const ReportRank& r = h.ranks[i];
+      if (i == group_end) {
+        count(group_begin, group_end, false);
+        size_t g = group_of(r);
+        for (group_begin = i; group_end < h.ranks.size() && group_of(h.ranks[group_end]) == g;) ++group_end;
+        count(group_begin, group_end, true);
+      }
+      if (r.launch != launch) {
+        launch = r.launch;
+        fprintf(out, "  %s\n", LaunchHeading(h.launches[h.launch_index.at(launch)]).c_str());
+      }
       std::string row;
       for (uint32_t c = 0; c < top; c += per) {
         char mark = '.';
@@ -241,18 +282,26 @@ void PrintJson(const ReportJob& job, FILE* out) {
           JsonList(job.flags).c_str());
   for (size_t i = 0; i < job.hosts.size(); ++i) {
     const ReportHost& h = job.hosts[i];
-    fprintf(out, "%s\n {\"host\":%s,\"flags\":%s,\"warnings\":%s,\"ranks\":[", i > 0 ? "," : "",
-            JsonText(h.host).c_str(), JsonList(h.flags).c_str(), JsonList(h.notes).c_str());
+    std::string launches;
+    for (const ReportLaunch& l : h.launches) {
+      launches += (launches.empty() ? "{\"launch\":" : ",{\"launch\":") + JsonText(l.id) +
+                  ",\"ranks\":" + std::to_string(l.ranks) + ",\"first\":" + JsonOrNull(l.first) +
+                  ",\"last\":" + JsonOrNull(l.last) + ",\"group\":" + std::to_string(l.group) + "}";
+    }
+    fprintf(out, "%s\n {\"host\":%s,\"flags\":%s,\"warnings\":%s,\"launches\":[%s],\"ranks\":[",
+            i > 0 ? "," : "", JsonText(h.host).c_str(), JsonList(h.flags).c_str(), JsonList(h.notes).c_str(),
+            launches.c_str());
     for (size_t k = 0; k < h.ranks.size(); ++k) {
       const ReportRank& r = h.ranks[k];
       fprintf(out,
-              "%s\n  {\"rank\":%s,\"nranks\":%s,\"rank_var\":%s,\"pid\":%s,\"command\":%s,\"event\":%s,"
+              "%s\n  {\"rank\":%s,\"nranks\":%s,\"rank_var\":%s,\"pid\":%s,\"launch\":%s,\"cut\":%s,"
+              "\"command\":%s,\"event\":%s,"
               "\"bound\":%s,\"by\":%s,\"entry\":%s,\"policy\":%s,\"cpus\":%s,\"nodes\":%s,\"memory\":%s,"
               "\"device\":%s,\"device_nodes\":%s,\"message\":%s,\"flags\":%s}",
               k > 0 ? "," : "", r.rank.empty() ? "null" : r.rank.c_str(),
               r.nranks.empty() ? "null" : r.nranks.c_str(), JsonOrNull(r.rank_var).c_str(),
-              r.pid.empty() ? "null" : r.pid.c_str(), JsonOrNull(r.command).c_str(),
-              JsonText(r.event).c_str(), r.by != "-" ? "true" : "false",
+              r.pid.empty() ? "null" : r.pid.c_str(), JsonText(r.launch).c_str(), r.cut ? "true" : "false",
+              JsonOrNull(r.command).c_str(), JsonText(r.event).c_str(), r.by != "-" ? "true" : "false",
               r.by != "-" ? JsonText(r.by).c_str() : "null", JsonOrNull(r.entry).c_str(),
               JsonOrNull(r.policy).c_str(), JsonOrNull(r.cpus).c_str(), JsonOrNull(r.nodes).c_str(),
               JsonOrNull(r.memory).c_str(), JsonOrNull(r.device).c_str(), JsonOrNull(r.device_nodes).c_str(),
@@ -265,10 +314,12 @@ void PrintJson(const ReportJob& job, FILE* out) {
 
 }  // namespace
 
+OptionList ReportOptions() { return {kReportOptions, kReportOptionCount}; }
+
 void PrintReportHelp(FILE* out) {
   fprintf(
       out,
-      "Usage: numabind report [--json|--draw] [--nodes N] [FILE|DIR|PATTERN...]\n"
+      "Usage: numabind report [--json|--draw] [--nodes N] [--launch ID|--last] [FILE|DIR|PATTERN...]\n"
       "\n"
       "Says whether every rank of a job ran where it should, from the library's JSON log\n"
       "(NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json NUMABIND_LOG_FILE=/shared/nb/%%j/%%h.log): the files\n"
@@ -280,6 +331,12 @@ void PrintReportHelp(FILE* out) {
       "away from the rank's device, ranks with no line, a line whose lists are cut (unknown), hosts\n"
       "with no rank line or (--nodes) no log. FIFOs, devices and directories among the matches are\n"
       "skipped with a line.\n"
+      "\n"
+      "Each launch (an mpirun, a torchrun, a Slurm step: the launch=PID@START or STEP/PID@START on its\n"
+      "lines) is judged on its own and shown per host; lines without one are launch \"unknown\". Two\n"
+      "launches ran at the same time, and their ranks' CPUs are judged together, when their rank lines\n"
+      "interleave; launches one after the other may share CPUs (the log records when ranks start, not\n"
+      "when they end: a warning says so).\n"
       "\n");
   PrintOptions(out, kReportOptions, kReportOptionCount);
   fprintf(out,
@@ -340,7 +397,18 @@ int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err
       return kExitUsage;
     }
   }
-  Judge(&job, expected);
+  LaunchChoice choice;
+  if (const std::string* id = parsed.Value("--launch")) choice.id = *id;
+  choice.last = parsed.Has("--last");
+  if (choice.last && !choice.id.empty()) {
+    fprintf(err, "numabind report: --launch and --last do not go together\n");
+    return kExitUsage;
+  }
+  if (parsed.Value("--launch") != nullptr && choice.id.empty()) {
+    fprintf(err, "numabind report: --launch: expected a launch (as report shows it)\n");
+    return kExitUsage;
+  }
+  Judge(&job, expected, choice);
   if (job.lines == 0) {
     job.flags.push_back("no JSON log line in " + Joined(args_files, ", ") +
                         " (the ranks log their binding with NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json and "

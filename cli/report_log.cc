@@ -208,16 +208,22 @@ void FlagOverlapsOf(ReportHost* h, const std::vector<size_t>& members) {
     }
     if (both.Empty() || partner == kNone) continue;
     const ReportRank& y = h->ranks[members[partner]];
-    x.flags.push_back("overlaps rank " + y.rank + " (pid " + y.pid + ")" + (more ? " and others" : "") +
+    std::string of = y.launch == x.launch ? "" : ", launch " + y.launch + ", at the same time";
+    x.flags.push_back("overlaps rank " + y.rank + " (pid " + y.pid + of + ")" + (more ? " and others" : "") +
                       " on cpus " + both.ToList());
   }
 }
 
+/// Overlaps among the ranks of each group of launches that ran at the same time (OrderLaunches set the
+/// groups), nesting by nesting.
 void FlagOverlaps(ReportHost* h) {
-  std::map<std::string, std::vector<size_t>> nests;  // nested ranks share their parent's CPUs
-  for (size_t i = 0; i < h->ranks.size(); ++i)
-    if (h->ranks[i].by != "-" && !h->ranks[i].cpu_set.Empty()) nests[h->ranks[i].inside].push_back(i);
-  for (const auto& [inside, members] : nests) FlagOverlapsOf(h, members);
+  std::map<std::pair<size_t, std::string>, std::vector<size_t>> nests;  // nested ranks share their parent's
+  for (size_t i = 0; i < h->ranks.size(); ++i) {
+    const ReportRank& r = h->ranks[i];
+    if (r.by == "-" || r.cpu_set.Empty()) continue;
+    nests[{h->launches[h->launch_index[r.launch]].group, r.inside}].push_back(i);
+  }
+  for (const auto& [key, members] : nests) FlagOverlapsOf(h, members);
 }
 
 std::string RankRange(long first, long last, long n, const std::string& group) {
@@ -232,7 +238,8 @@ void FlagMissingRanks(ReportHost* h) {
   std::map<std::string, std::set<long>> seen;
   std::map<std::string, long> count;
   for (const ReportRank& r : h->ranks) {
-    std::string group = r.rank_var + (r.inside.empty() ? "" : " inside " + r.inside);
+    std::string group = r.rank_var + (r.inside.empty() ? "" : " inside " + r.inside) +
+                        (r.launch == "unknown" ? "" : ", launch " + r.launch);
     if (Number(r.rank) >= 0) seen[group].insert(Number(r.rank));
     long& n = count[group];
     n = std::max(n, Number(r.nranks));
@@ -300,13 +307,14 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
   if (host.empty()) return;
   ++job->lines;
   auto [at, added] = job->host_index.emplace(host, job->hosts.size());
-  if (added) job->hosts.push_back(ReportHost{host, {}, {}, {}, {}});
+  if (added) job->hosts.emplace_back().host = host;
   ReportHost* h = &job->hosts[at->second];
   bool bound = event == "bound" || event == "rebound";
   // A fork child that took a rank at fork (NUMABIND_FORKS) and then execs gives it back: its bound line no
   // longer holds. A line the same pid writes after (its program binding as a rank) stands again.
   if (event == "released") {
-    auto it = h->pid_index.find(Get(f, "pid"));
+    std::string launch = Get(f, "launch");
+    auto it = h->pid_index.find((launch.empty() ? "unknown" : launch) + "\n" + Get(f, "pid"));
     if (it != h->pid_index.end()) h->ranks[it->second].event = event;
     return;
   }
@@ -335,6 +343,15 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
                                                                    {"launcher_cpus", &r.launcher_cpus}})
     *field = Get(f, key);
   r.replaced = Get(f, "replaced") == "true";
+  r.launch = Get(f, "launch");
+  if (r.launch.empty()) r.launch = "unknown";
+  r.time = Get(f, "time");
+  r.cut = Get(f, "truncated") == "true";
+  auto [known, first] = h->launch_index.emplace(r.launch, h->launches.size());
+  if (first) h->launches.push_back(ReportLaunch{r.launch, r.time, r.time, 0, 0});
+  ReportLaunch& launch = h->launches[known->second];
+  if (!r.time.empty() && (launch.first.empty() || r.time < launch.first)) launch.first = r.time;
+  if (r.time > launch.last) launch.last = r.time;
   r.by = !bound ? "-" : r.entry != "start-up" ? "launcher" : r.inside.empty() ? "self" : "inherited";
   // Numbers and lists are checked against the library's limits before use: a field out of them is dropped
   // (null in --json) and flags the rank, whose line the library did not write as it stands.
@@ -346,17 +363,30 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
     r.flags.push_back(std::string("its line's ") + name + " is not a number up to " + std::to_string(max));
     field->clear();
   }
-  if (!ParseIds(r.cpus, config::kMaxCpuId, &r.cpu_set) || !ParseIds(r.nodes, config::kMaxNodeId, &r.node_set))
+  if (r.cut) {
+    // The library leaves out a list that does not fit whole: what the line has is not the rank's binding.
+    r.flags.push_back(
+        "unknown: its log line was cut short (\"truncated\":true), its CPUs and nodes are not "
+        "known");
+    r.cpu_set = planner::CpuSet(), r.node_set = planner::CpuSet();
+  } else if (!ParseIds(r.cpus, config::kMaxCpuId, &r.cpu_set) ||
+             !ParseIds(r.nodes, config::kMaxNodeId, &r.node_set)) {
     r.flags.push_back("its CPU or node list is unknown (not a list of ids: a cut line?)");
-  // The last line of a pid stands: a forked worker bound again at its exec says "rebound".
-  auto [same, fresh] = h->pid_index.emplace(r.pid, h->ranks.size());
+  }
+  // The last line of a pid in its launch stands: a forked worker bound again at its exec says "rebound".
+  // Lines of ranks not bound carry the pid of the process that tried (a posix_spawn launcher's own): the
+  // rank tells them apart.
+  std::string key = r.launch + "\n" + r.pid + (bound ? "" : "\n" + r.rank);
+  auto [same, fresh] = h->pid_index.emplace(key, h->ranks.size());
   if (r.pid.empty() || fresh)
     h->ranks.push_back(std::move(r));
   else
     h->ranks[same->second] = std::move(r);
 }
 
-void Judge(ReportJob* job, size_t expected_hosts) {
+void Judge(ReportJob* job, size_t expected_hosts, const LaunchChoice& choice) {
+  if (!SelectLaunches(choice, job))
+    job->flags.push_back("no rank line of launch " + choice.id + " on any host");
   job->host_index.clear();
   std::sort(job->hosts.begin(), job->hosts.end(),
             [](const ReportHost& a, const ReportHost& b) { return a.host < b.host; });
@@ -364,14 +394,19 @@ void Judge(ReportJob* job, size_t expected_hosts) {
     h.ranks.erase(std::remove_if(h.ranks.begin(), h.ranks.end(),
                                  [](const ReportRank& r) { return r.event == "released"; }),
                   h.ranks.end());
+    OrderLaunches(&h);
     // Sorted by keys read once, and each rank moved once (a rank is a few hundred bytes).
-    std::vector<std::tuple<long, long, size_t>> order(h.ranks.size());
-    for (size_t i = 0; i < h.ranks.size(); ++i)
-      order[i] = {Number(h.ranks[i].rank), Number(h.ranks[i].pid, kMaxPid), i};
+    std::vector<std::tuple<size_t, long, long, size_t>> order(h.ranks.size());
+    for (size_t i = 0; i < h.ranks.size(); ++i) {
+      const ReportRank& r = h.ranks[i];
+      size_t launch = h.launch_index[r.launch];
+      ++h.launches[launch].ranks;
+      order[i] = {launch, Number(r.rank), Number(r.pid, kMaxPid), i};
+    }
     std::sort(order.begin(), order.end());
     // In place, cycle by cycle (a second vector of ranks would double the peak): place i takes rank from[i].
     std::vector<size_t> from(order.size());
-    for (size_t i = 0; i < order.size(); ++i) from[i] = std::get<2>(order[i]);
+    for (size_t i = 0; i < order.size(); ++i) from[i] = std::get<3>(order[i]);
     for (size_t i = 0; i < from.size(); ++i) {
       if (from[i] == i) continue;
       ReportRank first = std::move(h.ranks[i]);
@@ -385,11 +420,12 @@ void Judge(ReportJob* job, size_t expected_hosts) {
       if (r.by == "-")
         r.flags.push_back((r.event == "refused" ? "not started: " : "ran unbound: ") + r.message);
       if (r.memory == "unchanged") r.flags.push_back("memory policy not applied (the kernel refused it)");
-      if (!r.device_nodes.empty() && !r.node_set.Intersects(Set(r.device_nodes)))
+      if (!r.device_nodes.empty() && !r.cut && !r.node_set.Intersects(Set(r.device_nodes)))
         r.flags.push_back("nodes " + r.nodes + " miss its device's node " + r.device_nodes);
     }
     FlagOverlaps(&h);
     FlagMissingRanks(&h);
+    NoteSequentialSharing(&h);
     if (h.ranks.empty()) h.flags.push_back("no rank line (are the ranks logged at NUMABIND_LOG=info?)");
   }
   if (expected_hosts > job->hosts.size()) {

@@ -113,6 +113,8 @@ bool LinksTo(int dir, const std::string& name, const std::string& target) {
 
 }  // namespace
 
+OptionList RunOptions() { return {kRunOptions, kRunOptionCount}; }
+
 std::string PreloadableLink(const std::string& lib, const char* shared, std::string* err) {
   if (shared == nullptr) shared = "/dev/shm";  // NUMABIND_SHARED=off turns the basis off, not this link
   std::string dir_path = std::string(shared) + "/numabind-" + std::to_string(geteuid());
@@ -202,7 +204,8 @@ void PrintRunHelp(FILE* out) {
       "\n"
       "Runs CMD (a launcher such as torchrun, mpirun or srun, or a script) with libnumabind.so preloaded\n"
       "and the options' variables set, so that every rank it starts begins on its plan's CPUs and memory.\n"
-      "Options not given keep the NUMABIND_* variables already set.\n"
+      "Options not given keep the NUMABIND_* variables already set. The configuration is checked first, as\n"
+      "numabind vars --check does: a bad value or site-file line stops it; an unknown name is said.\n"
       "\n");
   PrintOptions(out, kRunOptions, kRunOptionCount);
   fprintf(
@@ -227,20 +230,26 @@ int RunCommand(const Args& args, const char* const* env, const std::string& self
     return kExitUsage;
   }
   Environment merged = MergeOptions(env, parsed);
-  // Check everything, even with NUMABIND_DISABLE=1 (which would make Parse look no further).
-  Environment check = merged;
-  check.Unset("NUMABIND_DISABLE");
-  config::Config cfg;
-  error = ValidateConfig(check, parsed, &cfg);
-  if (error.empty()) {
-    config::Config with_disable;
-    error = ValidateConfig(merged, parsed, &with_disable);
-    if (error.empty() && cfg.policy.text == nullptr && !with_disable.disabled) {
-      error = "no policy: give --policy P or set NUMABIND_POLICY (numabind vars lists the choices)";
-    }
-  }
-  if (!error.empty()) {
-    fprintf(err, "numabind run: %s\n", error.c_str());
+  // `numabind vars --check`'s check, before anything starts: every bad value and site-file line refuses
+  // (even with NUMABIND_DISABLE=1), an unknown name is said and ignored, as the library ignores it.
+  ConfigCheck check = CheckConfig(merged, parsed);
+  for (const auto& p : check.problems)
+    fprintf(err, "numabind run: %s%s\n", p.text.c_str(), p.error ? "" : "; ignored");
+  if (check.errors > 0) return kExitUsage;
+  // The configuration a process of the command gets, the site file's under the environment's (both good
+  // now): its policy with NUMABIND_DISABLE unset, and whether that switches it off.
+  const config::SiteFile& site = SiteDefaults(merged.get(), nullptr);
+  Environment enabled = merged;
+  enabled.Unset("NUMABIND_DISABLE");
+  config::Config cfg, with_disable;
+  config::Parse(enabled.get(), &cfg, nullptr);
+  config::ApplySite(enabled.get(), site, &cfg);
+  config::Parse(merged.get(), &with_disable, nullptr);
+  config::ApplySite(merged.get(), site, &with_disable);
+  if (cfg.policy.text == nullptr && !with_disable.disabled) {
+    fprintf(err,
+            "numabind run: no policy: give --policy P or set NUMABIND_POLICY (numabind vars lists the "
+            "choices)\n");
     return kExitUsage;
   }
   std::string tried;

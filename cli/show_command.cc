@@ -2,13 +2,12 @@
 //
 // `numabind show [PID...]`: where live processes run. CPUs and NUMA nodes come from /proc/PID/status
 // (Cpus_allowed_list, Mems_allowed_list); the memory policy from get_mempolicy for this process and from the
-// first line of /proc/PID/numa_maps for others, written as the kernel writes it there ("default",
-// "bind:0", "interleave:0-1", "prefer:1", "local").
+// first line of /proc/PID/numa_maps for others, in NUMABIND_MEMORY's words (cli/memory_policy.h: "local",
+// "bind:0", "interleave:0-1", "preferred:1"), as `plan`, the log and `report` write it.
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -16,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/draw.h"
+#include "cli/memory_policy.h"
 
 namespace numabind::cli {
 namespace {
@@ -59,83 +59,6 @@ std::string StatusField(const std::string& status, const char* name) {
     pos = end + 1;
   }
   return "?";
-}
-
-std::string BitsToList(const unsigned long* words, size_t nbits) {
-  std::string out;
-  const size_t per = sizeof(unsigned long) * 8;
-  size_t i = 0;
-  while (i < nbits) {
-    if (!(words[i / per] >> (i % per) & 1UL)) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j + 1 < nbits && (words[(j + 1) / per] >> ((j + 1) % per) & 1UL)) ++j;
-    if (!out.empty()) out += ",";
-    out += std::to_string(i);
-    if (j > i) out += "-" + std::to_string(j);
-    i = j + 1;
-  }
-  return out;
-}
-
-// From linux/mempolicy.h, spelled out so that no numactl headers are needed.
-constexpr int kMpolDefault = 0, kMpolPreferred = 1, kMpolBind = 2, kMpolInterleave = 3, kMpolLocal = 4,
-              kMpolPreferredMany = 5, kMpolWeightedInterleave = 6;
-constexpr int kFlagStatic = 1 << 15, kFlagRelative = 1 << 14, kFlagBalancing = 1 << 13;
-
-/// This process's memory policy, in numa_maps' words.
-std::string OwnMemoryPolicy() {
-  constexpr size_t kBits = 4096;
-  unsigned long mask[kBits / (8 * sizeof(unsigned long))] = {0};
-  int mode = 0;
-  if (syscall(SYS_get_mempolicy, &mode, mask, kBits, nullptr, 0UL) != 0) {
-    return std::string("? (get_mempolicy: ") + strerror(errno) + ")";
-  }
-  int flags = mode & (kFlagStatic | kFlagRelative | kFlagBalancing);
-  mode &= ~(kFlagStatic | kFlagRelative | kFlagBalancing);
-  std::string nodes = BitsToList(mask, kBits);
-  std::string name;
-  switch (mode) {
-    case kMpolDefault: return "default";
-    case kMpolLocal: return "local";
-    case kMpolPreferred:
-      if (nodes.empty()) return "local";  // older kernels' spelling of MPOL_LOCAL
-      name = "prefer";
-      break;
-    case kMpolBind: name = "bind"; break;
-    case kMpolInterleave: name = "interleave"; break;
-    case kMpolPreferredMany: name = "prefer (many)"; break;
-    case kMpolWeightedInterleave: name = "weighted interleave"; break;
-    default: name = "mode " + std::to_string(mode); break;
-  }
-  if (flags != 0) {
-    name += "=";
-    if (flags & kFlagStatic)
-      name += "static";
-    else if (flags & kFlagRelative)
-      name += "relative";
-    if (flags & kFlagBalancing)
-      name += std::string((flags & (kFlagStatic | kFlagRelative)) ? "|" : "") + "balancing";
-  }
-  if (!nodes.empty()) name += ":" + nodes;
-  return name;
-}
-
-/// The policy field of numa_maps' first line ("7f..000 bind:0-1 anon=3 ..."); two-word policies included.
-std::string NumaMapsPolicy(const std::string& maps) {
-  std::string line = maps.substr(0, maps.find('\n'));
-  size_t sp = line.find(' ');
-  if (sp == std::string::npos) return "?";
-  std::string rest = line.substr(sp + 1);
-  for (const char* two : {"prefer (many)", "weighted interleave"}) {
-    if (rest.compare(0, strlen(two), two) == 0) {
-      size_t end = rest.find(' ', strlen(two));
-      return rest.substr(0, end);
-    }
-  }
-  return rest.substr(0, rest.find(' '));
 }
 
 bool ReadProc(long pid, bool self, ProcInfo* info, std::string* error) {
@@ -191,6 +114,8 @@ Drawing ShowDrawing(const std::vector<ProcInfo>& found) {
 }
 
 }  // namespace
+
+OptionList ShowOptions() { return {kShowOptions, kShowOptionCount}; }
 
 void PrintShowHelp(FILE* out) {
   fprintf(

@@ -2,6 +2,7 @@
 
 #include "config/choices.h"
 
+#include "base/nearest.h"
 #include "config/vars.h"
 
 namespace numabind::config {
@@ -31,6 +32,15 @@ size_t JoinChoices(const Choices& c, const char* sep, const char* last, char* ou
   }
   if (cap > 0) out[at] = '\0';
   return at;
+}
+
+void HintChoice(const Choices& c, int n, const char* value, char* why, size_t cap) {
+  if (cap == 0) return;
+  if (n < 0 || n > c.count) n = c.count;
+  base::Nearest near(value, base::StrLen(value));
+  for (int i = 0; i < n; ++i) near.Offer(c.words[i]);
+  base::TextWriter w{why, cap, base::StrLen(why)};
+  near.Hint(&w);
 }
 
 const Choices* ChoicesOfVar(int id) {

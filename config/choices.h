@@ -43,6 +43,10 @@ int ChoiceOf(const Choices& c, const char* value, int n = -1);
 /// " or "), into out[0..cap) with a NUL, cut to fit; the length written.
 size_t JoinChoices(const Choices& c, const char* sep, const char* last, char* out, size_t cap);
 
+/// Appends " (did you mean W?)" to the text in why[0..cap) when one of the first `n` words of `c` (all of
+/// them when n < 0) is near `value` (base/nearest.h): the hint of every refused value of a fixed list.
+void HintChoice(const Choices& c, int n, const char* value, char* why, size_t cap);
+
 /// The words of the variable `id` (a config::VarId), or nullptr when its values are not a fixed list.
 const Choices* ChoicesOfVar(int id);
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "base/digits.h"
+#include "base/nearest.h"
 #include "base/text.h"
 #include "base/text_writer.h"
 #include "config/vars.h"
@@ -23,8 +24,6 @@ using Msg = base::TextWriter;
 size_t Len(const char* s) { return base::StrLen(s); }
 using base::StartsWith;
 
-char Upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
-
 /// Starts the error line "NAME=value: " in err (the value cut to kMaxValueShown bytes, with "..." when cut)
 /// and returns a writer positioned after it.
 Msg Begin(Error* err, const char* name, size_t name_len, const char* value) {
@@ -37,27 +36,6 @@ Msg Begin(Error* err, const char* name, size_t name_len, const char* value) {
   if (n > kMaxValueShown) m.Str("...");
   m.Str(": ");
   return m;
-}
-
-/// Edit distance between two names, case-insensitive; large when either is too long to compare.
-uint32_t Distance(const char* a, size_t na, const char* b) {
-  constexpr size_t kMax = 64;
-  size_t nb = Len(b);
-  if (na > kMax || nb > kMax) return 1000;
-  uint32_t prev[kMax + 1], cur[kMax + 1];
-  for (size_t j = 0; j <= nb; ++j) prev[j] = static_cast<uint32_t>(j);
-  for (size_t i = 1; i <= na; ++i) {
-    cur[0] = static_cast<uint32_t>(i);
-    for (size_t j = 1; j <= nb; ++j) {
-      uint32_t sub = prev[j - 1] + (Upper(a[i - 1]) == Upper(b[j - 1]) ? 0 : 1);
-      uint32_t del = prev[j] + 1;
-      uint32_t ins = cur[j - 1] + 1;
-      uint32_t best = sub < del ? sub : del;
-      cur[j] = best < ins ? best : ins;
-    }
-    for (size_t j = 0; j <= nb; ++j) prev[j] = cur[j];
-  }
-  return prev[nb];
 }
 
 /// Writes "NAME=value: why" into err.
@@ -75,45 +53,32 @@ bool Read(int id, const char* value, Config* out, Error* err) {
   return false;
 }
 
-/// The first NUMABIND_* entry of env whose name is not in kVars: the warning line, with the closest name as a
-/// hint, in err->warning.
+/// The first NUMABIND_* entry of env whose name is not in kVars: its warning line in err->warning.
 void CheckNames(const char* const* env, Error* err) {
   for (const char* const* e = env; *e != nullptr; ++e) {
-    const char* s = *e;
-    if (!StartsWith(s, kPrefix)) continue;
-    size_t n = kPrefixLen;
-    while (s[n] != '\0' && s[n] != '=') ++n;
-    if (s[n] != '=') continue;  // not NAME=value: not a variable
-    if (FindVar(s, n) >= 0) continue;
-    const char* best = nullptr;
-    // Suggest only close names: one edit for short names, up to three for long ones.
-    uint32_t limit = static_cast<uint32_t>((n - kPrefixLen) / 3);
-    if (limit < 1) limit = 1;
-    if (limit > 3) limit = 3;
-    uint32_t best_d = limit + 1;
-    for (int i = 0; i < kVarCount; ++i) {
-      uint32_t d = Distance(s, n, kVarNames[i]);
-      if (d < best_d) {
-        best_d = d;
-        best = kVarNames[i];
-      }
-    }
-    Msg m{err->warning, sizeof(err->warning), 0};
-    for (size_t i = 0; i < n && i < kMaxValueShown; ++i) m.Put(s[i]);
-    if (n > kMaxValueShown) m.Str("...");
-    m.Str(" is not a numabind variable");
-    if (best != nullptr) {
-      m.Str(" (did you mean ");
-      m.Str(best);
-      m.Str("?)");
-    } else {
-      m.Str(" (numabind vars lists them)");
-    }
-    return;
+    if (UnknownVar(*e, err->warning, sizeof(err->warning))) return;
   }
 }
 
 }  // namespace
+
+bool UnknownVar(const char* entry, char* out, size_t cap) {
+  if (!StartsWith(entry, kPrefix)) return false;
+  size_t n = kPrefixLen;
+  while (entry[n] != '\0' && entry[n] != '=') ++n;
+  if (entry[n] != '=') return false;  // not NAME=value: not a variable
+  if (FindVar(entry, n) >= 0) return false;
+  // Suggest only close names: one edit for short names, up to three for long ones (the prefix not counted).
+  base::Nearest near(entry, n, base::NearLimit(n - kPrefixLen));
+  for (int i = 0; i < kVarCount; ++i) near.Offer(kVarNames[i]);
+  Msg m{out, cap, 0};
+  if (cap > 0) out[0] = '\0';
+  for (size_t i = 0; i < n && i < kMaxValueShown; ++i) m.Put(entry[i]);
+  if (n > kMaxValueShown) m.Str("...");
+  m.Str(" is not a numabind variable");
+  if (!near.Hint(&m)) m.Str(" (numabind vars lists them)");
+  return true;
+}
 
 RankValue ParseRankValue(const char* s, uint32_t* out) {
   if (s == nullptr) return RankValue::kMalformed;

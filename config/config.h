@@ -69,6 +69,13 @@ struct Error {
 /// NUMABIND_LOG_FILE).
 bool Parse(const char* const* env, Config* out, Error* err);
 
+/// Whether `entry` ("NAME=value": an environment's entry or a site file's line) names a NUMABIND_* variable
+/// that config/vars.def does not have; then writes its warning into out[0..cap): "NUMABIND_POLCY is not a
+/// numabind variable (did you mean NUMABIND_POLICY?)", or "... (numabind vars lists them)" when no known
+/// name is near (base/nearest.h). The one test of an unknown name, for Parse, the site file and `numabind
+/// vars --check`.
+bool UnknownVar(const char* entry, char* out, size_t cap);
+
 /// Reads one variable's value into its field of `out` with the parser of its row (config/vars.def), as
 /// Parse does: false with err set to the line Parse gives ("NAME=value: why") when the value is bad or
 /// `name` is not a NUMABIND_* variable. An empty value leaves the field at its default, except for

@@ -7,6 +7,7 @@
 #include "config/choices.h"
 
 #include "base/digits.h"
+#include "base/nearest.h"
 #include "base/text.h"
 #include "base/text_writer.h"
 
@@ -117,6 +118,7 @@ bool ParsePolicyText(const char* value, Policy* out, char* why, size_t cap) {
     char words[sizeof(kPolicyWords.words)];
     JoinChoices(kPolicyWords, ", ", " or ", words, sizeof(words));
     w.Put(words);
+    HintChoice(kPolicyWords, kPolicyKeywords, value, why, cap);
     return false;
   }
   uint32_t entry = 1;
@@ -240,6 +242,7 @@ bool ParseDevicesText(const char* value, Devices* out, char* why, size_t cap) {
         w.Put(" (not a bus id: ").Put(p, n < kMaxEntryShown ? n : kMaxEntryShown);
         w.Put(n > kMaxEntryShown ? "...)" : ")");
       }
+      if (p == value && *e == '\0') HintChoice(kDevicesWords, 2, value, why, cap);  // auto, none
       return false;
     }
     ++out->count;
@@ -294,7 +297,15 @@ bool ParseExportText(const char* value, uint8_t* out, char* why, size_t cap) {
       if (k == n && items[i].name[k] == '\0') found = i;
     }
     if (n == 0) return say("an empty item", "", 0, kExpected);
-    if (found < 0) return say("unknown item ", p, n > 40 ? 40 : n, kExpected);
+    if (found < 0) {
+      say("unknown item ", p, n > 40 ? 40 : n, kExpected);
+      char item[41];  // the item alone, NUL-terminated, for the hint
+      size_t k = n > 40 ? 40 : n;
+      for (size_t i = 0; i < k; ++i) item[i] = p[i];
+      item[k] = '\0';
+      base::AppendHint(why, cap, item, "none|omp|omp-cpus|gpu|nic");
+      return false;
+    }
     if ((seen & (1u << found)) != 0) return say("item ", p, n, " given twice");
     seen = static_cast<uint8_t>(seen | (1u << found));
     *out = static_cast<uint8_t>(*out | items[found].bits);

@@ -4,6 +4,7 @@
 
 #include "config/readers.h"
 
+#include "base/nearest.h"
 #include "base/text.h"
 #include "base/text_writer.h"
 #include "config/choices.h"
@@ -32,20 +33,30 @@ bool Say(char* why, size_t cap, const char* text) {
   return false;
 }
 
-/// The index of `value` among the words of `c`; -1 with "expected a, b or c" in why.
-int Word(const Choices& c, const char* value, char* why, size_t cap) {
+/// The index of `value` among the words of `c`; -1 with "expected a, b or c" in why, and with `hint` the
+/// word nearest `value` when one is near: " (did you mean b?)".
+int Word(const Choices& c, const char* value, char* why, size_t cap, bool hint = true) {
   int i = ChoiceOf(c, value);
   if (i < 0 && cap > 0) {
     size_t n = 0;
     for (const char* p = "expected "; *p != '\0' && n + 1 < cap; ++p) why[n++] = *p;
     JoinChoices(c, ", ", " or ", why + n, cap - n);
+    if (hint) HintChoice(c, -1, value, why, cap);
   }
   return i;
 }
 
+/// Writes `text` as the reason, then " (did you mean W?)" when a word of `words` ("a|b": the keywords of a
+/// value that is otherwise a path) is near `value`, and fails.
+bool Refuse(char* why, size_t cap, const char* text, const char* value, const char* words) {
+  Say(why, cap, text);
+  base::AppendHint(why, cap, value, words);
+  return false;
+}
+
 /// "0" or "1" into *field.
 bool ReadBool(const char* value, bool* field, char* why, size_t cap) {
-  int i = Word(kBoolWords, value, why, cap);
+  int i = Word(kBoolWords, value, why, cap, false);  // "2": did you mean 0? helps no one
   if (i >= 0) *field = i == 1;
   return i >= 0;
 }
@@ -153,7 +164,7 @@ bool ReadShared(const char* value, Config* out, char* why, size_t cap) {
   } else if (*value == '/') {
     out->shared = value;
   } else {
-    return Say(why, cap, "expected off or an absolute directory such as /dev/shm");
+    return Refuse(why, cap, "expected off or an absolute directory such as /dev/shm", value, "off");
   }
   return true;
 }
@@ -179,8 +190,6 @@ bool ReadByDevice(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->by_device, why, cap);
 }
 
-// Compared one by one, not through a table of pointers: the library reads this in every exec that starts a
-// container runtime, and a table would be relocated in every process it is loaded into.
 bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
   int i = Word(kContainerWords, value, why, cap);
   if (i >= 0) out->container_keep = i == 1;
@@ -190,7 +199,7 @@ bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
 // Read by config::SiteFilePath from the environment itself; checked here so that a typo is an error.
 bool ReadConfigFile(const char* value, Config*, char* why, size_t cap) {
   if (value[0] == '/' || Eq(value, "none")) return true;
-  return Say(why, cap, "expected none or an absolute path such as /etc/numabind.conf");
+  return Refuse(why, cap, "expected none or an absolute path such as /etc/numabind.conf", value, "none");
 }
 
 }  // namespace numabind::config

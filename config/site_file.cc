@@ -67,8 +67,19 @@ void CannotRead(Error* err, const char* path, long n) {
   Fail(err, path, 0, e.text);
 }
 
-/// Checks one variable line (`s`, trimmed, NUL-terminated) and keeps it in `site`; false with err set.
-bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* err) {
+/// Copies the NUL-terminated `from` into an Error's field `to`.
+template <size_t N>
+void Copy(char (&to)[N], const char* from) {
+  size_t i = 0;
+  for (; i + 1 < N && from[i] != '\0'; ++i) to[i] = from[i];
+  to[i] = '\0';
+}
+
+/// Checks one variable line (`s`, trimmed, NUL-terminated) and keeps it in `site`; false with err->text
+/// set. An unknown NUMABIND_* name is no error: true, the line not kept, its warning ("PATH:LINE: NAME is not
+/// a numabind variable (did you mean ...?)") in err->warning and told to the listener.
+bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* err,
+              const SiteListener* listener) {
   char* eq = s;
   while (*eq != '\0' && *eq != '=') ++eq;
   if (!StartsWith(s, "NUMABIND_") || *eq != '=') {
@@ -80,6 +91,13 @@ bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* e
   }
   int id = FindVar(s, static_cast<size_t>(eq - s));
   Error e;
+  if (id < 0) {  // a newer version's variable or a typo: warned about, ignored (issue 26)
+    UnknownVar(s, e.warning, sizeof(e.warning));
+    Fail(&e, path, line, e.warning);
+    Copy(err->warning, e.text);
+    if (listener != nullptr) listener->tell(listener->ctx, false, e.text);
+    return true;
+  }
   if (id == kVarConfigFile || id == kVarBound) {
     base::TextWriter w{e.text, sizeof(e.text), 0};
     w.Str(s).Str(id == kVarBound ? ": set by numabind only" : ": read from the environment only");
@@ -134,10 +152,11 @@ int OpenSiteFile(const char* path, Error* err) {
   return fd;
 }
 
-bool ReadSiteFd(int fd, const char* path, SiteFile* site, Error* err) {
+bool ReadSiteFd(int fd, const char* path, SiteFile* site, Error* err, const SiteListener* listener) {
   site->path = nullptr;
   site->count = 0;
   err->text[0] = '\0';
+  err->warning[0] = '\0';
   long n = ReadAll(fd, site);
   if (n < 0) {
     CannotRead(err, path, n);
@@ -147,29 +166,33 @@ bool ReadSiteFd(int fd, const char* path, SiteFile* site, Error* err) {
     Fail(err, path, 0, "larger than 16384 bytes");
     return false;
   }
-  return ParseSiteText(path, static_cast<size_t>(n), site, err);
+  return ParseSiteText(path, static_cast<size_t>(n), site, err, listener);
 }
 
-bool ReadSiteFile(const char* path, SiteFile* site, Error* err) {
+bool ReadSiteFile(const char* path, SiteFile* site, Error* err, const SiteListener* listener) {
   site->path = nullptr;
   site->count = 0;
   int fd = OpenSiteFile(path, err);
   if (fd < 0) return fd == -1;
-  return ReadSiteFd(fd, path, site, err);
+  return ReadSiteFd(fd, path, site, err, listener);
 }
 
-bool ParseSiteText(const char* path, size_t n, SiteFile* site, Error* err) {
+bool ParseSiteText(const char* path, size_t n, SiteFile* site, Error* err, const SiteListener* listener) {
   site->path = nullptr;
   site->count = 0;
   err->text[0] = '\0';
+  err->warning[0] = '\0';
+  bool ok = true;
   if (n > kSiteFileMax) n = kSiteFileMax;
   site->text[n] = '\0';
   char* end = site->text + n;
   uint32_t line = 1;
+  Error e;  // each line's problem; once per file, not per line (512 bytes to clear)
   for (char* p = site->text; p < end; ++line) {
     char* eol = LineEnd(p, end);
     if (eol < end && *eol == '\0') {
       Fail(err, path, line, "a NUL byte: not a text file");
+      if (listener != nullptr) listener->tell(listener->ctx, true, err->text);
       site->count = 0;
       return false;
     }
@@ -181,15 +204,25 @@ bool ParseSiteText(const char* path, size_t n, SiteFile* site, Error* err) {
     *t = '\0';
     p = eol + 1;
     if (*s == '\0' || *s == '#') continue;
+    // Without a listener the first bad line ends the reading (the library ignores the whole file); with one,
+    // every line is checked (`numabind vars --check` lists them all); err keeps the first.
+    bool good;
     if (site->count == kVarCount) {  // each name once: more lines than names repeat one
-      Fail(err, path, line, "more variables than numabind has");
-      site->count = 0;
-      return false;
+      Fail(&e, path, line, "more variables than numabind has");
+      good = false;
+    } else {
+      good = TakeLine(path, line, s, site, &e, listener);
+      if (e.warning[0] != '\0' && err->warning[0] == '\0') Copy(err->warning, e.warning);
     }
-    if (!TakeLine(path, line, s, site, err)) {
-      site->count = 0;
-      return false;
-    }
+    if (good) continue;
+    if (listener != nullptr) listener->tell(listener->ctx, true, e.text);
+    if (ok) Copy(err->text, e.text);
+    ok = false;
+    if (listener == nullptr) break;
+  }
+  if (!ok) {
+    site->count = 0;
+    return false;
   }
   site->path = path;
   return true;

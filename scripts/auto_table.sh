@@ -27,9 +27,9 @@ table() {
       # Without devices found, the auto rows already are the rows without devices.
       [ "$devices" = none ] && [[ "$found" == "no devices"* ]] && continue
       for n in 1 2 4 8 32; do
-        # The first line of `numabind plan` for auto: "auto: WHERE, N ranks -> DECISION".
+        # The line of `numabind plan` for auto under its heading: "auto: WHERE, N ranks -> DECISION".
         line=$(env -i PATH="$PATH" "$bin" plan --topology "$f" --policy auto --devices "$devices" --ranks "$n" |
-          head -n 1)
+          sed -n 2p)
         case "$line" in auto:*) ;; *) echo "auto_table: $name: no auto line: $line" >&2; exit 1 ;; esac
         line=${line#auto: }
         [ "$devices" = auto ] && found=$line

@@ -70,6 +70,7 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
     t_exec_mapping.size = block.map_size;
     // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
     if (r == BindResult::kBound && (!BoundAtSetenv(*b.m) || b.m->replaced)) FinishBoundLine(&line, b.pid);
+    line.Release();  // a grown line's mapping, which a vfork child's exec would leave to its parent
   }
   auto ret = call(block.env);
   e = errno;

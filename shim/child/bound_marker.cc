@@ -7,52 +7,22 @@
 
 #include <fcntl.h>
 
+#include "base/digits.h"
+#include "base/proc_stat.h"
 #include "base/syscalls.h"
 #include "base/text.h"
+#include "config/grammar.h"
 #include "plan/plan_basis.h"
 
 namespace numabind::shim {
 namespace {
 
-/// Child-safe: a decimal number of 1 to 9 digits at *s (advanced past it).
-bool ReadNumber(const char** s, uint64_t* out) {
-  uint64_t v = 0;
-  int digits = 0;
-  for (; **s >= '0' && **s <= '9' && digits < 10; ++*s, ++digits)
-    v = v * 10 + static_cast<uint64_t>(**s - '0');
-  *out = v;
-  return digits > 0 && digits < 10;
-}
-
-/// The parent of process `pid` (/proc/PID/stat's fourth field, after the command name in parentheses,
-/// which may itself hold ") "), or 0 when it cannot be read.
-pid_t ParentOf(pid_t pid) {
-  if (pid <= 0) return 0;
-  char path[6 + base::kDecimalMax + 5] = "/proc/";
-  size_t at = 6 + base::FormatDecimal(static_cast<uint64_t>(pid), path + 6);
-  for (const char* s = "/stat"; *s != '\0'; ++s) path[at++] = *s;
-  path[at] = '\0';
-  long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buf[512];
-  long got = base::Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf) - 1);
-  base::Sys6(SYS_close, fd);
-  if (got <= 0) return 0;
-  buf[got] = '\0';
-  const char* close = nullptr;
-  for (const char* s = buf; *s != '\0'; ++s) {
-    if (*s == ')') close = s;
-  }
-  uint64_t ppid = 0;
-  if (close == nullptr || close[1] != ' ' || close[2] == '\0' || close[3] != ' ') return 0;
-  const char* s = close + 4;
-  return ReadNumber(&s, &ppid) ? static_cast<pid_t>(ppid) : 0;
-}
-
 /// Whether `pid` is this process or one of its ancestors.
 bool SelfOrAncestor(pid_t pid) {
   pid_t p = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  for (int depth = 0; depth < 64 && p > 0; ++depth, p = ParentOf(p)) {
+  base::ProcStat stat;
+  for (int depth = 0; depth < 64 && p > 0;
+       ++depth, p = base::ReadProcStat(p, &stat) ? static_cast<pid_t>(stat.ppid) : 0) {
     if (p == pid) return true;
   }
   return false;
@@ -98,23 +68,21 @@ bool ParseBoundProof(const char* bound, BoundProof* out) {
   while (*s != '\0' && *s != ' ') ++s;
   if (!base::StartsWith(s, " cpus=")) return false;
   s += 6;
-  for (;;) {
-    uint64_t first = 0, last = 0;
-    if (!ReadNumber(&s, &first)) return false;
-    last = first;
-    if (*s == '-') {
-      ++s;
-      if (!ReadNumber(&s, &last)) return false;
-    }
-    if (last < first || last >= uint64_t{config::kMaxCpuWords} * 64) return false;
-    for (uint64_t c = first; c <= last; ++c) out->cpus[c / 64] |= 1ull << (c % 64);
-    if (*s != ',') break;
-    ++s;
+  const char* list = s;
+  while (*s != '\0' && *s != ' ') ++s;
+  config::Ranges ranges(list, s, uint32_t{config::kMaxCpuWords} * 64 - 1);
+  uint32_t first, last;
+  bool any = false;
+  while (ranges.Next(&first, &last)) {
+    for (uint32_t c = first; c <= last; ++c) out->cpus[c / 64] |= 1ull << (c % 64);
+    any = true;
   }
+  if (!any || ranges.fault() != config::ListFault::kNone) return false;
   uint64_t by = 0;
   if (!base::StartsWith(s, " by=")) return false;
   s += 4;
-  if (!ReadNumber(&s, &by) || *s != '\0' || by == 0) return false;
+  if (base::ScanDecimal(&s, nullptr, 0x7fffffff, &by) != base::Digits::kOk || *s != '\0' || by == 0)
+    return false;
   out->by = static_cast<pid_t>(by);
   return true;
 }

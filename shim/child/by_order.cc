@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <time.h>
 
+#include "base/digits.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "config/vars.h"
@@ -101,20 +102,28 @@ __attribute__((noinline)) uint32_t CountListed(const char* path) {
   long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   uint32_t count = 0;
-  long pid = 0;
   char chunk[256];
+  long kept = 0;  // the digits of a pid the last read cut, moved to the front
   long n;
-  while ((n = base::Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
-    for (long i = 0; i < n; ++i) {
-      if (chunk[i] >= '0' && chunk[i] <= '9') {
-        if (pid < (1L << 40)) pid = pid * 10 + (chunk[i] - '0');
-        continue;
+  while ((n = base::Sys6(SYS_read, fd, reinterpret_cast<long>(chunk + kept),
+                         static_cast<long>(sizeof(chunk)) - kept)) >= 0) {
+    const char* end = chunk + kept + n;
+    const char* p = chunk;
+    for (;;) {
+      while (p < end && (*p < '0' || *p > '9')) ++p;
+      const char* at = p;
+      uint64_t pid = 0;
+      if (base::ScanDecimal(&p, end, 1u << 30, &pid) == base::Digits::kNone) break;
+      if (p == end && n > 0) {  // maybe cut: read again with its digits in front
+        p = at;
+        break;
       }
-      if (pid > 0 && PidMatches(pid)) ++count;
-      pid = 0;
+      if (pid > 0 && PidMatches(static_cast<long>(pid))) ++count;
     }
+    kept = end - p;
+    if (n == 0 || kept == static_cast<long>(sizeof(chunk))) break;
+    for (long i = 0; i < kept; ++i) chunk[i] = p[i];
   }
-  if (pid > 0 && PidMatches(pid)) ++count;
   base::Sys6(SYS_close, fd);
   return count;
 }

@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "base/digits.h"
+#include "base/proc_stat.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "shim/state/state.h"
@@ -40,43 +42,6 @@ void ProcFile(char* buf, long pid, const char* leaf) {
   Append(buf, 64, &at, "/proc/");
   AppendNum(buf, 64, &at, static_cast<uint64_t>(pid));
   Append(buf, 64, &at, leaf);
-}
-
-/// Child-safe: process pid's state letter, parent and start time (clock ticks after boot) from
-/// /proc/PID/stat. False when it is gone.
-__attribute__((noinline)) bool ReadStat(long pid, char* state, long* ppid, uint64_t* start) {
-  char path[64], stat[512];
-  ProcFile(path, pid, "/stat");
-  long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  long len = base::Sys6(SYS_read, fd, reinterpret_cast<long>(stat), sizeof(stat) - 1);
-  base::Sys6(SYS_close, fd);
-  if (len <= 0) return false;
-  stat[len] = '\0';
-  long at = len - 1;
-  while (at >= 0 && stat[at] != ')') --at;  // "PID (COMM) S PPID ...": COMM may hold ')'
-  if (at < 0 || at + 2 >= len) return false;
-  *state = stat[at + 2];
-  // Fields from the state (3rd) on, separated by single spaces: ppid is the 4th, starttime the 22nd.
-  int field = 3;
-  uint64_t value = 0;
-  *ppid = 0;
-  *start = 0;
-  for (long i = at + 4; i <= len; ++i) {
-    char ch = i < len ? stat[i] : ' ';
-    if (ch != ' ') {  // digits; a '-' (tpgid -1 without a terminal) reads as 0, unused here
-      if (ch >= '0' && ch <= '9') value = value * 10 + static_cast<uint64_t>(ch - '0');
-      continue;
-    }
-    ++field;
-    if (field == 4) *ppid = static_cast<long>(value);
-    if (field == 22) {
-      *start = value;
-      return true;
-    }
-    value = 0;
-  }
-  return false;
 }
 
 /// Child-safe: whether pid's environment (as it started) has an entry NUMABIND_POLICY=: a process of the
@@ -132,14 +97,12 @@ __attribute__((noinline)) void ReapStale(long dir) {
         if (p == nullptr) break;
       }
       if (p == nullptr) continue;
-      long pid = 0;
-      while (*p >= '0' && *p <= '9') pid = pid * 10 + (*p++ - '0');
-      char state;
-      long ppid;
-      uint64_t start;
+      uint64_t pid = 0;
+      if (base::ScanDecimal(&p, nullptr, 1u << 30, &pid) != base::Digits::kOk) continue;
+      base::ProcStat stat;
       char live[64];
-      if (ReadStat(pid, &state, &ppid, &start) && state != 'Z') {
-        CounterName(live, pid, start);
+      if (base::ReadProcStat(static_cast<long>(pid), &stat) && stat.state != 'Z') {
+        CounterName(live, static_cast<long>(pid), stat.start);
         if (base::StrEq(live, name)) continue;
       }
       base::UnlinkAt(static_cast<int>(dir), name, 0);
@@ -152,14 +115,15 @@ __attribute__((noinline)) void ReapStale(long dir) {
 /// configured; and its start time. -1 when /proc cannot tell.
 __attribute__((noinline)) long TreeRoot(long launcher, uint64_t* start) {
   long root = launcher;
-  char state;
-  long ppid;
+  base::ProcStat stat;
   for (int depth = 0; depth < 64; ++depth) {
-    if (!ReadStat(root, &state, &ppid, start)) return -1;
-    if (ppid <= 1 || !Configured(ppid)) break;
-    root = ppid;
+    if (!base::ReadProcStat(root, &stat)) return -1;
+    if (stat.ppid <= 1 || !Configured(stat.ppid)) break;
+    root = stat.ppid;
   }
-  return ReadStat(root, &state, &ppid, start) ? root : -1;
+  if (!base::ReadProcStat(root, &stat)) return -1;
+  *start = stat.start;
+  return root;
 }
 
 /// Child-safe: maps the counter page of the tree of `launcher`, creating it if needed; nullptr when it
@@ -217,11 +181,9 @@ bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim
   uint32_t self = static_cast<uint32_t>(base::Sys6(SYS_getpid));
   for (uint32_t i = 0; i < kOrderSlots; ++i) {
     uint32_t holder = __atomic_load_n(&slots[i], __ATOMIC_ACQUIRE);
-    char state = 0;
-    long ppid;
-    uint64_t start;
+    base::ProcStat stat;
     // A finished holder (gone, or a zombie: its worker has ended) frees its slot.
-    bool free = holder == 0 || (holder != self && (!ReadStat(holder, &state, &ppid, &start) || state == 'Z'));
+    bool free = holder == 0 || (holder != self && (!base::ReadProcStat(holder, &stat) || stat.state == 'Z'));
     if (!free) continue;
     if (!__atomic_compare_exchange_n(&slots[i], &holder, self, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
       --i;  // another rank took it, or freed it meanwhile: look at this slot again

@@ -98,18 +98,9 @@ bool Activate() {
   // It started without NUMABIND_POLICY, so none of its entries configured it then.
   const char* ours[kOursMax];
   OursNow(ours);
-  config::Config c;
-  config::Error err;
-  bool parsed = config::Parse(ours, &c, &err);
-  if (c.disabled) {
+  if (!TakeConfiguration(ours)) {
     PublishSiteFile();
     return false;
-  }
-  g_state.config = c;
-  WriteConfigWarning(err.warning);
-  if (!parsed) {
-    for (size_t i = 0; i < sizeof(g_state.config_error); ++i) g_state.config_error[i] = err.text[i];
-    g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
   }
   ReadSiteFile(ours);
   if (!g_state.config.enabled) {
@@ -126,6 +117,17 @@ bool Activate() {
 }
 
 }  // namespace
+
+bool TakeConfiguration(const char* const* ours) {
+  config::Error err;
+  if (!config::Parse(ours, &g_state.config, &err)) {
+    for (size_t i = 0; i < sizeof(g_state.config_error); ++i) g_state.config_error[i] = err.text[i];
+    g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
+  }
+  if (g_state.config.disabled) return false;
+  WriteConfigWarning(err.warning);
+  return true;
+}
 
 void ApplySiteFile(const char* const* ours) {
   TakeSiteFile();  // at start-up, before any other thread: this thread's
@@ -156,6 +158,14 @@ void ReadSiteFile(const char* const* ours) {
     WriteLog(config::LogLevel::kWarn, &l);
   }
   if (g_site != nullptr) config::ApplySite(ours, *g_site, &g_state.config);
+  // An unknown name in a good file: the file applies without it, and the line says so (issue 26: a newer
+  // version's variable must not switch a mixed cluster's binding off). Written after the file applied, to
+  // the log it configures.
+  if (err.text[0] == '\0' && err.warning[0] != '\0') {
+    Line l;
+    l.Str("numabind: ").Str(err.warning).Str("; ignored");
+    WriteLog(config::LogLevel::kWarn, &l);
+  }
 }
 
 }  // namespace

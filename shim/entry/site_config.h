@@ -13,6 +13,11 @@
 
 namespace numabind::shim {
 
+/// The one parse of a process's configuration, at start-up and when a rank spawn activates it: `ours` (the
+/// environment's NUMABIND_* entries) into g_state.config, its error line kept for the first spawn to say,
+/// a warning (an unknown name) said now. False when NUMABIND_DISABLE=1: there is nothing more to do.
+bool TakeConfiguration(const char* const* ours);
+
 /// A configured start-up (g_state.config parsed from `ours`, the environment's NUMABIND_* entries, and not
 /// disabled): reads the site file once and gives g_state.config the values the environment leaves unset. A
 /// bad file is logged once (warn) and ignored. The caller has checked AT_SECURE.

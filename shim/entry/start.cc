@@ -4,7 +4,6 @@
 // little as it can: only when NUMABIND_POLICY is set does it parse the configuration and note which rank
 // variables the process started with.
 
-#include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
@@ -42,13 +41,7 @@ __attribute__((noinline)) void StartConfigured(const char* const* env, bool rank
   for (int i = 0; i < config::kRankVarCount; ++i) {
     if (facts.rank[i] != nullptr) g_state.startup_rank_vars |= 1u << i;
   }
-  config::Error err;
-  if (!config::Parse(ours, &g_state.config, &err)) {
-    memcpy(g_state.config_error, err.text, sizeof(g_state.config_error));
-    g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
-  }
-  if (g_state.config.disabled) return;
-  WriteConfigWarning(err.warning);
+  if (!TakeConfiguration(ours)) return;
   // The site file's defaults under the environment's values (shim/entry/site_config.h): a rank reads it now,
   // to bind itself with them; any other configured process at its first start of a program
   // (ApplyPendingSiteFile), so that one which starts none never opens it.

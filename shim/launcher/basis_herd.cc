@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/digits.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "config/grammar.h"
@@ -53,13 +54,10 @@ long TemporaryWriter(const char* name) {
     if (!IsHex(*p)) return 0;
   }
   if (*p++ != '.') return 0;
-  long pid = 0;
-  for (; *p >= '0' && *p <= '9' && pid < (1L << 30); ++p) pid = pid * 10 + (*p - '0');
-  if (*p++ != '.' || *p == '\0') return 0;
-  for (; *p != '\0'; ++p) {
-    if (*p < '0' || *p > '9') return 0;
-  }
-  return pid;
+  uint64_t pid = 0, ns = 0;
+  if (base::ScanDecimal(&p, nullptr, 1u << 30, &pid) != base::Digits::kOk || *p++ != '.') return 0;
+  if (base::ScanDecimal(&p, nullptr, ~0ull >> 5, &ns) == base::Digits::kNone || *p != '\0') return 0;
+  return static_cast<long>(pid);
 }
 
 /// Opens (creating it) the configuration's lock file, lock-HASH: a regular file of the user's that no one

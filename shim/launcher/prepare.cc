@@ -26,6 +26,7 @@
 #include "shim/child/child.h"
 #include "shim/launcher/basis_cache.h"
 #include "shim/launcher/helper_launch.h"
+#include "shim/launcher/launch_id.h"
 #include "shim/state/guard.h"
 
 #ifndef NUMABIND_HELPER_PATH
@@ -211,6 +212,7 @@ const plan::PlanBasis* EnsurePrepared() {
   if (!g_state.prepared) {
     int saved_errno = errno;
     Guard guard;
+    NoteOwnLaunch();  // the ranks' lines name their launch, bound or not
     // A bad configuration is reported at each rank; there is nothing to plan with.
     if (g_state.config_error[0] == '\0') Prepare();
     errno = saved_errno;

@@ -3,12 +3,13 @@
 // NUMABIND_LOG_FORMAT=json: every log line one JSON object of strict UTF-8, built like the text lines
 // (shim/log/line.h: on the stack, no allocation, raw system calls for the time and host name), so the child
 // side of a spawn can write it. These only format; shim/log/log.cc writes. Fields: time (UTC, ISO 8601 with
-// milliseconds), host, pid, level; then, for a bound rank, event, rank, nranks, rank_var, command, cpus,
+// milliseconds), host, pid, level; then, for a bound rank, event, rank, nranks, rank_var, command, launch
+// (shim/launcher/launch_id.h: "PID@START" or "STEP/PID@START", when known), cpus,
 // nodes, memory, device, device_nodes (with a device), entry, replaced (launcher_cpus when true: the binding
 // it started with), policy, auto (its share, under auto) and, at NUMABIND_LOG=debug, stack; for a rank not
-// bound, event (unbound, refused), rank, nranks, rank_var, command and message; for anything else, message
-// (the text line without "numabind: "). A line that would not fit Line::kCapacity leaves out what does not
-// fit (members whole, strings cut between two characters) and ends with "truncated":true.
+// bound, event (unbound, refused), rank, nranks, rank_var, command, launch and message; for anything else,
+// message (the text line without "numabind: "). A line that would not fit Line::kCapacity leaves out what
+// does not fit (members whole, strings cut between two characters) and ends with "truncated":true.
 
 #ifndef NUMABIND_SHIM_LOG_JSON_LOG_H_
 #define NUMABIND_SHIM_LOG_JSON_LOG_H_

@@ -100,12 +100,22 @@ __attribute__((noinline)) void WriteJsonUnbound(const UnboundEvent& e, const cha
 /// Child-safe: the JSON line of a bound rank. Not inlined, as above.
 __attribute__((noinline)) void WriteJsonBound(const Line& body, pid_t pid, const char* stack) {
   Line l;
+  if (body.grown()) l.Grow();  // the body's lists did not fit 2 KiB: nor does the line
   size_t n = JsonBoundLine(&l, body, pid, stack);
   WriteLogRaw(l.data(), n);
 }
 
-/// Child-safe: the text words of a bound rank.
-void TextBound(const BoundEvent& e, Line* line) {
+/// Child-safe: how many bytes of s to write to keep it within max, cut between two UTF-8 characters.
+size_t Utf8Prefix(const char* s, size_t max) {
+  size_t n = 0;
+  while (n < max && s[n] != '\0') ++n;
+  if (n == max && s[n] != '\0')
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xc0) == 0x80) --n;
+  return n;
+}
+
+/// Child-safe: the text words of a bound rank, its command cut at `command_max` bytes.
+void TextBound(const BoundEvent& e, Line* line, size_t command_max) {
   line->Str(e.again ? "numabind: rebound rank " : "numabind: bound rank ").Num(e.rank);
   if (e.nranks != 0) line->Str(" of ").Num(e.nranks);
   line->Str(" (")
@@ -113,7 +123,7 @@ void TextBound(const BoundEvent& e, Line* line) {
            : e.entry == Entry::kFork ? "order, NUMABIND_FORKS"
                                      : "order, NUMABIND_MATCH")
       .Str(") ")
-      .Str(e.command);
+      .Str(e.command, Utf8Prefix(e.command, command_max));
   line->Str(": cpus ").Bits(e.cpus, e.cpu_words).Str(" nodes ").Bits(e.nodes, e.node_words).Str(" memory ");
   if (e.memory_denied != nullptr)
     line->Str("unchanged (set_mempolicy: ").Str(e.memory_denied).Str(")");
@@ -133,12 +143,29 @@ void TextBound(const BoundEvent& e, Line* line) {
   }
 }
 
+/// The longest command a grown text line keeps: its lists are whole, its command not (JSON: 512 bytes).
+constexpr size_t kGrownCommandMax = 1024;
+
+/// Child-safe: the event's words in the log's format.
+void FormatBoundIn(const BoundEvent& event, Line* line) {
+  if (Json()) return JsonBound(line, event);
+  TextBound(event, line, line->grown() ? kGrownCommandMax : ~size_t{0});
+}
+
 }  // namespace
 
-// Child-safe: appends to the caller's line.
+// Child-safe: appends to the caller's line, grown (mmap) when a list did not fit.
 void FormatBound(const BoundEvent& event, Line* line) {
-  if (Json()) return JsonBound(line, event);
-  TextBound(event, line);
+  size_t start = line->size();
+  FormatBoundIn(event, line);
+  // A list is written whole or not at all: when one was left out (more than 2 KiB: a large machine's
+  // scattered CPUs), the line is made again in a mapping where the largest machine's lists fit. Nothing
+  // else grows a line: a long command is cut as before.
+  if (!line->list_cut() || !line->Grow()) return;
+  line->Rewind(start);
+  line->set_truncated(false);
+  line->set_list_cut(false);
+  FormatBoundIn(event, line);
 }
 
 // Child-safe: reads the configuration.
@@ -152,14 +179,19 @@ void FinishBoundLine(Line* line, pid_t pid) {
   // An info event, in either format; a JSON log file records it whatever the level (numabind report).
   if (g_state.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
   bool debug = g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0';
-  if (Json()) return WriteJsonBound(*line, pid, debug ? g_state.stack : nullptr);
+  if (Json()) {
+    WriteJsonBound(*line, pid, debug ? g_state.stack : nullptr);
+    return line->Release();
+  }
   if (pid > 0)
     line->Str(" pid ").Num(pid);
   else
     line->Str(" pid unknown");
+  if (g_state.launch[0] != '\0') line->Str(" launch=").Str(g_state.launch);
   if (debug) line->Str("\n").Str(g_state.stack);
   size_t len = line->Finish();
   WriteLogRaw(line->data(), len);
+  line->Release();  // written: a vfork child's mapping would be its parent's after the exec
 }
 
 // Child-safe: formats on the stack and writes with raw system calls.
@@ -184,6 +216,7 @@ void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path) {
 void WriteUnbound(const UnboundEvent& event, Line* text) {
   if (g_state.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
   if (Json()) return WriteJsonUnbound(event, text->CStr(), text->size(), text->truncated());
+  if (g_state.launch[0] != '\0') text->Str(" launch=").Str(g_state.launch);
   size_t len = text->Finish();
   WriteLogRaw(text->data(), len);
 }

@@ -16,6 +16,7 @@
 #include "shim/child/bound_marker.h"
 #include "shim/child/child.h"
 #include "shim/child/rank_exports.h"
+#include "shim/launcher/launch_id.h"
 #include "shim/launcher/prepare.h"
 #include "shim/log/json_log.h"
 #include "shim/rank/process_threads.h"
@@ -94,9 +95,16 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   bool widen = got > 0 && !nested &&
                base::Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
   if (widen) base::Sys6(SYS_sched_getaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened));
+  // Its launch is its parent's (slurmstepd, torchrun, a launcher's daemon), which started its siblings;
+  // before EnsurePrepared, which would name this process's own.
+  FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), const_cast<const char* const*>(environ),
+               g_state.launch);
   EnsurePrepared();
   if (device != nullptr && !ResolveDeviceRank(program, *device, m)) {
     if (widen) base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
+    // No rank after all: the ranks it may start are a launch of its own.
+    FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getpid)), const_cast<const char* const*>(environ),
+                 g_state.launch);
     return false;
   }
   if (widen) m->started_cpus = started, m->started_words = static_cast<uint32_t>(got / 8);

@@ -79,6 +79,9 @@ struct State {
   /// that an exec that follows (hydra's proxy sets the variables, then execs) is not logged twice.
   uint32_t worker_rank = ~0u;
   uint32_t worker_nranks = ~0u;
+  /// The launch this process's rank lines name (shim/launcher/launch_id.h): a launcher's own token, written
+  /// on the parent side when it prepares, or a rank binding itself's parent's; "" until then.
+  char launch[96] = {0};
   /// NUMABIND_LOG=debug: the spawning call stack, captured in the parent before fork/vfork.
   char stack[1024] = {0};
   /// This process is a rank numabind bound: at start-up (itself, or before: NUMABIND_BOUND, or its

@@ -157,6 +157,24 @@ Test(help, unknown_commands_and_options) {
   cr_assert_eq(CountLines(r.err), 1);
 }
 
+// A mistyped command or option: the nearest one, when one is near (base/nearest.h).
+Test(help, unknown_commands_suggest_the_nearest) {
+  Result r = Run({"reprot"});
+  cr_assert_eq(r.status, 2);
+  EXPECT_STREQ(r.err.c_str(), "numabind: unknown command reprot (did you mean report?)\n");
+  r = Run({"paln", "--ranks", "2"});
+  cr_assert_eq(r.status, 2);
+  EXPECT_STREQ(r.err.c_str(), "numabind: unknown command paln (did you mean plan?)\n");
+  r = Run({"--verison"});
+  cr_assert_eq(r.status, 2);
+  EXPECT_STREQ(r.err.c_str(), "numabind: unknown option --verison (did you mean --version?)\n");
+  // A policy where the command goes: no command is near it.
+  r = Run({"sokcet"});
+  cr_assert_eq(r.status, 2);
+  EXPECT_STREQ(r.err.c_str(), "numabind: unknown command sokcet (numabind --help lists the commands)\n");
+  cr_assert_str_empty(r.out.c_str());
+}
+
 // ------------------------------------------------------------------------------------- shared helpers
 
 Test(cli_parts, parse_args) {

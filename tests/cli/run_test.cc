@@ -259,15 +259,51 @@ Test(run, bad_values_stop_before_anything_runs) {
                  {"NUMABIND_LOG=loud"});
   cr_assert_eq(r.status, 2);
   EXPECT_STREQ(r.err.c_str(), "numabind run: NUMABIND_LOG=loud: expected off, warn, info or debug\n");
-  r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "touch", marker}, {"NUMABIND_NRANK=4"});
+  // Every bad value, each on its line, not only the first.
+  r = RunProgram({dir + "/numabind", "run", "--policy", "sockte", "--", "touch", marker},
+                 {"NUMABIND_LOG=loud", "NUMABIND_CONFIG_FILE=none"});
   cr_assert_eq(r.status, 2);
   EXPECT_STREQ(r.err.c_str(),
-               "numabind run: NUMABIND_NRANK is not a numabind variable (did you mean NUMABIND_NRANKS?)\n");
+               "numabind run: --policy sockte: expected node, socket, exclusive, core-complex, auto, "
+               "cpus:LIST|LIST... or nodes:LIST|LIST... (did you mean socket?)\n"
+               "numabind run: NUMABIND_LOG=loud: expected off, warn, info or debug\n");
   // Checked even when NUMABIND_DISABLE=1 would make the library read nothing.
   r = RunProgram({dir + "/numabind", "run", "--policy", "nodes:x", "--", "touch", marker},
                  {"NUMABIND_DISABLE=1"});
   cr_assert_eq(r.status, 2, "%s", r.err.c_str());
   cr_assert_neq(access(marker.c_str(), F_OK), 0, "the command ran");
+}
+
+// vars --check's check: a bad site file refuses before anything starts, every bad line named; the library
+// would ignore the whole file and leave every rank unbound.
+Test(run, bad_site_file_stops_before_anything_runs) {
+  std::string dir = BuildTreeLayout();
+  std::string marker = dir + "/ran", site = dir + "/numabind.conf";
+  numabind::test::WriteAll(site, "NUMABIND_POLICY=node\nNUMABIND_MEMORY=fast\nNUMABIND_LOG=loud\n");
+  Result r = RunProgram({dir + "/numabind", "run", "--", "touch", marker}, {"NUMABIND_CONFIG_FILE=" + site});
+  cr_assert_eq(r.status, 2, "%s", r.err.c_str());
+  EXPECT_STREQ(r.err.c_str(), "numabind run: " + site +
+                                  ":2: NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave\n"
+                                  "numabind run: " +
+                                  site + ":3: NUMABIND_LOG=loud: expected off, warn, info or debug\n");
+  cr_assert_neq(access(marker.c_str(), F_OK), 0, "the command ran");
+}
+
+// An unknown name is said, with the nearest, and ignored: the command runs (the library ignores it too).
+Test(run, unknown_names_warn_and_run) {
+  std::string dir = BuildTreeLayout();
+  std::string marker = dir + "/ran", site = dir + "/numabind.conf";
+  numabind::test::WriteAll(site, "NUMABIND_POLICY=node\nNUMABIND_MEMROY=bind\n");
+  Result r = RunProgram({dir + "/numabind", "run", "--", "touch", marker},
+                        {"NUMABIND_CONFIG_FILE=" + site, "NUMABIND_NRANK=4"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(
+      r.err.c_str(),
+      "numabind run: NUMABIND_NRANK is not a numabind variable (did you mean NUMABIND_NRANKS?); "
+      "ignored\n"
+      "numabind run: " +
+          site + ":2: NUMABIND_MEMROY is not a numabind variable (did you mean NUMABIND_MEMORY?); ignored\n");
+  cr_assert_eq(access(marker.c_str(), F_OK), 0, "the command did not run");
 }
 
 Test(run, needs_a_policy) {

@@ -52,8 +52,9 @@ Test(show, itself_by_default) {
   cr_assert_eq(CountLines(r.out), 2, "%s", r.out.c_str());
   cr_assert(r.out.rfind("pid", 0) == 0, "%s", r.out.c_str());
   std::string row = r.out.substr(r.out.find('\n') + 1);
-  // The child inherits this process's CPUs and nodes, and has the default memory policy.
-  std::string expected_tail = "  default  " + numabind::test::Numabind() + " show\n";
+  // The child inherits this process's CPUs and nodes, and has the default memory policy (MPOL_DEFAULT:
+  // local).
+  std::string expected_tail = "  local   " + numabind::test::Numabind() + " show\n";
   cr_assert(row.find("  " + StatusField("Cpus_allowed_list") + "  ") != std::string::npos, "%s", row.c_str());
   cr_assert(row.size() > expected_tail.size() &&
                 row.compare(row.size() - expected_tail.size(), expected_tail.size(), expected_tail) == 0,
@@ -65,7 +66,7 @@ Test(show, itself_as_json) {
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   std::string expected = "\",\"command\":\"" + numabind::test::Numabind() + " show --json\",\"cpus\":\"" +
                          StatusField("Cpus_allowed_list") + "\",\"nodes\":\"" +
-                         StatusField("Mems_allowed_list") + "\",\"memory\":\"default\"}\n]\n";
+                         StatusField("Mems_allowed_list") + "\",\"memory\":\"local\"}\n]\n";
   cr_assert(r.out.rfind("[\n  {\"pid\":", 0) == 0, "%s", r.out.c_str());
   cr_assert(r.out.find(expected.substr(1)) != std::string::npos, "%s\nexpected ...%s", r.out.c_str(),
             expected.c_str());
@@ -95,19 +96,19 @@ Test(show, other_policies_from_numa_maps) {
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   cr_assert_eq(CountLines(r.out), 3, "%s", r.out.c_str());
   cr_assert(r.out.find("  interleave:0  ") != std::string::npos, "%s", r.out.c_str());
-  cr_assert(r.out.find("  prefer:0  ") != std::string::npos, "%s", r.out.c_str());
+  cr_assert(r.out.find("  preferred:0  ") != std::string::npos, "%s", r.out.c_str());
 }
 
 Test(show, own_policy_from_get_mempolicy) {
   Result r = ShowHere({"--json"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
-  cr_assert(r.out.find("\"memory\":\"default\"") != std::string::npos, "%s", r.out.c_str());
+  cr_assert(r.out.find("\"memory\":\"local\"") != std::string::npos, "%s", r.out.c_str());
   cr_assert(r.out.find("{\"pid\":" + std::to_string(getpid()) + ",") != std::string::npos, "%s",
             r.out.c_str());
   struct {
     int mode;
     const char* text;
-  } cases[] = {{kMpolBind, "bind:0"}, {kMpolInterleave, "interleave:0"}, {kMpolPreferred, "prefer:0"}};
+  } cases[] = {{kMpolBind, "bind:0"}, {kMpolInterleave, "interleave:0"}, {kMpolPreferred, "preferred:0"}};
   for (const auto& c : cases) {
     cr_assert_eq(SetMempolicy(c.mode, 1), 0, "set_mempolicy: %s", strerror(errno));
     r = ShowHere({"--json"});

@@ -96,3 +96,75 @@ Test(vars, plan_and_run_read_the_site_file) {
   cr_assert_eq(run.status, 0, "%s", run.err.c_str());
   cr_assert_eq(none.status, 2, "%s", none.err.c_str());
 }
+
+// An unknown name in the site file is said once, with the nearest name, and the rest of the file applies
+// (the library's rule: a newer version's variable must not switch the file off).
+Test(vars, unknown_name_in_the_site_file_is_a_warning) {
+  std::string site = SiteFile("NUMABIND_POLICY=auto\nNUMABIND_MEMROY=bind\n");
+  Result r = Run({"vars"}, {"NUMABIND_CONFIG_FILE=" + site});
+  unlink(site.c_str());
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  Expect(r.err,
+         "numabind: " + site +
+             ":2: NUMABIND_MEMROY is not a numabind variable (did you mean NUMABIND_MEMORY?); ignored\n");
+  Expect(InEffect(r.out, "NUMABIND_POLICY"), "      in effect: auto (" + site + ":1)");
+  Expect(InEffect(r.out, "NUMABIND_MEMORY"), "      in effect: local (the default)");
+}
+
+// ------------------------------------------------------------------------------------------ vars --check
+
+Test(vars, check_passes_a_good_configuration) {
+  std::string site = SiteFile("# defaults\nNUMABIND_POLICY=auto\nNUMABIND_LOG=info\n");
+  Result r = Run({"vars", "--check"}, {"NUMABIND_CONFIG_FILE=" + site, "NUMABIND_MEMORY=bind"});
+  Result none = Run({"vars", "--check"}, {"NUMABIND_CONFIG_FILE=/nonexistent/numabind.conf"});
+  unlink(site.c_str());
+  cr_assert_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
+  Expect(r.out, "numabind vars --check: ok (the environment and " + site + ")\n");
+  Expect(r.err, "");
+  cr_assert_eq(none.status, 0, "%s", none.out.c_str());
+  Expect(none.out,
+         "numabind vars --check: ok (the environment; no site file at /nonexistent/numabind.conf)\n");
+}
+
+// Every bad line of the site file, not only the first; and the count; exit 1.
+Test(vars, check_lists_every_bad_line) {
+  std::string site = SiteFile(
+      "NUMABIND_POLICY=auto\nNUMABIND_MEMORY=fast\n# comment\nNUMABIND_LOG=loud\nNUMABIND_SHARED=off\n");
+  Result r = Run({"vars", "--check"}, {"NUMABIND_CONFIG_FILE=" + site});
+  unlink(site.c_str());
+  cr_assert_eq(r.status, 1, "%s", r.out.c_str());
+  Expect(r.out, site + ":2: NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave\n" + site +
+                    ":4: NUMABIND_LOG=loud: expected off, warn, info or debug\n" +
+                    "numabind vars --check: 2 errors, 0 warnings (the environment and " + site + ")\n");
+}
+
+// An unknown name, in the environment or the file: its nearest known name, exit 1 (a prologue must hear of
+// a typo that the library only warns about).
+Test(vars, check_names_unknown_variables_with_the_nearest) {
+  std::string site = SiteFile("NUMABIND_POLICY=auto\nNUMABIND_MEMROY=bind\n");
+  Result r = Run({"vars", "--check"}, {"NUMABIND_CONFIG_FILE=" + site, "NUMABIND_PLOICY=node"});
+  unlink(site.c_str());
+  cr_assert_eq(r.status, 1, "%s", r.out.c_str());
+  Expect(r.out,
+         "NUMABIND_PLOICY is not a numabind variable (did you mean NUMABIND_POLICY?); ignored\n" + site +
+             ":2: NUMABIND_MEMROY is not a numabind variable (did you mean NUMABIND_MEMORY?); ignored\n" +
+             "numabind vars --check: 0 errors, 2 warnings (the environment and " + site + ")\n");
+}
+
+// A bad value in the environment, with the listed value it is nearest; checked under NUMABIND_DISABLE=1 too.
+Test(vars, check_suggests_the_nearest_value) {
+  Result r =
+      Run({"vars", "--check"}, {"NUMABIND_CONFIG_FILE=none", "NUMABIND_POLICY=sockte", "NUMABIND_DISABLE=1"});
+  cr_assert_eq(r.status, 1, "%s", r.out.c_str());
+  Expect(r.out,
+         "NUMABIND_POLICY=sockte: expected node, socket, exclusive, core-complex, auto, cpus:LIST|LIST... or "
+         "nodes:LIST|LIST... (did you mean socket?)\n"
+         "numabind vars --check: 1 error, 0 warnings (the environment; NUMABIND_CONFIG_FILE=none: no site "
+         "file)\n");
+  Result unreadable = Run({"vars", "--check"}, {"NUMABIND_CONFIG_FILE=/"});
+  cr_assert_eq(unreadable.status, 1, "%s", unreadable.out.c_str());
+  Expect(unreadable.out,
+         "/: not a regular file\nnumabind vars --check: 1 error, 0 warnings (the environment and /)\n");
+  Result both = Run({"vars", "--check", "--markdown"});
+  cr_assert_eq(both.status, 2);
+}

@@ -32,7 +32,7 @@ T0=$SECONDS LAUNCH_PID=""
 
 SCENARIOS=(srun sbatch salloc ompi-alloc hydra-slurm hydra-ssh ompi-ssh torchrun children children/taskset
            children/numactl no-policy unbound strict affinity/control affinity/srun
-           affinity/cpu-bind nested report/bound report/unbound site/srun
+           affinity/cpu-bind nested report/bound report/unbound report/launches report/launch-unbound site/srun
            site/sbatch site/ompi-ssh)
 
 summary() {
@@ -306,6 +306,53 @@ else
   verdict report/unbound "$why"
 fi
 NB_POLICY='cpus:1|0' NB_ENV=()
+
+# A job script that launches four times, one after the other, into one log per host (issue 26): two srun
+# steps (their tasks bind themselves: launch slurm:JOB.STEP/...) and two Open MPI mpirun (mpirun and its
+# daemons bind the ranks). Each launch is judged on its own: exit 0, four launches of 2 ranks on each host.
+# Then a job whose second step cannot be placed (its own NUMABIND_POLICY, CPUs 6 and 7): exit 1, naming
+# the unbound ranks and their launch, slurm:JOB.1; the first step alone (--launch slurm:JOB.0) exits 0.
+NB_ENV=(NUMABIND_LOG_FORMAT=json "NUMABIND_LOG_FILE=$W/report-launches/%j/%h.log" NB="$build/numabind"
+        D="$W/report-launches")
+launch report/launches 120 salloc -N2 -n4 sh -c \
+  'mkdir -p "$D/$SLURM_JOB_ID" && srun "$R" --out "$D.ranks" && srun "$R" --out "$D.ranks" &&
+   mpirun.openmpi -np 4 "$R" --out "$D.ranks" && mpirun.openmpi -np 4 "$R" --out "$D.ranks"
+   "$NB" report --nodes 2; echo "report exit $?"'
+rc=$? out=$W/report-launches.out
+if [ $rc -ne 0 ]; then fail report/launches "$(launch_failed $rc report/launches)"
+else
+  why=""
+  [ "$(grep -c '"cpus":"1"' "$W/report-launches.ranks")" -eq 8 ] ||
+    why="not 8 ranks on CPU 1 of 16: $(head -c 400 "$W/report-launches.ranks")"
+  for want in "report exit 0" "host $HA: 8 ranks in 4 launches" "host $HB: 8 ranks in 4 launches" \
+              "every rank bound as planned: 2 hosts, 16 ranks"; do
+    grep -qF "$want" "$out" || why+="${why:+; }no '$want' in: $(tail -c 900 "$out" | tr '\n' ' ')"
+  done
+  [ "$(grep -cE '^  launch slurm:[0-9]+\.[01]/[0-9]+@[0-9]+: 2 ranks' "$out")" -eq 4 ] ||
+    why+="${why:+; }not both steps on both hosts: $(head -c 900 "$out" | tr '\n' ' ')"
+  verdict report/launches "$why"
+fi
+NB_ENV=(NUMABIND_LOG_FORMAT=json "NUMABIND_LOG_FILE=$W/report-launch-unbound/%j/%h.log" NB="$build/numabind"
+        D="$W/report-launch-unbound")
+launch report/launch-unbound 90 salloc -N2 -n4 sh -c \
+  'mkdir -p "$D/$SLURM_JOB_ID" && srun "$R" --out "$D.ranks" &&
+   NUMABIND_POLICY="cpus:7|6" srun "$R" --out "$D.ranks"
+   "$NB" report --nodes 2; echo "report exit $?"
+   "$NB" report --nodes 2 --launch "slurm:$SLURM_JOB_ID.0" >/dev/null; echo "step 0 exit $?"'
+rc=$? out=$W/report-launch-unbound.out
+if [ $rc -ne 0 ]; then fail report/launch-unbound "$(launch_failed $rc report/launch-unbound)"
+else
+  why=""
+  for want in "report exit 1" "step 0 exit 0" "ran unbound: rank 0 (SLURM_LOCALID)" \
+              "ran unbound: rank 1 (SLURM_LOCALID)" "NOT as planned: 2 hosts, 8 ranks"; do
+    grep -qF "$want" "$out" || why+="${why:+; }no '$want' in: $(tail -c 900 "$out" | tr '\n' ' ')"
+  done
+  # Each host's unbound ranks come under the second step's launch heading, right after it.
+  [ "$(grep -A3 -E '^  launch slurm:[0-9]+\.1/' "$out" | grep -c 'ran unbound: rank')" -eq 4 ] ||
+    why+="${why:+; }the unbound ranks are not under launch slurm:JOB.1: $(head -c 900 "$out" | tr '\n' ' ')"
+  verdict report/launch-unbound "$why"
+fi
+NB_ENV=()
 
 # No policy: the library is preloaded everywhere and binds nothing.
 NB_POLICY=""

@@ -22,6 +22,7 @@ using numabind::config::Error;
 using numabind::config::LogLevel;
 using numabind::config::Lookup;
 using numabind::config::Parse;
+using numabind::config::UnknownVar;
 
 namespace {
 
@@ -221,7 +222,8 @@ Test(memory, values) {
 
 Test(memory, bad) {
   Bad({"NUMABIND_MEMORY=fast"}, "NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave");
-  Bad({"NUMABIND_MEMORY=Bind"}, "NUMABIND_MEMORY=Bind: expected local, preferred, bind or interleave");
+  Bad({"NUMABIND_MEMORY=Bind"},
+      "NUMABIND_MEMORY=Bind: expected local, preferred, bind or interleave (did you mean bind?)");
   Bad({"NUMABIND_MEMORY=default"}, "NUMABIND_MEMORY=default: expected local, preferred, bind or interleave");
 }
 
@@ -339,7 +341,7 @@ Test(log, format) {
   cr_assert_eq(Good({}).log_format, numabind::config::LogFormat::kText);
   cr_assert_eq(Good({"NUMABIND_LOG_FORMAT=text"}).log_format, numabind::config::LogFormat::kText);
   cr_assert_eq(Good({"NUMABIND_LOG_FORMAT=json"}).log_format, numabind::config::LogFormat::kJson);
-  Bad({"NUMABIND_LOG_FORMAT=JSON"}, "NUMABIND_LOG_FORMAT=JSON: expected text or json");
+  Bad({"NUMABIND_LOG_FORMAT=JSON"}, "NUMABIND_LOG_FORMAT=JSON: expected text or json (did you mean json?)");
   Bad({"NUMABIND_LOG_FORMAT=xml"}, "NUMABIND_LOG_FORMAT=xml: expected text or json");
   // A bad variable elsewhere does not cost the format: the shim still writes its error line as JSON.
   Env env({"NUMABIND_LOG_FORMAT=json", "NUMABIND_MEMORY=fast"});
@@ -354,7 +356,7 @@ Test(container, mode) {
   cr_assert_not(Good({"NUMABIND_CONTAINER="}).container_keep);
   cr_assert_not(Good({"NUMABIND_CONTAINER=strip"}).container_keep);
   cr_assert(Good({"NUMABIND_CONTAINER=keep"}).container_keep);
-  Bad({"NUMABIND_CONTAINER=KEEP"}, "NUMABIND_CONTAINER=KEEP: expected strip or keep");
+  Bad({"NUMABIND_CONTAINER=KEEP"}, "NUMABIND_CONTAINER=KEEP: expected strip or keep (did you mean keep?)");
   Bad({"NUMABIND_CONTAINER=1"}, "NUMABIND_CONTAINER=1: expected strip or keep");
 }
 
@@ -387,7 +389,7 @@ Test(forks, values) {
   cr_assert_not(Good({"NUMABIND_FORKS=off"}).fork_ranks);
   cr_assert(Good({"NUMABIND_FORKS=ranks"}).fork_ranks);
   Bad({"NUMABIND_FORKS=1"}, "NUMABIND_FORKS=1: expected off or ranks");
-  Bad({"NUMABIND_FORKS=Ranks"}, "NUMABIND_FORKS=Ranks: expected off or ranks");
+  Bad({"NUMABIND_FORKS=Ranks"}, "NUMABIND_FORKS=Ranks: expected off or ranks (did you mean ranks?)");
 }
 
 Test(by_device, values) {
@@ -530,6 +532,47 @@ Test(unknown, a_bad_value_is_still_an_error_beside_it) {
   cr_assert_not(Parse(env.get(), &c, &err));
   cr_assert(strncmp(err.text, "NUMABIND_POLICY=sockte: ", 24) == 0, "got: %s", err.text);
   cr_assert_str_eq(err.warning, "NUMABIND_FOO is not a numabind variable (numabind vars lists them)");
+}
+
+Test(unknown, unknown_var_names_one_entry) {
+  char w[256];
+  cr_assert(UnknownVar("NUMABIND_PLOICY=node", w, sizeof(w)));
+  cr_assert_str_eq(w, "NUMABIND_PLOICY is not a numabind variable (did you mean NUMABIND_POLICY?)");
+  cr_assert_not(UnknownVar("NUMABIND_POLICY=node", w, sizeof(w)));
+  cr_assert_not(UnknownVar("PATH=/bin", w, sizeof(w)));
+  cr_assert_not(UnknownVar("NUMABIND_BOGUS", w, sizeof(w)), "no '=': not a variable");
+  char small[12];
+  cr_assert(UnknownVar("NUMABIND_FOO=1", small, sizeof(small)));
+  cr_assert_str_eq(small, "NUMABIND_FO", "cut to the buffer");
+}
+
+// A value of a variable whose values are a fixed list: the nearest one named (issue 26).
+Test(values, did_you_mean_a_listed_value) {
+  Bad({"NUMABIND_POLICY=sockte"},
+      "NUMABIND_POLICY=sockte: expected node, socket, exclusive, core-complex, auto, cpus:LIST|LIST... or "
+      "nodes:LIST|LIST... (did you mean socket?)");
+  Bad({"NUMABIND_POLICY=exlusive"},
+      "NUMABIND_POLICY=exlusive: expected node, socket, exclusive, core-complex, auto, cpus:LIST|LIST... or "
+      "nodes:LIST|LIST... (did you mean exclusive?)");
+  Bad({"NUMABIND_MEMORY=interleaf"},
+      "NUMABIND_MEMORY=interleaf: expected local, preferred, bind or interleave (did you mean interleave?)");
+  Bad({"NUMABIND_DEVICES=nnoe"},
+      "NUMABIND_DEVICES=nnoe: expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0 (did you "
+      "mean none?)");
+  Bad({"NUMABIND_LOG=inof"}, "NUMABIND_LOG=inof: expected off, warn, info or debug (did you mean info?)");
+  Bad({"NUMABIND_LOG_FORMAT=jsno"}, "NUMABIND_LOG_FORMAT=jsno: expected text or json (did you mean json?)");
+  Bad({"NUMABIND_FORKS=rank"}, "NUMABIND_FORKS=rank: expected off or ranks (did you mean ranks?)");
+  Bad({"NUMABIND_CONTAINER=stirp"}, "NUMABIND_CONTAINER=stirp: expected strip or keep (did you mean strip?)");
+  Bad({"NUMABIND_SHARED=of"},
+      "NUMABIND_SHARED=of: expected off or an absolute directory such as /dev/shm (did you mean off?)");
+  Bad({"NUMABIND_EXPORT=omp,nci"},
+      "NUMABIND_EXPORT=omp,nci: unknown item nci: expected none or a comma list of omp, omp-cpus, gpu, nic "
+      "(did you mean nic?)");
+  // Nothing near: no hint.
+  Bad({"NUMABIND_POLICY=numa"},
+      "NUMABIND_POLICY=numa: expected node, socket, exclusive, core-complex, auto, cpus:LIST|LIST... or "
+      "nodes:LIST|LIST...");
+  Bad({"NUMABIND_STRICT=yes"}, "NUMABIND_STRICT=yes: expected 0 or 1");
 }
 
 Test(unknown, entries_without_equals_are_not_variables) { ExpectDefaults(Good({"NUMABIND_BOGUS"})); }

@@ -53,12 +53,17 @@ Test(export_grammar, none_and_empty) {
 }
 
 Test(export_grammar, bad) {
-  ExpectWhy("ompp", "unknown item ompp: expected none or a comma list of omp, omp-cpus, gpu, nic");
+  ExpectWhy(
+      "ompp",
+      "unknown item ompp: expected none or a comma list of omp, omp-cpus, gpu, nic (did you mean omp?)");
   ExpectWhy("omp,,gpu", "an empty item: expected none or a comma list of omp, omp-cpus, gpu, nic");
   ExpectWhy("omp,", "an empty item: expected none or a comma list of omp, omp-cpus, gpu, nic");
   ExpectWhy("gpu,gpu", "item gpu given twice");
-  ExpectWhy("OMP", "unknown item OMP: expected none or a comma list of omp, omp-cpus, gpu, nic");
-  ExpectWhy(" omp", "unknown item  omp: expected none or a comma list of omp, omp-cpus, gpu, nic");
+  ExpectWhy("OMP",
+            "unknown item OMP: expected none or a comma list of omp, omp-cpus, gpu, nic (did you mean omp?)");
+  ExpectWhy(
+      " omp",
+      "unknown item  omp: expected none or a comma list of omp, omp-cpus, gpu, nic (did you mean omp?)");
   ExpectWhy("none,omp", "unknown item none: expected none or a comma list of omp, omp-cpus, gpu, nic");
 }
 

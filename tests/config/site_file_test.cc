@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "config/rank_entry.h"
 #include "tests/config/config_test_util.h"
@@ -108,12 +109,11 @@ Test(site_file, bad_value_names_file_and_line_and_ignores_the_file) {
   cr_assert_not(c.enabled);
 }
 
-Test(site_file, unknown_name_and_other_lines_are_errors) {
+Test(site_file, other_lines_are_errors) {
   struct Case {
     const char* text;
     const char* why;  // after "PATH:LINE: "
   } cases[] = {
-      {"NUMABIND_POLCY=auto\n", "1: NUMABIND_POLCY=auto: unknown variable (numabind vars lists them)"},
       {"\nexport NUMABIND_POLICY=auto\n",
        "2: export NUMABIND_POLICY=auto: expected NUMABIND_NAME=value (no quotes, no export; comments on "
        "lines "
@@ -137,6 +137,71 @@ Test(site_file, unknown_name_and_other_lines_are_errors) {
               want.c_str());
     cr_assert_eq(r.site->count, 0);
   }
+}
+
+// An unknown NUMABIND_* name (a newer version's variable, a typo) does not make the file bad: warned about
+// with the nearest name, ignored, the other lines applied (issue 26).
+Test(site_file, unknown_name_is_a_warning_and_ignored) {
+  Read r("NUMABIND_POLICY=auto\nNUMABIND_MEMROY=bind\nNUMABIND_LOG=info\nNUMABIND_FUTURE_KNOB=3\n");
+  cr_assert(r.ok, "%s", r.err.text);
+  cr_assert_str_empty(r.err.text);
+  const std::string want =
+      r.path + ":2: NUMABIND_MEMROY is not a numabind variable (did you mean NUMABIND_MEMORY?)";
+  cr_assert_str_eq(r.err.warning, want.c_str(), "the first unknown name");
+  cr_assert_eq(r.site->count, 2);
+  Env c_env({});
+  Config c = Apply(c_env, *r.site);
+  cr_assert(c.enabled);
+  cr_assert_str_eq(c.policy.text, "auto");
+  cr_assert_eq(c.log, numabind::config::LogLevel::kInfo);
+  cr_assert_eq(c.memory, MemoryKind::kLocal, "the misspelt line is not read as anything");
+  // An unknown name beside a bad value: the bad value still makes the file bad.
+  Read bad("NUMABIND_POLICY=auto\nNUMABIND_FOO=1\nNUMABIND_MEMORY=fast\n");
+  cr_assert_not(bad.ok);
+  cr_assert(strstr(bad.err.text, ":3: NUMABIND_MEMORY=fast: ") != nullptr, "%s", bad.err.text);
+  cr_assert_eq(bad.site->count, 0);
+}
+
+/// The problems a listener heard.
+struct Heard {
+  std::vector<std::string> errors, warnings;
+  static void Tell(void* ctx, bool error, const char* text) {
+    auto* h = static_cast<Heard*>(ctx);
+    (error ? h->errors : h->warnings).push_back(text);
+  }
+};
+
+// With a listener (`numabind vars --check`), every line is checked and every problem told, in line order;
+// the result is the library's: the first error in err, nothing kept.
+Test(site_file, listener_hears_every_problem) {
+  std::string path = Write(
+      "NUMABIND_POLICY=sockte\n# fine\nNUMABIND_LOG=info\nNUMABIND_POLCY=node\nNUMABIND_MEMORY=fast\n"
+      "PATH=/bin\nNUMABIND_LOG=warn\n");
+  auto site = std::make_unique<SiteFile>();
+  Error err;
+  Heard heard;
+  numabind::config::SiteListener listener{Heard::Tell, &heard};
+  bool ok = ReadSiteFile(path.c_str(), site.get(), &err, &listener);
+  unlink(path.c_str());
+  cr_assert_not(ok);
+  cr_assert_eq(site->count, 0);
+  const std::vector<std::string> errors = {
+      path +
+          ":1: NUMABIND_POLICY=sockte: expected node, socket, exclusive, core-complex, auto, "
+          "cpus:LIST|LIST... or nodes:LIST|LIST... (did you mean socket?)",
+      path + ":5: NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave",
+      path +
+          ":6: PATH=/bin: expected NUMABIND_NAME=value (no quotes, no export; comments on lines of their "
+          "own)",
+      path + ":7: NUMABIND_LOG=warn: already set on line 3"};
+  const std::vector<std::string> warnings = {
+      path + ":4: NUMABIND_POLCY is not a numabind variable (did you mean NUMABIND_POLICY?)"};
+  cr_assert_eq(heard.errors.size(), errors.size());
+  for (size_t i = 0; i < errors.size(); ++i)
+    cr_assert(heard.errors[i] == errors[i], "got %s\nwant %s", heard.errors[i].c_str(), errors[i].c_str());
+  cr_assert_eq(heard.warnings.size(), warnings.size());
+  cr_assert(heard.warnings[0] == warnings[0], "got %s", heard.warnings[0].c_str());
+  cr_assert(errors[0] == err.text, "err keeps the first: %s", err.text);
 }
 
 Test(site_file, larger_than_16_kib_is_an_error) {

@@ -76,10 +76,13 @@ check install "$([ "$(state)" = "install ok installed $VERSION" ] || echo "$(sta
 why=""
 for f in /usr/bin/numabind "$lib" /usr/lib32/libnumabind.so /usr/libexec/numabind/numabind \
          /etc/profile.d/numabind.sh /etc/numabind.conf /usr/share/man/man1/numabind.1.gz /usr/share/man/man7/numabind.7.gz \
-         /usr/share/doc/numabind/copyright; do
+         /usr/share/doc/numabind/copyright /usr/share/bash-completion/completions/numabind; do
   [ -e "$f" ] || why+=" $f missing;"
 done
 check installed_files "$why"
+# The bash completion, where bash-completion loads it on demand: sourced, it registers itself.
+got=$(login bash --norc -c '. /usr/share/bash-completion/completions/numabind && complete -p numabind' 2>&1)
+check completion "$([ "$got" = "complete -F _numabind numabind" ] || echo "$got")"
 
 got=$(login bash -lc 'printf %s "$LD_PRELOAD"' 2>&1)
 check login_bash "$([ "$got" = '/usr/$LIB/libnumabind.so' ] || echo "LD_PRELOAD='$got'")"

@@ -30,6 +30,7 @@ expected="/etc/numabind.conf 644
 /usr/lib/$multiarch/libnumabind.so 644
 /usr/lib32/libnumabind.so 644
 /usr/libexec/numabind/numabind -> ../../bin/numabind
+/usr/share/bash-completion/completions/numabind 644
 /usr/share/man/man1/numabind.1 644
 /usr/share/man/man7/numabind.7 644"
 got=$(cd "$dest" && find . \( -type f -printf '/%P %m\n' \) -o \( -type l -printf '/%P -> %l\n' \) | sort)
@@ -120,7 +121,16 @@ for cmd in run plan show vars; do
 done
 check man_pages "$why"
 
-# 7. uninstall removes exactly what install put there.
+# 7. The bash completion, where bash-completion loads it on demand: sourced, it registers itself and
+# completes the installed command's commands and policy names.
+comp=$dest/usr/share/bash-completion/completions/numabind
+got=$(bash --norc -c ". '$comp' && complete -p numabind" 2>&1)
+check completion_registers "$([ "$got" = "complete -F _numabind numabind" ] || echo "$got")"
+got=$(bash --norc -c ". '$comp'; t() { COMP_WORDS=(\"\$@\"); COMP_CWORD=\$((\$# - 1)); _numabind; echo \"\${COMPREPLY[*]}\"; }
+  t numabind pl; t numabind run --policy ex" 2>&1)
+check completion_completes "$([ "$got" = "$(printf 'plan\nexclusive')" ] || echo "$got")"
+
+# 8. uninstall removes exactly what install put there.
 make --no-print-directory BUILD="$BUILD" uninstall DESTDIR="$dest" PREFIX=/usr >"$tmp/make.log" 2>&1 ||
   fail make_uninstall "$(tail -3 "$tmp/make.log")"
 left=$(cd "$dest" && find . -type f -o -type l | sort | tr '\n' ' ')

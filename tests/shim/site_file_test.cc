@@ -117,6 +117,31 @@ Test(site_file, bad_line_is_reported_and_nothing_changes) {
   }
 }
 
+// An unknown name in the file (a newer version's variable, a typo) is warned about once per process that
+// reads the file, with the nearest name, and ignored: the ranks still bind by the file's other lines
+// (issue 26: a cluster of mixed versions keeps binding). A bad value beside it still leaves them unbound.
+Test(site_file, unknown_name_is_warned_about_and_the_file_still_binds) {
+  CpuPair p = TwoAllowedCpus();
+  for (const char* entry : {"posix_spawn", "execve"}) {
+    Outcome o = Launch(entry, GoodSite(p) + "NUMABIND_MEMROY=bind\nNUMABIND_FUTURE_KNOB=1\n");
+    ExpectRanks(
+        o, [&](int r) { return p.ForRank(r); }, entry);
+    std::vector<std::string> lines = LinesWith(
+        o.log,
+        "numabind.conf:7: NUMABIND_MEMROY is not a numabind variable (did you mean NUMABIND_MEMORY?); "
+        "ignored");
+    size_t readers = std::string(entry) == "posix_spawn" ? 3 : 2;
+    cr_expect_eq(lines.size(), readers, "%s: one line per process that read the file:\n%s", entry,
+                 o.log.c_str());
+    cr_expect(LinesWith(o.log, "NUMABIND_FUTURE_KNOB").empty(), "the first unknown name only:\n%s",
+              o.log.c_str());
+    cr_expect(LinesWith(o.output, "numabind").empty(), "%s: output:\n%s", entry, o.output.c_str());
+  }
+  Outcome bad = Launch("execve", GoodSite(p) + "NUMABIND_MEMROY=bind\nNUMABIND_MEMORY=fast\n");
+  ExpectRanks(
+      bad, [&](int) { return p.all; }, "a bad value beside it");
+}
+
 // The environment overrides the file per variable; NUMABIND_DISABLE=1 in it switches everything off.
 Test(site_file, environment_overrides_and_disables) {
   CpuPair p = TwoAllowedCpus();

@@ -1,0 +1,51 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+
+#include "base/proc_stat.h"
+
+#include "base/digits.h"
+#include "base/syscalls.h"
+#include "base/text.h"
+
+namespace numabind::base {
+
+// Child-safe: reads characters.
+bool ParseProcStat(const char* text, size_t len, ProcStat* out) {
+  const char* end = text + len;
+  const char* close = nullptr;  // the last ')': COMM may hold ')'
+  for (const char* s = text; s < end; ++s) {
+    if (*s == ')') close = s;
+  }
+  if (close == nullptr || end - close < 4 || close[1] != ' ' || close[3] != ' ') return false;
+  ProcStat stat;
+  stat.state = close[2];
+  const char* p = close + 4;
+  for (int field = 4; field <= 22; ++field) {
+    uint64_t value = 0;
+    if (field == 4 || field == 22) {
+      if (ScanDecimal(&p, end, uint64_t{1} << 59, &value) != Digits::kOk) return false;
+      if (field == 4) stat.ppid = static_cast<long>(value);
+      if (field == 22) stat.start = value;
+    }
+    while (p < end && *p != ' ') ++p;  // another field (tpgid may be -1)
+    if (field < 22 && p++ == end) return false;
+  }
+  *out = stat;
+  return true;
+}
+
+// Child-safe: raw open, read and close into a stack buffer.
+bool ReadProcStat(long pid, ProcStat* out) {
+  if (pid <= 0) return false;
+  char path[6 + kDecimalMax + 6] = "/proc/";
+  size_t at = 6 + FormatDecimal(static_cast<uint64_t>(pid), path + 6);
+  for (const char* s = "/stat"; *s != '\0'; ++s) path[at++] = *s;
+  path[at] = '\0';
+  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[512];
+  long got = Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf));
+  Sys6(SYS_close, fd);
+  return got > 0 && ParseProcStat(buf, static_cast<size_t>(got), out);
+}
+
+}  // namespace numabind::base
