@@ -316,6 +316,14 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
       h->ranks[rank->second].ended = Get(f, "time");
     return;
   }
+  // A fork child that took a rank at fork (NUMABIND_FORKS) and then execs gives it back: its bound line no
+  // longer holds. A line the same pid writes after (its program binding as a rank) stands again.
+  if (event == "released") {
+    std::string launch = Get(f, "launch");
+    auto it = h->pid_index.find((launch.empty() ? "unknown" : launch) + "\n" + Get(f, "pid"));
+    if (it != h->pid_index.end()) h->ranks[it->second].event = event;
+    return;
+  }
   if (!bound && event != "unbound" && event != "refused") {
     if (Get(f, "level") == "warn") h->notes.push_back(Get(f, "message"));
     return;
@@ -389,6 +397,9 @@ void Judge(ReportJob* job, size_t expected_hosts, const LaunchChoice& choice) {
   std::sort(job->hosts.begin(), job->hosts.end(),
             [](const ReportHost& a, const ReportHost& b) { return a.host < b.host; });
   for (ReportHost& h : job->hosts) {
+    h.ranks.erase(std::remove_if(h.ranks.begin(), h.ranks.end(),
+                                 [](const ReportRank& r) { return r.event == "released"; }),
+                  h.ranks.end());
     OrderLaunches(&h);
     // Sorted by keys read once, and each rank moved once (a rank is a few hundred bytes).
     std::vector<std::tuple<size_t, long, long, size_t>> order(h.ranks.size());

@@ -35,14 +35,44 @@ bool ParseVisibleDevices(const char* value, uint32_t* out, uint32_t cap, uint32_
   }
 }
 
+// Child-safe: reads `value`.
+bool ParseDeviceUuid(const char* value, const char** id, uint32_t* len) {
+  if (value == nullptr) return false;
+  const char* b = value;
+  while (Blank(*b)) ++b;
+  const char* e = b;
+  while (*e != '\0') ++e;
+  while (e > b && Blank(e[-1])) --e;
+  bool mig = e - b > 4 && b[0] == 'M' && b[1] == 'I' && b[2] == 'G' && b[3] == '-';
+  // The old MIG form names its GPU first: "MIG-GPU-<uuid>/<gi>/<ci>".
+  if (mig && e - b > 8 && b[4] == 'G' && b[5] == 'P' && b[6] == 'U' && b[7] == '-') {
+    b += 4;
+    const char* slash = b;
+    while (slash < e && *slash != '/') ++slash;
+    if (slash == e) return false;
+    e = slash, mig = false;
+  }
+  bool gpu = e - b > 4 && b[0] == 'G' && b[1] == 'P' && b[2] == 'U' && b[3] == '-';
+  if (!gpu && !mig) return false;
+  for (const char* c = b + 4; c < e; ++c) {
+    bool hex = (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f') || (*c >= 'A' && *c <= 'F');
+    if (!hex && *c != '-' && !(mig && *c == '/')) return false;
+  }
+  *id = b;
+  *len = static_cast<uint32_t>(e - b);
+  return true;
+}
+
 namespace {
 
 constexpr uint32_t kMaxIndexes = 64;
 
 /// What `value` leaves of `from` (nullptr: every index, count `from_n` of them when known, else the
 /// identity), by the runtimes' rule: an out-of-range or repeated index ends the list. Returns the one index
-/// left, or OneDevice::kSeveral.
-int32_t OneOf(const char* value, const uint32_t* from, uint32_t from_n) {
+/// left, OneDevice::kUuid when `value` is one UUID (into *uuid and *uuid_len), or OneDevice::kSeveral.
+int32_t OneOf(const char* value, const uint32_t* from, uint32_t from_n, const char** uuid,
+              uint32_t* uuid_len) {
+  if (ParseDeviceUuid(value, uuid, uuid_len)) return OneDevice::kUuid;
   uint32_t idx[kMaxIndexes], n = 0;
   if (!ParseVisibleDevices(value, idx, kMaxIndexes, &n)) return OneDevice::kSeveral;
   uint32_t kept = 0, first = 0;
@@ -63,16 +93,25 @@ OneDevice FindOneDevice(const char* const* env) {
   const char* rocr_name = kPlannerVars[kRocrVisibleDevices];
   const char* hip_name = kPlannerVars[kHipVisibleDevices];
   const char* cuda = base::Lookup(env, cuda_name);
-  if (cuda != nullptr) d.nvidia = OneOf(cuda, nullptr, 0), d.nvidia_var = cuda_name;
+  if (cuda != nullptr) d.nvidia = OneOf(cuda, nullptr, 0, &d.nvidia_uuid, &d.nvidia_uuid_len);
+  if (cuda != nullptr) d.nvidia_var = cuda_name;
   const char* rocr = base::Lookup(env, rocr_name);
   const char* hip = base::Lookup(env, hip_name);
   if (hip == nullptr) {
-    if (rocr != nullptr) d.amd = OneOf(rocr, nullptr, 0), d.amd_var = rocr_name;
+    if (rocr != nullptr) d.amd = OneOf(rocr, nullptr, 0, &d.amd_uuid, &d.amd_uuid_len), d.amd_var = rocr_name;
     return d;
   }
   d.amd_var = hip_name;
-  if (rocr == nullptr) {
-    d.amd = OneOf(hip, nullptr, 0);
+  if (rocr == nullptr || ParseDeviceUuid(hip, &d.amd_uuid, &d.amd_uuid_len)) {
+    d.amd = OneOf(hip, nullptr, 0, &d.amd_uuid, &d.amd_uuid_len);
+    return d;
+  }
+  // ROCR left one device, by UUID: HIP's index 0 is that device.
+  if (ParseDeviceUuid(rocr, &d.amd_uuid, &d.amd_uuid_len)) {
+    const uint32_t only = 0;
+    const char* unused = nullptr;
+    uint32_t unused_len = 0;
+    d.amd = OneOf(hip, &only, 1, &unused, &unused_len) == 0 ? OneDevice::kUuid : OneDevice::kSeveral;
     return d;
   }
   // HIP indexes the devices ROCR left: keep ROCR's list (up to its first out-of-order end, which only the
@@ -88,7 +127,7 @@ OneDevice FindOneDevice(const char* const* env) {
     for (uint32_t j = 0; j < kept; ++j) repeated = repeated || left[j] == left[kept];
     if (repeated) break;
   }
-  d.amd = OneOf(hip, left, kept);
+  d.amd = OneOf(hip, left, kept, &d.amd_uuid, &d.amd_uuid_len);
   return d;
 }
 

@@ -15,9 +15,10 @@
 namespace numabind::plan {
 
 /// The rank of the one device `d` names among `basis`'s device slots (a basis planned over every device:
-/// rank r drives slot r), and the rank count, the number of slots. False when `d` names no device, when no
-/// slot's device is the one named, or when two are (an NVIDIA and an AMD device each named by its own
-/// variable): then the process is no rank.
+/// rank r drives slot r), and the rank count, the number of slots. A UUID names the slot whose
+/// PlanSlot::uuid it is or begins (case aside). False when `d` names no device, when no slot's device is
+/// the one named, or when two are (a UUID prefix of two devices; an NVIDIA and an AMD device each named by
+/// its own variable): then the process is no rank.
 bool DeviceRank(const PlanBasis& basis, const config::OneDevice& d, uint32_t* rank, uint32_t* nranks);
 
 }  // namespace numabind::plan

@@ -55,6 +55,10 @@ struct PlanSlot {
   /// number), -1 when unknown. For NUMABIND_EXPORT=gpu.
   uint32_t device_vendor;
   int32_t device_ordinal;
+  /// The device's UUID in the form its runtime's visibility variable takes ("GPU-8f3c..." for NVIDIA,
+  /// "GPU-" and 16 hex digits for AMD), when the topology carries one (hwloc's NVIDIAUUID or AMDUUID);
+  /// empty otherwise. For NUMABIND_BY_DEVICE (plan/device_rank.h).
+  char uuid[48];
   /// Index into PlanBasis::nic_sets of the network rails nearest this slot; -1 for none. Ranks whose slots
   /// share a set split its rails among them (PickNics).
   int32_t nic_set;

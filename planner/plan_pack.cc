@@ -58,6 +58,10 @@ void FillSlots(const std::vector<Draft>& drafts, const NicTables& nics, uint32_t
     CopyText(slots[i].device, sizeof slots[i].device, drafts[i].device);
     slots[i].device_vendor = drafts[i].vendor;
     slots[i].device_ordinal = drafts[i].ordinal;
+    // A UUID that does not fit is left out rather than cut: a cut one would match as a prefix.
+    slots[i].uuid[0] = '\0';
+    if (drafts[i].uuid.size() < sizeof slots[i].uuid)
+      memcpy(slots[i].uuid, drafts[i].uuid.c_str(), drafts[i].uuid.size() + 1);
     slots[i].nic_set = nics.slot_set[i];
     drafts[i].nodes.CopyTo(slot_nodes + i * node_words, node_words);
   }

@@ -24,6 +24,7 @@ struct Draft {
   NodeSet nodes;
   uint32_t first_unit = 0, unit_count = 0;
   std::string label, device;
+  std::string uuid;  // the device's (PlanSlot::uuid)
   uint32_t vendor = 0;
   int32_t ordinal = -1;
   NicPlace place;  // where it is, for its network rails

@@ -35,7 +35,7 @@ namespace {
 struct Target {
   NodeSet nodes;
   bool unknown = false;  // locality unknown: every node, every allowed CPU
-  std::string device;
+  std::string device, uuid;
   uint32_t vendor = 0;
   int32_t ordinal = -1;
 };
@@ -132,6 +132,7 @@ std::vector<Target> Targets(const Topology& topo, const std::vector<PciDevice>& 
     t.device = d.bus_id;
     t.vendor = d.vendor;
     t.ordinal = Ordinal(topo, d);
+    t.uuid = d.uuid;
     t.nodes = d.nodes.Intersect(cpu_nodes);
     if (!d.locality_known || t.nodes.Empty()) {
       t.nodes = cpu_nodes;
@@ -275,6 +276,7 @@ std::vector<Draft> TargetDrafts(const std::vector<Target>& targets, const std::v
     d.device = targets[i].device;
     d.vendor = targets[i].vendor;
     d.ordinal = targets[i].ordinal;
+    d.uuid = targets[i].uuid;
     d.place = NicPlace{targets[i].device, targets[i].nodes, targets[i].unknown};
     drafts.push_back(d);
   }

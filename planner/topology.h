@@ -66,6 +66,10 @@ struct PciDevice {
   /// hwloc put a compute OS device under it (CUDA, NVML, RSMI, OpenCL, Level Zero, a co-processor); a DRM
   /// card (card0), which every display adapter with a kernel driver has, does not count.
   bool compute_osdev = false;
+  /// The UUID its runtime's visibility variables accept ("GPU-..."), from the NVML or RSMI OS device under
+  /// it (a file made with hwloc's GPU backends) or, on the live machine, from its driver
+  /// (planner/gpu_uuids.h); "" when neither says.
+  std::string uuid;
   bool locality_known = false;
   NodeSet nodes;  ///< node os numbers
   /// Bus ids of the PCI-to-PCI bridges above it (switch and root ports), nearest first; filled when NICs
@@ -129,9 +133,10 @@ struct LoadOptions {
   bool pci = false;      ///< PCI devices and their locality (costs time: only when devices are wanted)
   bool all_pci = false;  ///< every PCI device, not only the classes hwloc counts as important
   bool nics = false;     ///< InfiniBand/RoCE HCAs (OS devices; costs time: only when NICs are wanted)
-  /// With nics: where sysfs is for the RDMA devices hwloc cannot place (planner/rdma_sysfs.h), a directory
-  /// holding sys/. "" = the live machine's (HWLOC_FSROOT's when set, as hwloc reads it, else "/"); a file
-  /// or a synthetic topology reads none unless one is given here.
+  /// Where sysfs and /proc are, a directory holding sys/ and proc/: with nics, for the RDMA devices hwloc
+  /// cannot place (planner/rdma_sysfs.h); with pci, for the GPUs' UUIDs (planner/gpu_uuids.h). "" = the live
+  /// machine's (HWLOC_FSROOT's when set, as hwloc reads it, else "/"); a file or a synthetic topology reads
+  /// none unless one is given here.
   std::string sysfs_root;
 };
 

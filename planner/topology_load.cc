@@ -15,6 +15,7 @@
 
 #include "base/digits.h"
 #include "planner/devices.h"
+#include "planner/gpu_uuids.h"
 #include "planner/hwloc_io.h"
 #include "planner/topology.h"
 
@@ -97,6 +98,17 @@ bool ComputeOsDev(hwloc_obj_t c) {
   return false;
 }
 
+// The UUID that CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES accept for the GPU of OS device c, or "".
+// NVML's NVIDIAUUID is already that ("GPU-8f3c1a2b-..."); RSMI's AMDUUID is the unique id in hex without
+// leading zeros ("%llx"), which ROCm writes as "GPU-" and 16 digits.
+std::string GpuUuid(hwloc_obj_t c) {
+  if (c->type != HWLOC_OBJ_OS_DEVICE) return "";
+  const char* nvidia = hwloc_obj_get_info_by_name(c, "NVIDIAUUID");
+  if (nvidia != nullptr && strncmp(nvidia, "GPU-", 4) == 0) return nvidia;
+  const char* amd = hwloc_obj_get_info_by_name(c, "AMDUUID");
+  return amd != nullptr ? AmdUuid(amd) : "";
+}
+
 void ReadPci(hwloc_topology_t topo, Topology* out) {
   for (hwloc_obj_t obj = hwloc_get_next_pcidev(topo, nullptr); obj; obj = hwloc_get_next_pcidev(topo, obj)) {
     PciDevice d;
@@ -114,7 +126,10 @@ void ReadPci(hwloc_topology_t topo, Topology* out) {
     if (vendor) d.name = vendor;
     if (device) d.name += (d.name.empty() ? "" : " ") + std::string(device);
     d.link_gbps = a.linkspeed;
-    for (hwloc_obj_t c = obj->io_first_child; c; c = c->next_sibling) d.compute_osdev |= ComputeOsDev(c);
+    for (hwloc_obj_t c = obj->io_first_child; c; c = c->next_sibling) {
+      d.compute_osdev |= ComputeOsDev(c);
+      if (d.uuid.empty()) d.uuid = GpuUuid(c);
+    }
     d.nodes = NearNodes(topo, obj, *out);
     d.locality_known = !d.nodes.Empty();
     d.bridges = PciBridges(obj);
@@ -356,13 +371,12 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
   out->affinity = out->live ? affinity : out->online;
   out->allowed = out->online.Intersect(out->hwloc_allowed).IntersectWith(out->affinity);
 
+  std::string sysfs = options.sysfs_root;
+  const char* fsroot = getenv("HWLOC_FSROOT");  // the tree hwloc read the live machine from
+  if (sysfs.empty() && out->live) sysfs = fsroot && *fsroot ? fsroot : "/";
   if (options.pci) ReadPci(topo, out);
-  if (options.nics) {
-    std::string sysfs = options.sysfs_root;
-    const char* fsroot = getenv("HWLOC_FSROOT");  // the tree hwloc read the live machine from
-    if (sysfs.empty() && out->live) sysfs = fsroot && *fsroot ? fsroot : "/";
-    ReadNics(topo, sysfs, out);
-  }
+  if (options.pci && !sysfs.empty()) ReadDriverUuids(sysfs, out);
+  if (options.nics) ReadNics(topo, sysfs, out);
   return true;
 }
 

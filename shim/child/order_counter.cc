@@ -111,20 +111,29 @@ __attribute__((noinline)) void ReapStale(long dir) {
   base::Sys6(SYS_close, dup);
 }
 
+/// Child-safe: the root of the tree of `launcher`: the topmost ancestor, from the launcher up, that is
+/// configured; and its start time. -1 when /proc cannot tell.
+__attribute__((noinline)) long TreeRoot(long launcher, uint64_t* start) {
+  long root = launcher;
+  base::ProcStat stat;
+  for (int depth = 0; depth < 64; ++depth) {
+    if (!base::ReadProcStat(root, &stat)) return -1;
+    if (stat.ppid <= 1 || !Configured(stat.ppid)) break;
+    root = stat.ppid;
+  }
+  if (!base::ReadProcStat(root, &stat)) return -1;
+  *start = stat.start;
+  return root;
+}
+
 /// Child-safe: maps the counter page of the tree of `launcher`, creating it if needed; nullptr when it
 /// cannot be had.
 __attribute__((noinline)) uint32_t* MapCounter(long launcher) {
   const char* base = g_state.config.shared;
   if (base == nullptr || *base == '\0') return nullptr;
-  // The root: the topmost ancestor, from the launcher up, that is configured.
-  long root = launcher;
-  base::ProcStat stat;
-  for (int depth = 0; depth < 64; ++depth) {
-    if (!base::ReadProcStat(root, &stat)) return nullptr;
-    if (stat.ppid <= 1 || !Configured(stat.ppid)) break;
-    root = stat.ppid;
-  }
-  if (!base::ReadProcStat(root, &stat)) return nullptr;
+  uint64_t start;
+  long root = TreeRoot(launcher, &start);
+  if (root < 0) return nullptr;
   char path[256];
   size_t at = 0;
   path[0] = '\0';
@@ -141,7 +150,7 @@ __attribute__((noinline)) uint32_t* MapCounter(long launcher) {
   if (base::Fstat(static_cast<int>(dir), &st) == 0 && st.st_uid == static_cast<uid_t>(uid) &&
       (st.st_mode & 077) == 0) {
     char name[64];
-    CounterName(name, root, stat.start);
+    CounterName(name, root, start);
     long flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC;
     long fd = base::Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags);
     if (fd == -ENOENT) {
@@ -188,6 +197,21 @@ bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim
   }
   base::Sys6(SYS_munmap, reinterpret_cast<long>(slots), kPage);
   return false;
+}
+
+// Child-safe: raw reads of /proc.
+bool IsOrderTreeRoot(pid_t launcher) {
+  uint64_t start;
+  long top = TreeRoot(launcher, &start);
+  return top < 0 || top == launcher;
+}
+
+// Child-safe: as ClaimOrderRank.
+bool OrderCounterUsable(pid_t launcher) {
+  uint32_t* page = MapCounter(launcher);
+  if (page == nullptr) return false;
+  base::Sys6(SYS_munmap, reinterpret_cast<long>(page), kPage);
+  return true;
 }
 
 // Child-safe: as ClaimOrderRank, and one atomic or on the flags word.

@@ -32,6 +32,15 @@ struct OrderClaim {
 /// is no shared directory, no /proc or no free slot: the caller counts the launcher's children instead.
 bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim);
 
+/// Child-safe: whether `launcher` is the root of its tree (no configured parent), true too when /proc cannot
+/// tell.
+bool IsOrderTreeRoot(pid_t launcher);
+
+/// Child-safe: whether the counter of `launcher`'s tree can be had (the page is mapped, made when it is the
+/// first, and unmapped again). False when NUMABIND_SHARED is off, its directory is not usable or /proc is
+/// not readable.
+bool OrderCounterUsable(pid_t launcher);
+
 /// Flags of the counter page, for lines said once per tree.
 constexpr uint32_t kOrderSaidGlob = 1;   ///< NUMABIND_MATCH matches the launcher's own command line
 constexpr uint32_t kOrderSaidCount = 2;  ///< ranks found by order have no count

@@ -24,7 +24,7 @@ namespace {
 /// Binds if the program is a rank, runs `call(env)` (the real exec) and restores the binding if it returns.
 template <typename Call>
 int ExecRank(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
-  if (t_fork_child) GiveBackForkRank();  // NUMABIND_FORKS: a fork child that execs is no worker
+  if (t_fork_child) GiveBackForkRank(path);  // NUMABIND_FORKS: a fork child that execs is no worker
   if (!g_state.active) {
     // A child of a rank found by order starting a program its glob matches too: the glob pitfall.
     if (g_state.order_rank != 0 && base::Sys6(SYS_getpid) != g_state.order_rank)

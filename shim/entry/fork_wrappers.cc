@@ -47,6 +47,7 @@ void BeforeFork() {
   Guard guard;
   if (SiteFilePending() && !ApplyPendingSiteFile()) return;  // site_config.h; keeps errno
   EnsurePrepared();
+  NoteNoOrderCounter();  // keeps errno
   if (g_state.config.log == config::LogLevel::kDebug) CaptureStack();
   errno = e;
 }
@@ -86,7 +87,7 @@ void BindForkChild() {
   uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
   plan::RankPlan plan;
   plan.cpus = cpus, plan.nodes = nodes;
-  BindResult r = BindRank(Entry::kFork, "(forked worker)", &m, &saved, &event, &err, &plan);
+  BindResult r = BindRank(Entry::kFork, "(forked child)", &m, &saved, &event, &err, &plan);
   if (r == BindResult::kRefused) _exit(127);  // strict: as a failed exec would
   if (r != BindResult::kBound) return;
   g_state.worker_rank = m.rank;
@@ -104,15 +105,18 @@ void BindForkChild() {
 
 // Child-safe: a fork child that execs was no worker (Python's resource tracker and forkserver are started
 // by fork and exec when vfork cannot be used): its slot is freed for the next worker and its binding undone.
-void GiveBackForkRank() {
+// The bound line it wrote at fork is followed by one that says so, for the log to stay true.
+void GiveBackForkRank(const char* path) {
   if (g_fork_claim.map == nullptr) return;
   FinishOrderClaim(&g_fork_claim, 0);
   g_fork_claim = OrderClaim();
+  bool bound = g_state.rank_bound && g_state.worker_nranks != ~0u;
   if (g_fork_saved != nullptr) {
-    if (g_state.rank_bound && g_state.worker_nranks != ~0u) Restore(g_fork_saved->saved);
+    if (bound) Restore(g_fork_saved->saved);
     base::Sys6(SYS_munmap, reinterpret_cast<long>(g_fork_saved), 4096);
     g_fork_saved = nullptr;
   }
+  if (bound) WriteGaveBack(g_state.worker_rank, g_state.worker_nranks, path);
   g_state.rank_bound = false;
   g_state.worker_rank = g_state.worker_nranks = ~0u;
 }

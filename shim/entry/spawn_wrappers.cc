@@ -29,6 +29,7 @@ auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* env
               pid_t* child_pid, Call call) -> decltype(call(envp)) {
   *refused_errno = 0;
   if (SiteFilePending() && !ApplyPendingSiteFile()) return call(envp);  // site_config.h
+  NoteNoOrderCounter();
   RankMatch m;
   if (!FindRank(argv, envp, static_cast<pid_t>(base::Sys6(SYS_getpid)), &m)) return call(envp);
   if (m.bad_value == nullptr) EnsurePrepared();

@@ -280,6 +280,19 @@ size_t JsonUnbound(Line* l, const UnboundEvent& e, const char* text, size_t len,
 }
 
 // Child-safe: formats into the caller's line.
+size_t JsonReleased(Line* l, uint32_t rank, uint32_t nranks, const char* command, const char* text,
+                    size_t len, bool truncated) {
+  l->Reserve(kTail);
+  l->set_truncated(truncated);
+  Head(l, config::LogLevel::kInfo, base::Sys6(SYS_getpid));
+  JsonMembers j(l);
+  RankMembers(&j, "released", true, rank, nranks, nullptr, command != nullptr ? command : "");
+  j.Str("entry", EntryName(Entry::kFork));
+  Message(l, text, len);
+  return Close(l);
+}
+
+// Child-safe: formats into the caller's line.
 size_t JsonLogFileNote(Line* l, const char* file, const char* why) {
   l->Reserve(kTail);
   Head(l, config::LogLevel::kWarn, base::Sys6(SYS_getpid));

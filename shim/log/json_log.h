@@ -64,6 +64,11 @@ size_t JsonMessage(Line* out, config::LogLevel level, const char* text, size_t l
 /// object line with the event's members and message, into `out` (empty). Returns the line's length.
 size_t JsonUnbound(Line* out, const UnboundEvent& event, const char* text, size_t len, bool truncated);
 
+/// Child-safe: the line of a fork child that gave back the rank it took at fork (WriteGaveBack), with event
+/// "released", into `out` (empty). Returns the line's length.
+size_t JsonReleased(Line* out, uint32_t rank, uint32_t nranks, const char* command, const char* text,
+                    size_t len, bool truncated);
+
 /// Child-safe: the JSON line saying that NUMABIND_LOG_FILE `file` cannot be written (`why`) and that the log
 /// goes to standard error instead, into `out` (empty). Returns the line's length.
 size_t JsonLogFileNote(Line* out, const char* file, const char* why);

@@ -207,6 +207,24 @@ void WriteRankEnd(pid_t pid, const char* launch) {
   WriteLogRaw(line.data(), n, true);  // for report: never on the program's standard error
 }
 
+// Child-safe: formats on the stack and writes with raw system calls.
+void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path) {
+  if (g_state.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
+  pid_t pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
+  Line text;
+  text.Str("numabind: gave back rank ").Num(rank);
+  if (nranks != 0) text.Str(" of ").Num(nranks);
+  text.Str(" (order, NUMABIND_FORKS), taken at fork: the child execs ").Str(path != nullptr ? path : "?");
+  text.Str(", so it is no forked worker; its binding is undone pid ").Num(pid);
+  if (Json()) {
+    Line l;
+    size_t n = JsonReleased(&l, rank, nranks, path, text.CStr(), text.size(), text.truncated());
+    return WriteLogRaw(l.data(), n);
+  }
+  size_t len = text.Finish();
+  WriteLogRaw(text.data(), len);
+}
+
 // Child-safe: as WriteLog at warn, with the event's members in JSON.
 void WriteUnbound(const UnboundEvent& event, Line* text) {
   if (g_state.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;

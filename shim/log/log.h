@@ -99,6 +99,12 @@ void FinishBound(const BoundEvent& event, pid_t pid);
 /// (docs/log.md). Nothing otherwise.
 void WriteRankEnd(pid_t pid, const char* launch);
 
+/// Child-safe: a fork child that took rank `rank` of `nranks` at fork (NUMABIND_FORKS=ranks), and logged it
+/// bound, execs `path`: it is no forked worker, and gave the rank and its binding back. Says so in a line,
+/// at NUMABIND_LOG=info or always when RecordsRanks(): as text, or (JSON) with event "released", which ends
+/// that pid's rank for `numabind report`.
+void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path);
+
 }  // namespace numabind::shim
 
 #endif  // NUMABIND_SHIM_LOG_LOG_H_

@@ -76,7 +76,7 @@ bool ResolveDeviceRank(const char* program, const config::OneDevice& d, RankMatc
   if (basis == nullptr) {
     l.Str(g_state.prepare_error);
   } else {
-    l.Str("no device of the plan (").Str(basis->policy_text).Str(") is the one it names");
+    l.Str("no one device of the plan (").Str(basis->policy_text).Str(") is the one it names");
   }
   l.Str(" pid ").Num(base::Sys6(SYS_getpid));
   size_t len = l.Finish();
@@ -155,8 +155,8 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
 /// rank, silently (debug says why): most processes of a machine are such.
 bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* program) {
   config::OneDevice d = config::FindOneDevice(env);
-  bool nvidia = d.nvidia >= 0 && d.amd == config::OneDevice::kNone;
-  bool amd = d.amd >= 0 && d.nvidia == config::OneDevice::kNone;
+  bool nvidia = config::OneDevice::One(d.nvidia) && d.amd == config::OneDevice::kNone;
+  bool amd = config::OneDevice::One(d.amd) && d.nvidia == config::OneDevice::kNone;
   if (!nvidia && !amd) {
     if (g_state.config.log >= config::LogLevel::kDebug && (d.nvidia != d.kNone || d.amd != d.kNone)) {
       Line l;

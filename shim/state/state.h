@@ -100,6 +100,10 @@ struct State {
   /// Set at start-up by a process that binds as its device's rank (NUMABIND_BY_DEVICE): its basis is
   /// prepared without the device visibility variables, over every device (PlannerReads).
   bool plan_all_devices = false;
+  /// Set by a configured process's first fork or spawn (CheckOrderCounter, shim/child/child.h): whether
+  /// ranks by order can have the shared counter was checked where they may be started, and said when not.
+  /// Fork children inherit it.
+  bool order_counter_checked = false;
 };
 
 extern State g_state;

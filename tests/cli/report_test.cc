@@ -138,6 +138,23 @@ Test(report, overlapping_ranks_exit_1) {
   cr_expect_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
 }
 
+// A fork child that took rank 0 at fork (NUMABIND_FORKS) and then exec'd gave it back ("released"): its
+// bound line no longer holds, so it neither overlaps rank 0 nor counts as a rank.
+Test(report, a_rank_given_back_at_exec_is_no_rank) {
+  std::string child = Bound("n2", 0, 2, "0-3", "0");
+  const std::string pid100 = "\"pid\":100";
+  child.replace(child.find(pid100), pid100.size(), "\"pid\":300");
+  std::string released =
+      "{\"time\":\"2026-12-03T10:00:00.000Z\",\"host\":\"n2\",\"pid\":300,\"level\":\"info\",\"event\":"
+      "\"released\",\"rank\":0,\"nranks\":2,\"rank_var\":\"NUMABIND_MATCH\",\"command\":\"/bin/sleep\","
+      "\"entry\":\"fork\",\"message\":\"numabind: gave back rank 0 of 2 (order, NUMABIND_FORKS)\"}\n";
+  Result r =
+      Run({"report", Job(child + released + Bound("n2", 0, 2, "0-3", "0") + Bound("n2", 1, 2, "4-7", "1"))});
+  cr_expect_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect(r.out.find("host n2: 2 ranks") != std::string::npos, "%s", r.out.c_str());
+  cr_expect(r.out.find("pid 300") == std::string::npos, "%s", r.out.c_str());
+}
+
 Test(report, rank_away_from_its_device_exits_1) {
   std::string extra = ",\"device_nodes\":\"1\"";
   Result r =

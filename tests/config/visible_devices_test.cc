@@ -5,11 +5,25 @@
 
 #include <criterion/criterion.h>
 
+#include <string>
+
 #include "config/visible_devices.h"
 
 using numabind::config::FindOneDevice;
 using numabind::config::OneDevice;
+using numabind::config::ParseDeviceUuid;
 using numabind::config::ParseVisibleDevices;
+
+namespace {
+
+std::string Uuid(const char* value) {
+  const char* id = nullptr;
+  uint32_t len = 0;
+  if (!ParseDeviceUuid(value, &id, &len)) return "(none)";
+  return std::string(id, len);
+}
+
+}  // namespace
 
 Test(visible_devices, index_lists) {
   uint32_t idx[4], n = 0;
@@ -51,4 +65,47 @@ Test(visible_devices, hip_indexes_what_rocr_left) {
   cr_expect_eq(FindOneDevice(rocr).amd, 4);
   const char* past[] = {"ROCR_VISIBLE_DEVICES=2", "HIP_VISIBLE_DEVICES=1", nullptr};
   cr_expect_eq(FindOneDevice(past).amd, OneDevice::kSeveral, "HIP's index 1 is past ROCR's one device");
+}
+
+// The runtimes' UUID forms: a GPU by its UUID or a prefix of it, a MIG instance (the old form names its
+// GPU first). Anything else is no UUID.
+Test(visible_devices, uuids) {
+  cr_expect_eq(Uuid("GPU-8f3c1a2b-5d6e-4f70-8192-a3b4c5d6e7f8"), "GPU-8f3c1a2b-5d6e-4f70-8192-a3b4c5d6e7f8");
+  cr_expect_eq(Uuid(" GPU-8f3c \n"), "GPU-8f3c");
+  cr_expect_eq(Uuid("GPU-5A3C8F2E1D4B6A79"), "GPU-5A3C8F2E1D4B6A79");
+  cr_expect_eq(Uuid("MIG-GPU-8f3c1a2b-5d6e-4f70-8192-a3b4c5d6e7f8/1/0"),
+               "GPU-8f3c1a2b-5d6e-4f70-8192-a3b4c5d6e7f8");
+  cr_expect_eq(Uuid("MIG-c7384736-a75d-5afc-978f-d2f1294409fd"), "MIG-c7384736-a75d-5afc-978f-d2f1294409fd");
+  for (const char* bad : {"3", "", "GPU-", "GPU-xyz", "gpu-8f3c", "GPU-8f3c,GPU-8f3d", "GPU-8f3c 1",
+                          "MIG-GPU-8f3c", "MIG-", "8f3c1a2b"})
+    cr_expect_eq(Uuid(bad), "(none)", "'%s' parsed", bad);
+  cr_expect_eq(Uuid(nullptr), "(none)");
+}
+
+Test(visible_devices, one_device_by_uuid) {
+  const char* cuda[] = {"CUDA_VISIBLE_DEVICES=GPU-8f3c9d0e", nullptr};
+  OneDevice d = FindOneDevice(cuda);
+  cr_expect_eq(d.nvidia, OneDevice::kUuid);
+  cr_expect_eq(std::string(d.nvidia_uuid, d.nvidia_uuid_len), "GPU-8f3c9d0e");
+  cr_expect_str_eq(d.nvidia_var, "CUDA_VISIBLE_DEVICES");
+  const char* two[] = {"CUDA_VISIBLE_DEVICES=GPU-8f3c9d0e,GPU-8f3c1a2b", nullptr};
+  cr_expect_eq(FindOneDevice(two).nvidia, OneDevice::kSeveral);
+  const char* rocr[] = {"ROCR_VISIBLE_DEVICES=GPU-5a3c8f2e1d4b6a79", nullptr};
+  d = FindOneDevice(rocr);
+  cr_expect_eq(d.amd, OneDevice::kUuid);
+  cr_expect_eq(std::string(d.amd_uuid, d.amd_uuid_len), "GPU-5a3c8f2e1d4b6a79");
+  cr_expect_str_eq(d.amd_var, "ROCR_VISIBLE_DEVICES");
+  // HIP indexes what ROCR left: index 0 of one device is that device, index 1 is past it.
+  const char* hip0[] = {"ROCR_VISIBLE_DEVICES=GPU-5a3c8f2e1d4b6a79", "HIP_VISIBLE_DEVICES=0", nullptr};
+  d = FindOneDevice(hip0);
+  cr_expect_eq(d.amd, OneDevice::kUuid);
+  cr_expect_eq(std::string(d.amd_uuid, d.amd_uuid_len), "GPU-5a3c8f2e1d4b6a79");
+  const char* hip1[] = {"ROCR_VISIBLE_DEVICES=GPU-5a3c8f2e1d4b6a79", "HIP_VISIBLE_DEVICES=1", nullptr};
+  cr_expect_eq(FindOneDevice(hip1).amd, OneDevice::kSeveral);
+  // A UUID in HIP_VISIBLE_DEVICES names its device whatever ROCR left.
+  const char* hip_uuid[] = {"ROCR_VISIBLE_DEVICES=0,1", "HIP_VISIBLE_DEVICES=GPU-00a3c8f2e1d4b6a7", nullptr};
+  d = FindOneDevice(hip_uuid);
+  cr_expect_eq(d.amd, OneDevice::kUuid);
+  cr_expect_eq(std::string(d.amd_uuid, d.amd_uuid_len), "GPU-00a3c8f2e1d4b6a7");
+  cr_expect_str_eq(d.amd_var, "HIP_VISIBLE_DEVICES");
 }

@@ -608,6 +608,30 @@ Test(xml, hand_made_device_without_locality) {
             missing.error.c_str());
 }
 
+// A GPU's UUID (NVML's NVIDIAUUID, RSMI's AMDUUID in an OS device under it) reaches its slot in the form
+// the runtimes' visibility variables take, for NUMABIND_BY_DEVICE; a topology without one leaves it empty.
+Test(xml, gpu_uuids_reach_the_slots) {
+  Topology nv = Load(TopologyFile("uuid/2synth-2n1c1t-2gpu-uuid.xml"), true);
+  Basis n;
+  PrepareDev(nv, "node", &n);
+  cr_assert_eq(n.basis->slot_count, 2u);
+  STR_EQ(n.basis->slots[0].uuid, "GPU-8f3c1a2b-5d6e-4f70-8192-a3b4c5d6e7f8");
+  STR_EQ(n.basis->slots[1].uuid, "GPU-8f3c9d0e-1f2a-4b3c-9d4e-5f6a7b8c9d0e");
+  // ROCm writes the unique id as 16 hex digits; hwloc drops the leading zeros.
+  Topology amd = Load(TopologyFile("uuid/2synth-2n1c1t-2amd-uuid.xml"), true);
+  Basis a;
+  PrepareDev(amd, "node", &a);
+  cr_assert_eq(a.basis->slot_count, 2u);
+  STR_EQ(a.basis->slots[0].uuid, "GPU-5a3c8f2e1d4b6a79");
+  STR_EQ(a.basis->slots[1].uuid, "GPU-00a3c8f2e1d4b6a7");
+  cr_expect_eq(a.basis->slots[1].device_vendor, numabind::plan::kPciAmd);
+  Topology plain = Load(TopologyFile("2synth-2n1c1t-2gpu.xml"), true);
+  Basis p;
+  PrepareDev(plain, "node", &p);
+  cr_assert_eq(p.basis->slot_count, 2u);
+  STR_EQ(p.basis->slots[1].uuid, "");
+}
+
 // ---- the basis block ----
 
 Test(basis, one_self_contained_block) {

@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <map>
 #include <set>
@@ -119,6 +121,65 @@ Test(by_order, glob_matching_the_launcher_is_said_once, .timeout = 60) {
                Tail(r.log).c_str());
   cr_expect(r.log.find("rather than '*worker.sh*'") != std::string::npos, "no fix given:\n%s",
             Tail(r.log).c_str());
+}
+
+// Without the shared counter (NUMABIND_SHARED=off; a numabind-UID directory that is not the user's alone),
+// each launcher numbers only its own children: the tree's root says so once, naming the fix, whichever of
+// its processes start workers (bash, its subshells, xargs under it).
+Test(by_order, no_shared_counter_is_said_once, .timeout = 60) {
+  std::string unusable = MakeTempDir("by-order-shared");
+  std::string own = unusable + "/numabind-" + std::to_string(geteuid());
+  cr_assert_eq(mkdir(own.c_str(), 0755), 0, "%s", own.c_str());  // readable by others: not used
+  struct Case {
+    const char* mode;
+    std::string shared, cause;
+  } cases[] = {{"loop", "off", "(NUMABIND_SHARED=off)"},
+               {"xargs", "off", "(NUMABIND_SHARED=off)"},
+               {"loop", unusable, "(no directory " + own + " of this user's alone, mode 0700"}};
+  for (const Case& c : cases) {
+    std::string dir = MakeTempDir("by-order");
+    std::vector<std::string> argv = {"bash",
+                                     Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"),
+                                     c.mode,
+                                     "2",
+                                     BuildDir() + "/helpers/barrier",
+                                     dir};
+    PreloadedRun r = RunPreloaded(argv,
+                                  {"NUMABIND_POLICY=cpus:0|1|0|1", "NUMABIND_MATCH=/*/helpers/barrier *",
+                                   "NUMABIND_NRANKS=4", "NUMABIND_SHARED=" + c.shared},
+                                  "by-order-no-counter");
+    RemoveTree(dir);
+    cr_assert(r.run.started && r.run.exit_code == 0, "%s", Tail(r.output + r.log).c_str());
+    std::vector<std::string> lines = numabind::shim::test::LinesWith(r.log, "have no shared counter");
+    cr_expect_eq(lines.size(), 1u, "%s %s: want one line, got %zu:\n%s", c.mode, c.shared.c_str(),
+                 lines.size(), Tail(r.log).c_str());
+    if (lines.size() != 1) continue;
+    cr_expect(lines[0].find(c.cause) != std::string::npos, "%s", lines[0].c_str());
+    cr_expect(lines[0].find("set NUMABIND_SHARED to a directory") != std::string::npos, "%s",
+              lines[0].c_str());
+  }
+  RemoveTree(unusable);
+  // The default glob (in every configured process) neither probes nor speaks: no counter page is made and
+  // nothing is said, with the shared directory or without.
+  for (std::string shared : {std::string("off"), MakeTempDir("by-order-shared")}) {
+    std::string dir = MakeTempDir("by-order");
+    PreloadedRun r =
+        RunPreloaded({"bash", Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"), "loop", "1",
+                      BuildDir() + "/helpers/barrier", dir},
+                     {"NUMABIND_POLICY=cpus:0|1|0|1", "NUMABIND_SHARED=" + shared}, "by-order-default-glob");
+    RemoveTree(dir);
+    cr_assert(r.run.started && r.run.exit_code == 0, "%s", Tail(r.output + r.log).c_str());
+    cr_expect(numabind::shim::test::LinesWith(r.log, "shared counter").empty(), "%s", Tail(r.log).c_str());
+    if (shared == "off") continue;
+    std::string own = shared + "/numabind-" + std::to_string(geteuid());
+    int pages = 0;
+    if (DIR* d = opendir(own.c_str())) {
+      while (dirent* e = readdir(d)) pages += std::string(e->d_name).rfind("order-", 0) == 0;
+      closedir(d);
+    }
+    cr_expect_eq(pages, 0, "%d counter pages in %s", pages, own.c_str());
+    RemoveTree(shared);
+  }
 }
 
 // Unknown count: 4 ranks found by order under `exclusive` on this machine's one node, with no

@@ -101,3 +101,84 @@ Test(fork_pool, off_by_default) {
   cr_assert_eq(r.run.exit_code, 0, "%s", Tail(r.output).c_str());
   cr_assert(LinesWith(r.log, "bound rank ").empty(), "%s", r.log.c_str());
 }
+
+namespace {
+
+/// pid -> rank of the log lines that contain `what` ("bound rank ", "gave back rank ") and end in "pid P".
+std::map<long, int> RankLines(const std::string& log, const std::string& what) {
+  std::map<long, int> out;
+  for (const std::string& line : LinesWith(log, what)) {
+    size_t p = line.find(what), q = line.rfind(" pid ");
+    if (p != std::string::npos && q != std::string::npos)
+      out[atol(line.c_str() + q + 5)] = atoi(line.c_str() + p + what.size());
+  }
+  return out;
+}
+
+}  // namespace
+
+// What a fork child says at info: each is logged bound at its fork ("(forked child) ... via fork"), before
+// anything tells a worker from a child that will exec. fork_pool.py's helper execs /bin/sleep (as CPython's
+// resource tracker does when it cannot use vfork): its exec says it gave the rank back, in text and, for
+// numabind report, as a "released" JSON event. The pool's workers, which never exec, say nothing more.
+Test(fork_pool, a_child_that_execs_says_it_gave_its_rank_back) {
+  std::string dir = MakeTempDir("fork_pool");
+  std::string out = dir + "/workers";
+  std::vector<std::string> env = {"NUMABIND_POLICY=cpus:1|0", "NUMABIND_FORKS=ranks", "NUMABIND_NRANKS=2"};
+  std::vector<std::string> argv = {
+      "/usr/bin/python3", Absolute(RepoDir() + "/tests/shim/scripts/fork_pool.py"), "fork", "pool", "2", out};
+  PreloadedRun r = RunPreloaded(argv, env, "fork_pool_exec");
+  std::string workers = ReadFile(out);
+  cr_assert_eq(r.run.exit_code, 0, "%s", Tail(r.output).c_str());
+  std::set<long> worker_pids;
+  std::istringstream lines(workers);
+  long pid;
+  std::string cpus;
+  while (lines >> pid >> cpus) worker_pids.insert(pid);
+  cr_assert_eq(worker_pids.size(), 2u, "%s", workers.c_str());
+  std::map<long, int> bound = RankLines(r.log, "bound rank "), gave = RankLines(r.log, "gave back rank ");
+  int helpers = 0;
+  for (const auto& [p, rank] : bound) {
+    if (worker_pids.count(p) == 1) {
+      cr_expect_eq(gave.count(p), 0u, "worker %ld gave its rank back:\n%s", p, Tail(r.log).c_str());
+      continue;
+    }
+    ++helpers;
+    cr_expect(gave.count(p) == 1 && gave[p] == rank,
+              "child %ld bound rank %d at fork and exec'd, but no line "
+              "gave it back:\n%s",
+              p, rank, Tail(r.log).c_str());
+  }
+  cr_expect_geq(helpers, 1, "the helper's bound line, log:\n%s", Tail(r.log).c_str());
+  cr_expect_eq(LinesWith(r.log, "(forked child)").size(), bound.size(), "%s", Tail(r.log).c_str());
+  cr_expect_eq(LinesWith(r.log, "the child execs /bin/sleep, so it is no forked worker").size(), 1u, "%s",
+               Tail(r.log).c_str());
+  // The JSON log that numabind report reads ends the helper's rank.
+  env.push_back("NUMABIND_LOG_FORMAT=json");
+  PreloadedRun j = RunPreloaded(argv, env, "fork_pool_exec_json");
+  RemoveTree(dir);
+  cr_assert_eq(j.run.exit_code, 0, "%s", Tail(j.output).c_str());
+  std::vector<std::string> released = LinesWith(j.log, "\"event\":\"released\"");
+  cr_assert_eq(released.size(), 1u, "%s", Tail(j.log).c_str());
+  cr_expect(released[0].find("\"command\":\"/bin/sleep\"") != std::string::npos, "%s", released[0].c_str());
+}
+
+// Without the shared counter (NUMABIND_SHARED=off) fork children take no rank and run unbound: the pool's
+// process says so once, naming the fix.
+Test(fork_pool, no_shared_counter_is_said_once) {
+  for (const char* method : {"fork", "forkserver"}) {
+    std::string dir = MakeTempDir("fork_pool");
+    std::string out = dir + "/workers";
+    PreloadedRun r = RunPreloaded(
+        {"/usr/bin/python3", Absolute(RepoDir() + "/tests/shim/scripts/fork_pool.py"), method, "pool", "2",
+         out},
+        {"NUMABIND_POLICY=cpus:1|0", "NUMABIND_FORKS=ranks", "NUMABIND_SHARED=off"}, "fork_pool_no_counter");
+    RemoveTree(dir);
+    cr_assert_eq(r.run.exit_code, 0, "%s", Tail(r.output).c_str());
+    std::vector<std::string> lines = LinesWith(r.log, "take no rank (NUMABIND_FORKS=ranks) and run unbound");
+    cr_expect_eq(lines.size(), 1u, "%s: %zu lines:\n%s", method, lines.size(), Tail(r.log).c_str());
+    cr_expect(r.log.find("(NUMABIND_SHARED=off); set NUMABIND_SHARED to a directory") != std::string::npos,
+              "%s:\n%s", method, Tail(r.log).c_str());
+    cr_expect(LinesWith(r.log, "bound rank").empty(), "%s:\n%s", method, Tail(r.log).c_str());
+  }
+}

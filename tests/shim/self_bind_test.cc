@@ -329,10 +329,10 @@ namespace {
 // NUMABIND_BY_DEVICE=1: a process no launcher ranks, started with one device (Ray's actors, serving
 // engines' workers), binds as that device's rank. The machine: 2 nodes of one CPU each (the XML maps them
 // onto this machine's first two), a GPU near each.
-std::vector<std::string> ByDevice(std::vector<std::string> more) {
+std::vector<std::string> ByDevice(std::vector<std::string> more,
+                                  const char* file = "2synth-2n1c1t-2gpu.xml") {
   std::vector<std::string> env = {"NUMABIND_POLICY=node", "NUMABIND_BY_DEVICE=1",
-                                  "NUMABIND_TOPOLOGY=" + RepoDir() +
-                                      "/tests/data/topologies/2synth-2n1c1t-2gpu.xml"};
+                                  "NUMABIND_TOPOLOGY=" + RepoDir() + "/tests/data/topologies/" + file};
   env.insert(env.end(), more.begin(), more.end());
   return env;
 }
@@ -350,6 +350,24 @@ Test(self_bind, a_process_with_one_device_binds_as_its_rank) {
   // the NVIDIA-only machine has no such device, so it is no rank).
   Outcome amd = Report1(ByDevice({"ROCR_VISIBLE_DEVICES=0,1", "HIP_VISIBLE_DEVICES=1"}));
   ExpectOneReport(amd, c.all, "an AMD index on a machine of NVIDIA GPUs");
+}
+
+// A device named by UUID, where the topology carries one (an NVML OS device under each GPU): the second
+// GPU's UUID, or a unique prefix of it, makes rank 1; a prefix of both GPUs' is no rank, silently.
+Test(self_bind, a_process_with_one_device_by_uuid_binds_as_its_rank) {
+  Cpus c = MachineCpus();
+  if (c.first != "0" || c.second != "1") cr_skip_test("the topology file names CPUs 0 and 1");
+  const char* topology = "uuid/2synth-2n1c1t-2gpu-uuid.xml";
+  for (const char* id : {"GPU-8f3c9d0e-1f2a-4b3c-9d4e-5f6a7b8c9d0e", "GPU-8f3c9"}) {
+    Outcome o = Report1(ByDevice({std::string("CUDA_VISIBLE_DEVICES=") + id}, topology));
+    ExpectOneReport(o, "1", id);
+    std::string line = "bound rank 1 of 2 (CUDA_VISIBLE_DEVICES)";
+    cr_expect_eq(LinesWith(o.log, line).size(), 1u, "%s: no '%s' line, log:\n%s", id, line.c_str(),
+                 o.log.c_str());
+  }
+  Outcome o = Report1(ByDevice({"CUDA_VISIBLE_DEVICES=GPU-8f3c"}, topology));
+  ExpectOneReport(o, c.all, "a prefix of both GPUs' UUIDs");
+  cr_expect_eq(LinesWith(o.log, "numabind").size(), 0u, "log at info:\n%s", o.log.c_str());
 }
 
 Test(self_bind, by_device_is_off_unless_asked) {
