@@ -74,7 +74,7 @@ Test(gpu_uuids, drivers_files_give_the_live_machine_its_uuids) {
   Topology nv = LoadWithRoot(TopologyFile("2synth-2n1c1t-2gpu.xml"), root);
   cr_expect_eq(UuidOf(nv, "0000:83:00.0"), "GPU-8f3c9d0e-1f2a-4b3c-9d4e-5f6a7b8c9d0e");
   cr_expect_eq(UuidOf(nv, "0000:03:00.0"), "", "no driver file: no UUID");
-  Put(root, "proc/driver/nvidia/gpus/0000:03:00.0/information", "GPU UUID: \t GPU-????????-????\n");
+  Put(root, "proc/driver/nvidia/gpus/0000:03:00.0/information", "GPU UUID: \t GPU-?\?\?\?\?\?\?\?-?\?\?\?\n");
   cr_expect_eq(UuidOf(LoadWithRoot(TopologyFile("2synth-2n1c1t-2gpu.xml"), root), "0000:03:00.0"), "",
                "a GPU the driver has not initialized");
   // The file's NVML UUID stands, whatever the driver's file says.

@@ -171,13 +171,13 @@ Test(by_order, no_shared_counter_is_said_once, .timeout = 60) {
     cr_assert(r.run.started && r.run.exit_code == 0, "%s", Tail(r.output + r.log).c_str());
     cr_expect(numabind::shim::test::LinesWith(r.log, "shared counter").empty(), "%s", Tail(r.log).c_str());
     if (shared == "off") continue;
-    std::string own = shared + "/numabind-" + std::to_string(geteuid());
+    std::string users = shared + "/numabind-" + std::to_string(geteuid());
     int pages = 0;
-    if (DIR* d = opendir(own.c_str())) {
+    if (DIR* d = opendir(users.c_str())) {
       while (dirent* e = readdir(d)) pages += std::string(e->d_name).rfind("order-", 0) == 0;
       closedir(d);
     }
-    cr_expect_eq(pages, 0, "%d counter pages in %s", pages, own.c_str());
+    cr_expect_eq(pages, 0, "%d counter pages in %s", pages, users.c_str());
     RemoveTree(shared);
   }
 }
