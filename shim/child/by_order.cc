@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "base/digits.h"
+#include "base/dir_entries.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "config/vars.h"
@@ -133,26 +134,18 @@ __attribute__((noinline)) uint32_t CountListed(const char* path) {
 // Child-safe: raw reads of /proc, pieces on the stack.
 __attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
   char path[64];
-  alignas(8) char dirbuf[1024];
   long pid = parent;
   const char* task[] = {"/proc/", nullptr, "/task"};
   ProcPath(path, task, 3, &pid);
   long dir = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return 0;
   uint32_t count = 0;
-  long n;
-  while ((n = base::Sys6(SYS_getdents64, dir, reinterpret_cast<long>(dirbuf), sizeof(dirbuf))) > 0) {
-    for (long off = 0; off < n;) {
-      const char* name = dirbuf + off + 19;  // struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name
-      unsigned short reclen = static_cast<unsigned short>(static_cast<unsigned char>(dirbuf[off + 16]) |
-                                                          static_cast<unsigned char>(dirbuf[off + 17]) << 8);
-      off += reclen;
-      if (name[0] < '0' || name[0] > '9') continue;
-      const char* parts[] = {"/proc/", nullptr, "/task/", name, "/children"};
-      ProcPath(path, parts, 5, &pid);
-      count += CountListed(path);
-    }
-  }
+  base::ForEachDirEntry(dir, [&](const char* name) {
+    if (name[0] < '0' || name[0] > '9') return;
+    const char* parts[] = {"/proc/", nullptr, "/task/", name, "/children"};
+    ProcPath(path, parts, 5, &pid);
+    count += CountListed(path);
+  });
   base::Sys6(SYS_close, dir);
   return count;
 }

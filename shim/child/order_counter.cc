@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "base/digits.h"
+#include "base/dir_entries.h"
 #include "base/proc_stat.h"
 #include "base/syscalls.h"
 #include "base/text.h"
@@ -83,31 +84,21 @@ void CounterName(char* buf, long pid, uint64_t start) {
 /// started later with a reused pid). Run by the process that creates a counter: without handlers, no process
 /// can remove its own at exit, so each new tree clears those of the trees before it.
 __attribute__((noinline)) void ReapStale(long dir) {
-  alignas(8) char dirbuf[1024];
   long dup = base::Sys6(SYS_openat, dir, reinterpret_cast<long>("."), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dup < 0) return;
-  long n;
-  while ((n = base::Sys6(SYS_getdents64, dup, reinterpret_cast<long>(dirbuf), sizeof(dirbuf))) > 0) {
-    for (long off = 0; off < n;) {
-      const char* name = dirbuf + off + 19;  // struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name
-      off += static_cast<unsigned char>(dirbuf[off + 16]) | static_cast<unsigned char>(dirbuf[off + 17]) << 8;
-      const char* p = name;
-      for (const char* s = "order-"; *s != '\0'; ++s, ++p) {
-        if (*p != *s) p = nullptr;
-        if (p == nullptr) break;
-      }
-      if (p == nullptr) continue;
-      uint64_t pid = 0;
-      if (base::ScanDecimal(&p, nullptr, 1u << 30, &pid) != base::Digits::kOk) continue;
-      base::ProcStat stat;
-      char live[64];
-      if (base::ReadProcStat(static_cast<long>(pid), &stat) && stat.state != 'Z') {
-        CounterName(live, static_cast<long>(pid), stat.start);
-        if (base::StrEq(live, name)) continue;
-      }
-      base::UnlinkAt(static_cast<int>(dir), name, 0);
+  base::ForEachDirEntry(dup, [&](const char* name) {
+    if (!base::StartsWith(name, "order-")) return;
+    const char* p = name + 6;
+    uint64_t pid = 0;
+    if (base::ScanDecimal(&p, nullptr, 1u << 30, &pid) != base::Digits::kOk) return;
+    base::ProcStat stat;
+    char live[64];
+    if (base::ReadProcStat(static_cast<long>(pid), &stat) && stat.state != 'Z') {
+      CounterName(live, static_cast<long>(pid), stat.start);
+      if (base::StrEq(live, name)) return;
     }
-  }
+    base::UnlinkAt(static_cast<int>(dir), name, 0);
+  });
   base::Sys6(SYS_close, dup);
 }
 

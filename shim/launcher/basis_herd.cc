@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/digits.h"
+#include "base/dir_entries.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "config/grammar.h"
@@ -175,29 +176,15 @@ void RemoveStaleTemporaries(int dir) {
   if (list < 0) return;
   timespec now = base::ClockNow(CLOCK_REALTIME);
   long self = base::Sys6(SYS_getpid);
-  struct DirEntry {  // the kernel's struct linux_dirent64
-    uint64_t ino;
-    int64_t off;
-    unsigned short reclen;
-    unsigned char type;
-    char name[1];
-  };
-  char buf[1024] __attribute__((aligned(8))) = {0};  // filled by a raw call the analyzer cannot see into
-  long n;
-  while ((n = base::Sys6(SYS_getdents64, list, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
-    for (long at = 0; at < n;) {
-      const DirEntry* e = reinterpret_cast<const DirEntry*>(buf + at);
-      if (e->reclen == 0) break;
-      at += e->reclen;
-      long pid = TemporaryWriter(e->name);
-      if (pid <= 0 || pid == self) continue;
-      struct stat st;
-      bool dead = base::Sys6(SYS_kill, pid, 0) == -ESRCH;
-      bool old = base::FstatAt(dir, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                 now.tv_sec - st.st_mtim.tv_sec > kStaleTempSeconds;
-      if (dead || old) base::UnlinkAt(dir, e->name, 0);
-    }
-  }
+  base::ForEachDirEntry(list, [&](const char* name) {
+    long pid = TemporaryWriter(name);
+    if (pid <= 0 || pid == self) return;
+    struct stat st;
+    bool dead = base::Sys6(SYS_kill, pid, 0) == -ESRCH;
+    bool old = base::FstatAt(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+               now.tv_sec - st.st_mtim.tv_sec > kStaleTempSeconds;
+    if (dead || old) base::UnlinkAt(dir, name, 0);
+  });
   close(list);
 }
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/dir_entries.h"
 #include "base/log_path.h"
 #include "base/syscalls.h"
 #include "base/text.h"
@@ -39,26 +40,12 @@ void RemoveOldNotes(int dir) {
   int list = base::OpenAt(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (list < 0) return;
   timespec now = base::ClockNow(CLOCK_REALTIME);
-  struct DirEntry {  // the kernel's struct linux_dirent64
-    uint64_t ino;
-    int64_t off;
-    unsigned short reclen;
-    unsigned char type;
-    char name[1];
-  };
-  char buf[1024] __attribute__((aligned(8))) = {0};
-  long n;
-  while ((n = base::Sys6(SYS_getdents64, list, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
-    for (long at = 0; at < n;) {
-      const DirEntry* e = reinterpret_cast<const DirEntry*>(buf + at);
-      if (e->reclen == 0) break;
-      at += e->reclen;
-      struct stat st;
-      if (base::StartsWith(e->name, "note-") && base::FstatAt(dir, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-          now.tv_sec - st.st_mtim.tv_sec > kNoteSeconds)
-        base::UnlinkAt(dir, e->name, 0);
-    }
-  }
+  base::ForEachDirEntry(list, [&](const char* name) {
+    struct stat st;
+    if (base::StartsWith(name, "note-") && base::FstatAt(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        now.tv_sec - st.st_mtim.tv_sec > kNoteSeconds)
+      base::UnlinkAt(dir, name, 0);
+  });
   base::Sys6(SYS_close, list);
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 
+#include "base/dir_entries.h"
 #include "base/syscalls.h"
 #include "shim/log/log.h"
 #include "shim/state/state.h"
@@ -19,15 +20,6 @@ namespace {
 /// (or with more threads than remembered) gets this many walks, each binding every thread it sees.
 constexpr uint32_t kMaxSeen = 512;
 constexpr int kMaxWalks = 16;
-
-/// One record of getdents64 (struct linux_dirent64; glibc has no header for it).
-struct DirEntry {
-  uint64_t ino;
-  int64_t off;
-  uint16_t reclen;
-  uint8_t type;
-  char name[1];
-};
 
 bool Seen(const int* seen, uint32_t n, int tid) {
   for (uint32_t i = 0; i < n; ++i) {
@@ -58,28 +50,20 @@ OtherThreads BindOtherThreads() {
     found_new = false;
     long fd = base::OpenAt(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return result;  // no /proc: the other threads keep their CPUs
-    alignas(8) char buf[2048];
-    long n;
-    while ((n = base::Sys6(SYS_getdents64, fd, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
-      for (long at = 0; at < n;) {
-        const DirEntry* e = reinterpret_cast<const DirEntry*>(buf + at);
-        // The analyzer cannot see getdents64 fill buf through Sys6's asm.
-        at += e->reclen;  // NOLINT(clang-analyzer-core.uninitialized.Assign)
-        if (e->reclen == 0) break;
-        int tid = TidOf(e->name);
-        if (tid < 0 || tid == self || Seen(seen, nseen, tid)) continue;
-        found_new = true;
-        long r = base::Sys6(SYS_sched_setaffinity, tid, size, reinterpret_cast<long>(cpus));
-        if (r == -ESRCH) continue;        // it exited meanwhile
-        if (nseen == kMaxSeen) continue;  // bound, not counted: the next walk binds it again
-        seen[nseen++] = tid;
-        if (r == 0) {
-          ++result.bound;
-        } else if (result.failed++ == 0) {
-          result.error = r;
-        }
+    base::ForEachDirEntry(fd, [&](const char* name) {
+      int tid = TidOf(name);
+      if (tid < 0 || tid == self || Seen(seen, nseen, tid)) return;
+      found_new = true;
+      long r = base::Sys6(SYS_sched_setaffinity, tid, size, reinterpret_cast<long>(cpus));
+      if (r == -ESRCH) return;        // it exited meanwhile
+      if (nseen == kMaxSeen) return;  // bound, not counted: the next walk binds it again
+      seen[nseen++] = tid;
+      if (r == 0) {
+        ++result.bound;
+      } else if (result.failed++ == 0) {
+        result.error = r;
       }
-    }
+    });
     base::Sys6(SYS_close, fd);
   }
   return result;
