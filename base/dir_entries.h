@@ -1,7 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The one reading of a directory's entries for every context (the child side included): raw getdents64
-// into a buffer on the stack, as neither opendir (malloc) nor glibc's struct linux_dirent64 may be used there.
+// into a buffer on the stack, as neither opendir (malloc) nor glibc's struct linux_dirent64 may be used
+// there.
 
 #ifndef NUMABIND_BASE_DIR_ENTRIES_H_
 #define NUMABIND_BASE_DIR_ENTRIES_H_

@@ -48,4 +48,34 @@ bool ReadProcStat(long pid, ProcStat* out) {
   return got > 0 && ParseProcStat(buf, static_cast<size_t>(got), out);
 }
 
+// Child-safe: raw open, reads and close, a piece at a time on the stack.
+bool ProcEnvironHas(long pid, const char* prefix, const char* rest, bool whole) {
+  if (pid <= 0) return false;
+  char path[6 + kDecimalMax + 9] = "/proc/";
+  size_t at = 6 + FormatDecimal(static_cast<uint64_t>(pid), path + 6);
+  for (const char* s = "/environ"; *s != '\0'; ++s) path[at++] = *s;
+  path[at] = '\0';
+  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  size_t plen = StrLen(prefix), len = plen + (rest != nullptr ? StrLen(rest) : 0);
+  auto want = [&](size_t i) { return i < plen ? prefix[i] : rest[i - plen]; };
+  size_t matched = 0;  // characters matched at the start of the current entry; ~0: not this entry
+  bool found = false;
+  char chunk[1024];
+  long n;
+  while (!found && (n = Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
+    for (long i = 0; i < n && !found; ++i) {
+      if (chunk[i] == '\0') {
+        found = whole && matched == len;
+        matched = 0;
+      } else if (matched != ~size_t{0}) {
+        matched = matched < len && chunk[i] == want(matched) ? matched + 1 : ~size_t{0};
+        found = !whole && matched == len;
+      }
+    }
+  }
+  Sys6(SYS_close, fd);
+  return found;
+}
+
 }  // namespace numabind::base

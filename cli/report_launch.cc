@@ -4,7 +4,7 @@
 // `srun` steps), each launch judged on its own. A launch on a host is the ranks whose lines carry the same
 // token (shim/launcher/launch_id.h). Which launches ran at the same time is read from the lines' times: a
 // rank line is written when the rank starts, and an "end" line when it exits (from exit or main's return,
-// with a JSON log file; not from _exit, a fatal signal, or a rank a posix_spawn launcher bound). A launch
+// with a JSON log file; not from _exit or a fatal signal). A launch
 // that starts before an earlier one's last rank ended ran with it; one that starts after every bound rank
 // of the earlier wrote its end followed it; otherwise, two launches whose rank lines interleave certainly
 // ran together, and two that follow each other may or may not have.

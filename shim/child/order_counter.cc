@@ -36,39 +36,9 @@ void AppendNum(char* buf, size_t cap, size_t* at, uint64_t v) {
   Append(buf, cap, at, digits);
 }
 
-/// Child-safe: "/proc/PID/<leaf>" into buf (64 bytes).
-void ProcFile(char* buf, long pid, const char* leaf) {
-  size_t at = 0;
-  buf[0] = '\0';
-  Append(buf, 64, &at, "/proc/");
-  AppendNum(buf, 64, &at, static_cast<uint64_t>(pid));
-  Append(buf, 64, &at, leaf);
-}
-
 /// Child-safe: whether pid's environment (as it started) has an entry NUMABIND_POLICY=: a process of the
-/// configured tree. Read in pieces, matched across their borders.
-__attribute__((noinline)) bool Configured(long pid) {
-  static constexpr char kEntry[] = "NUMABIND_POLICY=";
-  char path[64], chunk[1024];
-  ProcFile(path, pid, "/environ");
-  long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  size_t matched = 0;  // characters of kEntry matched at the start of the current entry; ~0: not at one
-  bool found = false;
-  long n;
-  while (!found && (n = base::Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
-    for (long i = 0; i < n && !found; ++i) {
-      if (chunk[i] == '\0') {
-        matched = 0;
-      } else if (matched != ~size_t{0}) {
-        matched = chunk[i] == kEntry[matched] ? matched + 1 : ~size_t{0};
-        found = matched == sizeof(kEntry) - 1;
-      }
-    }
-  }
-  base::Sys6(SYS_close, fd);
-  return found;
-}
+/// configured tree.
+bool Configured(long pid) { return base::ProcEnvironHas(pid, "NUMABIND_POLICY=", nullptr, false); }
 
 /// Child-safe: "order-PID-START" into buf (64 bytes).
 void CounterName(char* buf, long pid, uint64_t start) {

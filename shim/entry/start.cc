@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/hot.h"
+#include "base/proc_stat.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "config/bound_marker.h"
@@ -99,18 +100,20 @@ __attribute__((constructor, optimize("no-jump-tables"))) void Init() {
 
 /// A bound rank's end, for `numabind report` (WriteRankEnd), named by the launch its line names: its own
 /// lines' (a rank that bound itself), else its launcher's, its parent (a rank bound between fork and exec).
-/// Only the process its rank line names writes it: the one that bound itself (rank_pid), or the one whose
-/// NUMABIND_BOUND proof it wrote itself before its exec (by=PID, its own); not a child of a rank, which
-/// inherits the binding and the variable. A rank started by posix_spawn (whose proof names its launcher,
-/// which bound it from outside) writes none either: report judges it from its start alone.
+/// Only the process its rank line names writes it: the one that bound itself (rank_pid); one whose
+/// NUMABIND_BOUND proof it wrote itself before its exec (by=PID, its own); or one a posix_spawn launcher
+/// bound from outside (by=its parent), unless that parent carries the same NUMABIND_BOUND: then it is a
+/// child of a rank, which inherits the binding and the variable, and writes none.
 __attribute__((noinline)) void EndRank() {
   pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
   if (g_state.rank_pid != 0 && g_state.rank_pid != self) return;  // a fork child of the rank
   if (g_state.rank_pid == 0) {
     config::BoundProof proof;
-    if (g_state.config.bound == nullptr || !config::ParseBoundProof(g_state.config.bound, &proof) ||
-        proof.by != self)
-      return;
+    if (g_state.config.bound == nullptr || !config::ParseBoundProof(g_state.config.bound, &proof)) return;
+    pid_t parent = static_cast<pid_t>(base::Sys6(SYS_getppid));
+    bool spawned =
+        proof.by == parent && !base::ProcEnvironHas(parent, "NUMABIND_BOUND=", g_state.config.bound, true);
+    if (proof.by != self && !spawned) return;
   }
   char launch[kLaunchMax];
   const char* token = g_state.launch;

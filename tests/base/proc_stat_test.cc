@@ -6,6 +6,8 @@
 #include "base/proc_stat.h"
 
 #include <criterion/criterion.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include <string>
 
 using numabind::base::ParseProcStat;
+using numabind::base::ProcEnvironHas;
 using numabind::base::ProcStat;
 using numabind::base::ReadProcStat;
 
@@ -59,4 +62,25 @@ Test(proc_stat, this_process_and_a_process_that_is_gone) {
   waitpid(child, nullptr, 0);
   cr_expect_not(ReadProcStat(child, &s));
   cr_expect_not(ReadProcStat(0, &s));
+}
+
+Test(proc_stat, an_environment_entry_whole_or_by_its_start) {
+  // /proc/PID/environ is the environment a program started with: a program of its own, given one.
+  pid_t child = fork();
+  if (child == 0) {
+    char* argv[] = {const_cast<char*>("sleep"), const_cast<char*>("10"), nullptr};
+    char* envp[] = {const_cast<char*>("A=1"), const_cast<char*>("NUMABIND_TEST_ENTRY=a b=c"), nullptr};
+    execve("/bin/sleep", argv, envp);
+    _exit(127);
+  }
+  for (int i = 0; i < 100 && !ProcEnvironHas(child, "A=1", nullptr, true); ++i) usleep(10 * 1000);
+  cr_expect(ProcEnvironHas(child, "NUMABIND_TEST_ENTRY=", "a b=c", true));
+  cr_expect(ProcEnvironHas(child, "NUMABIND_TEST_ENTRY=", nullptr, false));
+  cr_expect(ProcEnvironHas(child, "NUMABIND_TEST_ENTRY=a", nullptr, false));
+  cr_expect_not(ProcEnvironHas(child, "NUMABIND_TEST_ENTRY=", "a b", true), "a start is not the whole entry");
+  cr_expect_not(ProcEnvironHas(child, "NUMABIND_TEST_ENTRY=", "a b=cd", true));
+  cr_expect_not(ProcEnvironHas(child, "TEST_ENTRY=", nullptr, false), "only at an entry's start");
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  cr_expect_not(ProcEnvironHas(child, "NUMABIND_TEST_ENTRY=", nullptr, false), "gone");
 }

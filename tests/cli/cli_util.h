@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,17 @@ inline std::string BuildDir() {
 }
 
 inline std::string Numabind() { return BuildDir() + "/numabind"; }
+
+/// The first two CPUs this process may use, as "cpus:SECOND|FIRST" (the reverse of any default).
+inline std::string TwoCpuPolicy() {
+  cpu_set_t set;
+  cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  cr_assert_eq(cpus.size(), 2u, "the test needs 2 allowed CPUs");
+  return "cpus:" + std::to_string(cpus[1]) + "|" + std::to_string(cpus[0]);
+}
 
 inline std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -18,22 +18,12 @@ using numabind::test::Result;
 using numabind::test::Run;
 using numabind::test::RunProgram;
 using numabind::test::TempDir;
+using numabind::test::TwoCpuPolicy;
 using numabind::test::WriteAll;
 
 TestSuite(report_launch, .fini = numabind::test::RemoveTempDirs);
 
 namespace {
-
-/// "cpus:SECOND|FIRST" over the first two CPUs this process may use.
-std::string TwoCpuPolicy() {
-  cpu_set_t set;
-  cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
-  std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c)
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  cr_assert_eq(cpus.size(), 2u, "the test needs 2 allowed CPUs");
-  return "cpus:" + std::to_string(cpus[1]) + "|" + std::to_string(cpus[0]);
-}
 
 /// The environment of a launcher preloaded with the library, logging every rank in JSON to `log`.
 std::vector<std::string> Preloaded(const std::string& log) {

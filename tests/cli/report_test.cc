@@ -19,6 +19,7 @@ using numabind::test::Result;
 using numabind::test::Run;
 using numabind::test::RunProgram;
 using numabind::test::TempDir;
+using numabind::test::TwoCpuPolicy;
 using numabind::test::WriteAll;
 
 TestSuite(report, .fini = numabind::test::RemoveTempDirs);
@@ -71,17 +72,6 @@ std::string Job(const std::string& n2 = "") {
   WriteAll(dir + "/n1.log", Bound("n1", 0, 2, "0-3", "0") + Bound("n1", 1, 2, "4-7", "1"));
   WriteAll(dir + "/n2.log", n2.empty() ? Bound("n2", 0, 2, "0-3", "0") + Bound("n2", 1, 2, "4-7", "1") : n2);
   return dir;
-}
-
-/// The first two CPUs this process may use, as "cpus:SECOND|FIRST" (the reverse of any default).
-std::string TwoCpuPolicy() {
-  cpu_set_t set;
-  cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
-  std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c)
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  cr_assert_eq(cpus.size(), 2u, "the test needs 2 allowed CPUs");
-  return "cpus:" + std::to_string(cpus[1]) + "|" + std::to_string(cpus[0]);
 }
 
 /// Two ranks started by helpers/entry_launcher with the library preloaded, logging in JSON to
