@@ -229,26 +229,29 @@ NUMABIND_HOT bool StartAsRank(const config::EnvFacts& facts, const char* const* 
   // The built-in variables the start-up scan did not see are skipped rather than looked up again.
   uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
-  // Set by glibc and musl before constructors run.
-  const char* args[16];
-  OwnArgs(env, args, 16);
+  // The program's name for its lines (python3 train.py), made only on a path that writes one: most
+  // configured processes are no rank. program_invocation_name is set by glibc and musl before constructors.
   char name[base::kCommandNameMax];
-  const char* program = base::CommandName(program_invocation_name, args, name, sizeof(name));
+  auto program = [&] {
+    const char* args[16];
+    OwnArgs(env, args, 16);
+    return base::CommandName(program_invocation_name, args, name, sizeof(name));
+  };
   if (!FindRankVar(facts, absent, &m)) {
     if (OwnCmdlineMatches(env)) {
       g_state.order_rank = static_cast<pid_t>(base::Sys6(SYS_getpid));
       return g_state.rank_bound = true;
     }
-    return c.by_device && StartAsDeviceRank(env, facts.count, program);
+    return c.by_device && StartAsDeviceRank(env, facts.count, program());
   }
   if (OnlyTaskOfStep(m, facts)) {
-    LogLauncher(program, facts);
+    LogLauncher(program(), facts);
     return false;
   }
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
   if (BoundBy(c.bound, m.entry)) return g_state.rank_bound = true;
   g_state.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  BindSelf(program, &m, nullptr);
+  BindSelf(program(), &m, nullptr);
   return true;
 }
 
