@@ -25,7 +25,7 @@ namespace {
 
 /// A note older than this is removed by the next rank that writes one: its job is most likely over, and a
 /// rank of a job still running only says its mistake once more.
-constexpr long kNoteSeconds = 24 * 3600;
+constexpr long kNoteSeconds = 24L * 3600;
 
 /// FNV-1a over a NUL-terminated string, its NUL included (so that "ab"+"c" and "a"+"bc" differ).
 uint64_t Mix(uint64_t h, const char* s) {

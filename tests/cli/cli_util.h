@@ -55,14 +55,20 @@ inline std::string BuildDir() {
 
 inline std::string Numabind() { return BuildDir() + "/numabind"; }
 
-/// The first two CPUs this process may use, as "cpus:SECOND|FIRST" (the reverse of any default).
-inline std::string TwoCpuPolicy() {
+/// The first two CPUs this process may use.
+inline std::vector<int> TwoCpus() {
   cpu_set_t set;
   cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
   std::vector<int> cpus;
   for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c)
     if (CPU_ISSET(c, &set)) cpus.push_back(c);
   cr_assert_eq(cpus.size(), 2u, "the test needs 2 allowed CPUs");
+  return cpus;
+}
+
+/// The first two CPUs this process may use, as "cpus:SECOND|FIRST" (the reverse of any default).
+inline std::string TwoCpuPolicy() {
+  std::vector<int> cpus = TwoCpus();
   return "cpus:" + std::to_string(cpus[1]) + "|" + std::to_string(cpus[0]);
 }
 

@@ -28,7 +28,7 @@ byorder_case() {
     || { fail "$name" "exit $?: $(tail -c 300 <<<"$out" | tr '\n' ' ')"; return; }
   if [ -f "$WORK/log" ]; then
     while IFS= read -r line; do
-      [[ $line =~ ^numabind:\ bound\ rank\ ([0-9]+)\ .*\ pid\ ([0-9]+)$ ]] || continue
+      [[ $line =~ ^numabind:\ bound\ rank\ ([0-9]+)\ .*\ pid\ ([0-9]+)(\ launch=.*)?$ ]] || continue
       rank_of[${BASH_REMATCH[2]}]=${BASH_REMATCH[1]}; bound=$((bound + 1))
     done < "$WORK/log"
   fi
