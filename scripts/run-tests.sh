@@ -108,13 +108,14 @@ done
 # whose cli tests run $BUILD/asan/numabind), then a short fuzzing pass (FUZZ_TARGETS: fuzz/README.md).
 # verify_asan_link_order=0: tests preload the plain libnumabind.so into the sanitized command;
 # fast_unwind_on_malloc=0: whole allocation stacks, which the suppressions in tests/lsan.supp match (the
-# path quoted: the sanitizers' options split at spaces, and a checkout's path may have one).
+# path quoted: the sanitizers' options split at spaces, and a checkout's path may have one);
+# print_suppressions=0: no "Suppressions used" table on a command's standard error, which tests compare.
 for bin in ${ASAN_TESTS:-}; do
   name="asan $(basename "$bin")"
   echo "=== $name"
   started
   BUILD=$BUILD/asan ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0:fast_unwind_on_malloc=0 \
-    LSAN_OPTIONS="suppressions='$PWD/tests/lsan.supp'" UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    LSAN_OPTIONS="suppressions='$PWD/tests/lsan.supp':print_suppressions=0" UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "${beside[@]}" "$bin" -j2 --verbose=1 2>&1 | tee "$log" | grep -a -v -E '^\[(RUN |PASS)\] |^\[====\] Running '
   rc=${PIPESTATUS[0]}
   took "$name"
