@@ -24,9 +24,9 @@ uint32_t DistanceWithin(const char* a, size_t na, const char* b, size_t nb, uint
   const uint32_t far = max + 1;
   if ((na > nb ? na - nb : nb - na) > max) return far;
   uint32_t rows[3][kNearestMax + 2];
-  uint32_t* before = rows[0];  // row i - 2
-  uint32_t* prev = rows[1];    // row i - 1
-  uint32_t* cur = rows[2];     // row i
+  uint32_t* before = rows[0];                     // row i - 2
+  uint32_t* prev = rows[1];                       // row i - 1
+  uint32_t* cur = rows[2];                        // row i
   for (size_t j = 0; j < kNearestMax + 2; ++j) {  // whole rows: the analyzer cannot bound the band by nb
     prev[j] = j <= max ? static_cast<uint32_t>(j) : far;
     before[j] = cur[j] = far;
