@@ -2,6 +2,8 @@
 
 #include "base/proc_stat.h"
 
+#include <errno.h>
+
 #include "base/digits.h"
 #include "base/syscalls.h"
 #include "base/text.h"
@@ -33,14 +35,24 @@ bool ParseProcStat(const char* text, size_t len, ProcStat* out) {
   return true;
 }
 
+namespace {
+
+/// Child-safe: opens /proc/PID/LEAF ("stat", "environ") read-only; -errno when it cannot.
+long OpenProcFile(long pid, const char* leaf) {
+  if (pid <= 0) return -ENOENT;
+  char path[6 + kDecimalMax + 1 + 8] = "/proc/";
+  size_t at = 6 + FormatDecimal(static_cast<uint64_t>(pid), path + 6);
+  path[at++] = '/';
+  for (; *leaf != '\0' && at + 1 < sizeof(path); ++leaf) path[at++] = *leaf;
+  path[at] = '\0';
+  return OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+}
+
+}  // namespace
+
 // Child-safe: raw open, read and close into a stack buffer.
 bool ReadProcStat(long pid, ProcStat* out) {
-  if (pid <= 0) return false;
-  char path[6 + kDecimalMax + 6] = "/proc/";
-  size_t at = 6 + FormatDecimal(static_cast<uint64_t>(pid), path + 6);
-  for (const char* s = "/stat"; *s != '\0'; ++s) path[at++] = *s;
-  path[at] = '\0';
-  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  long fd = OpenProcFile(pid, "stat");
   if (fd < 0) return false;
   char buf[512];
   long got = Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf));
@@ -50,12 +62,7 @@ bool ReadProcStat(long pid, ProcStat* out) {
 
 // Child-safe: raw open, reads and close, a piece at a time on the stack.
 bool ProcEnvironHas(long pid, const char* prefix, const char* rest, bool whole) {
-  if (pid <= 0) return false;
-  char path[6 + kDecimalMax + 9] = "/proc/";
-  size_t at = 6 + FormatDecimal(static_cast<uint64_t>(pid), path + 6);
-  for (const char* s = "/environ"; *s != '\0'; ++s) path[at++] = *s;
-  path[at] = '\0';
-  long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  long fd = OpenProcFile(pid, "environ");
   if (fd < 0) return false;
   size_t plen = StrLen(prefix), len = plen + (rest != nullptr ? StrLen(rest) : 0);
   auto want = [&](size_t i) { return i < plen ? prefix[i] : rest[i - plen]; };

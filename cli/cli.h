@@ -107,6 +107,19 @@ struct ParsedArgs {
 bool ParseArgs(const char* command, const Args& args, const OptionSpec* specs, size_t nspecs,
                bool stop_at_command, ParsedArgs* out, std::string* error);
 
+/// What a command accepts besides its options, for StartCommand.
+struct CommandShape {
+  bool stop_at_command = false;  ///< run: the first positional and what follows are the command to start
+  bool positionals = false;      ///< takes arguments (pids, logs); else one is a usage error
+  bool json_or_draw = false;     ///< has --json and --draw, which do not go together
+};
+
+/// A command's start, the same for each: parses `args` (ParseArgs) and answers a usage error (its line on
+/// err), --help (help(out)), an argument it takes none of, and --json with --draw. Returns the exit status
+/// when the command is done (0 or kExitUsage), -1 when it goes on with *parsed.
+int StartCommand(const char* command, const Args& args, const OptionSpec* specs, size_t nspecs,
+                 CommandShape shape, void (*help)(FILE*), FILE* out, FILE* err, ParsedArgs* parsed);
+
 /// The environment with the NUMABIND_* variables that the options set (first, replacing any the
 /// environment had), as an owned NULL-terminated array.
 struct Environment {

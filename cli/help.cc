@@ -219,20 +219,9 @@ OptionList VarsOptions() { return {kVarsOptions, sizeof(kVarsOptions) / sizeof(k
 
 int VarsCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
   ParsedArgs parsed;
-  std::string error;
-  if (!ParseArgs("vars", args, kVarsOptions, VarsOptions().count, false, &parsed, &error)) {
-    fprintf(err, "%s\n", error.c_str());
-    return kExitUsage;
-  }
-  if (parsed.help) {
-    PrintVarsHelp(out);
-    return 0;
-  }
-  if (!parsed.positionals.empty()) {
-    fprintf(err, "numabind vars: unexpected argument %s (numabind vars --help)\n",
-            parsed.positionals[0].c_str());
-    return kExitUsage;
-  }
+  int started = StartCommand("vars", args, kVarsOptions, VarsOptions().count, CommandShape(), PrintVarsHelp,
+                             out, err, &parsed);
+  if (started >= 0) return started;
   if (parsed.Has("--check")) {
     if (parsed.Has("--markdown")) {
       fprintf(err, "numabind vars: --check and --markdown do not go together\n");

@@ -147,6 +147,29 @@ const config::SiteFile& SiteDefaults(const char* const* env, FILE* err) {
   return *site;
 }
 
+int StartCommand(const char* command, const Args& args, const OptionSpec* specs, size_t nspecs,
+                 CommandShape shape, void (*help)(FILE*), FILE* out, FILE* err, ParsedArgs* parsed) {
+  std::string error;
+  if (!ParseArgs(command, args, specs, nspecs, shape.stop_at_command, parsed, &error)) {
+    fprintf(err, "%s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (parsed->help) {
+    help(out);
+    return 0;
+  }
+  if (!shape.positionals && !shape.stop_at_command && !parsed->positionals.empty()) {
+    fprintf(err, "numabind %s: unexpected argument %s (numabind %s --help lists the options)\n", command,
+            parsed->positionals[0].c_str(), command);
+    return kExitUsage;
+  }
+  if (shape.json_or_draw && parsed->Has("--json") && parsed->Has("--draw")) {
+    fprintf(err, "numabind %s: --json and --draw do not go together\n", command);
+    return kExitUsage;
+  }
+  return -1;
+}
+
 std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg,
                            std::string* warning) {
   config::Error err;

@@ -140,30 +140,6 @@ PlanRows PlaceRanks(const plan::PlanBasis& basis, uint32_t nranks, const config:
   return out;
 }
 
-/// The command line, checked: kExitUsage (said on err) when it is bad, 0 with --help (help printed), else
-/// -1 with *parsed filled.
-int CheckPlanArgs(const Args& args, FILE* out, FILE* err, ParsedArgs* parsed) {
-  std::string error;
-  if (!ParseArgs("plan", args, kPlanOptions, kPlanOptionCount, false, parsed, &error)) {
-    fprintf(err, "%s\n", error.c_str());
-    return kExitUsage;
-  }
-  if (parsed->help) {
-    PrintPlanHelp(out);
-    return 0;
-  }
-  if (!parsed->positionals.empty()) {
-    fprintf(err, "numabind plan: unexpected argument %s (numabind plan --help lists the options)\n",
-            parsed->positionals[0].c_str());
-    return kExitUsage;
-  }
-  if (parsed->Has("--json") && parsed->Has("--draw")) {
-    fprintf(err, "numabind plan: --json and --draw do not go together\n");
-    return kExitUsage;
-  }
-  return -1;
-}
-
 /// Where the policy came from, for the heading: nothing when the command line gave it, else the variable,
 /// the site file's line or the default. Before RequestOf, which fills in the default.
 std::string PolicySource(const config::Config& cfg, const ParsedArgs& parsed, const Environment& merged) {
@@ -194,7 +170,10 @@ planner::PrepareRequest RequestOf(config::Config* cfg, const char* const* env) {
 
 int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
   ParsedArgs parsed;
-  int status = CheckPlanArgs(args, out, err, &parsed);
+  CommandShape shape;
+  shape.json_or_draw = true;
+  int status =
+      StartCommand("plan", args, kPlanOptions, kPlanOptionCount, shape, PrintPlanHelp, out, err, &parsed);
   if (status >= 0) return status;
   Environment merged = MergeOptions(env, parsed);
   merged.Unset("NUMABIND_DISABLE");  // the plan is shown whether or not the library is switched off

@@ -138,23 +138,10 @@ void PrintPsHelp(FILE* out) {
 
 int PsCommand(const Args& args, FILE* out, FILE* err) {
   ParsedArgs parsed;
-  std::string error;
-  if (!ParseArgs("ps", args, kPsOptions, kPsOptionCount, false, &parsed, &error)) {
-    fprintf(err, "%s\n", error.c_str());
-    return kExitUsage;
-  }
-  if (parsed.help) {
-    PrintPsHelp(out);
-    return 0;
-  }
-  if (!parsed.positionals.empty()) {
-    fprintf(err, "numabind ps: unexpected argument %s (numabind ps --help)\n", parsed.positionals[0].c_str());
-    return kExitUsage;
-  }
-  if (parsed.Has("--json") && parsed.Has("--draw")) {
-    fprintf(err, "numabind ps: --json and --draw do not go together\n");
-    return kExitUsage;
-  }
+  CommandShape shape;
+  shape.json_or_draw = true;
+  int started = StartCommand("ps", args, kPsOptions, kPsOptionCount, shape, PrintPsHelp, out, err, &parsed);
+  if (started >= 0) return started;
   long uid = -1;
   if (const std::string* user = parsed.Value("--user")) {
     uid = UidOf(*user);
@@ -183,6 +170,7 @@ int PsCommand(const Args& args, FILE* out, FILE* err) {
   } else if (parsed.Has("--draw")) {
     if (found.empty()) return 0;
     std::string text;
+    std::string error;
     if (!DrawOn(nullptr, PsDrawing(found), &text, &error)) {
       fprintf(err, "numabind ps: %s\n", error.c_str());
       return kExitFailure;

@@ -345,22 +345,10 @@ void PrintReportHelp(FILE* out) {
           "bad usage or a log that cannot be read.\n");
 }
 
-int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
-  ParsedArgs parsed;
-  std::string error;
-  if (!ParseArgs("report", args, kReportOptions, kReportOptionCount, false, &parsed, &error)) {
-    fprintf(err, "%s\n", error.c_str());
-    return kExitUsage;
-  }
-  if (parsed.help) {
-    PrintReportHelp(out);
-    return 0;
-  }
-  if (parsed.Has("--json") && parsed.Has("--draw")) {
-    fprintf(err, "numabind report: --json and --draw do not go together\n");
-    return kExitUsage;
-  }
-  size_t expected = 0;
+namespace {
+
+/// --nodes, --launch and --last, checked: kExitUsage (said on err) when one is bad, else -1.
+int ReadSelection(const ParsedArgs& parsed, FILE* err, size_t* expected, LaunchChoice* choice) {
   if (const std::string* n = parsed.Value("--nodes")) {
     char* end = nullptr;
     unsigned long v = strtoul(n->c_str(), &end, 10);
@@ -368,11 +356,28 @@ int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err
       fprintf(err, "numabind report: --nodes %s: expected a number of hosts, 1 or more\n", n->c_str());
       return kExitUsage;
     }
-    expected = v;
+    *expected = v;
   }
-  std::vector<std::string> args_files = parsed.positionals;
-  if (args_files.empty()) {
-    // NUMABIND_LOG_FILE as the library takes it: the environment's, else the site file's (numabind vars).
+  if (const std::string* id = parsed.Value("--launch")) choice->id = *id;
+  choice->last = parsed.Has("--last");
+  if (choice->last && !choice->id.empty()) {
+    fprintf(err, "numabind report: --launch and --last do not go together\n");
+    return kExitUsage;
+  }
+  if (parsed.Value("--launch") != nullptr && choice->id.empty()) {
+    fprintf(err, "numabind report: --launch: expected a launch (as report shows it)\n");
+    return kExitUsage;
+  }
+  return -1;
+}
+
+/// The logs named (*named: the arguments, else NUMABIND_LOG_FILE as the library takes it: the
+/// environment's, else the site file's) and read into *job: kExitUsage (said on err) when none is named or
+/// one cannot be read, else -1.
+int ReadLogs(const ParsedArgs& parsed, const char* const* env, FILE* err, std::vector<std::string>* named,
+             ReportJob* job) {
+  *named = parsed.positionals;
+  if (named->empty()) {
     const char* file = config::EnvSets(env, config::kVarLogFile)
                            ? base::Lookup(env, "NUMABIND_LOG_FILE")
                            : config::SiteValue(SiteDefaults(env, err), config::kVarLogFile, nullptr);
@@ -382,36 +387,43 @@ int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err
               "file (numabind report --help)\n");
       return kExitUsage;
     }
-    args_files.push_back(file);
+    named->push_back(file);
   }
   std::vector<std::string> files;
-  for (const std::string& a : args_files) {
+  std::string error;
+  for (const std::string& a : *named) {
     if (!FindFiles(a, env, &files, &error, err)) {
       fprintf(err, "numabind report: %s\n", error.c_str());
       return kExitUsage;
     }
   }
-  ReportJob job;
   for (const std::string& path : files) {
-    if (!ReadLog(path, &job, err)) {
+    if (!ReadLog(path, job, err)) {
       fprintf(err, "numabind report: %s: cannot be read\n", Printable(path).c_str());
       return kExitUsage;
     }
   }
+  return -1;
+}
+
+}  // namespace
+
+int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
+  ParsedArgs parsed;
+  CommandShape shape;
+  shape.positionals = shape.json_or_draw = true;
+  int status = StartCommand("report", args, kReportOptions, kReportOptionCount, shape, PrintReportHelp, out,
+                            err, &parsed);
+  size_t expected = 0;
   LaunchChoice choice;
-  if (const std::string* id = parsed.Value("--launch")) choice.id = *id;
-  choice.last = parsed.Has("--last");
-  if (choice.last && !choice.id.empty()) {
-    fprintf(err, "numabind report: --launch and --last do not go together\n");
-    return kExitUsage;
-  }
-  if (parsed.Value("--launch") != nullptr && choice.id.empty()) {
-    fprintf(err, "numabind report: --launch: expected a launch (as report shows it)\n");
-    return kExitUsage;
-  }
+  if (status < 0) status = ReadSelection(parsed, err, &expected, &choice);
+  std::vector<std::string> named;
+  ReportJob job;
+  if (status < 0) status = ReadLogs(parsed, env, err, &named, &job);
+  if (status >= 0) return status;
   Judge(&job, expected, choice);
   if (job.lines == 0) {
-    job.flags.push_back("no JSON log line in " + Joined(args_files, ", ") +
+    job.flags.push_back("no JSON log line in " + Joined(named, ", ") +
                         " (the ranks log their binding with NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json and "
                         "NUMABIND_LOG_FILE set)");
   }

@@ -302,32 +302,24 @@ bool ReportJob::Ok() const {
   return true;
 }
 
-void AddLogLine(const LogFields& f, ReportJob* job) {
-  std::string host = Get(f, "host"), event = Get(f, "event");
-  if (host.empty()) return;
-  ++job->lines;
-  auto [at, added] = job->host_index.emplace(host, job->hosts.size());
-  if (added) job->hosts.emplace_back().host = host;
-  ReportHost* h = &job->hosts[at->second];
-  bool bound = event == "bound" || event == "rebound";
-  if (event == "end") {  // a bound rank's exit: the rank line of its launch and pid, if any
-    auto rank = h->pid_index.find(Get(f, "launch") + "\n" + Get(f, "pid"));
-    if (rank != h->pid_index.end() && h->ranks[rank->second].by != "-")
-      h->ranks[rank->second].ended = Get(f, "time");
-    return;
-  }
-  // A fork child that took a rank at fork (NUMABIND_FORKS) and then execs gives it back: its bound line no
-  // longer holds. A line the same pid writes after (its program binding as a rank) stands again.
-  if (event == "released") {
-    std::string launch = Get(f, "launch");
-    auto it = h->pid_index.find((launch.empty() ? "unknown" : launch) + "\n" + Get(f, "pid"));
-    if (it != h->pid_index.end()) h->ranks[it->second].event = event;
-    return;
-  }
-  if (!bound && event != "unbound" && event != "refused") {
-    if (Get(f, "level") == "warn") h->notes.push_back(Get(f, "message"));
-    return;
-  }
+namespace {
+
+/// The launch a line names, "unknown" for a line of a library before launches had names.
+std::string LaunchOf(const LogFields& f) {
+  std::string launch = Get(f, "launch");
+  return launch.empty() ? "unknown" : launch;
+}
+
+/// The bound rank's line a later line of the same launch and pid is about ("end", "released"), or nullptr.
+ReportRank* RankOfLine(const LogFields& f, ReportHost* h) {
+  auto it = h->pid_index.find(LaunchOf(f) + "\n" + Get(f, "pid"));
+  return it == h->pid_index.end() || h->ranks[it->second].by == "-" ? nullptr : &h->ranks[it->second];
+}
+
+/// A rank's line read: its fields, its launch and how it was bound, each number and list checked against
+/// the library's limits before use (a field out of them is dropped, null in --json, and flags the rank,
+/// whose line the library did not write as it stands).
+ReportRank RankOf(const LogFields& f, const std::string& event, bool bound) {
   ReportRank r;
   r.event = event;
   r.pid = Get(f, "pid");
@@ -349,18 +341,10 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
                                                                    {"launcher_cpus", &r.launcher_cpus}})
     *field = Get(f, key);
   r.replaced = Get(f, "replaced") == "true";
-  r.launch = Get(f, "launch");
-  if (r.launch.empty()) r.launch = "unknown";
+  r.launch = LaunchOf(f);
   r.time = Get(f, "time");
   r.cut = Get(f, "truncated") == "true";
-  auto [known, first] = h->launch_index.emplace(r.launch, h->launches.size());
-  if (first) h->launches.push_back(ReportLaunch{r.launch, r.time, r.time, "", 0, 0});
-  ReportLaunch& launch = h->launches[known->second];
-  if (!r.time.empty() && (launch.first.empty() || r.time < launch.first)) launch.first = r.time;
-  if (r.time > launch.last) launch.last = r.time;
   r.by = !bound ? "-" : r.entry != "start-up" ? "launcher" : r.inside.empty() ? "self" : "inherited";
-  // Numbers and lists are checked against the library's limits before use: a field out of them is dropped
-  // (null in --json) and flags the rank, whose line the library did not write as it stands.
   for (auto& [name, field, max] : std::initializer_list<std::tuple<const char*, std::string*, long>>{
            {"rank", &r.rank, config::kMaxRanks - 1L},
            {"nranks", &r.nranks, config::kMaxRanks},
@@ -379,6 +363,40 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
              !ParseIds(r.nodes, config::kMaxNodeId, &r.node_set)) {
     r.flags.push_back("its CPU or node list is unknown (not a list of ids: a cut line?)");
   }
+  return r;
+}
+
+}  // namespace
+
+void AddLogLine(const LogFields& f, ReportJob* job) {
+  std::string host = Get(f, "host"), event = Get(f, "event");
+  if (host.empty()) return;
+  ++job->lines;
+  auto [at, added] = job->host_index.emplace(host, job->hosts.size());
+  if (added) job->hosts.emplace_back().host = host;
+  ReportHost* h = &job->hosts[at->second];
+  bool bound = event == "bound" || event == "rebound";
+  if (event == "end" || event == "released") {
+    // A bound rank's exit; or a fork child that took a rank at fork (NUMABIND_FORKS) and then execs, which
+    // gives it back: its bound line no longer holds (a line the same pid writes after stands again).
+    if (ReportRank* r = RankOfLine(f, h)) {
+      if (event == "end")
+        r->ended = Get(f, "time");
+      else
+        r->event = event;
+    }
+    return;
+  }
+  if (!bound && event != "unbound" && event != "refused") {
+    if (Get(f, "level") == "warn") h->notes.push_back(Get(f, "message"));
+    return;
+  }
+  ReportRank r = RankOf(f, event, bound);
+  auto [known, first] = h->launch_index.emplace(r.launch, h->launches.size());
+  if (first) h->launches.push_back(ReportLaunch{r.launch, r.time, r.time, "", 0, 0});
+  ReportLaunch& launch = h->launches[known->second];
+  if (!r.time.empty() && (launch.first.empty() || r.time < launch.first)) launch.first = r.time;
+  if (r.time > launch.last) launch.last = r.time;
   // The last line of a pid in its launch stands: a forked worker bound again at its exec says "rebound".
   // Lines of ranks not bound carry the pid of the process that tried (a posix_spawn launcher's own): the
   // rank tells them apart.

@@ -216,15 +216,11 @@ void PrintRunHelp(FILE* out) {
 
 int RunCommand(const Args& args, const char* const* env, const std::string& self_exe, FILE* out, FILE* err) {
   ParsedArgs parsed;
-  std::string error;
-  if (!ParseArgs("run", args, kRunOptions, kRunOptionCount, true, &parsed, &error)) {
-    fprintf(err, "%s\n", error.c_str());
-    return kExitUsage;
-  }
-  if (parsed.help) {
-    PrintRunHelp(out);
-    return 0;
-  }
+  CommandShape shape;
+  shape.stop_at_command = true;
+  int started =
+      StartCommand("run", args, kRunOptions, kRunOptionCount, shape, PrintRunHelp, out, err, &parsed);
+  if (started >= 0) return started;
   if (parsed.positionals.empty()) {
     fprintf(err, "numabind run: no command given (numabind run [OPTIONS] -- CMD [ARGS...])\n");
     return kExitUsage;
@@ -260,6 +256,7 @@ int RunCommand(const Args& args, const char* const* env, const std::string& self
   }
   if (!Preloadable(shim)) {
     // The dynamic loader splits LD_PRELOAD at spaces and colons: preload it through a link in /dev/shm.
+    std::string error;
     std::string link = PreloadableLink(shim, cfg.shared, &error);
     if (link.empty()) {
       fprintf(err,

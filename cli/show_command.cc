@@ -131,19 +131,12 @@ void PrintShowHelp(FILE* out) {
 
 int ShowCommand(const Args& args, FILE* out, FILE* err) {
   ParsedArgs parsed;
+  CommandShape shape;
+  shape.positionals = shape.json_or_draw = true;
+  int started =
+      StartCommand("show", args, kShowOptions, kShowOptionCount, shape, PrintShowHelp, out, err, &parsed);
+  if (started >= 0) return started;
   std::string error;
-  if (!ParseArgs("show", args, kShowOptions, kShowOptionCount, false, &parsed, &error)) {
-    fprintf(err, "%s\n", error.c_str());
-    return kExitUsage;
-  }
-  if (parsed.help) {
-    PrintShowHelp(out);
-    return 0;
-  }
-  if (parsed.Has("--json") && parsed.Has("--draw")) {
-    fprintf(err, "numabind show: --json and --draw do not go together\n");
-    return kExitUsage;
-  }
   std::vector<long> pids;
   for (const std::string& a : parsed.positionals) {
     char* end = nullptr;

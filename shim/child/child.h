@@ -68,17 +68,21 @@ struct SavedBinding {
 /// needs: nr_cpu_ids), or kMaxCpuWords before any was read.
 uint32_t SavedCpuWords();
 
-/// Declares, in the calling function's frame, what BindRank needs: a SavedBinding `saved` and a
-/// plan::RankPlan `plan`, their arrays sized by this machine (SavedCpuWords, PlanWords). A macro: the arrays
-/// have variable length and must live as long as the caller.
+/// Declares, in the calling function's frame, a plan::RankPlan `plan` whose sets have this machine's size
+/// (PlanWords), for BindRank. A macro: the arrays have variable length and must live as long as the caller.
+#define NUMABIND_PLAN_STORAGE(plan)                          \
+  uint64_t plan##_cpus[::numabind::shim::PlanWords(true)];   \
+  uint64_t plan##_nodes[::numabind::shim::PlanWords(false)]; \
+  ::numabind::plan::RankPlan plan;                           \
+  plan.cpus = plan##_cpus, plan.nodes = plan##_nodes
+
+/// As NUMABIND_PLAN_STORAGE, with a SavedBinding `saved` whose CPU mask has the kernel's size
+/// (SavedCpuWords): what BindRank needs.
 #define NUMABIND_BIND_STORAGE(saved, plan)                               \
   uint64_t saved##_cpus[::numabind::shim::SavedCpuWords()];              \
   ::numabind::shim::SavedBinding saved;                                  \
   saved.cpus = saved##_cpus, saved.cpu_words = sizeof(saved##_cpus) / 8; \
-  uint64_t plan##_cpus[::numabind::shim::PlanWords(true)];               \
-  uint64_t plan##_nodes[::numabind::shim::PlanWords(false)];             \
-  ::numabind::plan::RankPlan plan;                                       \
-  plan.cpus = plan##_cpus, plan.nodes = plan##_nodes
+  NUMABIND_PLAN_STORAGE(plan)
 
 enum class BindResult : uint8_t {
   kBound,    ///< the thread is bound; Restore(saved) undoes it

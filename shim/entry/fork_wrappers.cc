@@ -84,9 +84,7 @@ void BindForkChild() {
   saved.cpus = g_fork_saved->cpus, saved.cpu_words = config::kMaxCpuWords;
   BoundEvent event;
   int err = 0;
-  uint64_t cpus[PlanWords(true)], nodes[PlanWords(false)];
-  plan::RankPlan plan;
-  plan.cpus = cpus, plan.nodes = nodes;
+  NUMABIND_PLAN_STORAGE(plan);
   BindResult r = BindRank(Entry::kFork, "(forked child)", &m, &saved, &event, &err, &plan);
   if (r == BindResult::kRefused) _exit(127);  // strict: as a failed exec would
   if (r != BindResult::kBound) return;
