@@ -54,7 +54,7 @@ long OpenProcFile(long pid, const char* leaf) {
 bool ReadProcStat(long pid, ProcStat* out) {
   long fd = OpenProcFile(pid, "stat");
   if (fd < 0) return false;
-  char buf[512];
+  char buf[512] = {0};  // filled by a raw call the analyzer cannot see into
   long got = Sys6(SYS_read, fd, reinterpret_cast<long>(buf), sizeof(buf));
   Sys6(SYS_close, fd);
   return got > 0 && ParseProcStat(buf, static_cast<size_t>(got), out);
@@ -68,7 +68,7 @@ bool ProcEnvironHas(long pid, const char* prefix, const char* rest, bool whole) 
   auto want = [&](size_t i) { return i < plen ? prefix[i] : rest[i - plen]; };
   size_t matched = 0;  // characters matched at the start of the current entry; ~0: not this entry
   bool found = false;
-  char chunk[1024];
+  char chunk[1024] = {0};  // as above
   long n;
   while (!found && (n = Sys6(SYS_read, fd, reinterpret_cast<long>(chunk), sizeof(chunk))) > 0) {
     for (long i = 0; i < n && !found; ++i) {
