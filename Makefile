@@ -125,10 +125,12 @@ FORCE:
 # No start files either: crti/crtbeginS's weak references (__gmon_start__, _ITM_*TMCloneTable,
 # __cxa_finalize) would be looked up in every process, in vain for three of them: about 3,000 instructions
 # per start (the library has no static destructors: __dso_handle would be undefined). crtendS.o stays for
-# the .eh_frame terminator.
-$(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(OBJ_BUILD)/pure/%.o,$(SHIM_ASM)) $(BUILD)/exports.map
+# the .eh_frame terminator. shim/entry/hot_data.ld puts the start-up's read-only data beside its code.
+$(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(OBJ_BUILD)/pure/%.o,$(SHIM_ASM)) $(BUILD)/exports.map \
+  shim/entry/hot_data.ld
 	$(CC) -shared -nostdlib -Wl,-z,noseparate-code -Wl,--version-script=$(BUILD)/exports.map -Wl,--gc-sections \
-	  -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^) $(shell $(CC) -print-file-name=crtendS.o)
+	  -Wl,-T,shim/entry/hot_data.ld -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^) \
+	  $(shell $(CC) -print-file-name=crtendS.o)
 
 # The version script: the exported names of shim/state/wrapped.def, the one list of the wrapped functions.
 $(BUILD)/exports.map: shim/entry/exports.map.in shim/state/wrapped.def

@@ -4,14 +4,16 @@
 
 #include "base/env.h"
 
+#include "base/hot.h"
+
 namespace numabind::base {
 
-const char* ValueOf(const char* entry, const char* name) {
+NUMABIND_HOT const char* ValueOf(const char* entry, const char* name) {
   while (*name != '\0' && *entry == *name) ++entry, ++name;
   return *name == '\0' && *entry == '=' ? entry + 1 : nullptr;
 }
 
-const char* Lookup(const char* const* env, const char* name) {
+NUMABIND_HOT const char* Lookup(const char* const* env, const char* name) {
   if (env == nullptr || name == nullptr) return nullptr;
   for (; *env != nullptr; ++env) {
     if (const char* v = ValueOf(*env, name)) return v;

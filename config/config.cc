@@ -54,13 +54,6 @@ NUMABIND_HOT bool Read(int id, const char* value, Config* out, Error* err) {
   return false;
 }
 
-/// The first NUMABIND_* entry of env whose name is not in kVars: its warning line in err->warning.
-void CheckNames(const char* const* env, Error* err) {
-  for (const char* const* e = env; *e != nullptr; ++e) {
-    if (UnknownVar(*e, err->warning, sizeof(err->warning))) return;
-  }
-}
-
 }  // namespace
 
 NUMABIND_HOT bool UnknownVar(const char* entry, char* out, size_t cap) {
@@ -81,7 +74,7 @@ NUMABIND_HOT bool UnknownVar(const char* entry, char* out, size_t cap) {
   return true;
 }
 
-RankValue ParseRankValue(const char* s, uint32_t* out) {
+NUMABIND_HOT RankValue ParseRankValue(const char* s, uint32_t* out) {
   if (s == nullptr) return RankValue::kMalformed;
   uint64_t v = 0;
   // ScanDecimal reads every digit: "99999999999x" is malformed, not too large.
@@ -118,13 +111,17 @@ NUMABIND_HOT bool Parse(const char* const* env, Config* out, Error* err) {
   // fuzz/config_fuzz.cc).
   // One pass over env finds every variable's value (the first entry of a name, as Lookup), rather than one
   // pass per variable: this runs at the start of every process with NUMABIND_POLICY set.
+  // The same pass notes the first NUMABIND_* name that is no variable, for the warning below.
   const char* values[kVarCount] = {};
+  const char* unknown = nullptr;
   for (const char* const* e = env; *e != nullptr; ++e) {
     const char* s = *e;
     if (!StartsWith(s, kPrefix)) continue;
     size_t n = kPrefixLen;
     while (s[n] != '\0' && s[n] != '=') ++n;
-    int id = s[n] == '=' ? FindVar(s, n) : -1;
+    if (s[n] != '=') continue;  // not NAME=value: not a variable
+    int id = FindVar(s, n);
+    if (id < 0 && unknown == nullptr) unknown = s;
     if (id >= 0 && values[id] == nullptr) values[id] = s + n + 1;
   }
   const char* v = values[kVarDisable];
@@ -141,7 +138,7 @@ NUMABIND_HOT bool Parse(const char* const* env, Config* out, Error* err) {
     if (!Read(i, v, out, ok ? err : &ignored)) ok = false;
   }
   // A misspelt or newer name is named (the caller prints it once) but does not switch binding off.
-  CheckNames(env, err);
+  if (unknown != nullptr) UnknownVar(unknown, err->warning, sizeof(err->warning));
   out->enabled = out->policy.text != nullptr;
   return ok;
 }

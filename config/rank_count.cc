@@ -108,7 +108,7 @@ const char* LocalRankCountSource(const EnvFacts& f, int var, const char** value)
   return name;
 }
 
-uint32_t LocalRankCount(const EnvFacts& f, int var) {
+NUMABIND_HOT uint32_t LocalRankCount(const EnvFacts& f, int var) {
   const char* value = nullptr;
   if (LocalRankCountSource(f, var, &value) == nullptr) return 0;
   uint32_t n = 0;
@@ -129,7 +129,7 @@ const char* LocalRankCountSource(const char* const* env, int var) {
   return LocalRankCountSource(f, var);
 }
 
-uint32_t LocalRankCount(const char* const* env, int var) {
+NUMABIND_HOT uint32_t LocalRankCount(const char* const* env, int var) {
   EnvFacts f;
   ScanEnvFacts(env, &f);
   return LocalRankCount(f, var);

@@ -171,7 +171,7 @@ bool ReadShared(const char* value, Config* out, char* why, size_t cap) {
 }
 
 // Written by numabind itself: any value, read by shim/child/bound_marker.h.
-bool ReadBound(const char* value, Config* out, char*, size_t) {
+NUMABIND_HOT bool ReadBound(const char* value, Config* out, char*, size_t) {
   out->bound = value;
   return true;
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 
+#include "base/hot.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "base/text_writer.h"
@@ -127,13 +128,13 @@ bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* e
 
 }  // namespace
 
-const char* SiteFilePath(const char* const* env) {
+NUMABIND_HOT const char* SiteFilePath(const char* const* env) {
   const char* v = base::Lookup(env, "NUMABIND_CONFIG_FILE");
   if (v == nullptr || *v == '\0') return kSiteFilePath;
   return base::StrEq(v, "none") ? nullptr : v;
 }
 
-int OpenSiteFile(const char* path, Error* err) {
+NUMABIND_HOT int OpenSiteFile(const char* path, Error* err) {
   err->text[0] = '\0';
   // Non-blocking, as the log file is opened: a FIFO here would hang every rank's open() before main. For a
   // regular file the flag changes nothing.

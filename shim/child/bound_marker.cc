@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 
+#include "base/hot.h"
 #include "base/proc_stat.h"
 #include "base/syscalls.h"
 #include "base/text.h"
@@ -30,7 +31,7 @@ bool SelfOrAncestor(pid_t pid) {
 }  // namespace
 
 // Child-safe: compares characters.
-bool BoundBy(const char* bound, const char* entry) {
+NUMABIND_HOT bool BoundBy(const char* bound, const char* entry) {
   if (bound == nullptr || entry == nullptr) return false;
   while (*entry != '\0' && *entry == *bound) ++entry, ++bound;
   return *entry == '\0' && (*bound == '\0' || *bound == ' ');

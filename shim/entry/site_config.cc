@@ -130,15 +130,15 @@ NUMABIND_HOT bool TakeConfiguration(const char* const* ours) {
   return true;
 }
 
-void ApplySiteFile(const char* const* ours) {
+NUMABIND_HOT void ApplySiteFile(const char* const* ours) {
   TakeSiteFile();  // at start-up, before any other thread: this thread's
   ReadSiteFile(ours);
-  PublishSiteFile();
+  __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);  // PublishSiteFile without the wake: nobody waits
 }
 
 namespace {
 
-void ReadSiteFile(const char* const* ours) {
+NUMABIND_HOT void ReadSiteFile(const char* const* ours) {
   const char* path = config::SiteFilePath(ours);
   config::Error err;
   int fd = path != nullptr ? config::OpenSiteFile(path, &err) : -1;

@@ -177,7 +177,7 @@ void FormatBound(const BoundEvent& event, Line* line) {
 }  // namespace
 
 // Child-safe: reads the configuration.
-bool RecordsRanks() {
+NUMABIND_HOT bool RecordsRanks() {
   const config::Config& c = g_state.config;
   return c.log_format == config::LogFormat::kJson && c.log_file != nullptr && c.log_file[0] != '\0';
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
+#include "base/hot.h"
 #include "base/syscalls.h"
 #include "shim/launcher/prepare.h"
 #include "shim/log/line.h"
@@ -186,7 +187,7 @@ int GuardedThread(pthread_t thread, size_t size, const cpu_set_t* set) {
 
 }  // namespace
 
-void ArmAffinityGuard() {
+NUMABIND_HOT void ArmAffinityGuard() {
   if (!g_state.config.guard || !g_state.rank_bound) return;
   if (Next(NUMABIND_SLOT(sched_setaffinity)) == nullptr) return;
   Next(NUMABIND_SLOT(pthread_setaffinity_np));
