@@ -61,7 +61,8 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
   BindResult r = BindRank(b.entry, path, b.m, &saved, &event, b.refused_errno, &plan);
   if (r == BindResult::kRefused) return decltype(call(b.envp))();
   RankBlock block;
-  int e = BuildRankBlock(b.envp, *b.m, r == BindResult::kBound ? &plan : nullptr, path, &block);
+  // A spawn's block is the parent's own (the child has its copy of the environment): kept for the next.
+  int e = BuildRankBlock(b.envp, *b.m, r == BindResult::kBound ? &plan : nullptr, path, &block, !b.exec);
   if (e != 0 && r == BindResult::kBound) {
     Restore(saved);
     r = FailEnvironment(path, *b.m, e, b.refused_errno);
@@ -79,7 +80,7 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
   }
   auto ret = call(block.env);
   e = errno;
-  FreeRankBlock(&block);
+  FreeRankBlock(&block, !b.exec);
   if (b.exec) t_exec_mapping.map = nullptr, t_exec_mapping.size = 0;
   if (r == BindResult::kBound) {
     Restore(saved);

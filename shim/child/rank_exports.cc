@@ -13,6 +13,29 @@
 #include "config/config.h"
 
 namespace numabind::shim {
+namespace {
+
+constexpr uintptr_t kPage = 4096;
+/// The mapping FreeRankBlock kept (parent side only): its address, and its size in pages in the low 12
+/// bits (a mapping is page-aligned); 0 when none. One word, so that taking and giving back are one atomic
+/// exchange each.
+uintptr_t g_kept_block;
+
+/// Parent side: the kept mapping into *map and *size when it holds `bytes`; a smaller one is unmapped.
+void TakeKeptBlock(size_t bytes, char** map, size_t* size) {
+  uintptr_t kept = __atomic_exchange_n(&g_kept_block, 0, __ATOMIC_ACQ_REL);
+  if (kept == 0) return;
+  char* at = reinterpret_cast<char*>(kept & ~(kPage - 1));
+  size_t have = (kept & (kPage - 1)) * kPage;
+  if (have >= bytes) {
+    *map = at;
+    *size = have;
+    return;
+  }
+  base::Sys6(SYS_munmap, reinterpret_cast<long>(at), static_cast<long>(have));
+}
+
+}  // namespace
 
 // Child-safe: arithmetic on the basis and the plan.
 size_t ExportBytes(const plan::RankPlan& plan, char* const* envp) {
@@ -61,7 +84,7 @@ char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, c
 
 // Child-safe: a raw mmap, then arithmetic and copies into it.
 int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* bound, const char* path,
-                   RankBlock* out) {
+                   RankBlock* out, bool keep) {
   out->env = envp;
   out->map = nullptr;
   out->map_size = 0;
@@ -74,11 +97,15 @@ int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* 
   static_assert(sizeof(Line) % sizeof(char*) == 0, "the pointers follow the line");
   size_t pointers = m.env_entries + 2 + plan::kRankEnvEntries;
   size_t bytes = line_bytes + pointers * sizeof(char*) + kMarkerMax + need;
-  long p = base::Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base::SysFailed(p)) return static_cast<int>(-p);
-  out->map = reinterpret_cast<char*>(p);
-  out->map_size = bytes;
+  if (keep) TakeKeptBlock(bytes, &out->map, &out->map_size);
+  if (out->map == nullptr) {
+    long p = base::Sys6(SYS_mmap, 0, static_cast<long>(bytes), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base::SysFailed(p)) return static_cast<int>(-p);
+    out->map = reinterpret_cast<char*>(p);
+    out->map_size = bytes;
+  }
+  long p = reinterpret_cast<long>(out->map);
   char** array = reinterpret_cast<char**>(p + static_cast<long>(line_bytes));
   char* marker = reinterpret_cast<char*>(array + pointers);
   plan::RankEnv exports;
@@ -88,10 +115,18 @@ int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* 
   return 0;
 }
 
-// Child-safe: a raw munmap.
-void FreeRankBlock(RankBlock* block) {
-  if (block->map != nullptr)
+// Child-safe without `keep`: a raw munmap.
+void FreeRankBlock(RankBlock* block, bool keep) {
+  size_t pages = (block->map_size + kPage - 1) / kPage;
+  if (keep && block->map != nullptr && pages < kPage) {
+    uintptr_t mine = reinterpret_cast<uintptr_t>(block->map) | pages;
+    uintptr_t old = __atomic_exchange_n(&g_kept_block, mine, __ATOMIC_ACQ_REL);
+    if (old != 0)  // another thread's, given back meanwhile
+      base::Sys6(SYS_munmap, static_cast<long>(old & ~(kPage - 1)),
+                 static_cast<long>((old & (kPage - 1)) * kPage));
+  } else if (block->map != nullptr) {
     base::Sys6(SYS_munmap, reinterpret_cast<long>(block->map), static_cast<long>(block->map_size));
+  }
   block->map = nullptr;
   block->map_size = 0;
 }

@@ -42,12 +42,15 @@ struct RankBlock {
 /// NUMABIND_BOUND first (when NeedsMarker), NUMABIND_EXPORT's entries from the plan BindRank computed (when
 /// `bound` is not nullptr: the rank is bound to it; a warn line naming `path` for what is not exported), then
 /// envp's other entries. Maps nothing when there is nothing to add. Returns 0, or the errno of a failed mmap
-/// (out->env is then envp).
+/// (out->env is then envp). `keep`, on the parent side of a spawn only (never between fork/vfork and exec):
+/// takes the mapping FreeRankBlock kept, when it is large enough.
 int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* bound, const char* path,
-                   RankBlock* out);
+                   RankBlock* out, bool keep = false);
 
-/// Child-safe: unmaps out->map, if any.
-void FreeRankBlock(RankBlock* block);
+/// Child-safe without `keep`: unmaps out->map, if any. With `keep` (parent side only): keeps it for the next
+/// spawn of a rank instead, which saves each an mmap, a munmap and the fault of a fresh page; threads that
+/// spawn at once map their own.
+void FreeRankBlock(RankBlock* block, bool keep = false);
 
 /// The mapping of the rank block an exec wrapper is starting a rank with on this thread ({nullptr, 0} when
 /// none), and of the environment it built for a container runtime (shim/child/container.h). A vfork child
