@@ -11,6 +11,7 @@
 
 #include "base/digits.h"
 #include "base/dir_entries.h"
+#include "base/hot.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "config/vars.h"
@@ -153,18 +154,32 @@ __attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
 // Child-safe: one raw read into a buffer on the stack, then the glob.
 bool CmdlineMatches(const char* path) { return MatchCmdline(path) == 1; }
 
-// Child-safe: joins argv on the stack and globs it. Not inlined, so that its buffer is not in FindRank's
-// frame while CountMatchingChildren runs.
-__attribute__((noinline)) bool ArgvMatches(char* const* argv) {
-  if (argv == nullptr || g_state.config.match == nullptr || *g_state.config.match == '\0') return false;
-  char joined[4096];
+namespace {
+
+/// Child-safe: argv joined with single spaces into joined[cap] (cut at cap - 2 characters), then the glob.
+template <size_t kCap>
+NUMABIND_HOT __attribute__((noinline)) bool JoinedMatches(char* const* argv) {
+  char joined[kCap];
   size_t len = 0;
   for (int i = 0; argv[i] != nullptr; ++i) {
-    for (const char* s = argv[i]; *s != '\0' && len < sizeof(joined) - 2; ++s) joined[len++] = *s;
-    if (argv[i + 1] != nullptr && len < sizeof(joined) - 2) joined[len++] = ' ';
+    for (const char* s = argv[i]; *s != '\0' && len < kCap - 2; ++s) joined[len++] = *s;
+    if (argv[i + 1] != nullptr && len < kCap - 2) joined[len++] = ' ';
   }
   joined[len] = '\0';
   return base::GlobMatch(g_state.config.match, joined);
+}
+
+}  // namespace
+
+// Child-safe: joins argv on the stack and globs it. Not inlined, so that its buffer is not in FindRank's
+// frame while CountMatchingChildren runs. A command line that fits in 256 bytes (most) is joined in that
+// much stack: in a fork child each page of stack written is a copy-on-write fault, and 4 KiB reached one
+// more at every configured fork+exec.
+NUMABIND_HOT __attribute__((noinline)) bool ArgvMatches(char* const* argv) {
+  if (argv == nullptr || g_state.config.match == nullptr || *g_state.config.match == '\0') return false;
+  size_t len = 0;
+  for (int i = 0; argv[i] != nullptr && len < 256; ++i) len += base::StrLen(argv[i]) + 1;
+  return len < 256 ? JoinedMatches<256>(argv) : JoinedMatches<4096>(argv);  // 255 characters at most
 }
 
 // Child-safe: the glob, a flag in the shared page and a line on the stack.

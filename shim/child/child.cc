@@ -137,7 +137,7 @@ NUMABIND_HOT bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, Rank
 }
 
 // Child-safe: reads envp, the prepared config and /proc, with raw system calls.
-bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
+NUMABIND_HOT bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
   config::EnvFacts facts;  // NUMABIND_RANK_VAR's variable in the same pass
   config::ScanEnvFacts(const_cast<const char* const*>(envp), &facts, nullptr, 0, g_state.config.rank_var);
   out->env_entries = facts.count;

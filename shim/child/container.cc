@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 
+#include "base/hot.h"
 #include "base/preload.h"
 #include "base/syscalls.h"
 #include "base/text.h"
@@ -140,7 +141,7 @@ bool IsContainerRuntime(const char* name) {
 }
 
 // Child-safe: reads two names and, for a runtime's start only, envp.
-ContainerStart ClassifyStart(const char* path, char* const* envp) {
+NUMABIND_HOT ContainerStart ClassifyStart(const char* path, char* const* envp) {
   if (envp == nullptr) return ContainerStart::kOther;
   // Nearly every start is neither a runtime nor by one: two short names compared, the environment unread.
   bool runtime = IsContainerRuntime(BaseName(path != nullptr ? path : ""));

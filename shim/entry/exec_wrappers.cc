@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 
+#include "base/hot.h"
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
@@ -23,7 +24,7 @@ namespace {
 
 /// Binds if the program is a rank, runs `call(env)` (the real exec) and restores the binding if it returns.
 template <typename Call>
-int ExecRank(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
+NUMABIND_HOT int ExecRank(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
   if (t_fork_child) GiveBackForkRank(path);  // NUMABIND_FORKS: a fork child that execs is no worker
   if (!g_state.active) {
     // A child of a rank found by order starting a program its glob matches too: the glob pitfall.
@@ -52,7 +53,7 @@ int ExecRank(Entry entry, const char* path, char* const* argv, char* const* envp
 /// ExecRank with the environment a container runtime gets (shim/child/container.h), in every process the
 /// library is in, inert or not: the library may be preloaded into all of a user's shells.
 template <typename Call>
-int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
+NUMABIND_HOT int RunExec(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
   ContainerStart start = ClassifyStart(path, envp);
   // A process exec'ing a runtime itself (a shell's last command) prepares as a rank's would, so that the
   // library inside finds the shared basis; a fork child's parent prepared before the fork.
@@ -101,13 +102,13 @@ using numabind::shim::RunExec;
 
 #define NUMABIND_EXPORT extern "C" __attribute__((visibility("default")))
 
-NUMABIND_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+NUMABIND_EXPORT NUMABIND_HOT int execve(const char* path, char* const argv[], char* const envp[]) {
   NUMABIND_NEED(execve);
   return RunExec(Entry::kExecve, path, argv, envp,
                  [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
-NUMABIND_EXPORT int execv(const char* path, char* const argv[]) {
+NUMABIND_EXPORT NUMABIND_HOT int execv(const char* path, char* const argv[]) {
   NUMABIND_NEED(execv);
   NUMABIND_NEED(execve);
   return RunExec(Entry::kExecv, path, argv, environ, [&](char* const* e) {
@@ -115,7 +116,7 @@ NUMABIND_EXPORT int execv(const char* path, char* const argv[]) {
   });
 }
 
-NUMABIND_EXPORT int execvp(const char* file, char* const argv[]) {
+NUMABIND_EXPORT NUMABIND_HOT int execvp(const char* file, char* const argv[]) {
   NUMABIND_NEED(execvp);
   NUMABIND_NEED(execvpe);
   return RunExec(Entry::kExecvp, file, argv, environ, [&](char* const* e) {
@@ -123,20 +124,20 @@ NUMABIND_EXPORT int execvp(const char* file, char* const argv[]) {
   });
 }
 
-NUMABIND_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+NUMABIND_EXPORT NUMABIND_HOT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   NUMABIND_NEED(execvpe);
   return RunExec(Entry::kExecvpe, file, argv, envp,
                  [&](char* const* e) { return g_real.execvpe(file, argv, e); });
 }
 
-NUMABIND_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+NUMABIND_EXPORT NUMABIND_HOT int fexecve(int fd, char* const argv[], char* const envp[]) {
   NUMABIND_NEED(fexecve);
   const char* path = argv != nullptr && argv[0] != nullptr ? argv[0] : "(fexecve)";
   return RunExec(Entry::kFexecve, path, argv, envp,
                  [&](char* const* e) { return g_real.fexecve(fd, argv, e); });
 }
 
-NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
+NUMABIND_EXPORT NUMABIND_HOT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
   NUMABIND_NEED(execveat);
   if (g_real.execveat == nullptr) {
     errno = ENOSYS;
@@ -152,21 +153,21 @@ NUMABIND_EXPORT int execveat(int dirfd, const char* path, char* const argv[], ch
 
 // The execl family becomes execve / execvp with an argv built on the stack (no allocation: this may be a
 // vfork child).
-NUMABIND_EXPORT int execl(const char* path, const char* arg, ...) {
+NUMABIND_EXPORT NUMABIND_HOT int execl(const char* path, const char* arg, ...) {
   NUMABIND_NEED(execve);
   NUMABIND_COLLECT_ARGS(arg, argv, envp, false);
   return RunExec(Entry::kExecl, path, argv, envp,
                  [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
-NUMABIND_EXPORT int execle(const char* path, const char* arg, ...) {
+NUMABIND_EXPORT NUMABIND_HOT int execle(const char* path, const char* arg, ...) {
   NUMABIND_NEED(execve);
   NUMABIND_COLLECT_ARGS(arg, argv, envp, true);
   return RunExec(Entry::kExecle, path, argv, envp,
                  [&](char* const* e) { return g_real.execve(path, argv, e); });
 }
 
-NUMABIND_EXPORT int execlp(const char* file, const char* arg, ...) {
+NUMABIND_EXPORT NUMABIND_HOT int execlp(const char* file, const char* arg, ...) {
   NUMABIND_NEED(execvp);
   NUMABIND_NEED(execvpe);
   NUMABIND_COLLECT_ARGS(arg, argv, envp, false);

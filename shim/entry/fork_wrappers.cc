@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/hot.h"
 #include "base/syscalls.h"
 #include "shim/child/child.h"
 #include "shim/child/rank_exports.h"
@@ -111,7 +112,7 @@ void BindForkChild() {
 // Child-safe: a fork child that execs was no worker (Python's resource tracker and forkserver are started
 // by fork and exec when vfork cannot be used): its slot is freed for the next worker and its binding undone.
 // The bound line it wrote at fork is followed by one that says so, for the log to stay true.
-void GiveBackForkRank(const char* path) {
+NUMABIND_HOT void GiveBackForkRank(const char* path) {
   if (g_fork_claim.map == nullptr) return;
   FinishOrderClaim(&g_fork_claim, 0);
   g_fork_claim = OrderClaim();
@@ -128,7 +129,7 @@ void GiveBackForkRank(const char* path) {
 
 namespace {
 
-pid_t RunFork(pid_t (*real)()) {
+NUMABIND_HOT pid_t RunFork(pid_t (*real)()) {
   if (real == nullptr) {
     errno = ENOSYS;
     return -1;
@@ -207,7 +208,7 @@ using numabind::shim::g_state;
 
 #define NUMABIND_EXPORT extern "C" __attribute__((visibility("default")))
 
-NUMABIND_EXPORT pid_t fork() {
+NUMABIND_EXPORT NUMABIND_HOT pid_t fork() {
   numabind::shim::EnsureResolved();
   return numabind::shim::RunFork(g_real.fork);
 }

@@ -172,7 +172,7 @@ NUMABIND_HOT void ReadSiteFile(const char* const* ours) {
 }  // namespace
 
 // Not yet applied: unread (0) or being read by another thread (1), whose reading the caller must wait for.
-bool SiteFilePending() { return __atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 2; }
+NUMABIND_HOT bool SiteFilePending() { return __atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 2; }
 
 bool ApplyPendingSiteFile() {
   if (!TakeSiteFile()) {  // read already, or another thread reads it: wait for it
