@@ -137,7 +137,8 @@ NUMABIND_EXPORT NUMABIND_HOT int fexecve(int fd, char* const argv[], char* const
                  [&](char* const* e) { return g_real.fexecve(fd, argv, e); });
 }
 
-NUMABIND_EXPORT NUMABIND_HOT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
+NUMABIND_EXPORT NUMABIND_HOT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[],
+                                          int flags) {
   NUMABIND_NEED(execveat);
   if (g_real.execveat == nullptr) {
     errno = ENOSYS;
