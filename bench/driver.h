@@ -36,6 +36,7 @@ typedef struct {
   char policy[64];   ///< NUMABIND_POLICY for the spawner and its children; "" = unset
   int ranks;         ///< > 0: child i gets LOCAL_RANK=i mod ranks, LOCAL_WORLD_SIZE=ranks
   int numactl;       ///< the child is `numactl --physcpubind=CPU /bin/true`
+  int raw_bind;      ///< the spawner binds child i to cpu[i mod 2] itself, no library (spawner.c)
   Expect expect;
 
   Samples samples[kMethods][kMetrics];

@@ -120,13 +120,14 @@ void FirstLine(const char* path, char* buf, size_t cap) {
 
 // argv of `spawn_bench spawn MODE METHOD RANKS CPUMAP PROG ARG0 [ARG...]` for v; argv must hold 16.
 static void SpawnerArgv(const Paths* p, const Results* res, const Variant* v, int m, const char* mode,
-                        char* ranks, size_t ranks_cap, char** argv) {
+                        char* ranks, size_t ranks_cap, char* method, size_t method_cap, char** argv) {
   snprintf(ranks, ranks_cap, "%d", v->ranks);
   int k = 0;
   argv[k++] = (char*)p->self;
   argv[k++] = "spawn";
   argv[k++] = (char*)mode;
-  argv[k++] = (char*)kMethodKey[m];
+  snprintf(method, method_cap, "%s%s", kMethodKey[m], v->raw_bind ? ":bind" : "");
+  argv[k++] = method;
   argv[k++] = ranks;
   argv[k++] = (char*)res->cpumap;
   if (v->numactl) {
@@ -143,9 +144,9 @@ static void SpawnerArgv(const Paths* p, const Results* res, const Variant* v, in
 
 int RunSpawnerFor(const Paths* p, const Results* res, const Variant* v, int m, const char* mode, char** out,
                   size_t* outlen) {
-  char ranks[16];
+  char ranks[16], method[32];
   char* argv[16];
-  SpawnerArgv(p, res, v, m, mode, ranks, sizeof(ranks), argv);
+  SpawnerArgv(p, res, v, m, mode, ranks, sizeof(ranks), method, sizeof(method), argv);
   char** env = VariantEnv(p, v);
   int rc = RunCaptured(p, argv, env, out, outlen);
   FreeVariantEnv(env, v);
@@ -153,9 +154,9 @@ int RunSpawnerFor(const Paths* p, const Results* res, const Variant* v, int m, c
 }
 
 int StartServer(const Paths* p, const Results* res, const Variant* v, int m, Server* server) {
-  char ranks[16];
+  char ranks[16], method[32];
   char* argv[16];
-  SpawnerArgv(p, res, v, m, "serve", ranks, sizeof(ranks), argv);
+  SpawnerArgv(p, res, v, m, "serve", ranks, sizeof(ranks), method, sizeof(method), argv);
   int cmd[2], rec[2];
   if (pipe2(cmd, O_CLOEXEC) != 0) return 0;
   if (pipe2(rec, O_CLOEXEC) != 0) {

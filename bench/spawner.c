@@ -3,6 +3,7 @@
 // The spawner: the launcher being measured, run by the driver as a separate process per variant and method.
 
 #include <errno.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ static int WriteAll(const void* buf, size_t len) {
 typedef struct {
   char* argv[kMaxArgs + 1];
   char** envp;
+  int cpu;  ///< the rank's CPU, for a raw binding
 } Launch;
 
 static void BuildLaunch(Launch* l, int rank, int ranks, const char* cpumap, int argc, char** args) {
@@ -46,6 +48,7 @@ static void BuildLaunch(Launch* l, int rank, int ranks, const char* cpumap, int 
     if (field == 0 || field == (ranks ? rank % ranks : 0)) snprintf(cpu, sizeof(cpu), "%.*s", (int)len, p);
     p += len + (p[len] == ',');
   }
+  l->cpu = atoi(cpu);
   for (int i = 0; i < argc && i < kMaxArgs; i++) {
     const char* at = strstr(args[i], "@CPU@");
     if (!at) {
@@ -71,15 +74,32 @@ static void BuildLaunch(Launch* l, int rank, int ranks, const char* cpumap, int 
   snprintf(l->envp[n + 1], 48, "LOCAL_WORLD_SIZE=%d", ranks);
 }
 
-// Starts one child; returns its pid or -1.
-static pid_t Start(int use_fork, const char* prog, const Launch* l) {
+// Binds the calling thread to cpu (raw_bind) or to `was` (restore); the floor of any binding spawn.
+static void BindTo(int cpu, const cpu_set_t* was) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  sched_setaffinity(0, sizeof(cpu_set_t), was ? was : &set);
+}
+
+// Starts one child; returns its pid or -1. raw_bind: the child runs on l->cpu, bound the cheapest way a
+// launcher can, without any library: the fork child binds itself before execve; posix_spawn's child
+// inherits the binding of the thread that calls it, which then takes its own back (as the shim does).
+static pid_t Start(int use_fork, int raw_bind, const char* prog, const Launch* l) {
   pid_t pid = -1;
   if (!use_fork) {
+    cpu_set_t was;
+    if (raw_bind) {
+      sched_getaffinity(0, sizeof(was), &was);
+      BindTo(l->cpu, NULL);
+    }
     int e = posix_spawn(&pid, prog, NULL, NULL, l->argv, l->envp);
+    if (raw_bind) BindTo(0, &was);
     return e ? -1 : pid;
   }
   pid = fork();
   if (pid == 0) {
+    if (raw_bind) BindTo(l->cpu, NULL);
     execve(prog, l->argv, l->envp);
     _exit(127);
   }
@@ -107,9 +127,9 @@ static uint64_t ThreadCpuNs(void) {
 }
 
 // Starts one child with l's argv and environment, reaps it and fills rec.
-static void SpawnOne(int use_fork, const char* prog, const Launch* l, SpawnRecord* rec) {
+static void SpawnOne(int use_fork, int raw_bind, const char* prog, const Launch* l, SpawnRecord* rec) {
   uint64_t t0 = NowNs(), c0 = ThreadCpuNs(), child = 0;
-  pid_t pid = Start(use_fork, prog, l);
+  pid_t pid = Start(use_fork, raw_bind, prog, l);
   rec->status = pid < 0 ? -1 : Reap(pid, &child);
   uint64_t c1 = ThreadCpuNs();
   rec->wall_ns = NowNs() - t0;
@@ -117,7 +137,8 @@ static void SpawnOne(int use_fork, const char* prog, const Launch* l, SpawnRecor
 }
 
 // spawn serve|verify:N METHOD RANKS CPUMAP PROG [ARG...]
-//   METHOD posix_spawn|fork (fork, then execve in the child). RANKS 0: children are not ranks; otherwise
+//   METHOD posix_spawn|fork_exec (fork, then execve in the child), with ":bind" the child bound to its
+//   rank's CPU without any library (Start's raw_bind). RANKS 0: children are not ranks; otherwise
 //   child i gets LOCAL_RANK=i mod RANKS and LOCAL_WORLD_SIZE=RANKS. "@CPU@" in an ARG becomes the rank's
 //   entry of CPUMAP ("0,1"). ARG... starts with the child's argv[0].
 //   serve: one spawn per byte read from stdin, answered by a SpawnRecord on stdout; ends at end of input.
@@ -129,7 +150,8 @@ int RunSpawner(int argc, char** argv) {
     return 2;
   }
   long verify = strncmp(argv[1], "verify:", 7) == 0 ? atol(argv[1] + 7) : -1;
-  int use_fork = strcmp(argv[2], "fork_exec") == 0;
+  int use_fork = strncmp(argv[2], "fork_exec", 9) == 0;
+  int raw_bind = strstr(argv[2], ":bind") != NULL;
   int ranks = atoi(argv[3]);
   const char* cpumap = argv[4];
   const char* prog = argv[5];
@@ -143,7 +165,7 @@ int RunSpawner(int argc, char** argv) {
     char before[64] = "?", after[64] = "?", cpus[64];
     ReadCpusAllowed(0, before, sizeof(before));
     for (long i = 0; i < verify; i++) {
-      pid_t pid = Start(use_fork, prog, &launches[ranks ? i % ranks : 0]);
+      pid_t pid = Start(use_fork, raw_bind, prog, &launches[ranks ? i % ranks : 0]);
       if (pid < 0) {
         printf("child %ld -1 start-failed:%s\n", i, strerror(errno));
         continue;
@@ -165,7 +187,7 @@ int RunSpawner(int argc, char** argv) {
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return 0;
     SpawnRecord rec;
-    SpawnOne(use_fork, prog, &launches[ranks ? i % ranks : 0], &rec);
+    SpawnOne(use_fork, raw_bind, prog, &launches[ranks ? i % ranks : 0], &rec);
     if (!WriteAll(&rec, sizeof(rec))) return 1;
   }
 }
