@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "tests/shim/fault_count_util.h"
 #include "tests/shim/launch_util.h"
 
 namespace numabind::shim::test {
@@ -19,13 +20,9 @@ namespace {
 /// The launcher's own minor faults per fork+exec of /bin/true (100 of them), preloaded, with `var` set.
 double ParentFaultsPerFork(const std::string& dir, const std::string& var) {
   std::string lib = "LD_PRELOAD=" + BuildDir() + "/libnumabind.so";
-  RunResult r = Run({"setarch", "-R", BuildDir() + "/helpers/fault_count", "100", "fork", lib},
-                    {lib, var, "NUMABIND_CONFIG_FILE=" + dir + "/no-such-site-file"}, dir + "/out", 60);
-  std::string out = ReadFile(dir + "/out");
-  cr_assert_eq(r.exit_code, 0, "%s", out.c_str());
-  double child = -1, parent = -1;
-  cr_assert_eq(sscanf(out.c_str(), "child %lf parent %lf", &child, &parent), 2, "%s", out.c_str());
-  return parent;
+  return CountFaults({"setarch", "-R"}, {"100", "fork", lib},
+                     {lib, var, "NUMABIND_CONFIG_FILE=" + dir + "/no-such-site-file"}, dir)
+      .parent;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/shim/fault_count_util.h"
 #include "tests/shim/launch_util.h"
 
 namespace numabind::shim::test {
@@ -22,14 +23,9 @@ namespace {
 double ChildFaults(const std::string& dir, std::vector<std::string> env) {
   env.insert(env.begin(), {"LD_PRELOAD=" + BuildDir() + "/libnumabind.so",
                            "NUMABIND_CONFIG_FILE=" + dir + "/no-such-site-file"});
-  std::vector<std::string> argv = {BuildDir() + "/helpers/fault_count", "300", "spawn"};
-  argv.insert(argv.end(), env.begin(), env.end());
-  RunResult r = Run(argv, {}, dir + "/out", 120);
-  std::string out = ReadFile(dir + "/out");
-  cr_assert_eq(r.exit_code, 0, "%s", out.c_str());
-  double child = -1, parent = -1;
-  cr_assert_eq(sscanf(out.c_str(), "child %lf parent %lf", &child, &parent), 2, "%s", out.c_str());
-  return child;
+  std::vector<std::string> args = {"300", "spawn"};
+  args.insert(args.end(), env.begin(), env.end());
+  return CountFaults({}, args, {}, dir).child;
 }
 
 }  // namespace

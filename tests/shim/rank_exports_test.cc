@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/shim/fault_count_util.h"
 #include "tests/shim/launch_util.h"
 
 namespace numabind::shim::test {
@@ -125,15 +126,11 @@ Test(rank_exports, vfork_leaves_nothing_mapped_in_the_launcher, .timeout = 60) {
 Test(rank_exports, posix_spawn_launcher_reuses_its_rank_block, .timeout = 60) {
   std::string dir = MakeTempDir("numabind-kept-block");
   std::string lib = "LD_PRELOAD=" + BuildDir() + "/libnumabind.so";
-  RunResult run = Run({BuildDir() + "/helpers/fault_count", "100", "spawn", lib, "LOCAL_RANK=0",
-                       "LOCAL_WORLD_SIZE=1", "NUMABIND_CONFIG_FILE=none"},
-                      {lib, kTopology, kAllCpus, "NUMABIND_CONFIG_FILE=none"}, dir + "/out", 60);
-  std::string out = ReadFile(dir + "/out");
+  FaultCounts f = CountFaults(
+      {}, {"100", "spawn", lib, "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=1", "NUMABIND_CONFIG_FILE=none"},
+      {lib, kTopology, kAllCpus, "NUMABIND_CONFIG_FILE=none"}, dir);
   RemoveTree(dir);
-  cr_assert_eq(run.exit_code, 0, "%s", out.c_str());
-  double child = -1, parent = -1;
-  cr_assert_eq(sscanf(out.c_str(), "child %lf parent %lf", &child, &parent), 2, "%s", out.c_str());
-  cr_expect_lt(parent, 0.5, "the launcher's faults per rank spawned: %.2f", parent);
+  cr_expect_lt(f.parent, 0.5, "the launcher's faults per rank spawned: %.2f", f.parent);
 }
 
 // Self-binding in the constructor, on a main thread whose stack may not grow past 32 KiB (the environment
