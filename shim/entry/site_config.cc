@@ -133,7 +133,9 @@ NUMABIND_HOT bool TakeConfiguration(const char* const* ours) {
 NUMABIND_HOT void ApplySiteFile(const char* const* ours) {
   TakeSiteFile();  // at start-up, before any other thread: this thread's
   ReadSiteFile(ours);
-  __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);  // PublishSiteFile without the wake: nobody waits
+  // PublishSiteFile without its futex wake: no other thread can wait yet, and a waiter looks again every
+  // 10 ms anyway (WaitForSiteFile).
+  __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
 }
 
 namespace {
