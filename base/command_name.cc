@@ -5,23 +5,11 @@
 
 #include "base/command_name.h"
 
+#include "base/text.h"
+#include "base/text_writer.h"
+
 namespace numabind::base {
 namespace {
-
-/// Child-safe: the last component of a path ("python3" for "/usr/bin/python3").
-const char* LastComponent(const char* path) {
-  const char* last = path;
-  for (const char* s = path; *s != '\0'; ++s) {
-    if (*s == '/') last = s + 1;
-  }
-  return last;
-}
-
-/// Child-safe: appends s to buf (cap bytes) at *at, cut at cap - 1, and keeps it NUL-terminated.
-void Append(const char* s, char* buf, size_t cap, size_t* at) {
-  for (; *s != '\0' && *at + 1 < cap; ++s) buf[(*at)++] = *s;
-  buf[*at] = '\0';
-}
 
 /// Child-safe: what the interpreter runs, after its options (CPython's getopt string
 /// "bBc:dEhiIJm:OPqRsStuvVW:xX:?"): the script (*script), or -m's module (*module), or -c (*code).
@@ -86,12 +74,12 @@ const char* CommandName(const char* path, const char* const* argv, char* buf, si
   const char* module = nullptr;
   bool code = false;
   if (arg0 != nullptr) FindScript(argv + 1, &script, &module, &code);
-  size_t at = 0;
   buf[0] = '\0';
-  Append(LastComponent(interpreter), buf, cap, &at);
-  if (code) Append(" -c", buf, cap, &at);
-  if (module != nullptr) Append(" -m ", buf, cap, &at), Append(module, buf, cap, &at);
-  if (script != nullptr) Append(" ", buf, cap, &at), Append(script, buf, cap, &at);
+  TextWriter w{buf, cap, 0};
+  w.Str(LastComponent(interpreter));
+  if (code) w.Str(" -c");
+  if (module != nullptr) w.Str(" -m ").Str(module);
+  if (script != nullptr) w.Str(" ").Str(script);
   return buf;
 }
 

@@ -30,6 +30,15 @@ inline size_t StrLen(const char* s) {
   return n;
 }
 
+/// Child-safe: the last component of a path ("python3" for "/usr/bin/python3"; the path when it has no '/').
+inline const char* LastComponent(const char* path) {
+  const char* last = path;
+  for (const char* s = path; *s != '\0'; ++s) {
+    if (*s == '/') last = s + 1;
+  }
+  return last;
+}
+
 /// Room FormatDecimal needs: 20 digits of a uint64_t and the NUL.
 constexpr size_t kDecimalMax = 21;
 

@@ -90,6 +90,16 @@ std::vector<std::vector<std::string>> LegendEntries(const planner::Topology& top
 
 char DrawMark(size_t i) { return kMarks[i % kMarkCount]; }
 
+Drawing ProcessesDrawing(const std::string& command, size_t count, const std::string& where) {
+  Drawing d;
+  d.title = "numabind " + command + ": " + std::to_string(count) + " process" + (count == 1 ? "" : "es") +
+            " " + where;
+  d.item_word = "process";
+  d.items_word = "processes";
+  d.plan = false;
+  return d;
+}
+
 std::string Draw(const planner::Topology& topo, const Drawing& d) {
   const planner::CpuSet usable = d.plan ? topo.allowed : topo.online.Intersect(topo.hwloc_allowed);
   size_t biggest = 1;

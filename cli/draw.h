@@ -49,6 +49,10 @@ struct Drawing {
   std::string detail_fields;
 };
 
+/// A picture of `count` live processes (show, ps): "numabind COMMAND: N process(es) WHERE" as its title,
+/// process as its item word, the machine's allowed CPUs as its 'x' (plan false). Its items are the caller's.
+Drawing ProcessesDrawing(const std::string& command, size_t count, const std::string& where);
+
 /// The mark of item i: 0-9, A-Z, a-z, repeating after 62 (the header says so when it does).
 char DrawMark(size_t i);
 

@@ -92,12 +92,7 @@ void PrintText(FILE* out, const std::vector<PsProcess>& found) {
 
 /// The processes as items of a picture: their CPUs, and their memory policy's nodes.
 Drawing PsDrawing(const std::vector<PsProcess>& found) {
-  Drawing d;
-  d.title = "numabind ps: " + std::to_string(found.size()) + " process" + (found.size() == 1 ? "" : "es") +
-            " numabind bound on this machine";
-  d.item_word = "process";
-  d.items_word = "processes";
-  d.plan = false;
+  Drawing d = ProcessesDrawing("ps", found.size(), "numabind bound on this machine");
   d.detail_fields = "rank, memory policy, command";
   std::string ignored;
   for (const PsProcess& p : found) {

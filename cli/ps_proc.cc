@@ -15,6 +15,7 @@
 #include "base/command_name.h"
 #include "cli/cli.h"
 #include "cli/memory_policy.h"
+#include "cli/proc_text.h"
 #include "cli/ps.h"
 #include "config/bound_marker.h"
 #include "config/config.h"
@@ -24,57 +25,7 @@
 namespace numabind::cli {
 namespace {
 
-/// Reads at most `max` bytes of `path` into *out; 0 or the errno of the open or read that failed.
-int ReadProcFile(const std::string& path, size_t max, std::string* out) {
-  out->clear();
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  char buf[8192];
-  while (out->size() < max) {
-    ssize_t n = read(fd, buf, std::min(sizeof(buf), max - out->size()));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      close(fd);
-      return e;
-    }
-    if (n == 0) break;
-    out->append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return 0;
-}
-
 bool Gone(int e) { return e == ENOENT || e == ESRCH; }
-
-/// The value of /proc/PID/status's line `name:`, or false when it has none.
-bool StatusValue(const std::string& status, const char* name, std::string* out) {
-  std::string key = std::string(name) + ":";
-  for (size_t pos = 0; pos < status.size();) {
-    size_t end = status.find('\n', pos);
-    if (end == std::string::npos) end = status.size();
-    if (status.compare(pos, key.size(), key) == 0) {
-      size_t v = pos + key.size();
-      while (v < end && (status[v] == ' ' || status[v] == '\t')) ++v;
-      *out = status.substr(v, end - v);
-      return true;
-    }
-    pos = end + 1;
-  }
-  return false;
-}
-
-/// The NUL-separated strings of a /proc file (cmdline, environ).
-std::vector<std::string> Strings(const std::string& text) {
-  std::vector<std::string> out;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t end = text.find('\0', pos);
-    if (end == std::string::npos) end = text.size();
-    out.push_back(text.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
 
 /// The nodes whose CPUs `cpus` has some of.
 std::string NodesOfCpus(const PsMachine& machine, const std::string& cpus) {
@@ -127,13 +78,8 @@ bool StartupRank(const std::string& dir, const std::vector<std::string>& env, Ps
   if (var == nullptr) {
     config::EnvFacts facts;
     config::ScanEnvFacts(envp.data(), &facts);
-    for (int i = 0; i < config::kRankVarCount && var == nullptr; ++i) {
-      if (facts.rank[i] == nullptr || facts.rank[i][0] == '\0') continue;
-      // A batch script has SLURM_LOCALID but no SLURM_STEP_ID: only a step's tasks are Slurm's ranks.
-      if (i == config::kSlurmRankVar && facts.slurm_step_id == nullptr) continue;
-      var = config::kRankVars[i].rank;
-      value = facts.rank[i];
-    }
+    int i = config::FirstRankVar(facts);
+    if (i >= 0) var = config::kRankVars[i].rank, value = facts.rank[i];
   }
   if (var == nullptr || value == nullptr || value[0] == '\0') return false;
   std::string maps;
@@ -151,21 +97,11 @@ bool StartupRank(const std::string& dir, const std::vector<std::string>& env, Ps
 }  // namespace
 
 std::string LauncherOf(const std::string& var) {
-  // config::kRankVars' variables (config/vars.cc), by the launcher that sets each.
-  static const std::pair<const char*, const char*> kLaunchers[] = {
-      {"LOCAL_RANK", "torchrun"},
-      {"OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI"},
-      {"MPI_LOCALRANKID", "MPICH"},
-      {"PMI_LOCAL_RANK", "Cray PMI"},
-      {"PALS_LOCAL_RANKID", "PALS"},
-      {"MV2_COMM_WORLD_LOCAL_RANK", "MVAPICH2"},
-      {"JSM_NAMESPACE_LOCAL_RANK", "jsrun"},
-      {"FLUX_TASK_LOCAL_ID", "Flux"},
-      {"MPT_LRANK", "MPT"},
-      {"SLURM_LOCALID", "Slurm"},
-  };
-  for (const auto& [name, launcher] : kLaunchers) {
-    if (var == name) return launcher;
+  // The launcher that sets each of config::kRankVars, in its order.
+  static const char* const kLaunchers[config::kRankVarCount] = {
+      "torchrun", "Open MPI", "MPICH", "Cray PMI", "PALS", "MVAPICH2", "jsrun", "Flux", "MPT", "Slurm"};
+  for (int i = 0; i < config::kRankVarCount; ++i) {
+    if (var == config::kRankVars[i].rank) return kLaunchers[i];
   }
   return var;  // NUMABIND_RANK_VAR's own variable
 }
@@ -225,7 +161,7 @@ bool ReadPsProcess(long pid, const PsMachine& machine, long uid, bool all, PsPro
 
   int e = ReadProcFile(dir + "cmdline", 1 << 20, &text);
   if (Gone(e)) return false;
-  std::vector<std::string> args = e == 0 ? Strings(text) : std::vector<std::string>();
+  std::vector<std::string> args = e == 0 ? ProcStrings(text) : std::vector<std::string>();
   if (args.empty()) {
     StatusValue(status, "Name", &field);
     out->command = "[" + field + "]";  // kernel threads and zombies have no arguments
@@ -241,7 +177,7 @@ bool ReadPsProcess(long pid, const PsMachine& machine, long uid, bool all, PsPro
   e = ReadProcFile(dir + "environ", 64 << 20, &text);
   if (Gone(e)) return false;
   if (e == 0) {
-    std::vector<std::string> env = Strings(text);
+    std::vector<std::string> env = ProcStrings(text);
     ReadMarker(env, out);
     bool gone = false;
     if (out->bound == PsBound::kNo && !StartupRank(dir, env, out, &gone) && gone) return false;

@@ -10,12 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "cli/cli.h"
 #include "cli/draw.h"
 #include "cli/memory_policy.h"
+#include "cli/proc_text.h"
 
 namespace numabind::cli {
 namespace {
@@ -33,46 +31,24 @@ struct ProcInfo {
   std::string command, cpus, nodes, memory;
 };
 
-bool ReadFile(const std::string& path, std::string* out, int* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = errno;
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
+/// A /proc/PID/status line's value, or "?" when it has none.
 std::string StatusField(const std::string& status, const char* name) {
-  std::string key = std::string(name) + ":";
-  size_t pos = 0;
-  while (pos < status.size()) {
-    size_t end = status.find('\n', pos);
-    if (end == std::string::npos) end = status.size();
-    if (status.compare(pos, key.size(), key) == 0) {
-      size_t v = pos + key.size();
-      while (v < end && (status[v] == ' ' || status[v] == '\t')) ++v;
-      return status.substr(v, end - v);
-    }
-    pos = end + 1;
-  }
-  return "?";
+  std::string value;
+  return StatusValue(status, name, &value) ? value : "?";
 }
 
 bool ReadProc(long pid, bool self, ProcInfo* info, std::string* error) {
   std::string dir = "/proc/" + std::to_string(pid) + "/";
   std::string status, cmdline, maps;
-  int e = 0;
-  if (!ReadFile(dir + "status", &status, &e) || status.empty()) {
+  int e = ReadProcFile(dir + "status", 1 << 20, &status);
+  if (e != 0 || status.empty()) {
     *error = e == ENOENT || e == 0 ? "no such process" : strerror(e);
     return false;
   }
   info->pid = pid;
   info->cpus = StatusField(status, "Cpus_allowed_list");
   info->nodes = StatusField(status, "Mems_allowed_list");
-  if (ReadFile(dir + "cmdline", &cmdline, &e) && !cmdline.empty()) {
+  if (ReadProcFile(dir + "cmdline", 1 << 20, &cmdline) == 0 && !cmdline.empty()) {
     while (!cmdline.empty() && cmdline.back() == '\0') cmdline.pop_back();
     for (char& c : cmdline) {
       if (c == '\0') c = ' ';
@@ -83,7 +59,7 @@ bool ReadProc(long pid, bool self, ProcInfo* info, std::string* error) {
   }
   if (self) {
     info->memory = OwnMemoryPolicy();
-  } else if (ReadFile(dir + "numa_maps", &maps, &e) && !maps.empty()) {
+  } else if (ReadProcFile(dir + "numa_maps", 64 << 20, &maps) == 0 && !maps.empty()) {
     info->memory = NumaMapsPolicy(maps);
   } else {
     info->memory = "?";  // no permission (another user's process), no mappings, or a kernel without NUMA
@@ -93,12 +69,7 @@ bool ReadProc(long pid, bool self, ProcInfo* info, std::string* error) {
 
 /// The processes as items of a picture: their CPUs, and the nodes their memory policy names.
 Drawing ShowDrawing(const std::vector<ProcInfo>& found) {
-  Drawing d;
-  d.title = "numabind show: " + std::to_string(found.size()) + " process" + (found.size() == 1 ? "" : "es") +
-            " on this machine";
-  d.item_word = "process";
-  d.items_word = "processes";
-  d.plan = false;
+  Drawing d = ProcessesDrawing("show", found.size(), "on this machine");
   std::string ignored;
   for (const ProcInfo& p : found) {
     DrawItem item;

@@ -4,13 +4,12 @@
 
 #include "config/grammar.h"
 
-#include "base/hot.h"
-#include "config/choices.h"
-
 #include "base/digits.h"
+#include "base/hot.h"
 #include "base/nearest.h"
 #include "base/text.h"
 #include "base/text_writer.h"
+#include "config/choices.h"
 
 namespace numabind::config {
 namespace {
@@ -300,11 +299,11 @@ bool ParseExportText(const char* value, uint8_t* out, char* why, size_t cap) {
     if (n == 0) return say("an empty item", "", 0, kExpected);
     if (found < 0) {
       say("unknown item ", p, n > 40 ? 40 : n, kExpected);
-      char item[41];  // the item alone, NUL-terminated, for the hint
-      size_t k = n > 40 ? 40 : n;
-      for (size_t i = 0; i < k; ++i) item[i] = p[i];
-      item[k] = '\0';
-      base::AppendHint(why, cap, item, "none|omp|omp-cpus|gpu|nic");
+      base::Nearest near(p, n);  // the items' own names, and none
+      near.Offer("none");
+      for (const auto& item : items) near.Offer(item.name);
+      base::TextWriter hint{why, cap, base::StrLen(why)};
+      near.Hint(&hint);
       return false;
     }
     if ((seen & (1u << found)) != 0) return say("item ", p, n, " given twice");

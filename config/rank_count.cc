@@ -108,6 +108,16 @@ const char* LocalRankCountSource(const EnvFacts& f, int var, const char** value)
   return name;
 }
 
+// Child-safe: reads the facts.
+NUMABIND_HOT int FirstRankVar(const EnvFacts& facts, uint32_t skip) {
+  for (int i = 0; i < kRankVarCount; ++i) {
+    if ((skip & (1u << i)) != 0 || facts.rank[i] == nullptr || facts.rank[i][0] == '\0') continue;
+    if (i == kSlurmRankVar && facts.slurm_step_id == nullptr) continue;
+    return i;
+  }
+  return -1;
+}
+
 NUMABIND_HOT uint32_t LocalRankCount(const EnvFacts& f, int var) {
   const char* value = nullptr;
   if (LocalRankCountSource(f, var, &value) == nullptr) return 0;

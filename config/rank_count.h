@@ -38,6 +38,12 @@ struct EnvFacts {
 void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours = nullptr, int cap = 0,
                   const char* named = nullptr);
 
+/// Child-safe: the built-in rank variable that decides (an index of kRankVars), or -1: the first whose value
+/// `facts` has, non-empty, leaving out those whose bit (1 << i) is in `skip`, and SLURM_LOCALID without
+/// SLURM_STEP_ID (a batch script has it; only a step's tasks are Slurm's ranks). The library's start-up and
+/// exec wrappers (shim/child/child.cc's FindRankVar) and `numabind ps` pick by it.
+int FirstRankVar(const EnvFacts& facts, uint32_t skip = 0);
+
 /// Slurm's compressed per-node task counts, as in SLURM_STEP_TASKS_PER_NODE and SLURM_TASKS_PER_NODE:
 /// comma-separated entries "N" or "N(xM)" (N tasks on each of M nodes), e.g. "2(x3),1" for 2,2,2,1.
 /// Sets *out to the count of node `node` (0-based) and returns true; false when the value does not follow

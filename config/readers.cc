@@ -81,7 +81,7 @@ NUMABIND_HOT bool ReadPolicy(const char* value, Config* out, char* why, size_t c
 
 bool ReadMemory(const char* value, Config* out, char* why, size_t cap) {
   int i = Word(kMemoryWords, value, why, cap);
-  if (i >= 0) ParseMemoryText(value, &out->memory);
+  if (i >= 0) out->memory = static_cast<MemoryKind>(i);  // kMemoryWords is in MemoryKind's order (grammar.cc)
   return i >= 0;
 }
 

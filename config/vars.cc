@@ -38,6 +38,7 @@ NUMABIND_HOT bool ReadVar(int id, const char* value, Config* out, char* why, siz
   return false;
 }
 
+// `numabind ps` names each variable's launcher in this order (cli/ps_proc.cc's LauncherOf).
 const RankVar kRankVars[kRankVarCount] = {
     {"LOCAL_RANK", "LOCAL_WORLD_SIZE"},                            // torchrun, accelerate, ...
     {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},  // Open MPI

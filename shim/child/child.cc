@@ -114,18 +114,9 @@ NUMABIND_HOT bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, Rank
       if (base::StrEq(name, config::kRankVars[i].rank)) index = i;
     }
     v = index >= 0 ? facts.rank[index] : facts.named;
-  } else {
-    // The first rank variable the program's environment carries (non-empty) decides.
-    for (int i = 0; i < config::kRankVarCount && name == nullptr; ++i) {
-      if ((skip & (1u << i)) != 0) continue;
-      const char* value = facts.rank[i];
-      if (value == nullptr || *value == '\0') continue;
-      // A batch script has SLURM_LOCALID=0 but no SLURM_STEP_ID: only a step's tasks are Slurm's ranks.
-      if (i == config::kSlurmRankVar && facts.slurm_step_id == nullptr) continue;
-      name = config::kRankVars[i].rank;
-      index = i;
-      v = value;
-    }
+  } else if ((index = config::FirstRankVar(facts, skip)) >= 0) {
+    name = config::kRankVars[index].rank;
+    v = facts.rank[index];
   }
   if (v == nullptr || *v == '\0') return false;
   out->var = name;

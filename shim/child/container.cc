@@ -25,14 +25,6 @@ namespace {
 /// not pointers: a table of pointers would be relocated in every process the library is loaded into.
 constexpr char kRuntimes[][12] = {"ch-run", "podman", "apptainer", "singularity"};
 
-const char* BaseName(const char* path) {
-  const char* base = path;
-  for (const char* p = path; *p != '\0'; ++p) {
-    if (*p == '/') base = p + 1;
-  }
-  return base;
-}
-
 /// Child-safe (raw reads): whether this process runs in secure-execution mode (AT_SECURE in its auxiliary
 /// vector, read from /proc: getauxval through the PLT is no call for a vfork child); true when it cannot
 /// tell. Such a process reads no site file.
@@ -127,7 +119,7 @@ int PreloadWords(char* const* envp) {
 /// process the library is in, for the few that are runtimes.
 bool SelfIsRuntime() {
   if (&program_invocation_name == nullptr || program_invocation_name == nullptr) return false;  // no libc
-  return IsContainerRuntime(BaseName(program_invocation_name));
+  return IsContainerRuntime(base::LastComponent(program_invocation_name));
 }
 
 }  // namespace
@@ -144,7 +136,7 @@ bool IsContainerRuntime(const char* name) {
 NUMABIND_HOT ContainerStart ClassifyStart(const char* path, char* const* envp) {
   if (envp == nullptr) return ContainerStart::kOther;
   // Nearly every start is neither a runtime nor by one: two short names compared, the environment unread.
-  bool runtime = IsContainerRuntime(BaseName(path != nullptr ? path : ""));
+  bool runtime = IsContainerRuntime(base::LastComponent(path != nullptr ? path : ""));
   if (!runtime && !SelfIsRuntime()) return ContainerStart::kOther;
   int words = PreloadWords(envp);
   if (words == 0) return ContainerStart::kOther;

@@ -42,21 +42,17 @@ T NeedSafe(T* slot, const char* name) {
 }
 
 /// Parent side of fork and vfork (_Fork prepares without capturing the call stack: it may run in a signal
-/// handler).
+/// handler). Once the first fork prepared, it only reads flags: every page a process writes between two
+/// forks is a copy-on-write fault at the second, so nothing here writes on that path, not even errno (each
+/// call below keeps it) or the re-entrancy guard (EnsurePrepared takes its own while it prepares).
 void BeforeFork() {
-  // After the first fork there is nothing left to do, and finding that out writes nothing: every page this
-  // process writes between two forks is a copy-on-write fault at the second (the Guard's and errno's TLS
-  // page was one per fork, 1.5 faults in all, before this test).
-  if (!SiteFilePending() && __atomic_load_n(&g_state.prepared, __ATOMIC_ACQUIRE) &&
-      __atomic_load_n(&g_state.order_counter_checked, __ATOMIC_ACQUIRE) &&
-      g_state.config.log != config::LogLevel::kDebug)
-    return;
-  int e = errno;
-  Guard guard;
-  if (SiteFilePending() && !ApplyPendingSiteFile()) return;  // site_config.h; keeps errno
+  if (SiteFilePending() && !ApplyPendingSiteFile()) return;  // site_config.h
   EnsurePrepared();
-  NoteNoOrderCounter();  // keeps errno
-  if (g_state.config.log == config::LogLevel::kDebug) CaptureStack();
+  NoteNoOrderCounter();
+  if (g_state.config.log != config::LogLevel::kDebug) return;
+  int e = errno;
+  Guard guard;  // the unwinder it may load runs other libraries' constructors
+  CaptureStack();
   errno = e;
 }
 

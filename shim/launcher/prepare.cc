@@ -49,23 +49,16 @@ static_assert(kHelperPath[0] == '/', "HELPER_PATH must be an absolute path");
 constexpr int kHelperTimeoutMs = 10000;
 constexpr size_t kMaxBasisBytes = 16u << 20;
 
-/// Writes the parts into g_state.prepare_error (cut to fit); `n` limits the last part's length.
+/// Writes the parts into g_state.prepare_error (cut to fit); `n` limits the fourth part's length.
 void SetPrepareError(const char* a, const char* b = "", const char* c = "", const char* d = "",
-                     size_t n = ~size_t{0}) {
-  const char* parts[] = {a, b, c, d};
+                     size_t n = ~size_t{0}, const char* e = "") {
+  const char* parts[] = {a, b, c, d, e};
   size_t at = 0, cap = sizeof(g_state.prepare_error) - 1;
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 5; ++i) {
     size_t limit = i == 3 ? n : ~size_t{0};
     for (size_t j = 0; parts[i][j] != '\0' && j < limit && at < cap; ++j)
       g_state.prepare_error[at++] = parts[i][j];
   }
-  g_state.prepare_error[at] = '\0';
-}
-
-/// Appends `text` to g_state.prepare_error, cut to fit.
-void AppendPrepareError(const char* text) {
-  size_t at = base::StrLen(g_state.prepare_error), cap = sizeof(g_state.prepare_error) - 1;
-  for (; *text != '\0' && at < cap; ++text) g_state.prepare_error[at++] = *text;
   g_state.prepare_error[at] = '\0';
 }
 
@@ -160,10 +153,10 @@ void Prepare() {
   timespec end = base::ClockNow(CLOCK_MONOTONIC);
   plan::BasisFrameHeader header;
   if (!ran || run.size < sizeof(header)) {
-    SetPrepareError("the planner helper ", kHelperPath, " failed: ", ran ? "no answer" : run.why);
     // Not there, or not a program: the path was fixed when the library was built.
-    if (!ran && base::StartsWith(run.why, "exec "))
-      AppendPrepareError("; rebuild or reinstall numabind, whose library runs that path");
+    bool exec_failed = !ran && base::StartsWith(run.why, "exec ");
+    SetPrepareError("the planner helper ", kHelperPath, " failed: ", ran ? "no answer" : run.why, ~size_t{0},
+                    exec_failed ? "; rebuild or reinstall numabind, whose library runs that path" : "");
     FreeHelperOutput(&run);
     return;
   }

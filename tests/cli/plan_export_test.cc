@@ -4,21 +4,17 @@
 // within 100 columns however many CPUs a rank has, and in the JSON.
 
 #include "tests/cli/cli_util.h"
+#include "tests/cli/plan_topologies.h"
 
+using numabind::test::kFourNodes;
+using numabind::test::kTwoPackages;
+using numabind::test::RealTopology;
 using numabind::test::Result;
 using numabind::test::Run;
 
 namespace {
 
-const char kTwoPackages[] = "synthetic:pack:2 numa:1 core:2 pu:1";
-const char kFourNodes[] = "synthetic:pack:2 numa:2 core:2 pu:2";
 const char kWide[] = "synthetic:pack:4 numa:1 core:32 pu:1";  // 4 nodes of 32 cores
-
-std::string RealTopology(const char* name) {
-  std::string path = std::string("tests/data/topologies/") + name;
-  if (access(path.c_str(), R_OK) != 0) cr_assert_fail("%s is not here", path.c_str());
-  return path;
-}
 
 }  // namespace
 

@@ -4,15 +4,15 @@
 // not name it.
 
 #include "tests/cli/cli_util.h"
+#include "tests/cli/plan_topologies.h"
 
+using numabind::test::kFourNodes;
 using numabind::test::Result;
 using numabind::test::Run;
 
 TestSuite(plan_heading, .fini = numabind::test::RemoveTempDirs);
 
 namespace {
-
-const char kFourNodes[] = "synthetic:pack:2 numa:2 core:2 pu:2";
 
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 

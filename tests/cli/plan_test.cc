@@ -4,23 +4,14 @@
 // and their NUMABIND_* defaults, how many ranks, errors and exit statuses.
 
 #include "tests/cli/cli_util.h"
+#include "tests/cli/plan_topologies.h"
 
 using numabind::test::CountLines;
+using numabind::test::kFourNodes;
+using numabind::test::kTwoPackages;
+using numabind::test::RealTopology;
 using numabind::test::Result;
 using numabind::test::Run;
-
-namespace {
-
-const char kTwoPackages[] = "synthetic:pack:2 numa:1 core:2 pu:1";
-const char kFourNodes[] = "synthetic:pack:2 numa:2 core:2 pu:2";
-
-std::string RealTopology(const char* name) {
-  std::string path = std::string("tests/data/topologies/") + name;
-  if (access(path.c_str(), R_OK) != 0) cr_assert_fail("%s is not here", path.c_str());
-  return path;
-}
-
-}  // namespace
 
 Test(plan, node_policy_table) {
   Result r = Run({"plan", "--topology", kTwoPackages, "--policy", "node", "--ranks", "4"});
