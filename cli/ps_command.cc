@@ -2,6 +2,7 @@
 //
 // `numabind ps [--json|--draw] [--user NAME|UID] [--all]`: the processes numabind bound on this machine, as
 // hwloc-ps lists bound processes: pid, rank and launcher, CPUs, nodes, memory policy and command (cli/ps.h).
+// Every field is printed through cli/printable.h: what /proc shows of a process is whatever its user chose.
 
 #include <errno.h>
 #include <pwd.h>
@@ -86,6 +87,7 @@ void PrintText(FILE* out, const std::vector<PsProcess>& found) {
   for (const PsProcess& p : found) {
     table.push_back(
         {std::to_string(p.pid), p.user, RankText(p), LauncherText(p), p.cpus, p.nodes, p.memory, p.command});
+    for (std::string& cell : table.back()) cell = Printable(cell);  // another user's command and environment
   }
   PrintTable(out, table);
 }
@@ -102,7 +104,7 @@ Drawing PsDrawing(const std::vector<PsProcess>& found) {
     planner::CpuSet::ParseList(p.nodes.c_str(), &item.nodes, &ignored);
     std::string rank = "rank " + RankText(p);
     if (p.bound == PsBound::kNumabind && !p.launcher.empty()) rank += " (" + p.launcher + ")";
-    item.details = {rank, p.memory, Cut(p.command, 40)};
+    item.details = {Printable(rank), Printable(p.memory), Cut(Printable(p.command), 40)};
     d.items.push_back(std::move(item));
   }
   return d;

@@ -254,6 +254,42 @@ Test(ps, vanishing_processes_are_skipped, .timeout = 120) {
   Reap(churn);
 }
 
+// What a process shows of itself (argv[0] by `exec -a`, a NUMABIND_BOUND naming its rank) reaches the
+// terminal of whoever runs ps, root included, with every control character escaped: text, JSON and --draw.
+Test(ps, escapes_what_processes_show, .timeout = 30) {
+  using numabind::test::kEscapes;
+  const std::string evil = kEscapes;
+  pid_t pid =
+      Start({"/bin/bash", "-c", "exec -a \"$0\" /bin/sleep 60", evil}, {"NUMABIND_BOUND=LOCAL_RANK=" + evil});
+  WaitExec(pid, evil);
+  Result text = Run({"ps"});
+  Result json = Run({"ps", "--json"});
+  Result draw = Run({"ps", "--draw"});
+  Reap(pid);
+  const std::string shown = "\\x1b[31mred\\x1b]0;pwned\\x07\\x7f\\u009b2J";
+  for (const Result* r : {&text, &json, &draw}) {
+    cr_assert_eq(r->status, 0, "%s", r->err.c_str());
+    size_t at = numabind::test::FirstControl(r->out);
+    cr_expect_eq(at, std::string::npos, "a control byte 0x%02x at %zu:\n%s",
+                 at < r->out.size() ? static_cast<unsigned char>(r->out[at]) : 0, at, r->out.c_str());
+  }
+  std::vector<std::string> f = Fields(LineOf(text.out, pid));
+  cr_assert_eq(f.size(), 8u, "pid user rank launcher cpus nodes memory command:\n%s", text.out.c_str());
+  EXPECT_STREQ(f[2], shown);  // the rank, from the environment
+  EXPECT_STREQ(f[7], shown);  // the command
+  cr_expect(draw.out.find("rank \\x1b[31mred") != std::string::npos, "%s", draw.out.c_str());
+  // JSON escapes them its own way, and gives the command line back as it is.
+  std::string dir = TempDir();
+  WriteAll(dir + "/ps.json", json.out);
+  std::string check =
+      "import json, sys\n"
+      "p = [p for p in json.load(open(sys.argv[1])) if p['pid'] == int(sys.argv[2])][0]\n"
+      "evil = sys.argv[3]\n"
+      "assert (p['rank'], p['command'], p['cmdline']) == (evil, evil, evil + ' 60'), p\n";
+  Result c = RunProgram({"/usr/bin/python3", "-c", check, dir + "/ps.json", std::to_string(pid), evil});
+  cr_expect_eq(c.status, 0, "%s\n%s", c.err.c_str(), json.out.c_str());
+}
+
 // A rank drawn on the machine, its rank and launcher in the legend.
 Test(ps, draw, .timeout = 30) {
   pid_t pid = BoundRank(1);
