@@ -125,12 +125,22 @@ FORCE:
 # No start files either: crti/crtbeginS's weak references (__gmon_start__, _ITM_*TMCloneTable,
 # __cxa_finalize) would be looked up in every process, in vain for three of them: about 3,000 instructions
 # per start (the library has no static destructors: __dso_handle would be undefined). crtendS.o stays for
-# the .eh_frame terminator. shim/entry/hot_data.ld puts the start-up's read-only data beside its code.
+# the .eh_frame terminator. The Makefile's HOT_SRCS (hot_data.ld.in) put the start-up's read-only data beside its code.
 $(LIB): $(call pureobj,$(PURE_SRCS)) $(patsubst %.S,$(OBJ_BUILD)/pure/%.o,$(SHIM_ASM)) $(BUILD)/exports.map \
-  shim/entry/hot_data.ld
+  $(BUILD)/hot_data.ld
 	$(CC) -shared -nostdlib -Wl,-z,noseparate-code -Wl,--version-script=$(BUILD)/exports.map -Wl,--gc-sections \
-	  -Wl,-T,shim/entry/hot_data.ld -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^) \
+	  -Wl,-T,$(BUILD)/hot_data.ld -Wl,-soname,libnumabind.so -o $@ $(filter %.o,$^) \
 	  $(shell $(CC) -print-file-name=crtendS.o)
+
+# The files whose read-only data goes beside the start-up's code: those that define a NUMABIND_HOT function
+# (base/hot.h), found by the attribute itself so that the list cannot drift from the code, and the
+# start-up's files that hold only data (the site file's path).
+HOT_DATA_ONLY := config/site_path.cc
+HOT_SRCS := $(sort $(shell grep -l 'NUMABIND_HOT ' $(PURE_SRCS)) $(HOT_DATA_ONLY))
+$(BUILD)/hot_data.ld: shim/entry/hot_data.ld.in Makefile $(PURE_SRCS)
+	@mkdir -p $(dir $@)
+	printf '    *%s(.rodata .rodata.*)\n' $(HOT_SRCS:.cc=.o) | \
+	  awk 'NR == FNR { objs = objs $$0 "\n"; next } /HOT_RODATA/ { printf "%s", objs; next } 1' - $< >$@
 
 # The version script: the exported names of shim/state/wrapped.def, the one list of the wrapped functions.
 $(BUILD)/exports.map: shim/entry/exports.map.in shim/state/wrapped.def
