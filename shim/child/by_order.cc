@@ -54,7 +54,7 @@ void ProcPath(char* buf, const char* const* parts, int nparts, const long* nums)
 /// Child-safe: 1 when the command line in `path` matches NUMABIND_MATCH, 0 when it does not or the process
 /// is gone, -1 when it is empty (a zombie's, or a process between its exec and its new arguments).
 __attribute__((noinline)) int MatchCmdline(const char* path) {
-  const char* match = g_state.config.match;
+  const char* match = g_startup.config.match;
   if (match == nullptr || *match == '\0') return 0;
   char cmd[4096];
   long len = ReadSmallFile(path, cmd, sizeof(cmd));
@@ -166,7 +166,7 @@ NUMABIND_HOT __attribute__((noinline)) bool JoinedMatches(char* const* argv) {
     if (argv[i + 1] != nullptr && len < kCap - 2) joined[len++] = ' ';
   }
   joined[len] = '\0';
-  return base::GlobMatch(g_state.config.match, joined);
+  return base::GlobMatch(g_startup.config.match, joined);
 }
 
 }  // namespace
@@ -176,7 +176,7 @@ NUMABIND_HOT __attribute__((noinline)) bool JoinedMatches(char* const* argv) {
 // much stack: in a fork child each page of stack written is a copy-on-write fault, and 4 KiB reached one
 // more at every configured fork+exec.
 NUMABIND_HOT __attribute__((noinline)) bool ArgvMatches(char* const* argv) {
-  if (argv == nullptr || g_state.config.match == nullptr || *g_state.config.match == '\0') return false;
+  if (argv == nullptr || g_startup.config.match == nullptr || *g_startup.config.match == '\0') return false;
   size_t len = 0;
   for (int i = 0; argv[i] != nullptr && len < 256; ++i) len += base::StrLen(argv[i]) + 1;
   return len < 256 ? JoinedMatches<256>(argv) : JoinedMatches<4096>(argv);  // 255 characters at most
@@ -184,11 +184,11 @@ NUMABIND_HOT __attribute__((noinline)) bool ArgvMatches(char* const* argv) {
 
 // Child-safe: the glob, a flag in the shared page and a line on the stack.
 void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
-  if (g_state.config.log < config::LogLevel::kWarn || !ArgvMatches(argv) ||
+  if (g_startup.config.log < config::LogLevel::kWarn || !ArgvMatches(argv) ||
       !FirstInOrderTree(launcher, kOrderSaidGlob))
     return;
   Line l;
-  l.Str("numabind: NUMABIND_MATCH='").Str(g_state.config.match).Str("' matches the launcher's own command ");
+  l.Str("numabind: NUMABIND_MATCH='").Str(g_startup.config.match).Str("' matches the launcher's own command ");
   l.Str("line (pid ").Num(launcher).Str(", a rank found by order) as well as its program ").Str(path);
   l.Str(": the launcher took a rank and no worker is bound; write a glob that matches only the workers' ");
   l.Str("command line from its start, e.g. '/path/worker.sh*' rather than '*worker.sh*' (docs/launchers.md)");
@@ -196,9 +196,9 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
 }
 
 void CheckOrderCounter() {
-  if (__atomic_exchange_n(&g_state.order_counter_checked, true, __ATOMIC_ACQ_REL)) return;
-  const config::Config& c = g_state.config;
-  bool forks = c.fork_ranks && !g_state.rank_bound;
+  if (__atomic_exchange_n(&g_prepared.order_counter_checked, true, __ATOMIC_ACQ_REL)) return;
+  const config::Config& c = g_startup.config;
+  bool forks = c.fork_ranks && !g_role.IsRank();
   // The default glob (Python's spawn workers, which one launcher starts: counting its children suffices)
   // is in every configured process: only a glob the user wrote is worth a probe at each first fork.
   bool match = c.match != nullptr && *c.match != '\0' && c.match != config::kDefaultMatch;
@@ -228,9 +228,9 @@ void CheckOrderCounter() {
 
 // Child-safe: a flag in the shared page and a line on the stack.
 void NoteUnknownCount(pid_t launcher) {
-  if (g_state.config.log < config::LogLevel::kInfo || !FirstInOrderTree(launcher, kOrderSaidCount)) return;
+  if (g_startup.config.log < config::LogLevel::kInfo || !FirstInOrderTree(launcher, kOrderSaidCount)) return;
   Line l;
-  l.Str(g_state.config.fork_ranks ? "numabind: ranks found by order (NUMABIND_MATCH, NUMABIND_FORKS) have no "
+  l.Str(g_startup.config.fork_ranks ? "numabind: ranks found by order (NUMABIND_MATCH, NUMABIND_FORKS) have no "
                                   : "numabind: ranks found by order (NUMABIND_MATCH) have no ");
   l.Str("count: each is planned as one of as many ");
   l.Str(

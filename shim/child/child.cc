@@ -70,11 +70,11 @@ __attribute__((noinline)) BindResult Fail(const char* path, const RankMatch& m, 
     Line line;
     Line* l = &line;
     l->Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
-    l->Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
+    l->Str(g_startup.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
     if (first) l->Str(kSaidOnce);
-    WriteUnbound({g_state.config.strict, true, m.rank, m.nranks, m.var, path}, l);
+    WriteUnbound({g_startup.config.strict, true, m.rank, m.nranks, m.var, path}, l);
   }
-  if (!g_state.config.strict) return BindResult::kUnbound;
+  if (!g_startup.config.strict) return BindResult::kUnbound;
   *err = e;
   return BindResult::kRefused;
 }
@@ -93,9 +93,9 @@ __attribute__((noinline)) BindResult FailValue(const char* path, const RankMatch
   bool large = config::ParseRankValue(m.bad_value, &ignored) == config::RankValue::kTooLarge;
   l.Str(large ? " is too large for a local rank (0 to " : " is not a local rank (a decimal number, 0 to ");
   l.Num(config::kMaxRanks - 1).Str("): ").Str(path);
-  l.Str(g_state.config.strict ? " not started" : " runs unbound");
-  WriteUnbound({g_state.config.strict, false, 0, m.nranks, m.var, path}, &l);
-  if (!g_state.config.strict) return BindResult::kUnbound;
+  l.Str(g_startup.config.strict ? " not started" : " runs unbound");
+  WriteUnbound({g_startup.config.strict, false, 0, m.nranks, m.var, path}, &l);
+  if (!g_startup.config.strict) return BindResult::kUnbound;
   *err = EINVAL;
   return BindResult::kRefused;
 }
@@ -104,7 +104,7 @@ __attribute__((noinline)) BindResult FailValue(const char* path, const RankMatch
 
 // Child-safe: reads the facts and the prepared config.
 NUMABIND_HOT bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, RankMatch* out) {
-  const config::Config& c = g_state.config;
+  const config::Config& c = g_startup.config;
   const char* name = c.rank_var;
   const char* v = nullptr;
   int index = -1;  // the variable's built-in entry, for its rank count
@@ -130,10 +130,10 @@ NUMABIND_HOT bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, Rank
 // Child-safe: reads envp, the prepared config and /proc, with raw system calls.
 NUMABIND_HOT bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
   config::EnvFacts facts;  // NUMABIND_RANK_VAR's variable in the same pass
-  config::ScanEnvFacts(const_cast<const char* const*>(envp), &facts, nullptr, 0, g_state.config.rank_var);
+  config::ScanEnvFacts(const_cast<const char* const*>(envp), &facts, nullptr, 0, g_startup.config.rank_var);
   out->env_entries = facts.count;
-  if (FindRankVar(facts, g_state.startup_rank_vars, out)) return true;
-  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & config::kRankVarBit) != 0)
+  if (FindRankVar(facts, g_startup.rank_vars, out)) return true;
+  if (g_startup.config.rank_var != nullptr && (g_startup.rank_vars & config::kRankVarBit) != 0)
     return false;
   if (!ArgvMatches(argv)) return false;
   out->var = nullptr;
@@ -142,7 +142,7 @@ NUMABIND_HOT bool FindRank(char* const* argv, char* const* envp, pid_t parent, R
   // where it cannot be had. A posix_spawn parent (parent is the caller) keeps its slot to give the child.
   bool spawning = parent == static_cast<pid_t>(base::Sys6(SYS_getpid));
   if (!ClaimOrderRank(parent, spawning, &out->rank, &out->order)) out->rank = CountMatchingChildren(parent);
-  out->nranks = g_state.config.nranks;
+  out->nranks = g_startup.config.nranks;
   if (out->nranks == 0) NoteUnknownCount(parent);
   return true;
 }
@@ -165,10 +165,10 @@ namespace {
 
 /// Child-safe: why the prepared basis cannot bind rank m, or nullptr.
 const char* BasisProblem() {
-  if (g_state.config_error[0] != '\0') return g_state.config_error;
-  const plan::PlanBasis* basis = g_state.basis;
+  if (g_startup.config_error[0] != '\0') return g_startup.config_error;
+  const plan::PlanBasis* basis = g_prepared.basis;
   if (basis == nullptr) {
-    return g_state.prepared ? g_state.prepare_error
+    return g_prepared.done ? g_prepared.error
                             : "no plan was prepared before the launcher forked (docs/limits.md)";
   }
   if (basis->cpu_words > config::kMaxCpuWords || basis->node_words > config::kMaxNodeWords)
@@ -179,8 +179,8 @@ const char* BasisProblem() {
 /// Child-safe: says that rank m is past its count (a stale NUMABIND_NRANKS, a launcher's local size that
 /// leaves ranks out), with the count and what to change. Not inlined: its line is on the stack only here.
 __attribute__((noinline)) void WarnPastCount(const char* path, const RankMatch& m) {
-  if (g_state.config.log < config::LogLevel::kWarn) return;
-  bool stated = g_state.config.nranks != 0;
+  if (g_startup.config.log < config::LogLevel::kWarn) return;
+  bool stated = g_startup.config.nranks != 0;
   Line l;
   l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
   l.Str(" is past the rank count, ").Num(m.nranks).Str(stated ? " (NUMABIND_NRANKS)" : " (its launcher's)");
@@ -207,7 +207,7 @@ long ApplyPlan(const plan::RankPlan& plan, const plan::PlanBasis& basis, SavedBi
   r = base::Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis.cpu_words) * 8,
                  reinterpret_cast<long>(plan.cpus));
   if (r < 0) return r;
-  *memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
+  *memory_denied = g_prepared.memory_policy_denied[0] != '\0' ? g_prepared.memory_policy_denied : nullptr;
   if (*memory_denied != nullptr) return 0;
   saved->memory_saved =
       base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
@@ -230,11 +230,12 @@ void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t*
   bool widened = m.started_cpus != nullptr;
   const uint64_t* started = widened ? m.started_cpus : saved.cpus;
   uint32_t started_words = widened ? m.started_words : saved.cpu_words;
-  bool was_bound =
-      saved.cpus_saved &&
-      (widened ? !SameBits(started, started_words, saved.cpus, saved.cpu_words)
-               : g_state.launcher_cpu_words > 0 &&
-                     !SameBits(started, started_words, g_state.launcher_cpus, g_state.launcher_cpu_words));
+  // A rank that became one in a running launcher (fork, setenv) is its exec's launcher: its CPUs then.
+  const uint64_t* launcher = g_role.cpus != nullptr ? g_role.cpus : g_prepared.launcher_cpus;
+  uint32_t launcher_words = g_role.cpus != nullptr ? g_role.cpu_words : g_prepared.launcher_cpu_words;
+  bool was_bound = saved.cpus_saved && (widened ? !SameBits(started, started_words, saved.cpus, saved.cpu_words)
+                                                : launcher_words > 0 &&
+                                                      !SameBits(started, started_words, launcher, launcher_words));
   bool replaced = was_bound && !SameBits(started, started_words, cpus, cpu_words);
   bool slurm = m.var != nullptr && base::StrEq(m.var, config::kRankVars[config::kSlurmRankVar].rank);
   e->replaced = replaced ? started : nullptr;
@@ -246,13 +247,13 @@ void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t*
 
 // Child-safe: reads the prepared state.
 uint32_t SavedCpuWords() {
-  uint32_t w = g_state.launcher_cpu_words;
+  uint32_t w = g_prepared.launcher_cpu_words;
   return w > 0 && w <= config::kMaxCpuWords ? w : config::kMaxCpuWords;
 }
 
 // Child-safe: reads the prepared basis.
 uint32_t PlanWords(bool cpus) {
-  const plan::PlanBasis* b = g_state.basis;
+  const plan::PlanBasis* b = g_prepared.basis;
   if (b == nullptr || b->cpu_words > config::kMaxCpuWords || b->node_words > config::kMaxNodeWords) return 1;
   return cpus ? b->cpu_words : b->node_words;
 }
@@ -263,7 +264,7 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   RankMatch& m = *found;
   if (m.bad_value != nullptr) return FailValue(path, m, err);
   if (const char* why = BasisProblem()) return Fail(path, m, "", why, EINVAL, err, true);
-  const plan::PlanBasis& basis = *g_state.basis;
+  const plan::PlanBasis& basis = *g_prepared.basis;
   plan::RankPlan& plan = *planned;  // its sets are the caller's, of PlanWords: BasisProblem checked them
   const uint64_t* cpus = plan.cpus;
   const uint64_t* nodes = plan.nodes;

@@ -40,6 +40,10 @@ struct RankMatch {
   /// in shim/rank/self_bind.cc), else nullptr: then it started with the binding BindRank finds.
   const uint64_t* started_cpus = nullptr;
   uint32_t started_words = 0;
+  /// A rank binding itself that planned inside the CPUs of the rank its NUMABIND_BOUND names (a launcher
+  /// inside a rank): the CPUs it started on, that rank's, which its line names; else nullptr.
+  const uint64_t* inside_cpus = nullptr;
+  uint32_t inside_words = 0;
   bool bound = false;  ///< set by BindRank: the calling thread is on the rank's CPUs
   /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
   /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
@@ -134,14 +138,15 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* s
 /// (NUMABIND_STRICT=1): fail the spawn with *err = e.
 BindResult FailEnvironment(const char* path, const RankMatch& m, int e, int* err);
 
-/// Child-safe: whether this fork child bound rank m at setenv already (and logged it).
+/// Child-safe: whether this fork child became rank m already, at fork or setenv (and logged it).
 inline bool BoundAtSetenv(const RankMatch& m) {
-  return t_fork_child && m.rank == g_state.worker_rank && m.nranks == g_state.worker_nranks;
+  return t_fork_child && g_role.IsRank() && g_role.how >= Role::kFork && m.rank == g_role.rank &&
+         m.nranks == g_role.nranks;
 }
 
-/// Child-safe: in a fork child that took a rank under NUMABIND_FORKS=ranks (shim/entry/fork_wrappers.cc),
-/// called at exec of `path`: gives the rank's slot back to the shared counter, undoes the binding and says
-/// so (WriteGaveBack). Else nothing.
+/// Child-safe: in a fork child that took a rank under NUMABIND_FORKS=ranks (shim/rank/become_rank.h),
+/// called at exec of `path`: gives the rank's slot back to the shared counter, undoes the binding, says so
+/// (WriteGaveBack) and is the launcher it was again. Else nothing.
 void GiveBackForkRank(const char* path);
 
 /// Child-safe: puts back the binding BindRank saved.
@@ -156,7 +161,7 @@ uint32_t CountMatchingChildren(pid_t parent);
 /// with single spaces, matches NUMABIND_MATCH. False when it cannot be read (no /proc; a zombie's is empty).
 bool CmdlineMatches(const char* path);
 
-/// Child-safe: called when a rank found by order (g_state.order_rank) starts `path` with argv, from
+/// Child-safe: called when a rank found by order (g_role, Role::kByOrder) starts `path` with argv, from
 /// `launcher` (that rank). When argv matches NUMABIND_MATCH too, the glob matches the launcher's own command
 /// line (xargs, a shell script) and no worker is bound: says so in one warn line with the fix, once per
 /// tree (FirstInOrderTree).
@@ -166,14 +171,14 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher);
 /// their plans follow (plan::ComputeRankPlan) and how to give the count.
 void NoteUnknownCount(pid_t launcher);
 
-/// Parent side of a fork or spawn (not child-safe: it writes g_state): once per process that starts ranks
+/// Parent side of a fork or spawn (not child-safe: it writes g_prepared): once per process that starts ranks
 /// by order (a NUMABIND_MATCH other than the default, or NUMABIND_FORKS in a process that is no rank), checks
 /// that the tree's shared counter (order_counter.h) can be had and, when not, says at warn in one line what
 /// that costs and the fix (the root of the tree says it, its configured descendants do not). Inline: a
 /// fork after the first pays one flag test.
 void CheckOrderCounter();
 inline void NoteNoOrderCounter() {
-  if (!__atomic_load_n(&g_state.order_counter_checked, __ATOMIC_ACQUIRE)) CheckOrderCounter();
+  if (!__atomic_load_n(&g_prepared.order_counter_checked, __ATOMIC_ACQUIRE)) CheckOrderCounter();
 }
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.

@@ -90,7 +90,7 @@ __attribute__((noinline)) long TreeRoot(long launcher, uint64_t* start) {
 /// Child-safe: maps the counter page of the tree of `launcher`, creating it if needed; nullptr when it
 /// cannot be had.
 __attribute__((noinline)) uint32_t* MapCounter(long launcher) {
-  const char* base = g_state.config.shared;
+  const char* base = g_startup.config.shared;
   if (base == nullptr || *base == '\0') return nullptr;
   uint64_t start;
   long root = TreeRoot(launcher, &start);

@@ -39,9 +39,9 @@ void TakeKeptBlock(size_t bytes, char** map, size_t* size) {
 
 // Child-safe: arithmetic on the basis and the plan.
 size_t ExportBytes(const plan::RankPlan& plan, char* const* envp) {
-  if (g_state.config.exports == 0 || g_state.basis == nullptr) return 0;
+  if (g_startup.config.exports == 0 || g_prepared.basis == nullptr) return 0;
   plan::RankEnv env;
-  size_t need = plan::BuildRankEnv(*g_state.basis, plan, g_state.config.exports,
+  size_t need = plan::BuildRankEnv(*g_prepared.basis, plan, g_startup.config.exports,
                                    const_cast<const char* const*>(envp), nullptr, 0, &env);
   // At least 1: with nothing to export, BuildExports still has to say why.
   return need == 0 ? 1 : need < plan::kRankEnvMax ? need : plan::kRankEnvMax;
@@ -52,8 +52,8 @@ void BuildExports(const RankMatch& m, const plan::RankPlan& plan, char* const* e
                   char* buf, size_t cap, plan::RankEnv* out, Line* line) {
   out->count = 0;
   out->note[0] = '\0';
-  if (g_state.config.exports == 0 || g_state.basis == nullptr) return;
-  plan::BuildRankEnv(*g_state.basis, plan, g_state.config.exports, const_cast<const char* const*>(envp), buf,
+  if (g_startup.config.exports == 0 || g_prepared.basis == nullptr) return;
+  plan::BuildRankEnv(*g_prepared.basis, plan, g_startup.config.exports, const_cast<const char* const*>(envp), buf,
                      cap, out);
   if (out->note[0] == '\0') return;
   Line& l = *line;

@@ -37,8 +37,15 @@ int g_site_reader;
 /// (SIGSTOP, a debugger) must not stop every other thread's spawns for longer.
 constexpr long kSiteWaitNs = 2000000000;
 
-/// Reads the site file under `ours` and applies it to g_state.config (the reading is this thread's).
+/// Reads the site file under `ours` and applies it to g_startup.config (the reading is this thread's).
 void ReadSiteFile(const char* const* ours);
+
+/// Whether the wrappers act, as another thread's reading left the role (an acquire load: its configuration
+/// is there when it says so).
+bool Acting() {
+  __atomic_load_n(&g_role.kind, __ATOMIC_ACQUIRE);
+  return g_role.Acts();
+}
 
 /// Marks the reading done and wakes the threads waiting for it.
 void PublishSiteFile() {
@@ -104,28 +111,33 @@ bool Activate() {
     return false;
   }
   ReadSiteFile(ours);
-  if (!g_state.config.enabled) {
+  if (!g_startup.config.enabled) {
     PublishSiteFile();
     return false;
   }
-  const char* rv = g_state.config.rank_var;
+  const char* rv = g_startup.config.rank_var;
   if (rv != nullptr && config::Lookup(environ, rv) != nullptr)
-    g_state.startup_rank_vars = config::kRankVarBit;
-  EnsureResolved();  // the spawn that made it configured goes on as an active launcher's
-  BecomeConfigured();
-  PublishSiteFile();  // after active: a thread that waited sees a configured launcher
+    g_startup.rank_vars = config::kRankVarBit;
+  EnsureResolved();  // the spawn that made it configured goes on as a launcher's
+  BecomeLauncher();
+  PublishSiteFile();  // after the role: a thread that waited sees a configured launcher
   return true;
 }
 
 }  // namespace
 
+NUMABIND_HOT void BecomeLauncher() {
+  g_startup.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
+  __atomic_store_n(&g_role.kind, Role::kLauncher, __ATOMIC_RELEASE);
+}
+
 NUMABIND_HOT bool TakeConfiguration(const char* const* ours) {
   config::Error err;
-  if (!config::Parse(ours, &g_state.config, &err)) {
-    for (size_t i = 0; i < sizeof(g_state.config_error); ++i) g_state.config_error[i] = err.text[i];
-    g_state.config_error[sizeof(g_state.config_error) - 1] = '\0';
+  if (!config::Parse(ours, &g_startup.config, &err)) {
+    for (size_t i = 0; i < sizeof(g_startup.config_error); ++i) g_startup.config_error[i] = err.text[i];
+    g_startup.config_error[sizeof(g_startup.config_error) - 1] = '\0';
   }
-  if (g_state.config.disabled) return false;
+  if (g_startup.config.disabled) return false;
   WriteConfigWarning(err.warning);
   return true;
 }
@@ -160,7 +172,7 @@ NUMABIND_HOT void ReadSiteFile(const char* const* ours) {
     l.Str("numabind: ").Str(err.text).Str(" (the file is ignored)");
     WriteLog(config::LogLevel::kWarn, &l);
   }
-  if (g_site != nullptr) config::ApplySite(ours, *g_site, &g_state.config);
+  if (g_site != nullptr) config::ApplySite(ours, *g_site, &g_startup.config);
   // An unknown name in a good file: the file applies without it, and the line says so (issue 26: a newer
   // version's variable must not switch a mixed cluster's binding off). Written after the file applied, to
   // the log it configures.
@@ -179,21 +191,21 @@ NUMABIND_HOT bool SiteFilePending() { return __atomic_load_n(&g_site_state, __AT
 bool ApplyPendingSiteFile() {
   if (!TakeSiteFile()) {  // read already, or another thread reads it: wait for it
     WaitForSiteFile();
-    return __atomic_load_n(&g_state.active, __ATOMIC_ACQUIRE);
+    return Acting();
   }
   int saved_errno = errno;
   const char* ours[kOursMax];
   OursNow(ours);
   ReadSiteFile(ours);
-  if (g_state.config.disabled) __atomic_store_n(&g_state.active, false, __ATOMIC_RELEASE);
+  if (g_startup.config.disabled) __atomic_store_n(&g_role.kind, Role::kInert, __ATOMIC_RELEASE);
   PublishSiteFile();
   errno = saved_errno;
-  return g_state.active;
+  return g_role.Acts();
 }
 
 bool ActivateForRankSpawn(char* const* envp) {
   int state = __atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE);
-  if (state == 2 || envp == nullptr) return g_state.active;
+  if (state == 2 || envp == nullptr) return g_role.Acts();
   bool rank = false;
   for (char* const* p = envp; *p != nullptr && !rank; ++p) rank = config::IsRankEntry(*p);
   if (!rank) return false;
@@ -201,7 +213,7 @@ bool ActivateForRankSpawn(char* const* envp) {
   if (!TakeSiteFile()) {    // another thread reads it: wait, then this spawn as the file made the process
     WaitForSiteFile();
     errno = saved_errno;
-    return __atomic_load_n(&g_state.active, __ATOMIC_ACQUIRE);
+    return Acting();
   }
   bool active = Activate();
   errno = saved_errno;

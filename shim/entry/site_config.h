@@ -13,13 +13,22 @@
 
 namespace numabind::shim {
 
+/// The most NUMABIND_* entries of an environment the library reads (one more than config/vars.def has
+/// rows, with room to spare): the start-up's and the site file's readings.
+constexpr int kOursMax = 40;
+
 /// The one parse of a process's configuration, at start-up and when a rank spawn activates it: `ours` (the
-/// environment's NUMABIND_* entries) into g_state.config, its error line kept for the first spawn to say,
+/// environment's NUMABIND_* entries) into g_startup.config, its error line kept for the first spawn to say,
 /// a warning (an unknown name) said now. False when NUMABIND_DISABLE=1: there is nothing more to do.
 bool TakeConfiguration(const char* const* ours);
 
-/// A configured start-up (g_state.config parsed from `ours`, the environment's NUMABIND_* entries, and not
-/// disabled): reads the site file once and gives g_state.config the values the environment leaves unset. A
+/// A configured process that is no rank becomes a launcher, whose wrappers look at its spawns (g_role): the
+/// one place for both ways there (its environment at start-up, the site file at its first rank spawn). The
+/// caller has filled g_startup.config.
+void BecomeLauncher();
+
+/// A configured start-up (g_startup.config parsed from `ours`, the environment's NUMABIND_* entries, and not
+/// disabled): reads the site file once and gives g_startup.config the values the environment leaves unset. A
 /// bad file is logged once (warn) and ignored. The caller has checked AT_SECURE.
 void ApplySiteFile(const char* const* ours);
 
@@ -27,7 +36,7 @@ void ApplySiteFile(const char* const* ours);
 /// or vfork, or an exec of its own (not in a child between fork and exec): reads the site file if no one has,
 /// under the environment's NUMABIND_* entries now. A thread that finds another one reading waits until it
 /// has applied the file (at most 2 s; never for itself): no thread plans without the file. Returns whether
-/// the process still acts (the file may say NUMABIND_DISABLE=1: then g_state.active is cleared). Keeps errno.
+/// the process still acts (the file may say NUMABIND_DISABLE=1: then it is inert). Keeps errno.
 bool ApplyPendingSiteFile();
 
 /// Whether the site file is not applied yet: no one has read it, or a thread is reading it (one load):
@@ -36,9 +45,9 @@ bool SiteFilePending();
 
 /// An inert process (its environment has no NUMABIND_POLICY and it did not start as a rank) about to spawn
 /// with `envp`: when envp carries a rank variable and this process has not looked yet, reads the site file
-/// and, when it sets NUMABIND_POLICY, makes this process a configured launcher (g_state.active) before the
+/// and, when it sets NUMABIND_POLICY, makes this process a configured launcher (g_role) before the
 /// spawn. Thread-safe: a thread that finds another one reading waits for it, as ApplyPendingSiteFile's do.
-/// Returns g_state.active.
+/// Returns whether its wrappers act now.
 bool ActivateForRankSpawn(char* const* envp);
 
 }  // namespace numabind::shim

@@ -42,7 +42,7 @@ auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* env
   return ret;
 }
 
-bool Passthrough() { return !g_state.active || t_in_shim; }
+bool Passthrough() { return !g_role.Acts() || t_in_shim; }
 
 /// Works around system(3) and popen(3) taking no environment (glibc passes __environ to its internal
 /// posix_spawn): `environ` is the rank's marked environment for the length of the call. Another thread's
@@ -70,7 +70,7 @@ int SpawnRank(Entry entry, SpawnFn real, pid_t* pid, const char* path,
               const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr, char* const argv[],
               char* const envp[]) {
   if (Passthrough()) {
-    if (g_state.order_rank != 0 && !t_in_shim) WarnOrderRankSpawn(path, argv, g_state.order_rank);
+    if (g_role.IsRank() && g_role.how == Role::kByOrder && !t_in_shim) WarnOrderRankSpawn(path, argv, g_role.pid);
     return real(pid, path, actions, attr, argv, envp);
   }
   Guard guard;
@@ -94,7 +94,7 @@ int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_s
           const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   if (real == nullptr) return ENOSYS;  // pidfd_spawn: glibc 2.39 and later only
   // An inert launcher's first spawn of a rank reads the site file, which may configure it (docs/site.md).
-  if (!g_state.active && !t_in_shim) ActivateForRankSpawn(envp);
+  if (!g_role.Acts() && !t_in_shim) ActivateForRankSpawn(envp);
   // A container runtime gets LD_PRELOAD without the library (shim/child/container.h), inert or not; with
   // NUMABIND_CONTAINER=keep, the shared basis for the library inside.
   ContainerStart start = ClassifyStart(path, envp);

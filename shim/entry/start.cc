@@ -16,7 +16,6 @@
 #include "shim/entry/site_config.h"
 #include "shim/launcher/launch_id.h"
 #include "shim/log/log.h"
-#include "shim/rank/affinity_guard.h"
 #include "shim/rank/self_bind.h"
 #include "shim/state/state.h"
 
@@ -43,21 +42,18 @@ NUMABIND_HOT __attribute__((noinline)) void StartConfigured(const char* const* e
   config::EnvFacts facts;
   config::ScanEnvFacts(env, &facts, ours, kOursMax);
   for (int i = 0; i < config::kRankVarCount; ++i) {
-    if (facts.rank[i] != nullptr) g_state.startup_rank_vars |= 1u << i;
+    if (facts.rank[i] != nullptr) g_startup.rank_vars |= 1u << i;
   }
   if (!TakeConfiguration(ours)) return;
   // The site file's defaults under the environment's values (shim/entry/site_config.h): a rank reads it now,
   // to bind itself with them; any other configured process at its first start of a program
   // (ApplyPendingSiteFile), so that one which starts none never opens it.
-  if (rank || g_state.startup_rank_vars != 0 || g_state.config.rank_var != nullptr) ApplySiteFile(ours);
-  if (g_state.config.disabled || (rank && g_state.config.policy.text == nullptr)) return;
+  if (rank || g_startup.rank_vars != 0 || g_startup.config.rank_var != nullptr) ApplySiteFile(ours);
+  if (g_startup.config.disabled || (rank && g_startup.config.policy.text == nullptr)) return;
   // NUMABIND_RANK_VAR (the environment's or the site file's, known only now): its variable, looked up once.
-  if (g_state.config.rank_var != nullptr) facts.named = config::Lookup(env, g_state.config.rank_var);
-  if (StartAsRank(facts, env)) {  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
-    ArmAffinityGuard();           // NUMABIND_GUARD=1: shim/rank/affinity_guard.h
-    return;
-  }
-  BecomeConfigured();
+  if (g_startup.config.rank_var != nullptr) facts.named = config::Lookup(env, g_startup.config.rank_var);
+  if (StartAsRank(facts, env)) return;  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
+  BecomeLauncher();
 }
 
 // Portable start-up (musl, glibc): only glibc passes (argc, argv, envp) to constructors, and reading them
@@ -100,23 +96,24 @@ __attribute__((constructor, optimize("no-jump-tables"))) void Init() {
 
 /// A bound rank's end, for `numabind report` (WriteRankEnd), named by the launch its line names: its own
 /// lines' (a rank that bound itself), else its launcher's, its parent (a rank bound between fork and exec).
-/// Only the process its rank line names writes it: the one that bound itself (rank_pid); one whose
+/// Only the process its rank line names writes it: the one that bound itself (g_role.pid); one whose
 /// NUMABIND_BOUND proof it wrote itself before its exec (by=PID, its own); or one a posix_spawn launcher
 /// bound from outside (by=its parent), unless that parent carries the same NUMABIND_BOUND: then it is a
 /// child of a rank, which inherits the binding and the variable, and writes none.
 __attribute__((noinline)) void EndRank() {
   pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  if (g_state.rank_pid != 0 && g_state.rank_pid != self) return;  // a fork child of the rank
-  if (g_state.rank_pid == 0) {
+  bool before = g_role.how == Role::kByLauncher || g_role.how == Role::kByOrder;  // bound before its start
+  if (!before && g_role.pid != self) return;  // a fork child of the rank
+  if (before) {
     config::BoundProof proof;
-    if (g_state.config.bound == nullptr || !config::ParseBoundProof(g_state.config.bound, &proof)) return;
+    if (g_startup.config.bound == nullptr || !config::ParseBoundProof(g_startup.config.bound, &proof)) return;
     pid_t parent = static_cast<pid_t>(base::Sys6(SYS_getppid));
     bool spawned =
-        proof.by == parent && !base::ProcEnvironHas(parent, "NUMABIND_BOUND=", g_state.config.bound, true);
+        proof.by == parent && !base::ProcEnvironHas(parent, "NUMABIND_BOUND=", g_startup.config.bound, true);
     if (proof.by != self && !spawned) return;
   }
   char launch[kLaunchMax];
-  const char* token = g_state.launch;
+  const char* token = g_prepared.launch;
   if (token[0] == '\0') {
     FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), StartupEnvironment(), launch);
     token = launch;
@@ -127,7 +124,7 @@ __attribute__((noinline)) void EndRank() {
 // A destructor runs at exit() and at main's return, not at _exit or a fatal signal: a rank without its end
 // line is judged from its start alone. Every other process pays a load and a branch.
 __attribute__((destructor)) void Fini() {
-  if (g_state.rank_bound && RecordsRanks()) EndRank();
+  if (g_role.IsRank() && RecordsRanks()) EndRank();
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ extern char** environ;
 
 namespace numabind::shim {
 
-static_assert(sizeof(State::launch) >= kLaunchMax, "g_state.launch holds a token");
+static_assert(sizeof(Prepared::launch) >= kLaunchMax, "g_prepared.launch holds a token");
 
 namespace {
 
@@ -83,9 +83,9 @@ void FormatLaunch(pid_t launcher, const char* const* env, char* out) {
 }
 
 void NoteOwnLaunch() {
-  if (g_state.launch[0] != '\0') return;
+  if (g_prepared.launch[0] != '\0') return;
   FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getpid)), const_cast<const char* const*>(environ),
-               g_state.launch);
+               g_prepared.launch);
 }
 
 }  // namespace numabind::shim

@@ -29,7 +29,7 @@ constexpr size_t kLaunchMax = kLaunchStepMax + 1 + 20 + 1 + 20 + 1;
 /// '-', '_' or ':' (or UTF-8, as Flux's ids), is left out.
 void FormatLaunch(pid_t launcher, const char* const* env, char* out);
 
-/// Parent side: g_state.launch for the ranks this process starts, once (when it is still empty): its own
+/// Parent side: g_prepared.launch for the ranks this process starts, once (when it is still empty): its own
 /// token. A rank binding itself sets its parent's first (shim/rank/self_bind.cc).
 void NoteOwnLaunch();
 

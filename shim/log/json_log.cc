@@ -219,7 +219,7 @@ void RankMembers(JsonMembers* j, const char* event, bool rank_known, uint32_t ra
   j->Str("rank_var", rank_var != nullptr ? rank_var : "NUMABIND_MATCH")
       .Str("command", command, ~size_t{0}, kMaxCommand);
   // The launch (shim/launcher/launch_id.h) the parent side named before the fork: read here, never made.
-  if (g_state.launch[0] != '\0') j->Str("launch", g_state.launch);
+  if (g_prepared.launch[0] != '\0') j->Str("launch", g_prepared.launch);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@
 namespace numabind::shim {
 namespace {
 
-bool Json() { return g_state.config.log_format == config::LogFormat::kJson; }
+bool Json() { return g_startup.config.log_format == config::LogFormat::kJson; }
 
 /// Child-safe: opens NUMABIND_LOG_FILE for one line, or returns -1 with *why set. Never blocks: a FIFO
 /// without a reader would hang open() (O_NONBLOCK makes it ENXIO), and a FIFO, terminal or device at a
@@ -178,24 +178,25 @@ void FormatBound(const BoundEvent& event, Line* line) {
 
 // Child-safe: reads the configuration.
 NUMABIND_HOT bool RecordsRanks() {
-  const config::Config& c = g_state.config;
+  const config::Config& c = g_startup.config;
   return c.log_format == config::LogFormat::kJson && c.log_file != nullptr && c.log_file[0] != '\0';
 }
 
 // Child-safe: formats on the stack (a grown line in a mapping it unmaps) and writes with raw system calls.
 __attribute__((noinline)) void FinishBound(const BoundEvent& event, pid_t pid) {
   // An info event, in either format; a JSON log file records it whatever the level (numabind report).
-  if (g_state.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
+  if (g_startup.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
   Line line;  // unmapped when it goes: a vfork child's mapping would be its parent's after the exec
   FormatBound(event, &line);
-  bool debug = g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0';
-  if (Json()) return WriteJsonBound(line, pid, debug ? g_state.stack : nullptr);
+  const char* stack = g_prepared.stack;
+  bool debug = g_startup.config.log == config::LogLevel::kDebug && stack != nullptr && stack[0] != '\0';
+  if (Json()) return WriteJsonBound(line, pid, debug ? stack : nullptr);
   if (pid > 0)
     line.Str(" pid ").Num(pid);
   else
     line.Str(" pid unknown");
-  if (g_state.launch[0] != '\0') line.Str(" launch=").Str(g_state.launch);
-  if (debug) line.Str("\n").Str(g_state.stack);
+  if (g_prepared.launch[0] != '\0') line.Str(" launch=").Str(g_prepared.launch);
+  if (debug) line.Str("\n").Str(stack);
   size_t len = line.Finish();
   WriteLogRaw(line.data(), len);
 }
@@ -209,7 +210,7 @@ void WriteRankEnd(pid_t pid, const char* launch) {
 
 // Child-safe: formats on the stack and writes with raw system calls.
 void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path) {
-  if (g_state.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
+  if (g_startup.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
   pid_t pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   Line text;
   text.Str("numabind: gave back rank ").Num(rank);
@@ -227,16 +228,16 @@ void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path) {
 
 // Child-safe: as WriteLog at warn, with the event's members in JSON.
 void WriteUnbound(const UnboundEvent& event, Line* text) {
-  if (g_state.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
+  if (g_startup.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
   if (Json()) return WriteJsonUnbound(event, text->CStr(), text->size(), text->truncated());
-  if (g_state.launch[0] != '\0') text->Str(" launch=").Str(g_state.launch);
+  if (g_prepared.launch[0] != '\0') text->Str(" launch=").Str(g_prepared.launch);
   size_t len = text->Finish();
   WriteLogRaw(text->data(), len);
 }
 
 // Child-safe: a JSON line of its own in JSON mode, else one raw write.
 void WriteLog(config::LogLevel level, const char* text, size_t len) {
-  if (g_state.config.log < level) return;
+  if (g_startup.config.log < level) return;
   if (Json()) return WriteJsonMessage(level, text, len, false);
   WriteLogRaw(text, len);
 }
@@ -252,7 +253,7 @@ NUMABIND_HOT void WriteConfigWarning(const char* warning) {
 
 // Child-safe: as above, saying in JSON when the line was cut short.
 void WriteLog(config::LogLevel level, Line* line) {
-  if (g_state.config.log < level) return;
+  if (g_startup.config.log < level) return;
   if (Json()) return WriteJsonMessage(level, line->CStr(), line->size(), line->truncated());
   size_t len = line->Finish();
   WriteLogRaw(line->data(), len);
@@ -260,7 +261,7 @@ void WriteLog(config::LogLevel level, Line* line) {
 
 // Child-safe: raw open, write and close; one write per line, so lines from many ranks stay whole.
 void WriteLogRaw(const char* text, size_t len, bool file_only) {
-  const char* file = g_state.config.log_file;
+  const char* file = g_startup.config.log_file;
   long fd = 2;
   if (file != nullptr && *file != '\0') {
     // On every line that falls back, the note: a vfork child must not remember it.

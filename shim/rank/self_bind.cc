@@ -17,12 +17,11 @@
 #include "plan/device_rank.h"
 #include "shim/child/bound_marker.h"
 #include "shim/child/child.h"
-#include "shim/child/rank_exports.h"
 #include "shim/launcher/launch_id.h"
 #include "shim/launcher/prepare.h"
 #include "shim/log/json_log.h"
 #include "shim/rank/mistake_note.h"
-#include "shim/rank/process_threads.h"
+#include "shim/rank/become_rank.h"
 
 extern char** environ;
 
@@ -35,14 +34,14 @@ bool Same(const char* a, const char* b) { return a != nullptr && b != nullptr &&
 /// hydra's proxy under `srun --ntasks-per-node=1`, which starts ranks rather than being one.
 bool OnlyTaskOfStep(const RankMatch& m, const config::EnvFacts& facts) {
   constexpr int slurm = config::kSlurmRankVar;
-  const config::Config& c = g_state.config;
+  const config::Config& c = g_startup.config;
   if (c.rank_var != nullptr || !Same(m.var, config::kRankVars[slurm].rank)) return false;
   // FindRankVar counted this node's tasks already, unless NUMABIND_NRANKS stood in for them.
   return (c.nranks == 0 ? m.nranks : config::LocalRankCount(facts, slurm)) == 1;
 }
 
 void LogLauncher(const char* program, const config::EnvFacts& facts) {
-  if (g_state.config.log < config::LogLevel::kInfo) return;
+  if (g_startup.config.log < config::LogLevel::kInfo) return;
   const char* value = nullptr;
   const char* source = config::LocalRankCountSource(facts, config::kSlurmRankVar, &value);
   Line l;
@@ -52,29 +51,18 @@ void LogLauncher(const char* program, const config::EnvFacts& facts) {
   WriteLog(config::LogLevel::kInfo, &l);
 }
 
-/// Makes `environ` the start-up environment with NUMABIND_BOUND first, in pages of its own (this runs
-/// before main: no malloc). glibc passes environ, read after the constructors, to main.
-/// NUMABIND_EXPORT's entries (when `bound`) go in after it: they reach this process's getenv from now on,
-/// its children, and runtimes loaded later (Python importing torch); a runtime linked into the program
-/// (libgomp) has read its variables already, in its own constructor, which runs before this library's.
-void MarkOwnEnvironment(const RankMatch& m, const plan::RankPlan* bound, const char* program) {
-  RankBlock block;
-  // On failure the children bind themselves again: the same plan. The block stays: it is environ now.
-  if (BuildRankBlock(environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
-}
-
 /// NUMABIND_BY_DEVICE: the rank of the one device `d` names, once the basis is prepared over every device.
 /// False (not a rank) when it names none of the basis's devices; a basis that could not be prepared is said
 /// once, as a rank's would be.
 bool ResolveDeviceRank(const char* program, const config::OneDevice& d, RankMatch* m) {
-  const plan::PlanBasis* basis = g_state.basis;
+  const plan::PlanBasis* basis = g_prepared.basis;
   if (basis != nullptr && plan::DeviceRank(*basis, d, &m->rank, &m->nranks)) return true;
   config::LogLevel level = basis == nullptr ? config::LogLevel::kWarn : config::LogLevel::kDebug;
-  if (g_state.config.log < level) return false;
+  if (g_startup.config.log < level) return false;
   Line l;
   l.Str("numabind: ").Str(program).Str(" (").Str(m->entry).Str(") not bound by its device: ");
   if (basis == nullptr) {
-    l.Str(g_state.prepare_error);
+    l.Str(g_prepared.error);
   } else {
     l.Str("no one device of the plan (").Str(basis->policy_text).Str(") is the one it names");
   }
@@ -88,14 +76,14 @@ bool ResolveDeviceRank(const char* program, const config::OneDevice& d, RankMatc
 /// info, where one line is enough: whether another rank of its node and job said it (shim/rank/
 /// mistake_note.h). At debug, and into a JSON log file that records every rank, each rank says it.
 void NoteMistake(const RankMatch& m) {
-  const config::Config& c = g_state.config;
+  const config::Config& c = g_startup.config;
   if (m.bad_value != nullptr || c.log < config::LogLevel::kWarn || c.log >= config::LogLevel::kDebug ||
       RecordsRanks())
     return;
-  if (g_state.config_error[0] != '\0')
-    NoteSharedMistake(g_state.config_error);
-  else if (g_state.basis == nullptr)
-    NoteSharedMistake(g_state.prepare_error);
+  if (g_startup.config_error[0] != '\0')
+    NoteSharedMistake(g_startup.config_error);
+  else if (g_prepared.basis == nullptr)
+    NoteSharedMistake(g_prepared.error);
 }
 
 /// Binds this process as rank *m (by device when `device` is not nullptr: the rank is found once the basis
@@ -107,7 +95,7 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   // share that rank's CPUs out, and the ranks of the rank next to it do the same with its own.
   uint64_t started[config::kMaxCpuWords] = {0}, widened[config::kMaxCpuWords];
   long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(started), reinterpret_cast<long>(started));
-  bool nested = got > 0 && InsideNumabindBinding(g_state.config.bound);
+  bool nested = got > 0 && InsideNumabindBinding(g_startup.config.bound);
   for (uint32_t w = 0; w < config::kMaxCpuWords; ++w) widened[w] = ~0ull;
   bool widen = got > 0 && !nested &&
                base::Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
@@ -115,38 +103,20 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   // Its launch is its parent's (slurmstepd, torchrun, a launcher's daemon), which started its siblings;
   // before EnsurePrepared, which would name this process's own.
   FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), const_cast<const char* const*>(environ),
-               g_state.launch);
-  EnsurePrepared();
+               g_prepared.launch);
+  EnsurePrepared(device != nullptr);
   if (device != nullptr && !ResolveDeviceRank(program, *device, m)) {
     if (widen) base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
     // No rank after all: the ranks it may start are a launch of its own.
     FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getpid)), const_cast<const char* const*>(environ),
-                 g_state.launch);
+                 g_prepared.launch);
     return false;
   }
   if (widen) m->started_cpus = started, m->started_words = static_cast<uint32_t>(got / 8);
+  if (nested) m->inside_cpus = started, m->inside_words = static_cast<uint32_t>(got / 8);
   NoteMistake(*m);
-  NUMABIND_BIND_STORAGE(saved, plan);
-  BoundEvent event;
-  int err = 0;
-  BindResult r = BindRank(Entry::kStartup, program, m, &saved, &event, &err, &plan);
-  if (r == BindResult::kRefused) base::Sys6(SYS_exit_group, kStrictExitStatus);
-  g_state.rank_bound = r == BindResult::kBound;
-  if (g_state.rank_bound) g_state.rank_pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  if (r != BindResult::kBound) {
-    if (widen) base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
-  } else {
-    if (nested) {  // the rank it planned inside: NUMABIND_BOUND's "VAR=value"
-      const char* b = g_state.config.bound;
-      size_t n = 0;
-      while (b[n] != '\0' && b[n] != ' ') ++n;
-      event.inside = b, event.inside_len = n;
-      event.inside_cpus = started, event.inside_words = static_cast<uint32_t>(got / 8);
-    }
-    FinishBound(event, static_cast<pid_t>(base::Sys6(SYS_getpid)));  // says whether it replaced `started`
-    LogOtherThreads(program, BindOtherThreads(), ThreadsFrom::kStartup);
-  }
-  MarkOwnEnvironment(*m, r == BindResult::kBound ? &plan : nullptr, program);
+  if (!BecomeRank(device != nullptr ? Role::kDevice : Role::kSelf, program, m) && widen)
+    base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
   return true;
 }
 
@@ -158,7 +128,7 @@ bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* p
   bool nvidia = config::OneDevice::One(d.nvidia) && d.amd == config::OneDevice::kNone;
   bool amd = config::OneDevice::One(d.amd) && d.nvidia == config::OneDevice::kNone;
   if (!nvidia && !amd) {
-    if (g_state.config.log >= config::LogLevel::kDebug && (d.nvidia != d.kNone || d.amd != d.kNone)) {
+    if (g_startup.config.log >= config::LogLevel::kDebug && (d.nvidia != d.kNone || d.amd != d.kNone)) {
       Line l;
       l.Str("numabind: ").Str(program).Str(" is no device's rank: its visibility variables name no one ");
       l.Str("device pid ").Num(base::Sys6(SYS_getpid));
@@ -172,9 +142,10 @@ bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* p
   m.entry = config::Lookup(env, m.var) - base::StrLen(m.var) - 1;
   m.env_entries = env_entries;
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
-  if (BoundBy(g_state.config.bound, m.entry)) return g_state.rank_bound = true;
-  g_state.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  g_state.plan_all_devices = true;
+  if (BoundBy(g_startup.config.bound, m.entry)) {
+    BecomeBoundRank(Role::kByLauncher);
+    return true;
+  }
   return BindSelf(program, &m, &d);
 }
 
@@ -185,7 +156,7 @@ bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* p
 /// point at the first of each (glibc and musl set them before constructors run). /proc is read when the
 /// memory is not laid out so (no environment, a replaced name) or the line is longer than /proc's read.
 NUMABIND_HOT bool OwnCmdlineMatches(const char* const* env) {
-  const char* match = g_state.config.match;
+  const char* match = g_startup.config.match;
   if (match == nullptr || *match == '\0') return false;
   const char* start = program_invocation_name;
   const char* end = env != nullptr ? env[0] : nullptr;
@@ -222,12 +193,12 @@ void OwnArgs(const char* const* env, const char** argv, int cap) {
 }  // namespace
 
 NUMABIND_HOT bool StartAsRank(const config::EnvFacts& facts, const char* const* env) {
-  const config::Config& c = g_state.config;
-  if (c.rank_var != nullptr) g_state.startup_rank_vars = facts.named != nullptr ? config::kRankVarBit : 0;
+  const config::Config& c = g_startup.config;
+  if (c.rank_var != nullptr) g_startup.rank_vars = facts.named != nullptr ? config::kRankVarBit : 0;
   RankMatch m;
   m.env_entries = facts.count;
   // The built-in variables the start-up scan did not see are skipped rather than looked up again.
-  uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
+  uint32_t absent = ~g_startup.rank_vars & ((1u << config::kRankVarCount) - 1);
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
   // The program's name for its lines (python3 train.py), made only on a path that writes one: most
   // configured processes are no rank. program_invocation_name is set by glibc and musl before constructors.
@@ -239,8 +210,8 @@ NUMABIND_HOT bool StartAsRank(const config::EnvFacts& facts, const char* const* 
   };
   if (!FindRankVar(facts, absent, &m)) {
     if (OwnCmdlineMatches(env)) {
-      g_state.order_rank = static_cast<pid_t>(base::Sys6(SYS_getpid));
-      return g_state.rank_bound = true;
+      BecomeBoundRank(Role::kByOrder);
+      return true;
     }
     return c.by_device && StartAsDeviceRank(env, facts.count, program());
   }
@@ -249,8 +220,10 @@ NUMABIND_HOT bool StartAsRank(const config::EnvFacts& facts, const char* const* 
     return false;
   }
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
-  if (BoundBy(c.bound, m.entry)) return g_state.rank_bound = true;
-  g_state.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
+  if (BoundBy(c.bound, m.entry)) {
+    BecomeBoundRank(Role::kByLauncher);
+    return true;
+  }
   BindSelf(program(), &m, nullptr);
   return true;
 }

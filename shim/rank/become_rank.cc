@@ -1,0 +1,167 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The one way into the rank role (shim/rank/become_rank.h).
+
+#include "shim/rank/become_rank.h"
+
+#include <sys/mman.h>
+
+#include "base/hot.h"
+#include "base/syscalls.h"
+#include "shim/child/rank_exports.h"
+#include "shim/rank/affinity_guard.h"
+#include "shim/rank/process_threads.h"
+
+extern char** environ;
+
+namespace numabind::shim {
+namespace {
+
+/// What a rank that became one in a running launcher keeps (kFork, kSetenv), in a page mapped when it first
+/// binds: a static one would add a page to every process's writable data (a mapping and a fault at each
+/// start of every program). A fork child's slot of the shared counter and the binding it had, for
+/// GiveBackForkRank; the CPUs it was bound to (g_role.cpus).
+struct RankPage {
+  OrderClaim claim;
+  SavedBinding saved;
+  uint64_t saved_cpus[config::kMaxCpuWords];
+  uint64_t cpus[config::kMaxCpuWords];
+};
+static_assert(sizeof(RankPage) <= 4096, "one page");
+RankPage* g_rank_page = nullptr;
+
+/// The page, mapped at the first call; nullptr when it cannot be.
+RankPage* TakeRankPage() {
+  if (g_rank_page != nullptr) return g_rank_page;
+  long page = base::Sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base::SysFailed(page)) return nullptr;
+  g_rank_page = reinterpret_cast<RankPage*>(page);  // zeroed: no claim, nothing saved
+  return g_rank_page;
+}
+
+/// The role `how` with rank m, written last by its kind (a signal handler's wrapper reads it).
+void SetRank(Role::How how, const RankMatch& m, pid_t pid) {
+  g_role.how = how;
+  g_role.rank = m.rank;
+  g_role.nranks = m.nranks;
+  g_role.pid = pid;
+  __atomic_store_n(&g_role.kind, Role::kRank, __ATOMIC_RELEASE);
+}
+
+/// Makes `environ` the start-up environment with NUMABIND_BOUND first, in pages of its own (this runs
+/// before main: no malloc). glibc passes environ, read after the constructors, to main.
+/// NUMABIND_EXPORT's entries (when `bound`) go in after it: they reach this process's getenv from now on,
+/// its children, and runtimes loaded later (Python importing torch); a runtime linked into the program
+/// (libgomp) has read its variables already, in its own constructor, which runs before this library's.
+void MarkOwnEnvironment(const RankMatch& m, const plan::RankPlan* bound, const char* program) {
+  RankBlock block;
+  // On failure the children bind themselves again: the same plan. The block stays: it is environ now.
+  if (BuildRankBlock(environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
+}
+
+/// A forked worker's NUMABIND_BOUND, through the real setenv: its own children (and an exec of it) must not
+/// bind themselves again.
+void MarkBySetenv(const RankMatch& m) {
+  if (!NeedsMarker(m)) return;
+  char marker[kMarkerMax];
+  WriteMarker(m, marker);
+  g_real.setenv("NUMABIND_BOUND", marker + sizeof("NUMABIND_BOUND=") - 1, 1);
+}
+
+/// Whether a forked worker's rank count is known, so that its line is worth writing: torch sets LOCAL_RANK
+/// before LOCAL_WORLD_SIZE, and it binds at each.
+bool Sized(const RankMatch& m) {
+  if (m.nranks != 0 || m.var == nullptr || g_startup.config.rank_var != nullptr) return true;
+  for (int i = 0; i < config::kRankVarCount; ++i) {
+    if (config::kRankVars[i].rank == m.var && config::kRankVars[i].size == nullptr) return true;
+  }
+  return false;
+}
+
+/// The entry that names a way in the bound line.
+Entry EntryOf(Role::How how) {
+  return how == Role::kFork ? Entry::kFork : how == Role::kSetenv ? Entry::kSetenv : Entry::kStartup;
+}
+
+}  // namespace
+
+NUMABIND_HOT void BecomeBoundRank(Role::How how) {
+  SetRank(how, RankMatch(), how == Role::kByOrder ? static_cast<pid_t>(base::Sys6(SYS_getpid)) : 0);
+  ArmAffinityGuard();
+}
+
+bool BecomeRank(Role::How how, const char* program, RankMatch* m) {
+  bool late = how == Role::kFork || how == Role::kSetenv;
+  RankPage* page = late ? TakeRankPage() : nullptr;
+  if (how == Role::kFork) {
+    if (page == nullptr) {  // cannot undo a binding it could not save: take no rank
+      FinishOrderClaim(&m->order, 0);
+      return false;
+    }
+    page->claim = m->order;
+    m->order = OrderClaim();
+  }
+  // The binding it had: a fork child's in its page, kept for GiveBackForkRank; else on the stack.
+  uint64_t here_cpus[SavedCpuWords()];
+  SavedBinding here;
+  here.cpus = here_cpus, here.cpu_words = sizeof(here_cpus) / 8;
+  SavedBinding* saved = &here;
+  if (how == Role::kFork) {
+    saved = &page->saved;
+    *saved = SavedBinding();
+    saved->cpus = page->saved_cpus, saved->cpu_words = config::kMaxCpuWords;
+  }
+  NUMABIND_PLAN_STORAGE(plan);
+  BoundEvent event;
+  int err = 0;
+  BindResult r = BindRank(EntryOf(how), program, m, saved, &event, &err, &plan);
+  // Strict mode cannot refuse a process that is already running: it stops it, as a failed exec would.
+  if (r == BindResult::kRefused) base::Sys6(SYS_exit_group, kStrictExitStatus);
+  bool bound = r == BindResult::kBound;
+  if (how == Role::kSetenv) MarkBySetenv(*m);
+  if (bound) {
+    pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
+    SetRank(how, *m, self);
+    if (page != nullptr) {  // what a later exec of the same rank compares with, as a launcher's CPUs
+      long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(page->cpus), reinterpret_cast<long>(page->cpus));
+      g_role.cpus = got > 0 ? page->cpus : nullptr;
+      g_role.cpu_words = got > 0 ? static_cast<uint32_t>(got / 8) : 0;
+    }
+    if (m->inside_cpus != nullptr) {  // the rank it planned inside: NUMABIND_BOUND's "VAR=value"
+      const char* b = g_startup.config.bound;
+      size_t n = 0;
+      while (b[n] != '\0' && b[n] != ' ') ++n;
+      event.inside = b, event.inside_len = n;
+      event.inside_cpus = m->inside_cpus, event.inside_words = m->inside_words;
+    }
+    bool sized = how != Role::kSetenv || Sized(*m);
+    if (sized) FinishBound(event, self);  // says whether it replaced the binding it started with
+    // Threads started before (a library's constructor, a Callable worker's pools) join the rank's CPUs, as
+    // torchrun binds a Callable's; threads started from now on inherit the calling thread's binding. A fork
+    // child has one thread.
+    if (how != Role::kFork) {
+      OtherThreads threads = BindOtherThreads();
+      if (sized)
+        LogOtherThreads(program, threads, late ? ThreadsFrom::kBecameRank : ThreadsFrom::kStartup);
+    }
+    ArmAffinityGuard();  // after the binding: the rank's CPUs are the calling thread's
+  }
+  if (!late) MarkOwnEnvironment(*m, bound ? &plan : nullptr, program);
+  return bound;
+}
+
+// Child-safe: raw system calls on this fork child's own memory.
+NUMABIND_HOT void GiveBackForkRank(const char* path) {
+  RankPage* page = g_rank_page;
+  if (page == nullptr || page->claim.map == nullptr) return;
+  FinishOrderClaim(&page->claim, 0);
+  bool bound = g_role.IsRank() && (g_role.how == Role::kFork || g_role.how == Role::kSetenv);
+  if (bound) Restore(page->saved);
+  if (bound) WriteGaveBack(g_role.rank, g_role.nranks, path);
+  g_rank_page = nullptr;
+  base::Sys6(SYS_munmap, reinterpret_cast<long>(page), 4096);
+  g_role.cpus = nullptr, g_role.cpu_words = 0;
+  __atomic_store_n(&g_role.kind, Role::kLauncher, __ATOMIC_RELEASE);  // the launcher it was
+}
+
+}  // namespace numabind::shim
