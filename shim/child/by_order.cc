@@ -195,10 +195,8 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
   WriteLog(config::LogLevel::kWarn, &l);
 }
 
-void CheckOrderCounter() {
-  if (__atomic_exchange_n(&g_prepared.order_counter_checked, true, __ATOMIC_ACQ_REL)) return;
+void CheckOrderCounter(bool forks) {
   const config::Config& c = g_startup.config;
-  bool forks = c.fork_ranks && !g_role.IsRank();
   // The default glob (Python's spawn workers, which one launcher starts: counting its children suffices)
   // is in every configured process: only a glob the user wrote is worth a probe at each first fork.
   bool match = c.match != nullptr && *c.match != '\0' && c.match != config::kDefaultMatch;

@@ -68,25 +68,45 @@ struct SavedBinding {
   uint64_t nodes[kSavedNodeWords];
 };
 
+/// What the child side of a spawn gets from the process that starts it, as musl's posix_spawn hands its
+/// child `struct args`: made by ChildArgsNow (shim/rank/become_rank.h) on the parent side, or in the child
+/// of a fork or vfork from the memory it shares with its parent, and handed down. Nothing in shim/child/
+/// reads g_prepared or g_role; the configuration (g_startup) is the process-wide part every side reads, as
+/// musl's `struct __libc`.
+struct ChildArgs {
+  /// The launcher's preparation (shim/launcher/prepare.h): the basis, why there is none, whether ranks get a
+  /// memory policy, the launch the lines name, the shared mistake's word, the debug call stack.
+  const Prepared* prepared;
+  /// The CPUs of the process that starts the rank: a rank that started with others was bound by it between
+  /// fork and exec (its launcher's, or a forked worker's own once it is a rank).
+  const uint64_t* launcher_cpus;
+  uint32_t launcher_cpu_words;
+  /// A fork child that became rank `rank` of `nranks` already (NUMABIND_FORKS, or setenv) and said so.
+  bool taken;
+  uint32_t rank;
+  uint32_t nranks;
+};
+
 /// Child-safe: the words of the kernel's CPU mask as sched_getaffinity gave the launcher's (at least what it
 /// needs: nr_cpu_ids), or kMaxCpuWords before any was read.
-uint32_t SavedCpuWords();
+uint32_t SavedCpuWords(const ChildArgs& a);
 
 /// Declares, in the calling function's frame, a plan::RankPlan `plan` whose sets have this machine's size
-/// (PlanWords), for BindRank. A macro: the arrays have variable length and must live as long as the caller.
-#define NUMABIND_PLAN_STORAGE(plan)                          \
-  uint64_t plan##_cpus[::numabind::shim::PlanWords(true)];   \
-  uint64_t plan##_nodes[::numabind::shim::PlanWords(false)]; \
-  ::numabind::plan::RankPlan plan;                           \
+/// (PlanWords of ChildArgs `args`), for BindRank. A macro: the arrays have variable length and must live as
+/// long as the caller.
+#define NUMABIND_PLAN_STORAGE(args, plan)                          \
+  uint64_t plan##_cpus[::numabind::shim::PlanWords(args, true)];   \
+  uint64_t plan##_nodes[::numabind::shim::PlanWords(args, false)]; \
+  ::numabind::plan::RankPlan plan;                                 \
   plan.cpus = plan##_cpus, plan.nodes = plan##_nodes
 
 /// As NUMABIND_PLAN_STORAGE, with a SavedBinding `saved` whose CPU mask has the kernel's size
 /// (SavedCpuWords): what BindRank needs.
-#define NUMABIND_BIND_STORAGE(saved, plan)                               \
-  uint64_t saved##_cpus[::numabind::shim::SavedCpuWords()];              \
+#define NUMABIND_BIND_STORAGE(args, saved, plan)                         \
+  uint64_t saved##_cpus[::numabind::shim::SavedCpuWords(args)];          \
   ::numabind::shim::SavedBinding saved;                                  \
   saved.cpus = saved##_cpus, saved.cpu_words = sizeof(saved##_cpus) / 8; \
-  NUMABIND_PLAN_STORAGE(plan)
+  NUMABIND_PLAN_STORAGE(args, plan)
 
 enum class BindResult : uint8_t {
   kBound,    ///< the thread is bound; Restore(saved) undoes it
@@ -115,14 +135,14 @@ bool NeedsMarker(const RankMatch& m);
 /// Child-safe: writes the entry "NUMABIND_BOUND=<m.entry>" into marker (kMarkerMax bytes), which goes
 /// first in the rank's environment (shim/child/rank_exports.h) or to a forked worker's setenv. When m.bound,
 /// the value goes on with the proof that numabind made the binding: " cpus=LIST by=PID", the calling thread's
-/// CPUs and the process that bound them (the rank itself, or the launcher whose posix_spawn it is: an
-/// ancestor of the rank either way); left out when it does not fit.
-void WriteMarker(const RankMatch& m, char* marker);
+/// CPUs (the basis's words of a) and the process that bound them (the rank itself, or the launcher whose
+/// posix_spawn it is: an ancestor of the rank either way); left out when it does not fit.
+void WriteMarker(const ChildArgs& a, const RankMatch& m, char* marker);
 
 /// Child-safe: the 64-bit words of a plan's CPU set (`cpus`) or node set: the prepared basis's, or 1 when
 /// there is no usable basis. For the caller's arrays of a RankPlan, on its stack (a small thread's too:
 /// at most kMaxCpuWords and kMaxNodeWords).
-uint32_t PlanWords(bool cpus);
+uint32_t PlanWords(const ChildArgs& a, bool cpus);
 
 /// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank), computed once into
 /// *plan, whose cpus and nodes the caller points at arrays of PlanWords words; on kBound the caller hands it
@@ -130,24 +150,18 @@ uint32_t PlanWords(bool cpus);
 /// binding is described by *event (its facts, pointing into *plan, *saved and the basis), which the caller
 /// keeps and logs with FinishBound (before the exec, or after posix_spawn returns the child's pid).
 /// `path` names the program. Sets m->replaced. On kRefused, *err is the errno to fail with.
-BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, BoundEvent* event,
-                    int* err, plan::RankPlan* plan);
+BindResult BindRank(const ChildArgs& a, Entry entry, const char* path, RankMatch* m, SavedBinding* saved,
+                    BoundEvent* event, int* err, plan::RankPlan* plan);
 
 /// Child-safe: rank m's new environment could not be built (errno `e`, from mmap), after BindRank bound it
 /// (the caller has Restore'd it): one warn line. kUnbound: start it with the environment it has; kRefused
 /// (NUMABIND_STRICT=1): fail the spawn with *err = e.
-BindResult FailEnvironment(const char* path, const RankMatch& m, int e, int* err);
+BindResult FailEnvironment(const ChildArgs& a, const char* path, const RankMatch& m, int e, int* err);
 
 /// Child-safe: whether this fork child became rank m already, at fork or setenv (and logged it).
-inline bool BoundAtSetenv(const RankMatch& m) {
-  return t_fork_child && g_role.IsRank() && g_role.how >= Role::kFork && m.rank == g_role.rank &&
-         m.nranks == g_role.nranks;
+inline bool BoundAtSetenv(const ChildArgs& a, const RankMatch& m) {
+  return a.taken && m.rank == a.rank && m.nranks == a.nranks;
 }
-
-/// Child-safe: in a fork child that took a rank under NUMABIND_FORKS=ranks (shim/rank/become_rank.h),
-/// called at exec of `path`: gives the rank's slot back to the shared counter, undoes the binding, says so
-/// (WriteGaveBack) and is the launcher it was again. Else nothing.
-void GiveBackForkRank(const char* path);
 
 /// Child-safe: puts back the binding BindRank saved.
 void Restore(const SavedBinding& saved);
@@ -171,15 +185,12 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher);
 /// their plans follow (plan::ComputeRankPlan) and how to give the count.
 void NoteUnknownCount(pid_t launcher);
 
-/// Parent side of a fork or spawn (not child-safe: it writes g_prepared): once per process that starts ranks
-/// by order (a NUMABIND_MATCH other than the default, or NUMABIND_FORKS in a process that is no rank), checks
-/// that the tree's shared counter (order_counter.h) can be had and, when not, says at warn in one line what
-/// that costs and the fix (the root of the tree says it, its configured descendants do not). Inline: a
-/// fork after the first pays one flag test.
-void CheckOrderCounter();
-inline void NoteNoOrderCounter() {
-  if (!__atomic_load_n(&g_prepared.order_counter_checked, __ATOMIC_ACQUIRE)) CheckOrderCounter();
-}
+/// Parent side of a fork or spawn, once per process (the caller's once-flag: NoteNoOrderCounter,
+/// shim/rank/become_rank.h) that starts ranks by order (a NUMABIND_MATCH other than the default, or
+/// `forks`: NUMABIND_FORKS in a process that is no rank): checks that the tree's shared counter
+/// (order_counter.h) can be had and, when not, says at warn in one line what that costs and the fix (the
+/// root of the tree says it, its configured descendants do not).
+void CheckOrderCounter(bool forks);
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
 bool ArgvMatches(char* const* argv);

@@ -17,17 +17,17 @@ namespace numabind::shim {
 
 /// Child-safe: the bytes rank m's exported entries need, 1 to plan::kRankEnvMax (0 when NUMABIND_EXPORT is
 /// none or the rank has no plan). `envp` is the environment the rank starts with.
-size_t ExportBytes(const plan::RankPlan& plan, char* const* envp);
+size_t ExportBytes(const ChildArgs& a, const plan::RankPlan& plan, char* const* envp);
 
 /// Child-safe: builds them into buf (cap bytes, from ExportBytes) and logs what was asked for and not
 /// exported as one warn line naming the rank and `path`, written in `line` (empty).
-void BuildExports(const RankMatch& m, const plan::RankPlan& plan, char* const* envp, const char* path,
-                  char* buf, size_t cap, plan::RankEnv* out, Line* line);
+void BuildExports(const ChildArgs& a, const RankMatch& m, const plan::RankPlan& plan, char* const* envp,
+                  const char* path, char* buf, size_t cap, plan::RankEnv* out, Line* line);
 
 /// Child-safe: fills out (room for m.env_entries + 2 + exports.count pointers) with NUMABIND_BOUND first
 /// (when `mark`: WriteMarker's marker), then the exported entries, then envp's entries other than
 /// NUMABIND_BOUND and those the exports replace. Returns out.
-char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, char* marker,
+char* const* RankEnvironment(const ChildArgs& a, char* const* envp, const RankMatch& m, bool mark, char* marker,
                              const plan::RankEnv& exports, char** out);
 
 /// A rank's environment in memory of its own (raw mmap: this may be a vfork child, where malloc is not
@@ -44,8 +44,8 @@ struct RankBlock {
 /// envp's other entries. Maps nothing when there is nothing to add. Returns 0, or the errno of a failed mmap
 /// (out->env is then envp). `keep`, on the parent side of a spawn only (never between fork/vfork and exec):
 /// takes the mapping FreeRankBlock kept, when it is large enough.
-int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* bound, const char* path,
-                   RankBlock* out, bool keep = false);
+int BuildRankBlock(const ChildArgs& a, char* const* envp, const RankMatch& m, const plan::RankPlan* bound,
+                   const char* path, RankBlock* out, bool keep = false);
 
 /// Child-safe without `keep`: unmaps out->map, if any. With `keep` (parent side only): keeps it for the next
 /// spawn of a rank instead, which saves each an mmap, a munmap and the fault of a fresh page; threads that

@@ -56,15 +56,15 @@ void BeforeFork() {
 
 /// Child-safe: in the child of a fork of a configured non-rank under NUMABIND_FORKS=ranks (a Python fork or
 /// forkserver pool's worker), before fork returns: takes the next rank by order from the tree's shared
-/// counter (order_counter.h) and becomes it (shim/rank/become_rank.h). The child has one thread: there are
-/// no others to bind.
-void BindForkChild() {
+/// counter (order_counter.h) and becomes it (shim/rank/become_rank.h), with what its parent prepared (a).
+/// The child has one thread: there are no others to bind.
+void BindForkChild(const ChildArgs& a) {
   RankMatch m;
   pid_t parent = static_cast<pid_t>(base::Sys6(SYS_getppid));
   if (!ClaimOrderRank(parent, true, &m.rank, &m.order)) return;  // no shared directory: unbound
   m.nranks = g_startup.config.nranks;
   if (m.nranks == 0) NoteUnknownCount(parent);
-  BecomeRank(Role::kFork, "(forked child)", &m);
+  BecomeRank(a, Role::kFork, "(forked child)", &m);
 }
 
 NUMABIND_HOT pid_t RunFork(pid_t (*real)()) {
@@ -81,7 +81,7 @@ NUMABIND_HOT pid_t RunFork(pid_t (*real)()) {
     if (worker) {
       int e = errno;
       Guard guard;
-      BindForkChild();
+      BindForkChild(ChildArgsNow());  // what its parent prepared, in the child's copy
       errno = e;
     }
   }
@@ -104,7 +104,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   pid_t launcher = static_cast<pid_t>(base::Sys6(SYS_getppid));
   if (!FindRank(nullptr, environ, launcher, &m)) return;
   if (g_role.IsRank() && m.rank == g_role.rank && m.nranks == g_role.nranks) return;
-  BecomeRank(Role::kSetenv, "(forked worker)", &m);
+  BecomeRank(ChildArgsNow(), Role::kSetenv, "(forked worker)", &m);
 }
 
 }  // namespace

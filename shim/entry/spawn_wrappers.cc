@@ -15,6 +15,7 @@
 #include "shim/child/container.h"
 #include "shim/entry/site_config.h"
 #include "shim/launcher/prepare.h"
+#include "shim/rank/become_rank.h"
 #include "shim/state/guard.h"
 
 extern char** environ;
@@ -33,7 +34,8 @@ auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* env
   RankMatch m;
   if (!FindRank(argv, envp, static_cast<pid_t>(base::Sys6(SYS_getpid)), &m)) return call(envp);
   if (m.bad_value == nullptr) EnsurePrepared();
-  auto ret = BindAndCall({entry, path, envp, &m, false, 0, child_pid, refused_errno, argv}, call);
+  ChildArgs args = ChildArgsNow();
+  auto ret = BindAndCall({&args, entry, path, envp, &m, false, 0, child_pid, refused_errno, argv}, call);
   // The by-order slot passes to the child; a failed spawn frees it. Without a pid (pidfd_spawn) the caller
   // keeps it until it exits.
   if (m.order.map != nullptr && child_pid != nullptr)

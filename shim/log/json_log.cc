@@ -206,7 +206,7 @@ namespace {
 
 // Child-safe: the members that say which rank a line is about, bound or not (null for what is unknown).
 void RankMembers(JsonMembers* j, const char* event, bool rank_known, uint32_t rank, uint32_t nranks,
-                 const char* rank_var, const char* command) {
+                 const char* rank_var, const char* command, const char* launch) {
   j->Str("event", event);
   if (rank_known)
     j->Num("rank", rank);
@@ -218,8 +218,8 @@ void RankMembers(JsonMembers* j, const char* event, bool rank_known, uint32_t ra
     j->Literal("nranks", "null");
   j->Str("rank_var", rank_var != nullptr ? rank_var : "NUMABIND_MATCH")
       .Str("command", command, ~size_t{0}, kMaxCommand);
-  // The launch (shim/launcher/launch_id.h) the parent side named before the fork: read here, never made.
-  if (g_prepared.launch[0] != '\0') j->Str("launch", g_prepared.launch);
+  // The launch (shim/launcher/launch_id.h) the parent side named before the fork: never made here.
+  if (launch != nullptr && launch[0] != '\0') j->Str("launch", launch);
 }
 
 }  // namespace
@@ -228,7 +228,7 @@ void RankMembers(JsonMembers* j, const char* event, bool rank_known, uint32_t ra
 void JsonBound(Line* line, const BoundEvent& b) {
   line->Reserve(kHeadMax + kTail);  // JsonBoundLine puts the body after Head
   JsonMembers j(line);
-  RankMembers(&j, b.again ? "rebound" : "bound", true, b.rank, b.nranks, b.rank_var, b.command);
+  RankMembers(&j, b.again ? "rebound" : "bound", true, b.rank, b.nranks, b.rank_var, b.command, b.launch);
   j.Bits("cpus", b.cpus, b.cpu_words).Bits("nodes", b.nodes, b.node_words);
   j.Str("memory", b.memory_denied != nullptr ? "unchanged" : b.memory);
   j.Str("device", b.device != nullptr && b.device[0] != '\0' ? b.device : nullptr);
@@ -274,19 +274,20 @@ size_t JsonUnbound(Line* l, const UnboundEvent& e, const char* text, size_t len,
   l->set_truncated(truncated);
   Head(l, config::LogLevel::kWarn, base::Sys6(SYS_getpid));
   JsonMembers j(l);
-  RankMembers(&j, e.refused ? "refused" : "unbound", e.rank_known, e.rank, e.nranks, e.rank_var, e.command);
+  RankMembers(&j, e.refused ? "refused" : "unbound", e.rank_known, e.rank, e.nranks, e.rank_var, e.command,
+              e.launch);
   Message(l, text, len);
   return Close(l);
 }
 
 // Child-safe: formats into the caller's line.
-size_t JsonReleased(Line* l, uint32_t rank, uint32_t nranks, const char* command, const char* text,
-                    size_t len, bool truncated) {
+size_t JsonReleased(Line* l, uint32_t rank, uint32_t nranks, const char* command, const char* launch,
+                    const char* text, size_t len, bool truncated) {
   l->Reserve(kTail);
   l->set_truncated(truncated);
   Head(l, config::LogLevel::kInfo, base::Sys6(SYS_getpid));
   JsonMembers j(l);
-  RankMembers(&j, "released", true, rank, nranks, nullptr, command != nullptr ? command : "");
+  RankMembers(&j, "released", true, rank, nranks, nullptr, command != nullptr ? command : "", launch);
   j.Str("entry", EntryName(Entry::kFork));
   Message(l, text, len);
   return Close(l);

@@ -66,8 +66,8 @@ size_t JsonUnbound(Line* out, const UnboundEvent& event, const char* text, size_
 
 /// Child-safe: the line of a fork child that gave back the rank it took at fork (WriteGaveBack), with event
 /// "released", into `out` (empty). Returns the line's length.
-size_t JsonReleased(Line* out, uint32_t rank, uint32_t nranks, const char* command, const char* text,
-                    size_t len, bool truncated);
+size_t JsonReleased(Line* out, uint32_t rank, uint32_t nranks, const char* command, const char* launch,
+                    const char* text, size_t len, bool truncated);
 
 /// Child-safe: the JSON line saying that NUMABIND_LOG_FILE `file` cannot be written (`why`) and that the log
 /// goes to standard error instead, into `out` (empty). Returns the line's length.

@@ -188,14 +188,14 @@ __attribute__((noinline)) void FinishBound(const BoundEvent& event, pid_t pid) {
   if (g_startup.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
   Line line;  // unmapped when it goes: a vfork child's mapping would be its parent's after the exec
   FormatBound(event, &line);
-  const char* stack = g_prepared.stack;
+  const char* stack = event.stack;
   bool debug = g_startup.config.log == config::LogLevel::kDebug && stack != nullptr && stack[0] != '\0';
   if (Json()) return WriteJsonBound(line, pid, debug ? stack : nullptr);
   if (pid > 0)
     line.Str(" pid ").Num(pid);
   else
     line.Str(" pid unknown");
-  if (g_prepared.launch[0] != '\0') line.Str(" launch=").Str(g_prepared.launch);
+  if (event.launch != nullptr && event.launch[0] != '\0') line.Str(" launch=").Str(event.launch);
   if (debug) line.Str("\n").Str(stack);
   size_t len = line.Finish();
   WriteLogRaw(line.data(), len);
@@ -209,7 +209,7 @@ void WriteRankEnd(pid_t pid, const char* launch) {
 }
 
 // Child-safe: formats on the stack and writes with raw system calls.
-void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path) {
+void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path, const char* launch) {
   if (g_startup.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
   pid_t pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   Line text;
@@ -219,7 +219,7 @@ void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path) {
   text.Str(", so it is no forked worker; its binding is undone pid ").Num(pid);
   if (Json()) {
     Line l;
-    size_t n = JsonReleased(&l, rank, nranks, path, text.CStr(), text.size(), text.truncated());
+    size_t n = JsonReleased(&l, rank, nranks, path, launch, text.CStr(), text.size(), text.truncated());
     return WriteLogRaw(l.data(), n);
   }
   size_t len = text.Finish();
@@ -230,7 +230,7 @@ void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path) {
 void WriteUnbound(const UnboundEvent& event, Line* text) {
   if (g_startup.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
   if (Json()) return WriteJsonUnbound(event, text->CStr(), text->size(), text->truncated());
-  if (g_prepared.launch[0] != '\0') text->Str(" launch=").Str(g_prepared.launch);
+  if (event.launch != nullptr && event.launch[0] != '\0') text->Str(" launch=").Str(event.launch);
   size_t len = text->Finish();
   WriteLogRaw(text->data(), len);
 }

@@ -24,8 +24,7 @@ void ShareMistakeWord() {
 
 // Child-safe: one atomic exchange on the shared word (the one write of the child side that its parent
 // and siblings are meant to see).
-bool SaysSharedMistake(bool* first) {
-  uint32_t* word = g_prepared.mistake_said;
+bool SaysSharedMistake(uint32_t* word, bool* first) {
   *first = false;
   if (word == nullptr) return true;  // no word: every rank says it, as it always did
   *first = __atomic_exchange_n(word, 1u, __ATOMIC_ACQ_REL) == 0;

@@ -53,18 +53,19 @@ void SetRank(Role::How how, const RankMatch& m, pid_t pid) {
 /// NUMABIND_EXPORT's entries (when `bound`) go in after it: they reach this process's getenv from now on,
 /// its children, and runtimes loaded later (Python importing torch); a runtime linked into the program
 /// (libgomp) has read its variables already, in its own constructor, which runs before this library's.
-void MarkOwnEnvironment(const RankMatch& m, const plan::RankPlan* bound, const char* program) {
+void MarkOwnEnvironment(const ChildArgs& a, const RankMatch& m, const plan::RankPlan* bound,
+                        const char* program) {
   RankBlock block;
   // On failure the children bind themselves again: the same plan. The block stays: it is environ now.
-  if (BuildRankBlock(environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
+  if (BuildRankBlock(a, environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
 }
 
 /// A forked worker's NUMABIND_BOUND, through the real setenv: its own children (and an exec of it) must not
 /// bind themselves again.
-void MarkBySetenv(const RankMatch& m) {
+void MarkBySetenv(const ChildArgs& a, const RankMatch& m) {
   if (!NeedsMarker(m)) return;
   char marker[kMarkerMax];
-  WriteMarker(m, marker);
+  WriteMarker(a, m, marker);
   g_real.setenv("NUMABIND_BOUND", marker + sizeof("NUMABIND_BOUND=") - 1, 1);
 }
 
@@ -85,12 +86,30 @@ Entry EntryOf(Role::How how) {
 
 }  // namespace
 
+NUMABIND_HOT ChildArgs ChildArgsNow() {
+  ChildArgs a;
+  a.prepared = &g_prepared;
+  bool own = g_role.IsRank() && g_role.cpus != nullptr;  // a rank it became in a running launcher
+  a.launcher_cpus = own ? g_role.cpus : g_prepared.launcher_cpus;
+  a.launcher_cpu_words = own ? g_role.cpu_words : g_prepared.launcher_cpu_words;
+  a.taken = t_fork_child && g_role.IsRank() && g_role.how >= Role::kFork;
+  a.rank = g_role.rank;
+  a.nranks = g_role.nranks;
+  return a;
+}
+
+NUMABIND_HOT void NoteNoOrderCounter() {
+  if (__atomic_load_n(&g_prepared.order_counter_checked, __ATOMIC_ACQUIRE)) return;
+  if (__atomic_exchange_n(&g_prepared.order_counter_checked, true, __ATOMIC_ACQ_REL)) return;
+  CheckOrderCounter(g_startup.config.fork_ranks && !g_role.IsRank());
+}
+
 NUMABIND_HOT void BecomeBoundRank(Role::How how) {
   SetRank(how, RankMatch(), how == Role::kByOrder ? static_cast<pid_t>(base::Sys6(SYS_getpid)) : 0);
   ArmAffinityGuard();
 }
 
-bool BecomeRank(Role::How how, const char* program, RankMatch* m) {
+bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatch* m) {
   bool late = how == Role::kFork || how == Role::kSetenv;
   RankPage* page = late ? TakeRankPage() : nullptr;
   if (how == Role::kFork) {
@@ -102,7 +121,7 @@ bool BecomeRank(Role::How how, const char* program, RankMatch* m) {
     m->order = OrderClaim();
   }
   // The binding it had: a fork child's in its page, kept for GiveBackForkRank; else on the stack.
-  uint64_t here_cpus[SavedCpuWords()];
+  uint64_t here_cpus[SavedCpuWords(a)];
   SavedBinding here;
   here.cpus = here_cpus, here.cpu_words = sizeof(here_cpus) / 8;
   SavedBinding* saved = &here;
@@ -111,14 +130,14 @@ bool BecomeRank(Role::How how, const char* program, RankMatch* m) {
     *saved = SavedBinding();
     saved->cpus = page->saved_cpus, saved->cpu_words = config::kMaxCpuWords;
   }
-  NUMABIND_PLAN_STORAGE(plan);
+  NUMABIND_PLAN_STORAGE(a, plan);
   BoundEvent event;
   int err = 0;
-  BindResult r = BindRank(EntryOf(how), program, m, saved, &event, &err, &plan);
+  BindResult r = BindRank(a, EntryOf(how), program, m, saved, &event, &err, &plan);
   // Strict mode cannot refuse a process that is already running: it stops it, as a failed exec would.
   if (r == BindResult::kRefused) base::Sys6(SYS_exit_group, kStrictExitStatus);
   bool bound = r == BindResult::kBound;
-  if (how == Role::kSetenv) MarkBySetenv(*m);
+  if (how == Role::kSetenv) MarkBySetenv(a, *m);
   if (bound) {
     pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
     SetRank(how, *m, self);
@@ -146,7 +165,7 @@ bool BecomeRank(Role::How how, const char* program, RankMatch* m) {
     }
     ArmAffinityGuard();  // after the binding: the rank's CPUs are the calling thread's
   }
-  if (!late) MarkOwnEnvironment(*m, bound ? &plan : nullptr, program);
+  if (!late) MarkOwnEnvironment(a, *m, bound ? &plan : nullptr, program);
   return bound;
 }
 
@@ -157,7 +176,7 @@ NUMABIND_HOT void GiveBackForkRank(const char* path) {
   FinishOrderClaim(&page->claim, 0);
   bool bound = g_role.IsRank() && (g_role.how == Role::kFork || g_role.how == Role::kSetenv);
   if (bound) Restore(page->saved);
-  if (bound) WriteGaveBack(g_role.rank, g_role.nranks, path);
+  if (bound) WriteGaveBack(g_role.rank, g_role.nranks, path, g_prepared.launch);
   g_rank_page = nullptr;
   base::Sys6(SYS_munmap, reinterpret_cast<long>(page), 4096);
   g_role.cpus = nullptr, g_role.cpu_words = 0;

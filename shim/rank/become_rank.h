@@ -18,11 +18,21 @@ namespace numabind::shim {
 /// (NUMABIND_STRICT=1): it stops there, as a refused exec would (the shell's 127).
 constexpr int kStrictExitStatus = 127;
 
+/// What this process hands the child side of a spawn (shim/child/child.h), from its preparation and its role:
+/// made by the entry points (on the parent side of a spawn or fork, or in a child between fork and exec from
+/// the memory it has from its parent) and by a rank binding itself, after they prepared.
+ChildArgs ChildArgsNow();
+
+/// Parent side of a fork or spawn: CheckOrderCounter, once per process (a fork after the first pays one
+/// flag test, and writes nothing).
+void NoteNoOrderCounter();
+
 /// A process that started as a rank bound before its start (`how`: Role::kByLauncher, its NUMABIND_BOUND's
 /// proof; Role::kByOrder, its command line matches NUMABIND_MATCH): the role, and the affinity guard.
 void BecomeBoundRank(Role::How how);
 
-/// This running process binds itself as rank *m, which its caller found, and becomes it (`how`: kSelf or
+/// This running process binds itself as rank *m, which its caller found, with what its preparation hands the
+/// child side (a, shim/child/child.h), and becomes it (`how`: kSelf or
 /// kDevice at start-up, kFork in a fork child whose rank by order is m->order's slot, kSetenv in a forked
 /// worker). In order:
 ///   - BindRank (the child side's, shim/child/child.h); strict mode stops a rank it cannot bind
@@ -34,7 +44,12 @@ void BecomeBoundRank(Role::How how);
 ///     the affinity guard (NUMABIND_GUARD=1).
 /// A fork child keeps its slot and the binding it had until it exits or execs (GiveBackForkRank). `program`
 /// names it in its lines. Returns whether it is bound.
-bool BecomeRank(Role::How how, const char* program, RankMatch* m);
+bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatch* m);
+
+/// Child-safe: in a fork child that took a rank under NUMABIND_FORKS=ranks, called at exec of `path`: gives
+/// the rank's slot back to the shared counter, undoes the binding, says so (WriteGaveBack) and is the
+/// launcher it was again. Else nothing.
+void GiveBackForkRank(const char* path);
 
 }  // namespace numabind::shim
 

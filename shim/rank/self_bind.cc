@@ -115,7 +115,7 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   if (widen) m->started_cpus = started, m->started_words = static_cast<uint32_t>(got / 8);
   if (nested) m->inside_cpus = started, m->inside_words = static_cast<uint32_t>(got / 8);
   NoteMistake(*m);
-  if (!BecomeRank(device != nullptr ? Role::kDevice : Role::kSelf, program, m) && widen)
+  if (!BecomeRank(ChildArgsNow(), device != nullptr ? Role::kDevice : Role::kSelf, program, m) && widen)
     base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
   return true;
 }
