@@ -88,15 +88,21 @@ int32_t OneOf(const char* value, const uint32_t* from, uint32_t from_n, const ch
 }  // namespace
 
 OneDevice FindOneDevice(const char* const* env) {
+  EnvFacts facts;
+  ScanEnvFacts(env, &facts);
+  return FindOneDevice(facts);
+}
+
+OneDevice FindOneDevice(const EnvFacts& facts) {
   OneDevice d;
-  const char* cuda_name = kPlannerVars[kCudaVisibleDevices];
-  const char* rocr_name = kPlannerVars[kRocrVisibleDevices];
-  const char* hip_name = kPlannerVars[kHipVisibleDevices];
-  const char* cuda = base::Lookup(env, cuda_name);
+  const char* cuda_name = kEnvNames.cuda_visible_devices;
+  const char* rocr_name = kEnvNames.rocr_visible_devices;
+  const char* hip_name = kEnvNames.hip_visible_devices;
+  const char* cuda = facts.cuda_visible_devices;
   if (cuda != nullptr) d.nvidia = OneOf(cuda, nullptr, 0, &d.nvidia_uuid, &d.nvidia_uuid_len);
   if (cuda != nullptr) d.nvidia_var = cuda_name;
-  const char* rocr = base::Lookup(env, rocr_name);
-  const char* hip = base::Lookup(env, hip_name);
+  const char* rocr = facts.rocr_visible_devices;
+  const char* hip = facts.hip_visible_devices;
   if (hip == nullptr) {
     if (rocr != nullptr) d.amd = OneOf(rocr, nullptr, 0, &d.amd_uuid, &d.amd_uuid_len), d.amd_var = rocr_name;
     return d;

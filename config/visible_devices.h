@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/env_facts.h"
+
 namespace numabind::config {
 
 /// Child-safe: the device indexes of a visibility value ("0,2"; blanks around each index are ignored; each
@@ -50,6 +52,8 @@ struct OneDevice {
 /// ROCR_VISIBLE_DEVICES selects first and HIP_VISIBLE_DEVICES indexes what it left (ROCm's rule; a UUID
 /// in HIP_VISIBLE_DEVICES names its device whatever ROCR left).
 OneDevice FindOneDevice(const char* const* env);
+/// The same, from an environment's one pass (config/env_facts.h). Child-safe.
+OneDevice FindOneDevice(const EnvFacts& facts);
 
 }  // namespace numabind::config
 

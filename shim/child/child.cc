@@ -113,11 +113,11 @@ NUMABIND_HOT bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, Rank
   if (name != nullptr) {
     if ((skip & config::kRankVarBit) != 0) return false;
     for (int i = 0; i < config::kRankVarCount; ++i) {
-      if (base::StrEq(name, config::kRankVars[i].rank)) index = i;
+      if (base::StrEq(name, config::kRankVarNames[i])) index = i;
     }
     v = index >= 0 ? facts.rank[index] : facts.named;
   } else if ((index = config::FirstRankVar(facts, skip)) >= 0) {
-    name = config::kRankVars[index].rank;
+    name = config::kRankVarNames[index];
     v = facts.rank[index];
   }
   if (v == nullptr || *v == '\0') return false;
@@ -240,7 +240,7 @@ void NoteReplaced(const ChildArgs& a, const RankMatch& m, const SavedBinding& sa
                : a.launcher_cpu_words > 0 &&
                      !SameBits(started, started_words, a.launcher_cpus, a.launcher_cpu_words));
   bool replaced = was_bound && !SameBits(started, started_words, cpus, cpu_words);
-  bool slurm = m.var != nullptr && base::StrEq(m.var, config::kRankVars[config::kSlurmRankVar].rank);
+  bool slurm = m.var != nullptr && base::StrEq(m.var, config::kRankVarNames[config::kSlurmRankVar]);
   e->replaced = replaced ? started : nullptr;
   e->replaced_words = started_words;
   e->started = !widened ? StartedBinding::kLauncher : slurm ? StartedBinding::kSlurm : StartedBinding::kOwn;

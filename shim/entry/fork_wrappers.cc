@@ -97,7 +97,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   };
   bool relevant = is(g_startup.config.rank_var);
   for (int i = 0; i < config::kRankVarCount && !relevant; ++i) {
-    relevant = is(config::kRankVars[i].rank) || is(config::kRankVars[i].size);
+    relevant = is(config::kRankVarNames[i]) || is(config::kRankSizeNames[i]);
   }
   if (!relevant) return;
   RankMatch m;

@@ -74,7 +74,7 @@ void MarkBySetenv(const ChildArgs& a, const RankMatch& m) {
 bool Sized(const RankMatch& m) {
   if (m.nranks != 0 || m.var == nullptr || g_startup.config.rank_var != nullptr) return true;
   for (int i = 0; i < config::kRankVarCount; ++i) {
-    if (config::kRankVars[i].rank == m.var && config::kRankVars[i].size == nullptr) return true;
+    if (m.var == config::kRankVarNames[i] && config::kRankSizeNames[i][0] == '\0') return true;
   }
   return false;
 }

@@ -35,7 +35,7 @@ bool Same(const char* a, const char* b) { return a != nullptr && b != nullptr &&
 bool OnlyTaskOfStep(const RankMatch& m, const config::EnvFacts& facts) {
   constexpr int slurm = config::kSlurmRankVar;
   const config::Config& c = g_startup.config;
-  if (c.rank_var != nullptr || !Same(m.var, config::kRankVars[slurm].rank)) return false;
+  if (c.rank_var != nullptr || !Same(m.var, config::kRankVarNames[slurm])) return false;
   // FindRankVar counted this node's tasks already, unless NUMABIND_NRANKS stood in for them.
   return (c.nranks == 0 ? m.nranks : config::LocalRankCount(facts, slurm)) == 1;
 }
