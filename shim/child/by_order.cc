@@ -2,9 +2,9 @@
 //
 // Child-safe: ranks found by order (NUMABIND_MATCH). Command lines are joined with single spaces and
 // globbed; the counter shared by the launcher's tree (order_counter.h) numbers them, or, without it, the
-// launcher's live matching children, read from /proc. Everything here may
-// run between fork/vfork and exec: raw system calls and buffers on the stack, each in a function that is
-// not inlined, so that a 16 KiB thread stack holds the deepest path.
+// launcher's live matching children, read from /proc (the lines said about them: order_notes.cc).
+// Everything here may run between fork/vfork and exec: raw system calls and buffers on the stack, each in a
+// function that is not inlined, so that a 16 KiB thread stack holds the deepest path.
 
 #include <fcntl.h>
 #include <time.h>
@@ -14,7 +14,6 @@
 #include "base/hot.h"
 #include "base/syscalls.h"
 #include "base/text.h"
-#include "config/vars.h"
 #include "shim/child/child.h"
 
 namespace numabind::shim {
@@ -180,63 +179,6 @@ NUMABIND_HOT __attribute__((noinline)) bool ArgvMatches(char* const* argv) {
   size_t len = 0;
   for (int i = 0; argv[i] != nullptr && len < 256; ++i) len += base::StrLen(argv[i]) + 1;
   return len < 256 ? JoinedMatches<256>(argv) : JoinedMatches<4096>(argv);  // 255 characters at most
-}
-
-// Child-safe: the glob, a flag in the shared page and a line on the stack.
-void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
-  if (g_state.config.log < config::LogLevel::kWarn || !ArgvMatches(argv) ||
-      !FirstInOrderTree(launcher, kOrderSaidGlob))
-    return;
-  Line l;
-  l.Str("numabind: NUMABIND_MATCH='").Str(g_state.config.match).Str("' matches the launcher's own command ");
-  l.Str("line (pid ").Num(launcher).Str(", a rank found by order) as well as its program ").Str(path);
-  l.Str(": the launcher took a rank and no worker is bound; write a glob that matches only the workers' ");
-  l.Str("command line from its start, e.g. '/path/worker.sh*' rather than '*worker.sh*' (docs/launchers.md)");
-  WriteLog(config::LogLevel::kWarn, &l);
-}
-
-void CheckOrderCounter() {
-  if (__atomic_exchange_n(&g_state.order_counter_checked, true, __ATOMIC_ACQ_REL)) return;
-  const config::Config& c = g_state.config;
-  bool forks = c.fork_ranks && !g_state.rank_bound;
-  // The default glob (Python's spawn workers, which one launcher starts: counting its children suffices)
-  // is in every configured process: only a glob the user wrote is worth a probe at each first fork.
-  bool match = c.match != nullptr && *c.match != '\0' && c.match != config::kDefaultMatch;
-  if ((!forks && !match) || c.log < config::LogLevel::kWarn) return;
-  pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  if (!IsOrderTreeRoot(self) || OrderCounterUsable(self)) return;
-  Line l;
-  if (forks) {
-    l.Str("numabind: the children that ").Str(program_invocation_name ? program_invocation_name : "it");
-    l.Str(" forks take no rank (NUMABIND_FORKS=ranks) and run unbound: ranks by order need the shared ");
-    l.Str("counter, and there is none (");
-  } else {
-    l.Str(
-        "numabind: ranks found by order (NUMABIND_MATCH) have no shared counter, so each launcher numbers ");
-    l.Str("only its own live children and workers that subshells, xargs or GNU parallel start may take one ");
-    l.Str("rank twice (");
-  }
-  if (c.shared == nullptr || *c.shared == '\0') {
-    l.Str("NUMABIND_SHARED=off");
-  } else {
-    l.Str("no directory ").Str(c.shared).Str("/numabind-").Num(base::Sys6(SYS_geteuid));
-    l.Str(" of this user's alone, mode 0700, or no /proc");
-  }
-  l.Str("); set NUMABIND_SHARED to a directory of the user's, such as /dev/shm (the default)");
-  WriteLog(config::LogLevel::kWarn, &l);
-}
-
-// Child-safe: a flag in the shared page and a line on the stack.
-void NoteUnknownCount(pid_t launcher) {
-  if (g_state.config.log < config::LogLevel::kInfo || !FirstInOrderTree(launcher, kOrderSaidCount)) return;
-  Line l;
-  l.Str(g_state.config.fork_ranks ? "numabind: ranks found by order (NUMABIND_MATCH, NUMABIND_FORKS) have no "
-                                  : "numabind: ranks found by order (NUMABIND_MATCH) have no ");
-  l.Str("count: each is planned as one of as many ");
-  l.Str(
-      "ranks as the policy has places (nodes, devices or cores), rank r as rank r mod that; give the count ");
-  l.Str("with numabind run --ranks N or NUMABIND_NRANKS=N");
-  WriteLog(config::LogLevel::kInfo, &l);
 }
 
 }  // namespace numabind::shim
