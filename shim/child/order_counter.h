@@ -6,7 +6,9 @@
 // launcher whose environment configures numabind (NUMABIND_POLICY). Each descendant finds it by walking its
 // ancestors in /proc, so nothing is added to any environment. The page holds one slot per rank: the pid
 // that holds it. A rank takes the lowest slot that is free or whose holder has finished, by compare-and-swap,
-// so no two live ranks ever hold one number, and a restarted worker gets a finished one's rank again.
+// so no two live ranks ever hold one number, and a restarted worker gets a finished one's rank again. The
+// page is allocated for real before it is mapped (fallocate, or a write), so that a full file system is a
+// failure to have the counter, never a SIGBUS at its first use.
 
 #ifndef NUMABIND_SHIM_CHILD_ORDER_COUNTER_H_
 #define NUMABIND_SHIM_CHILD_ORDER_COUNTER_H_
@@ -38,8 +40,9 @@ bool IsOrderTreeRoot(pid_t launcher);
 
 /// Child-safe: whether the counter of `launcher`'s tree can be had (the page is mapped, made when it is the
 /// first, and unmapped again). False when NUMABIND_SHARED is off, its directory is not usable or /proc is
-/// not readable.
-bool OrderCounterUsable(pid_t launcher);
+/// not readable (*page_error = 0), or when the page cannot be allocated or mapped in the directory
+/// (*page_error = its errno: ENOSPC when the file system is full).
+bool OrderCounterUsable(pid_t launcher, int* page_error);
 
 /// Flags of the counter page, for lines said once per tree.
 constexpr uint32_t kOrderSaidGlob = 1;   ///< NUMABIND_MATCH matches the launcher's own command line

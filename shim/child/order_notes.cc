@@ -4,6 +4,8 @@
 // launcher itself, no shared counter, no rank count. Each is said once per tree (a flag in the counter's
 // page) or by the tree's root alone.
 
+#include <errno.h>
+
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "config/vars.h"
@@ -33,7 +35,8 @@ void CheckOrderCounter() {
   bool match = c.match != nullptr && *c.match != '\0' && c.match != config::kDefaultMatch;
   if ((!forks && !match) || c.log < config::LogLevel::kWarn) return;
   pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  if (!IsOrderTreeRoot(self) || OrderCounterUsable(self)) return;
+  int page_error = 0;
+  if (!IsOrderTreeRoot(self) || OrderCounterUsable(self, &page_error)) return;
   Line l;
   if (forks) {
     l.Str("numabind: the children that ").Str(program_invocation_name ? program_invocation_name : "it");
@@ -47,6 +50,14 @@ void CheckOrderCounter() {
   }
   if (c.shared == nullptr || *c.shared == '\0') {
     l.Str("NUMABIND_SHARED=off");
+  } else if (page_error != 0) {
+    char symbol[base::kErrnoSymbolMax];
+    bool full = page_error == ENOSPC || page_error == EDQUOT;
+    l.Str(full ? "no room for its page in " : "its page cannot be made in ").Str(c.shared);
+    l.Str("/numabind-").Num(base::Sys6(SYS_geteuid)).Str(": ").Str(base::ErrnoSymbol(page_error, symbol));
+    l.Str(full ? "); free room there, or set" : "); set")
+        .Str(" NUMABIND_SHARED to another directory of the user's");
+    return WriteLog(config::LogLevel::kWarn, &l);
   } else {
     l.Str("no directory ").Str(c.shared).Str("/numabind-").Num(base::Sys6(SYS_geteuid));
     l.Str(" of this user's alone, mode 0700, or no /proc");

@@ -22,6 +22,7 @@ using numabind::shim::test::Absolute;
 using numabind::shim::test::BuildDir;
 using numabind::shim::test::MakeTempDir;
 using numabind::shim::test::PreloadedRun;
+using numabind::shim::test::RanksByPid;
 using numabind::shim::test::RemoveTree;
 using numabind::shim::test::RepoDir;
 using numabind::shim::test::RunPreloaded;
@@ -41,20 +42,6 @@ std::vector<long> Pids(const std::string& dir) {
   }
   closedir(d);
   return pids;
-}
-
-/// pid -> rank, from the log's "bound rank R ... pid P" lines.
-std::map<long, long> RanksByPid(const std::string& log) {
-  std::map<long, long> ranks;
-  size_t at = 0;
-  while ((at = log.find("bound rank ", at)) != std::string::npos) {
-    size_t eol = log.find('\n', at);
-    std::string line = log.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
-    size_t pid = line.rfind(" pid ");
-    if (pid != std::string::npos) ranks[atol(line.c_str() + pid + 5)] = atol(line.c_str() + 11);
-    at = eol == std::string::npos ? log.size() : eol;
-  }
-  return ranks;
 }
 
 /// Runs kLaunches launches by `mode` and checks each gave its 4 workers 4 different ranks.

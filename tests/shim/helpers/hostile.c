@@ -8,6 +8,9 @@
  *   hostile seccomp-mempolicy enosys|kill PROGRAM [ARGS]
  *                               a seccomp filter makes set_mempolicy fail with ENOSYS or kill the process,
  *                               then PROGRAM runs as rank 0 of 1 twice: posix_spawn, then fork + execve
+ *   hostile no-fallocate PROGRAM [ARGS]
+ *                               a seccomp filter makes fallocate fail with EOPNOTSUPP (as on a file system
+ *                               without it), then PROGRAM runs in its place (execvp): its tree inherits it
  *   hostile fork-in-handler     a timer signal's handler calls _Fork while the main loop allocates: counts
  *                               the allocations made inside the handler (this program's malloc counts them)
  *   hostile clone-while-preparing FIFO
@@ -148,6 +151,24 @@ static int SeccompMempolicy(const char* how, char** prog) {
   failures += pid < 0 || waitpid(pid, &status, 0) != pid || status != 0;
   printf("seccomp-mempolicy: %s failures=%d\n", how, failures);
   return failures != 0;
+}
+
+static int NoFallocate(char** prog) {
+  struct sock_filter f[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fallocate, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EOPNOTSUPP),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog fprog = {sizeof f / sizeof f[0], f};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) {
+    perror("seccomp");
+    return 2;
+  }
+  execvp(prog[0], prog);
+  perror("execvp");
+  return 127;
 }
 
 /* Allocations made inside the signal handler: glibc's allocator, counted. */
@@ -381,6 +402,8 @@ int main(int argc, char** argv) {
     r = ChdirFork(argv[2]);
   else if (strcmp(mode, "seccomp-mempolicy") == 0 && argc > 3)
     r = SeccompMempolicy(argv[2], argv + 3);
+  else if (strcmp(mode, "no-fallocate") == 0 && argc > 2)
+    r = NoFallocate(argv + 2);
   else if (strcmp(mode, "fork-in-handler") == 0)
     r = ForkInHandler();
   else if (strcmp(mode, "small-stack") == 0 && argc > 2)

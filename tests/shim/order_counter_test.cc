@@ -1,0 +1,205 @@
+// Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The by-order counter a launcher's tree shares (shim/child/order_counter.h): a full shared directory (issue
+// 38 part 1: the page grown by ftruncate was a SIGBUS at its first use), a file system without fallocate,
+// a finished worker's slot, and the page removed when its tree's root exits.
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/shim/launch_util.h"
+
+namespace numabind::shim::test {
+namespace {
+
+/// Mounts a 64 KiB tmpfs over $1 (in the caller's private mount namespace), fills it to the brim when $2 is
+/// 1 (and checks that nothing is left), then execs the rest.
+constexpr char kSmallTmpfs[] =
+    "m=$1 full=$2; shift 2\n"
+    "mount -t tmpfs -o size=64k,mode=0755 none \"$m\" || exit 90\n"
+    "if [ \"$full\" = 1 ]; then\n"
+    "  dd if=/dev/zero of=\"$m/fill\" bs=4096 2>/dev/null\n"
+    "  [ \"$(df --output=avail \"$m\" | tail -n 1)\" -eq 0 ] || exit 91\n"
+    "fi\n"
+    "exec \"$@\"\n";
+
+struct TmpfsRun {
+  RunResult run;
+  std::string log, output, shared;
+};
+
+/// Runs argv with the shim preloaded (NUMABIND_LOG=info into a log file, then `env`) and NUMABIND_SHARED a
+/// 64 KiB tmpfs, full or empty, that only the run sees: mounted in a private mount namespace (unshare, as
+/// root) over a directory of `dir`. Nothing but the run is preloaded.
+TmpfsRun RunInSmallTmpfs(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool full,
+                         const std::string& dir) {
+  cr_assert_eq(geteuid(), 0u, "needs root (unshare --mount, mount -t tmpfs)");
+  TmpfsRun o;
+  o.shared = dir + "/shared";
+  cr_assert_eq(mkdir(o.shared.c_str(), 0755), 0);
+  std::vector<std::string> all = {"unshare",
+                                  "--mount",
+                                  "--propagation",
+                                  "private",
+                                  "/bin/sh",
+                                  "-c",
+                                  kSmallTmpfs,
+                                  "sh",
+                                  o.shared,
+                                  full ? "1" : "0",
+                                  "env",
+                                  "LD_PRELOAD=" + BuildDir() + "/libnumabind.so",
+                                  "NUMABIND_LOG=info",
+                                  "NUMABIND_LOG_FILE=" + dir + "/log",
+                                  "NUMABIND_SHARED=" + o.shared};
+  all.insert(all.end(), env.begin(), env.end());
+  all.insert(all.end(), argv.begin(), argv.end());
+  o.run = Run(all, {}, dir + "/output", 60);
+  o.log = ReadFile(dir + "/log");
+  o.output = ReadFile(dir + "/output");
+  return o;
+}
+
+/// A rank's CPUs under the 4-rank map of CpuPair's two CPUs.
+std::string Policy4(const CpuPair& p) {
+  return "cpus:" + p.second + "|" + p.first + "|" + p.second + "|" + p.first;
+}
+
+/// The one line a tree's root says when the counter's page finds no room in `shared`.
+std::string NoRoom(const std::string& shared) {
+  return "no room for its page in " + shared + "/numabind-" + std::to_string(geteuid()) + ": ENOSPC";
+}
+
+/// Each worker (pid -> CPUs) bound as the log says it was (its rank's CPU), or unbound on every CPU when the
+/// log has no rank for it; returns how many were bound.
+int ExpectAsLogged(const std::map<long, std::string>& workers, const std::string& log, const CpuPair& p,
+                   const char* what) {
+  std::map<long, long> ranks = RanksByPid(log);
+  int bound = 0;
+  for (const auto& [pid, cpus] : workers) {
+    auto it = ranks.find(pid);
+    std::string want = it == ranks.end() ? p.all : p.ForRank(static_cast<int>(it->second));
+    bound += it != ranks.end();
+    cr_expect_eq(cpus, want, "%s: worker %ld on CPUs %s, not %s\n%s", what, pid, cpus.c_str(), want.c_str(),
+                 Tail(log).c_str());
+  }
+  return bound;
+}
+
+}  // namespace
+
+// Issue 38 part 1: with the shared directory full, the counter's page cannot be had. Each launcher runs, and
+// its workers too, numbered as without the counter (a launcher's own live children) or, forked under
+// NUMABIND_FORKS, unbound; the tree's root says why in one line. Before, the page grown by ftruncate was a
+// SIGBUS at its first atomic access: the posix_spawn launcher itself died, every xargs worker and every
+// forked child before it ran.
+Test(order_counter, full_shared_directory_kills_no_process, .timeout = 120) {
+  CpuPair p = TwoAllowedCpus();
+  std::string build = BuildDir();
+  {  // posix_spawn, by a C launcher: it claims the slot itself, before the child exists
+    std::string dir = MakeTempDir("order-full-spawn");
+    TmpfsRun r = RunInSmallTmpfs({build + "/helpers/hostile", "burst", "2", build + "/helpers/report",
+                                  "--out", dir + "/reports", "--hold"},
+                                 {"NUMABIND_POLICY=" + Policy4(p), "NUMABIND_NRANKS=4",
+                                  "NUMABIND_MATCH=" + build + "/helpers/report --out*"},
+                                 true, dir);
+    std::vector<Report> reports = ReadReports(dir + "/reports");
+    RemoveTree(dir);
+    cr_expect_eq(r.run.exit_code, 0, "posix_spawn launcher: exit %d\n%s", r.run.exit_code,
+                 Tail(r.output + r.log).c_str());
+    cr_expect_eq(reports.size(), 2u, "posix_spawn: %zu workers ran\n%s", reports.size(), Tail(r.log).c_str());
+    std::map<long, std::string> workers;
+    for (const Report& rep : reports) workers[atol(rep.Get("pid").c_str())] = rep.Get("cpus_status");
+    cr_expect_eq(ExpectAsLogged(workers, r.log, p, "posix_spawn"), 2, "%s", Tail(r.log).c_str());
+    cr_expect_eq(LinesWith(r.log, NoRoom(r.shared)).size(), 1u, "posix_spawn: want one line with '%s':\n%s",
+                 NoRoom(r.shared).c_str(), Tail(r.log).c_str());
+  }
+  {  // xargs: each worker under a shell of its own, which claims in its fork child
+    std::string dir = MakeTempDir("order-full-xargs");
+    cr_assert_eq(mkdir((dir + "/work").c_str(), 0755), 0);
+    TmpfsRun r = RunInSmallTmpfs(
+        {"bash", Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"), "xargs", "1",
+         build + "/helpers/barrier", dir + "/work"},
+        {"NUMABIND_POLICY=" + Policy4(p), "NUMABIND_NRANKS=4", "NUMABIND_MATCH=/*/helpers/barrier *"}, true,
+        dir);
+    std::map<long, std::string> workers = WorkerEntries(dir + "/work/0");
+    RemoveTree(dir);
+    cr_expect_eq(r.run.exit_code, 0, "xargs: exit %d\n%s", r.run.exit_code, Tail(r.output + r.log).c_str());
+    cr_expect(r.output.find("terminated by signal") == std::string::npos, "xargs: %s", r.output.c_str());
+    cr_expect_eq(workers.size(), 4u, "xargs: %zu of 4 workers ran\n%s", workers.size(),
+                 Tail(r.output + r.log).c_str());
+    cr_expect_eq(ExpectAsLogged(workers, r.log, p, "xargs"), static_cast<int>(workers.size()));
+    cr_expect_eq(LinesWith(r.log, NoRoom(r.shared)).size(), 1u, "xargs: want one line with '%s':\n%s",
+                 NoRoom(r.shared).c_str(), Tail(r.log).c_str());
+  }
+  {  // NUMABIND_FORKS: each child of os.fork claims before fork returns in it
+    std::string dir = MakeTempDir("order-full-forks");
+    TmpfsRun r =
+        RunInSmallTmpfs({"/usr/bin/python3", Absolute(RepoDir() + "/tests/shim/scripts/fork_children.py"),
+                         "2", dir + "/workers"},
+                        {"NUMABIND_POLICY=" + Policy4(p), "NUMABIND_FORKS=ranks"}, true, dir);
+    std::istringstream lines(ReadFile(dir + "/workers"));
+    RemoveTree(dir);
+    std::map<long, std::string> workers;
+    long pid;
+    std::string cpus;
+    while (lines >> pid >> cpus) workers[pid] = cpus;
+    cr_expect_eq(r.run.exit_code, 0, "forks: exit %d\n%s", r.run.exit_code, Tail(r.output + r.log).c_str());
+    cr_expect_eq(workers.size(), 2u, "forks: %zu of 2 children ran\n%s", workers.size(),
+                 Tail(r.output).c_str());
+    cr_expect_eq(ExpectAsLogged(workers, r.log, p, "forks"), 0, "forked children bound:\n%s",
+                 Tail(r.log).c_str());
+    std::vector<std::string> said =
+        LinesWith(r.log, "forks take no rank (NUMABIND_FORKS=ranks) and run unbound");
+    cr_expect_eq(said.size(), 1u, "forks: want one line:\n%s", Tail(r.log).c_str());
+    if (said.size() == 1)
+      cr_expect(said[0].find(NoRoom(r.shared)) != std::string::npos, "%s", said[0].c_str());
+  }
+}
+
+// A file system without fallocate (a seccomp filter refuses it with EOPNOTSUPP here): the process that
+// creates the page writes it. With room, the 4 xargs workers of one launch (each under a shell of its own)
+// take 4 different ranks, which only the shared counter gives them; full, the write finds no room and each
+// runs as above.
+Test(order_counter, page_written_where_fallocate_is_refused, .timeout = 120) {
+  CpuPair p = TwoAllowedCpus();
+  std::string build = BuildDir();
+  for (bool full : {false, true}) {
+    std::string dir = MakeTempDir("order-no-fallocate");
+    cr_assert_eq(mkdir((dir + "/work").c_str(), 0755), 0);
+    TmpfsRun r = RunInSmallTmpfs(
+        {build + "/helpers/hostile", "no-fallocate", "bash",
+         Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"), "xargs", "1",
+         build + "/helpers/barrier", dir + "/work"},
+        {"NUMABIND_POLICY=" + Policy4(p), "NUMABIND_NRANKS=4", "NUMABIND_MATCH=/*/helpers/barrier *"}, full,
+        dir);
+    std::map<long, std::string> workers = WorkerEntries(dir + "/work/0");
+    RemoveTree(dir);
+    const char* what = full ? "full" : "room";
+    cr_expect_eq(r.run.exit_code, 0, "%s: exit %d\n%s", what, r.run.exit_code,
+                 Tail(r.output + r.log).c_str());
+    cr_expect_eq(workers.size(), 4u, "%s: %zu of 4 workers ran\n%s", what, workers.size(),
+                 Tail(r.output + r.log).c_str());
+    cr_expect_eq(ExpectAsLogged(workers, r.log, p, what), static_cast<int>(workers.size()));
+    cr_expect_eq(LinesWith(r.log, NoRoom(r.shared)).size(), full ? 1u : 0u, "%s:\n%s", what,
+                 Tail(r.log).c_str());
+    if (full) continue;
+    std::set<long> ranks;
+    std::map<long, long> by_pid = RanksByPid(r.log);
+    for (const auto& [pid, cpus] : workers) {
+      if (by_pid.count(pid) != 0) ranks.insert(by_pid[pid]);
+    }
+    cr_expect_eq(ranks.size(), 4u, "room: the 4 workers took %zu different ranks\n%s", ranks.size(),
+                 Tail(r.log).c_str());
+  }
+}
+
+}  // namespace numabind::shim::test
