@@ -7,6 +7,7 @@
 // function that is not inlined, so that a 16 KiB thread stack holds the deepest path.
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "base/digits.h"
@@ -14,6 +15,7 @@
 #include "base/hot.h"
 #include "base/syscalls.h"
 #include "base/text.h"
+#include "config/vars.h"
 #include "shim/child/child.h"
 
 namespace numabind::shim {
@@ -50,22 +52,17 @@ void ProcPath(char* buf, const char* const* parts, int nparts, const long* nums)
   buf[at] = '\0';
 }
 
-/// Child-safe: 1 when the command line in `path` matches NUMABIND_MATCH, 0 when it does not or the process
-/// is gone, -1 when it is empty (a zombie's, or a process between its exec and its new arguments).
-__attribute__((noinline)) int MatchCmdline(const char* path) {
+/// Child-safe: 1 when the command line in `path`, that of process `pid` (0: the caller), matches
+/// NUMABIND_MATCH, 0 when it does not or the process is gone, -1 when it is empty (a zombie's, or a process
+/// between its exec and its new arguments).
+__attribute__((noinline)) int MatchCmdline(const char* path, long pid) {
   const char* match = g_state.config.match;
   if (match == nullptr || *match == '\0') return 0;
   char cmd[4096];
   long len = ReadSmallFile(path, cmd, sizeof(cmd));
   if (len < 0) return 0;
   if (len == 0) return -1;
-  // The arguments end in NULs; joined with single spaces, as ArgvMatches joins an argv.
-  if (cmd[len - 1] == '\0') --len;
-  for (long i = 0; i < len; ++i) {
-    if (cmd[i] == '\0') cmd[i] = ' ';
-  }
-  cmd[len] = '\0';
-  return base::GlobMatch(match, cmd) ? 1 : 0;
+  return ArgsMatch(cmd, len, cmd, pid) ? 1 : 0;
 }
 
 /// Child-safe: whether process `pid` is a zombie (or gone), from the state in /proc/PID/stat.
@@ -88,7 +85,7 @@ __attribute__((noinline)) bool PidMatches(long pid) {
   const char* parts[] = {"/proc/", nullptr, "/cmdline"};
   ProcPath(path, parts, 3, &pid);
   for (int attempt = 0; attempt < 50; ++attempt) {
-    int r = MatchCmdline(path);
+    int r = MatchCmdline(path, pid);
     if (r >= 0) return r == 1;
     if (Finished(pid)) return false;
     timespec ms{0, 1000000};
@@ -151,7 +148,82 @@ __attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
 }
 
 // Child-safe: one raw read into a buffer on the stack, then the glob.
-bool CmdlineMatches(const char* path) { return MatchCmdline(path) == 1; }
+bool CmdlineMatches(const char* path) { return MatchCmdline(path, 0) == 1; }
+
+namespace {
+
+/// Child-safe: the name the kernel gave process `pid` (0: the caller) at its exec, into name (16 bytes): the
+/// first 15 bytes of the last component of the file it ran, a script's own rather than its interpreter's;
+/// "" when it cannot be read.
+__attribute__((noinline)) void ProcessName(long pid, char* name) {
+  name[0] = '\0';
+  if (pid == 0) {
+    base::Sys6(SYS_prctl, PR_GET_NAME, reinterpret_cast<long>(name));
+    name[15] = '\0';
+    return;
+  }
+  char path[64];
+  const char* parts[] = {"/proc/", nullptr, "/comm"};
+  ProcPath(path, parts, 3, &pid);
+  long len = ReadSmallFile(path, name, 16);
+  if (len > 0 && name[len - 1] == '\n') name[len - 1] = '\0';
+  if (len < 0) name[0] = '\0';
+}
+
+/// Child-safe: whether the path `arg` names the file a process named `name` (ProcessName) ran.
+bool NamesProcess(const char* arg, const char* name) {
+  const char* last = base::LastComponent(arg);
+  int n = 0;
+  while (n < 15 && last[n] != '\0' && last[n] == name[n]) ++n;
+  return n > 0 && name[n] == '\0' && (n == 15 || last[n] == '\0');
+}
+
+}  // namespace
+
+// Child-safe: a copy into args, then the glob (twice at most) and, for a script, the process's name.
+NUMABIND_HOT bool ArgsMatch(const char* from_args, long len, char* args, long pid) {
+  const char* match = g_state.config.match;
+  if (match == nullptr || *match == '\0') return false;
+  // The arguments end in NULs; joined with single spaces, as ArgvMatches joins an argv, in one pass.
+  if (len > 0 && from_args[len - 1] == '\0') --len;
+  // A glob that begins with '*' (the default one among them) matches every line whose tail it matches: the
+  // whole line is all there is to glob (every configured process's start-up globs its own line this way).
+  if (*match == '*') {
+    for (long i = 0; i < len; ++i) args[i] = from_args[i] == '\0' ? ' ' : from_args[i];
+    args[len] = '\0';
+    return base::GlobMatch(match, args);
+  }
+  long ends[3] = {-1, -1, -1};  // where the first three arguments end
+  int count = 0;
+  for (long i = 0; i < len; ++i) {
+    char c = from_args[i];
+    if (c == '\0') {
+      if (count < 3) ends[count++] = i;
+      c = ' ';
+    }
+    args[i] = c;
+  }
+  args[len] = '\0';
+  if (count < 3) ends[count] = len;
+  if (base::GlobMatch(match, args)) return true;
+  // A script runs as its interpreter: the kernel puts its #! line's "INTERPRETER [ARGUMENT]" before the
+  // script's path and arguments, so a worker spawned as "/path/worker.sh 1" reads "/bin/sh /path/worker.sh
+  // 1" once it runs. The line is globbed again from the script's path on: the second argument, or the third
+  // when the second is an option (#!/usr/bin/python3 -u). Only when the process is that script: the kernel
+  // names a process after the file it ran (a script's own name, its interpreter's when a shell runs it by
+  // hand: "bash launch.sh ... /path/worker.sh" is no worker).
+  if (count == 0) return false;
+  int k = args[ends[0] + 1] == '-' && count >= 2 ? 1 : 0;  // the argument before the script's path
+  long from = ends[k] + 1, to = ends[k + 1];
+  if (from >= len || !base::GlobMatch(match, args + from)) return false;
+  char name[16];
+  ProcessName(pid, name);
+  char kept = args[to];
+  args[to] = '\0';
+  bool script = NamesProcess(args + from, name);
+  args[to] = kept;
+  return script;
+}
 
 namespace {
 

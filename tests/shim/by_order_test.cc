@@ -201,6 +201,37 @@ Test(by_order, unknown_count_gives_no_partly_overlapping_sets, .timeout = 60) {
   cr_expect(r.log.find("NUMABIND_NRANKS=N") != std::string::npos);
 }
 
+// Issue 38 part 5: without the shared counter a launcher numbers its live children whose command lines
+// match, and a running script's reads "/bin/sh /path/order_worker.sh DIR 4", not the "/path/order_worker.sh
+// DIR 4" it was spawned as: every script worker was rank 0, all on one CPU. Four script workers that a bash
+// loop starts one after the other take ranks 0 to 3, each on its rank's CPU.
+Test(by_order, script_workers_without_the_counter_take_ranks_in_turn, .timeout = 60) {
+  numabind::shim::test::CpuPair p = numabind::shim::test::TwoAllowedCpus();
+  std::string dir = MakeTempDir("by-order-script");
+  std::string worker = Absolute(RepoDir() + "/tests/shim/scripts/order_worker.sh");
+  PreloadedRun r = RunPreloaded(
+      {"bash", Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"), "spaced", "1", worker, dir},
+      {"NUMABIND_POLICY=cpus:" + p.second + "|" + p.first + "|" + p.second + "|" + p.first,
+       "NUMABIND_NRANKS=4", "NUMABIND_MATCH=" + worker + " *", "NUMABIND_SHARED=off"},
+      "by-order-script");
+  std::map<long, std::string> workers = numabind::shim::test::WorkerEntries(dir + "/0");
+  RemoveTree(dir);
+  cr_assert_eq(r.run.exit_code, 0, "%s", Tail(r.output + r.log).c_str());
+  cr_assert_eq(workers.size(), 4u, "%s", Tail(r.log).c_str());
+  std::map<long, long> ranks = RanksByPid(r.log);
+  std::set<long> taken;
+  for (const auto& [pid, cpus] : workers) {
+    auto it = ranks.find(pid);
+    cr_expect(it != ranks.end(), "worker %ld bound no rank:\n%s", pid, Tail(r.log).c_str());
+    if (it == ranks.end()) continue;
+    taken.insert(it->second);
+    cr_expect_eq(cpus, p.ForRank(static_cast<int>(it->second)), "rank %ld (pid %ld) on CPUs %s, not %s",
+                 it->second, pid, cpus.c_str(), p.ForRank(static_cast<int>(it->second)).c_str());
+  }
+  cr_expect_eq(taken, (std::set<long>{0, 1, 2, 3}), "ranks taken: %zu different\n%s", taken.size(),
+               Tail(r.log).c_str());
+}
+
 // Issue 25 part 6: a Python launch script that sets LOCAL_RANK in its own os.environ before each
 // subprocess.Popen is no rank (it keeps every CPU it had); its children are ranks 0 and 1. This held
 // already at the time of writing: the test keeps it so.
