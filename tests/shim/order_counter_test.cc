@@ -202,4 +202,34 @@ Test(order_counter, page_written_where_fallocate_is_refused, .timeout = 120) {
   }
 }
 
+// A finished worker that its launcher has not reaped yet (a zombie) holds no rank: the next worker the
+// launcher starts takes rank 0 again, with the shared counter (the slot's holder is a zombie) and without
+// it (the zombie's command line is empty). posix_spawn claims in the launcher, vfork in the child.
+Test(order_counter, zombie_worker_frees_its_rank, .timeout = 60) {
+  CpuPair p = TwoAllowedCpus();
+  std::string build = BuildDir();
+  for (const char* mode : {"posix_spawn", "vfork"}) {
+    for (const char* shared : {"", "NUMABIND_SHARED=off"}) {
+      std::vector<std::string> env = {"NUMABIND_POLICY=" + p.policy, "NUMABIND_NRANKS=2",
+                                      "NUMABIND_MATCH=" + build + "/helpers/report --out*"};
+      if (*shared != '\0') env.push_back(shared);
+      PreloadedRun r =
+          RunPreloaded({"/usr/bin/python3", Absolute(RepoDir() + "/tests/shim/scripts/zombie_launch.py"),
+                        mode, "@REPORT", "--out", "@OUT"},
+                       env, "order-zombie");
+      std::string what = std::string(mode) + (*shared != '\0' ? " without the counter" : "");
+      cr_expect_eq(r.run.exit_code, 0, "%s: exit %d\n%s", what.c_str(), r.run.exit_code,
+                   Tail(r.output + r.log).c_str());
+      cr_expect_eq(r.reports.size(), 2u, "%s", what.c_str());
+      for (const Report& rep : r.reports) {
+        cr_expect_eq(rep.Get("cpus_status"), p.ForRank(0), "%s: worker %s on CPUs %s, not rank 0's %s\n%s",
+                     what.c_str(), rep.Get("pid").c_str(), rep.Get("cpus_status").c_str(),
+                     p.ForRank(0).c_str(), Tail(r.log).c_str());
+      }
+      cr_expect_eq(LinesWith(r.log, "numabind: bound rank 0 of 2").size(), 2u, "%s:\n%s", what.c_str(),
+                   Tail(r.log).c_str());
+    }
+  }
+}
+
 }  // namespace numabind::shim::test
