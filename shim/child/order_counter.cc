@@ -260,4 +260,20 @@ void FinishOrderClaim(OrderClaim* claim, uint32_t owner) {
   claim->slot = nullptr;
 }
 
+// At exit (start.cc's destructor): raw calls.
+void RemoveOwnOrderCounter() {
+  long uid = base::Sys6(SYS_geteuid);
+  char path[256];
+  if (!UserDir(path, uid)) return;
+  long self = base::Sys6(SYS_getpid);
+  base::ProcStat stat;
+  if (!base::ReadProcStat(self, &stat)) return;
+  long dir = OpenOwnDir(path, uid);
+  if (dir < 0) return;
+  char name[64];
+  CounterName(name, self, stat.start);
+  base::UnlinkAt(static_cast<int>(dir), name, 0);
+  base::Sys6(SYS_close, dir);
+}
+
 }  // namespace numabind::shim

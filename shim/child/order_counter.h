@@ -8,7 +8,8 @@
 // that holds it. A rank takes the lowest slot that is free or whose holder has finished, by compare-and-swap,
 // so no two live ranks ever hold one number, and a restarted worker gets a finished one's rank again. The
 // page is allocated for real before it is mapped (fallocate, or a write), so that a full file system is a
-// failure to have the counter, never a SIGBUS at its first use.
+// failure to have the counter, never a SIGBUS at its first use. The root removes the page when it exits
+// (RemoveOwnOrderCounter); one it leaves (killed, or gone by _exit) is removed by the next tree's creator.
 
 #ifndef NUMABIND_SHIM_CHILD_ORDER_COUNTER_H_
 #define NUMABIND_SHIM_CHILD_ORDER_COUNTER_H_
@@ -54,6 +55,11 @@ bool FirstInOrderTree(pid_t launcher, uint32_t flag);
 
 /// Child-safe: gives the claimed slot to `owner` (0 frees it) and unmaps the page.
 void FinishOrderClaim(OrderClaim* claim, uint32_t owner);
+
+/// At the exit of a configured process that started programs: removes the counter page named after it, if
+/// there is one. Once it has ended, no process finds that page again (its descendants are reparented, and
+/// their tree has another root), so the page would otherwise stay until the next tree's creator reaps it.
+void RemoveOwnOrderCounter();
 
 }  // namespace numabind::shim
 

@@ -28,13 +28,14 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
 
 void CheckOrderCounter() {
   if (__atomic_exchange_n(&g_state.order_counter_checked, true, __ATOMIC_ACQ_REL)) return;
+  pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
+  g_state.order_counter_pid = self;  // its exit removes the page named after it (start.cc)
   const config::Config& c = g_state.config;
   bool forks = c.fork_ranks && !g_state.rank_bound;
   // The default glob (Python's spawn workers, which one launcher starts: counting its children suffices)
   // is in every configured process: only a glob the user wrote is worth a probe at each first fork.
   bool match = c.match != nullptr && *c.match != '\0' && c.match != config::kDefaultMatch;
   if ((!forks && !match) || c.log < config::LogLevel::kWarn) return;
-  pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
   int page_error = 0;
   if (!IsOrderTreeRoot(self) || OrderCounterUsable(self, &page_error)) return;
   Line l;
