@@ -156,6 +156,9 @@ __attribute__((noinline)) long AllocatePage(long fd, bool created) {
 /// the user's alone or no /proc.
 __attribute__((noinline)) uint32_t* MapCounter(long launcher, int* page_error) {
   *page_error = 0;
+  // A fork child whose launcher was killed before its exec is init's: no tree's (a page named after init
+  // would never go).
+  if (launcher <= 1) return nullptr;
   long uid = base::Sys6(SYS_geteuid);
   char path[256];
   if (!UserDir(path, uid)) return nullptr;

@@ -32,7 +32,8 @@ struct OrderClaim {
 /// calling process (getpid), creating the page when it is the first. With `keep`, the page stays mapped
 /// in *claim for FinishOrderClaim (a posix_spawn parent, which learns the child's pid after); without, it is
 /// unmapped at once (a child between fork/vfork and exec: the rank's pid is the caller's). False when there
-/// is no shared directory, no /proc or no free slot: the caller counts the launcher's children instead.
+/// is no shared directory, no /proc or no free slot (the caller counts the launcher's children instead), or
+/// when `launcher` is init (a child whose launcher is gone).
 bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim);
 
 /// Child-safe: whether `launcher` is the root of its tree (no configured parent), true too when /proc cannot

@@ -260,4 +260,45 @@ Test(order_counter, tree_root_removes_its_page, .timeout = 60) {
   cr_expect(left.empty(), "left behind: %s", left.empty() ? "" : left[0].c_str());
 }
 
+// A worker whose launcher is gone before its exec (killed between fork and exec: it is init's now) takes no
+// rank: its tree would be named after init, and that page would never go. It runs unbound.
+Test(order_counter, orphaned_worker_takes_no_rank_of_init, .timeout = 60) {
+  CpuPair p = TwoAllowedCpus();
+  std::string dir = MakeTempDir("order-orphan");
+  std::string shared = dir + "/shared", barrier = BuildDir() + "/helpers/barrier";
+  cr_assert_eq(mkdir(shared.c_str(), 0755), 0);
+  cr_assert_eq(mkdir((dir + "/work").c_str(), 0755), 0);
+  // The child leaves the run's process group (which is killed when the launcher exits), waits until its
+  // parent has exited, says who its parent is now, and execs the worker.
+  const char* orphan =
+      "import os, sys, time\n"
+      "parent = os.getpid()\n"
+      "if os.fork() == 0:\n"
+      "    os.setsid()\n"
+      "    while os.getppid() == parent: time.sleep(0.001)\n"
+      "    open(sys.argv[1], 'w').write(str(os.getppid()))\n"
+      "    os.execv(sys.argv[2], sys.argv[2:])\n";
+  PreloadedRun r = RunPreloaded(
+      {"/usr/bin/python3", "-c", orphan, dir + "/ppid", barrier, dir + "/work", "1", dir + "/times"},
+      {"NUMABIND_POLICY=" + p.policy, "NUMABIND_MATCH=" + barrier + " *", "NUMABIND_SHARED=" + shared},
+      "order-orphan");
+  for (int i = 0; i < 500 && ReadFile(dir + "/times").empty(); ++i) usleep(10000);
+  std::string ppid = ReadFile(dir + "/ppid");
+  std::map<long, std::string> workers = WorkerEntries(dir + "/work");
+  std::vector<std::string> pages;
+  if (DIR* d = opendir((shared + "/numabind-" + std::to_string(geteuid())).c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (std::string(e->d_name).rfind("order-", 0) == 0) pages.push_back(e->d_name);
+    }
+    closedir(d);
+  }
+  RemoveTree(dir);
+  cr_assert_eq(r.run.exit_code, 0, "%s", Tail(r.output + r.log).c_str());
+  if (ppid != "1") cr_skip_test("orphans go to a subreaper (pid %s) here, not to init", ppid.c_str());
+  cr_assert_eq(workers.size(), 1u, "the orphaned worker did not run");
+  cr_expect_eq(workers.begin()->second, p.all, "the orphaned worker is on CPUs %s, not all (%s)",
+               workers.begin()->second.c_str(), p.all.c_str());
+  cr_expect(pages.empty(), "a page was made: %s", pages.empty() ? "" : pages[0].c_str());
+}
+
 }  // namespace numabind::shim::test

@@ -1,9 +1,10 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// barrier DIR N: a worker that stays alive until N workers have started. It makes DIR/<pid>, holding its
-// own CPUs (Cpus_allowed_list of /proc/self/status), then waits (up to 10 s) until DIR holds N entries, so
-// that the N workers of one launch all run at once: ranks found by order are then all held together, and two
-// with one number are a duplicate, not a reuse.
+// barrier DIR N [TIMES]: a worker that stays alive until N workers have started. It makes DIR/<pid>, holding
+// its own CPUs (Cpus_allowed_list of /proc/self/status), then waits (up to 10 s) until DIR holds N entries,
+// so that the N workers of one launch all run at once: ranks found by order are then all held together, and
+// two with one number are a duplicate, not a reuse. With TIMES, it appends "PID START END" to that file as
+// it ends (CLOCK_MONOTONIC nanoseconds at its start and its end), for the order soak's overlaps.
 
 #include <dirent.h>
 #include <stdio.h>
@@ -21,8 +22,15 @@ static int Count(const char* dir) {
   return n;
 }
 
+static long long Now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 int main(int argc, char** argv) {
-  if (argc != 3) return 2;
+  if (argc != 3 && argc != 4) return 2;
+  long long start = Now();
   char path[4096];
   snprintf(path, sizeof(path), "%s/%d", argv[1], (int)getpid());
   char cpus[4096] = "";
@@ -42,5 +50,12 @@ int main(int argc, char** argv) {
   int want = atoi(argv[2]);
   struct timespec ms = {0, 1000000};
   for (int i = 0; i < 10000 && Count(argv[1]) < want; ++i) nanosleep(&ms, NULL);
+  if (argc == 4) {
+    FILE* times = fopen(argv[3], "ae");
+    if (times != NULL) {
+      fprintf(times, "%d %lld %lld\n", (int)getpid(), start, Now());
+      fclose(times);
+    }
+  }
   return 0;
 }
