@@ -1,10 +1,11 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // barrier DIR N [TIMES]: a worker that stays alive until N workers have started. It makes DIR/<pid>, holding
-// its own CPUs (Cpus_allowed_list of /proc/self/status), then waits (up to 10 s) until DIR holds N entries,
-// so that the N workers of one launch all run at once: ranks found by order are then all held together, and
-// two with one number are a duplicate, not a reuse. With TIMES, it appends "PID START END" to that file as
-// it ends (CLOCK_MONOTONIC nanoseconds at its start and its end), for the order soak's overlaps.
+// its own CPUs (Cpus_allowed_list of /proc/self/status) and, on a second line, when it started
+// (CLOCK_MONOTONIC nanoseconds), then waits (up to 10 s) until DIR holds N entries, so that the N workers of
+// one launch all run at once: ranks found by order are then all held together, and two with one number are a
+// duplicate, not a reuse. With TIMES, it appends "PID START END" to that file as it ends, for the order
+// soak's overlaps.
 
 #include <dirent.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
   }
   FILE* entry = fopen(path, "we");
   if (entry != NULL) {
-    fprintf(entry, "%s\n", cpus);
+    fprintf(entry, "%s\n%lld\n", cpus, start);
     fclose(entry);
   }
   int want = atoi(argv[2]);
