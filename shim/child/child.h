@@ -152,9 +152,16 @@ void Restore(const SavedBinding& saved);
 /// be had.
 uint32_t CountMatchingChildren(pid_t parent);
 
-/// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs), joined
-/// with single spaces, matches NUMABIND_MATCH. False when it cannot be read (no /proc; a zombie's is empty).
+/// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs) matches
+/// NUMABIND_MATCH as ArgsMatch says. False when it cannot be read (no /proc; a zombie's is empty).
 bool CmdlineMatches(const char* path);
+
+/// Child-safe: whether the arguments of running process `pid` (0: the caller), from_args[0..len) (each
+/// ending in a NUL, the last one perhaps not), joined with single spaces, match NUMABIND_MATCH: the whole
+/// line, or, when the process runs a script, the line from the script's path on (the kernel runs
+/// "/path/worker.sh 1" as "/bin/sh /path/worker.sh 1"). The line is joined into args (room for len + 1
+/// bytes), which may be from_args itself.
+bool ArgsMatch(const char* from_args, long len, char* args, long pid);
 
 /// Child-safe: called when a rank found by order (g_state.order_rank) starts `path` with argv, from
 /// `launcher` (that rank). When argv matches NUMABIND_MATCH too, the glob matches the launcher's own command

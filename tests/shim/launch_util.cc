@@ -1,6 +1,7 @@
 #include "tests/shim/launch_util.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -147,6 +148,28 @@ std::vector<std::string> LinesWith(const std::string& text, const std::string& n
   for (std::string line; std::getline(in, line);)
     if (line.find(needle) != std::string::npos) lines.push_back(line);
   return lines;
+}
+
+std::map<long, long> RanksByPid(const std::string& log) {
+  std::map<long, long> ranks;
+  for (const std::string& line : LinesWith(log, "numabind: bound rank ")) {
+    size_t at = line.find("bound rank "), pid = line.rfind(" pid ");
+    if (pid != std::string::npos) ranks[atol(line.c_str() + pid + 5)] = atol(line.c_str() + at + 11);
+  }
+  return ranks;
+}
+
+std::map<long, std::string> WorkerEntries(const std::string& dir) {
+  std::map<long, std::string> entries;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return entries;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::string text = ReadFile(dir + "/" + e->d_name);
+    entries[atol(e->d_name)] = text.substr(0, text.find('\n'));
+  }
+  closedir(d);
+  return entries;
 }
 
 std::string Tail(const std::string& text, size_t max_chars) {
