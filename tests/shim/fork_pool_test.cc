@@ -20,6 +20,7 @@ using numabind::shim::test::Absolute;
 using numabind::shim::test::LinesWith;
 using numabind::shim::test::MakeTempDir;
 using numabind::shim::test::PreloadedRun;
+using numabind::shim::test::RanksByPid;
 using numabind::shim::test::ReadFile;
 using numabind::shim::test::RemoveTree;
 using numabind::shim::test::RepoDir;
@@ -40,16 +41,7 @@ void CheckPool(const std::string& method, const std::string& kind, int n) {
   std::string workers = ReadFile(out);
   RemoveTree(dir);
   cr_assert_eq(r.run.exit_code, 0, "%s", Tail(r.output).c_str());
-  std::map<long, int> rank_of;  // pid -> rank, from the log
-  for (const std::string& line : LinesWith(r.log, "bound rank ")) {
-    int rank = -1;
-    long pid = -1;
-    size_t p = line.find("bound rank "), q = line.rfind(" pid ");
-    if (p == std::string::npos || q == std::string::npos) continue;
-    rank = atoi(line.c_str() + p + 11);
-    pid = atol(line.c_str() + q + 5);
-    rank_of[pid] = rank;
-  }
+  std::map<long, int> rank_of = RanksByPid(r.log, "bound rank ");
   std::istringstream lines(workers);
   std::set<int> ranks;
   int count = 0;
@@ -102,21 +94,6 @@ Test(fork_pool, off_by_default) {
   cr_assert(LinesWith(r.log, "bound rank ").empty(), "%s", r.log.c_str());
 }
 
-namespace {
-
-/// pid -> rank of the log lines that contain `what` ("bound rank ", "gave back rank ") and end in "pid P".
-std::map<long, int> RankLines(const std::string& log, const std::string& what) {
-  std::map<long, int> out;
-  for (const std::string& line : LinesWith(log, what)) {
-    size_t p = line.find(what), q = line.rfind(" pid ");
-    if (p != std::string::npos && q != std::string::npos)
-      out[atol(line.c_str() + q + 5)] = atoi(line.c_str() + p + what.size());
-  }
-  return out;
-}
-
-}  // namespace
-
 // What a fork child says at info: each is logged bound at its fork ("(forked child) ... via fork"), before
 // anything tells a worker from a child that will exec. fork_pool.py's helper execs /bin/sleep (as CPython's
 // resource tracker does when it cannot use vfork): its exec says it gave the rank back, in text and, for
@@ -136,7 +113,7 @@ Test(fork_pool, a_child_that_execs_says_it_gave_its_rank_back) {
   std::string cpus;
   while (lines >> pid >> cpus) worker_pids.insert(pid);
   cr_assert_eq(worker_pids.size(), 2u, "%s", workers.c_str());
-  std::map<long, int> bound = RankLines(r.log, "bound rank "), gave = RankLines(r.log, "gave back rank ");
+  std::map<long, int> bound = RanksByPid(r.log, "bound rank "), gave = RanksByPid(r.log, "gave back rank ");
   int helpers = 0;
   for (const auto& [p, rank] : bound) {
     if (worker_pids.count(p) == 1) {

@@ -149,6 +149,16 @@ std::vector<std::string> LinesWith(const std::string& text, const std::string& n
   return lines;
 }
 
+std::map<long, int> RanksByPid(const std::string& log, const std::string& what) {
+  std::map<long, int> out;
+  for (const std::string& line : LinesWith(log, what)) {
+    size_t p = line.find(what), q = line.rfind(" pid ");
+    if (p != std::string::npos && q != std::string::npos)
+      out[atol(line.c_str() + q + 5)] = atoi(line.c_str() + p + what.size());
+  }
+  return out;
+}
+
 std::string Tail(const std::string& text, size_t max_chars) {
   return text.size() <= max_chars ? text : "..." + text.substr(text.size() - max_chars);
 }
