@@ -141,7 +141,7 @@ inline bool BoundAtSetenv(const RankMatch& m) {
 
 /// Child-safe: in a fork child that took a rank under NUMABIND_FORKS=ranks (shim/entry/fork_wrappers.cc),
 /// called at exec of `path`: gives the rank's slot back to the shared counter, undoes the binding and says
-/// so (WriteGaveBack). Else nothing.
+/// so (WriteGaveBack). Else nothing: in that child's own fork or vfork children too, which keep its rank.
 void GiveBackForkRank(const char* path);
 
 /// Child-safe: puts back the binding BindRank saved.
