@@ -166,6 +166,25 @@ PoolChildren RunPoolChildren(const std::string& policy) {
 
 }  // namespace
 
+// A fork child that execs was no worker: it gives its rank back and its binding up before the program starts,
+// which then runs on the CPUs of the process that forked it. The program (grep) reads them itself, from its
+// /proc/self/status.
+Test(fork_pool, a_child_that_execs_runs_on_its_parents_cpus) {
+  CpuPair c = TwoAllowedCpus();
+  PoolChildren o = RunPoolChildren(c.policy);
+  cr_assert_eq(o.run.run.exit_code, 0, "%s", Tail(o.run.output).c_str());
+  cr_assert_eq(o.main.size(), 1u, "%s", Tail(o.run.output).c_str());
+  cr_assert_eq(o.main[0].Get("cpus"), c.all, "%s", o.main[0].line.c_str());
+  cr_expect_eq(o.main[0].Get("fork_exec"), c.all,
+               "the program a fork child exec'd runs on CPUs %s, not its parent's %s: the binding the child "
+               "took at fork was kept; log:\n%s",
+               o.main[0].Get("fork_exec").c_str(), c.all.c_str(), Tail(o.run.log).c_str());
+  long pid = atol(o.main[0].Get("fork_exec_pid").c_str());
+  std::map<long, int> gave = RanksByPid(o.run.log, "gave back rank ");
+  cr_expect(gave.count(pid) == 1 && gave[pid] == 0, "no line says child %ld gave rank 0 back; log:\n%s", pid,
+            Tail(o.run.log).c_str());
+}
+
 // A pool worker's children are the rank's. The programs it runs, by fork and exec (a preexec_fn makes
 // CPython fork) or by subprocess.run (vfork and exec), and a fork child that does not exec keep the worker's
 // CPUs, and the worker keeps its rank: a second pool started while the first lives takes ranks 2 and 3, not
