@@ -10,6 +10,7 @@
 #include "base/text.h"
 #include "config/vars.h"
 #include "shim/child/child.h"
+#include "shim/child/pool_process.h"
 
 namespace numabind::shim {
 
@@ -31,13 +32,16 @@ void CheckOrderCounter() {
   pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
   g_state.order_counter_pid = self;  // its exit removes the page named after it (start.cc)
   const config::Config& c = g_state.config;
-  bool forks = c.fork_ranks && !g_state.rank_bound;
+  bool forks = ForksTakeRanks();
   // The default glob (Python's spawn workers, which one launcher starts: counting its children suffices)
   // is in every configured process: only a glob the user wrote is worth a probe at each first fork.
   bool match = c.match != nullptr && *c.match != '\0' && c.match != config::kDefaultMatch;
   if ((!forks && !match) || c.log < config::LogLevel::kWarn) return;
   int page_error = 0;
-  if (!IsOrderTreeRoot(self) || OrderCounterUsable(self, &page_error)) return;
+  // Once per tree: its root says it, or for a pool the topmost Python (a shell may be the root; a
+  // forkserver's parent is the pool's process, which said it).
+  bool first = IsOrderTreeRoot(self) || (forks && !RunsPython(static_cast<pid_t>(base::Sys6(SYS_getppid))));
+  if (!first || OrderCounterUsable(self, &page_error)) return;
   Line l;
   if (forks) {
     l.Str("numabind: the children that ").Str(program_invocation_name ? program_invocation_name : "it");

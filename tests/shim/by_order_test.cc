@@ -58,7 +58,7 @@ void ExpectUnique(const char* mode) {
       argv, {"NUMABIND_POLICY=cpus:0|1|0|1", "NUMABIND_MATCH=/*/helpers/barrier *", "NUMABIND_NRANKS=4"},
       std::string("by-order-") + mode);
   cr_assert(r.run.started && r.run.exit_code == 0, "%s: %s", mode, Tail(r.output + r.log).c_str());
-  std::map<long, long> ranks = RanksByPid(r.log);
+  std::map<long, int> ranks = RanksByPid(r.log, "numabind: bound rank ");
   int duplicates = 0, unbound = 0;
   for (int k = 0; k < kLaunches; ++k) {
     std::vector<long> pids = Pids(dir + "/" + std::to_string(k));
@@ -218,7 +218,7 @@ Test(by_order, script_workers_without_the_counter_take_ranks_in_turn, .timeout =
   RemoveTree(dir);
   cr_assert_eq(r.run.exit_code, 0, "%s", Tail(r.output + r.log).c_str());
   cr_assert_eq(workers.size(), 4u, "%s", Tail(r.log).c_str());
-  std::map<long, long> ranks = RanksByPid(r.log);
+  std::map<long, int> ranks = RanksByPid(r.log, "numabind: bound rank ");
   std::set<long> taken;
   for (const auto& [pid, cpus] : workers) {
     auto it = ranks.find(pid);

@@ -150,13 +150,14 @@ std::vector<std::string> LinesWith(const std::string& text, const std::string& n
   return lines;
 }
 
-std::map<long, long> RanksByPid(const std::string& log) {
-  std::map<long, long> ranks;
-  for (const std::string& line : LinesWith(log, "numabind: bound rank ")) {
-    size_t at = line.find("bound rank "), pid = line.rfind(" pid ");
-    if (pid != std::string::npos) ranks[atol(line.c_str() + pid + 5)] = atol(line.c_str() + at + 11);
+std::map<long, int> RanksByPid(const std::string& log, const std::string& what) {
+  std::map<long, int> out;
+  for (const std::string& line : LinesWith(log, what)) {
+    size_t p = line.find(what), q = line.rfind(" pid ");
+    if (p != std::string::npos && q != std::string::npos)
+      out[atol(line.c_str() + q + 5)] = atoi(line.c_str() + p + what.size());
   }
-  return ranks;
+  return out;
 }
 
 std::map<long, std::string> WorkerEntries(const std::string& dir) {

@@ -32,8 +32,9 @@ std::string ReadFile(const std::string& path);
 /// Lines of text containing needle.
 std::vector<std::string> LinesWith(const std::string& text, const std::string& needle);
 
-/// pid -> rank, from a text log's "numabind: bound rank R ... pid P" lines.
-std::map<long, long> RanksByPid(const std::string& log);
+/// pid -> rank of the log's lines that contain `what` ("bound rank ", "gave back rank "), each followed by
+/// the rank and ending in "pid P" (the bound lines of ranks found by order, the lines of NUMABIND_FORKS).
+std::map<long, int> RanksByPid(const std::string& log, const std::string& what);
 
 /// The entries workers made in dir (helpers/barrier, scripts/order_worker.sh: one file per worker, named by
 /// its pid and holding its CPUs): pid -> CPUs (the file's first line).

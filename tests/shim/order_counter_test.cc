@@ -82,7 +82,7 @@ std::string NoRoom(const std::string& shared) {
 /// log has no rank for it; returns how many were bound.
 int ExpectAsLogged(const std::map<long, std::string>& workers, const std::string& log, const CpuPair& p,
                    const char* what) {
-  std::map<long, long> ranks = RanksByPid(log);
+  std::map<long, int> ranks = RanksByPid(log, "numabind: bound rank ");
   int bound = 0;
   for (const auto& [pid, cpus] : workers) {
     auto it = ranks.find(pid);
@@ -193,7 +193,7 @@ Test(order_counter, page_written_where_fallocate_is_refused, .timeout = 120) {
                  Tail(r.log).c_str());
     if (full) continue;
     std::set<long> ranks;
-    std::map<long, long> by_pid = RanksByPid(r.log);
+    std::map<long, int> by_pid = RanksByPid(r.log, "numabind: bound rank ");
     for (const auto& [pid, cpus] : workers) {
       if (by_pid.count(pid) != 0) ranks.insert(by_pid[pid]);
     }
