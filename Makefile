@@ -71,7 +71,7 @@ TEST_SCRIPTS := $(wildcard tests/pkg/*_test.sh)
 TEST_OPT ?= -O0
 $(BUILD)/obj/tests/%.o: CXXFLAGS_BASE += $(TEST_OPT)
 
-.PHONY: FORCE all print-pure-srcs print-command-srcs print-pure-flags lint test test-unit test-vm test-cluster stress demo install install-build uninstall deb man completion check-abi deps deps-demo clean bench readme-vars
+.PHONY: FORCE all print-pure-srcs print-command-srcs print-pure-flags lint test test-unit test-vm test-cluster stress soak demo install install-build uninstall deb man completion check-abi deps deps-demo clean bench readme-vars
 all: $(LIB) $(CLI) $(EMPTYLIB) $(HELPERS) $(BUILD)/helpers/no_libc $(MUSL_HELPERS)
 
 # run_command.o is rebuilt whenever SHIM_PATH changes (the stamp holds the last value).
@@ -298,11 +298,19 @@ test-vm: deps all deb
 	BUILD=$(BUILD) tests/vm/run.sh
 
 # Stress at full size: 10,000 spawns on this machine (make test: 1,000), and 1,000 per check in the 16-CPU
-# guest, with CPU hotplug and a shrinking cpuset (make test: 100; a spawn costs about 0.3 s under emulation).
+# guest, with CPU hotplug and a shrinking cpuset (make test: 100; a spawn costs about 0.3 s under emulation);
+# and the soak of ranks found by order.
 stress: deps all $(BUILD)/tests/shim_test
 	NUMABIND_STRESS_SPAWNS=10000 $(BUILD)/tests/shim_test --filter 'stress/*' --verbose=1
+	$(PYTHON) tests/shim/scripts/order_soak.py $(BUILD) 200 200
 	BUILD=$(BUILD) VM_LAYOUTS=A VM_TCG_THREAD=multi VM_SCRIPT='$(CURDIR)/tests/vm/stress_only.sh' \
 	  VM_STRESS_SPAWNS=1000 VM_TIMEOUT=3600 tests/vm/run.sh
+
+# The soak of ranks found by order (issue 38; root): 200 launches under NUMABIND_MATCH and 200 fork pools
+# under NUMABIND_FORKS, with random SIGKILLs of workers and holders and the shared directory filled and
+# emptied (tests/shim/scripts/order_soak.py). About 15 s here; `make stress` runs it, `make test` does not.
+soak: deps all
+	$(PYTHON) tests/shim/scripts/order_soak.py $(BUILD) 200 200
 
 # A two-host Slurm and ssh cluster in network namespaces (root); `make test` runs it too.
 test-cluster: deps all

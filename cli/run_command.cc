@@ -31,7 +31,7 @@ const OptionSpec kRunOptions[] = {
     {"--rank-var", "NUMABIND_RANK_VAR", false, "VAR", "the variable that carries each rank's local rank"},
     {"--match", "NUMABIND_MATCH", false, "GLOB", "command lines that take local ranks in spawn order"},
     {"--forks", "NUMABIND_FORKS", true, "",
-     "children a non-rank forks (Python fork/forkserver pools) take ranks by order", "ranks"},
+     "children Python forks (its fork/forkserver pools; not a shell's) take ranks by order", "ranks"},
     {"--topology", "NUMABIND_TOPOLOGY", false, "T",
      "an hwloc XML file or synthetic:DESC instead of this machine"},
     {"--log", "NUMABIND_LOG", false, "L", ""},

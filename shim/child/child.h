@@ -171,9 +171,16 @@ void Restore(const SavedBinding& saved);
 /// be had.
 uint32_t CountMatchingChildren(pid_t parent);
 
-/// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs), joined
-/// with single spaces, matches NUMABIND_MATCH. False when it cannot be read (no /proc; a zombie's is empty).
+/// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs) matches
+/// NUMABIND_MATCH as ArgsMatch says. False when it cannot be read (no /proc; a zombie's is empty).
 bool CmdlineMatches(const char* path);
+
+/// Child-safe: whether the arguments of running process `pid` (0: the caller), from_args[0..len) (each
+/// ending in a NUL, the last one perhaps not), joined with single spaces, match NUMABIND_MATCH: the whole
+/// line, or, when the process runs a script, the line from the script's path on (the kernel runs
+/// "/path/worker.sh 1" as "/bin/sh /path/worker.sh 1"). The line is joined into args (room for len + 1
+/// bytes), which may be from_args itself.
+bool ArgsMatch(const char* from_args, long len, char* args, long pid);
 
 /// Child-safe: called when a rank found by order (g_role, Role::kByOrder) starts `path` with argv, from
 /// `launcher` (that rank). When argv matches NUMABIND_MATCH too, the glob matches the launcher's own command
@@ -185,12 +192,15 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher);
 /// their plans follow (plan::ComputeRankPlan) and how to give the count.
 void NoteUnknownCount(pid_t launcher);
 
-/// Parent side of a fork or spawn, once per process (the caller's once-flag: NoteNoOrderCounter,
-/// shim/rank/become_rank.h) that starts ranks by order (a NUMABIND_MATCH other than the default, or
-/// `forks`: NUMABIND_FORKS in a process that is no rank): checks that the tree's shared counter
-/// (order_counter.h) can be had and, when not, says at warn in one line what that costs and the fix (the
-/// root of the tree says it, its configured descendants do not).
-void CheckOrderCounter(bool forks);
+/// Parent side of a fork or spawn (not child-safe: it writes g_prepared): once per process that starts ranks
+/// by order (a NUMABIND_MATCH other than the default, or a process whose forks take ranks: ForksTakeRanks),
+/// checks that the tree's shared counter (order_counter.h) can be had and, when not, says at warn in one line
+/// what that costs and the fix (the root of the tree says it, or the topmost Python process of a pool; their
+/// configured descendants do not). Inline: a fork after the first pays one flag test.
+void CheckOrderCounter();
+inline void NoteNoOrderCounter() {
+  if (!__atomic_load_n(&g_prepared.order_counter_checked, __ATOMIC_ACQUIRE)) CheckOrderCounter();
+}
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.
 bool ArgvMatches(char* const* argv);

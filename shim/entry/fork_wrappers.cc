@@ -13,6 +13,7 @@
 #include "base/hot.h"
 #include "base/syscalls.h"
 #include "shim/child/child.h"
+#include "shim/child/pool_process.h"
 #include "shim/child/rank_exports.h"
 #include "shim/entry/site_config.h"
 #include "shim/entry/vfork.h"
@@ -54,8 +55,8 @@ void BeforeFork() {
   errno = e;
 }
 
-/// Child-safe: in the child of a fork of a configured non-rank under NUMABIND_FORKS=ranks (a Python fork or
-/// forkserver pool's worker), before fork returns: takes the next rank by order from the tree's shared
+/// Child-safe: in the child of a fork of a Python process under NUMABIND_FORKS=ranks (ForksTakeRanks: a fork
+/// or forkserver pool's worker), before fork returns: takes the next rank by order from the tree's shared
 /// counter (order_counter.h) and becomes it (shim/rank/become_rank.h), with what its parent prepared (a).
 /// The child has one thread: there are no others to bind.
 void BindForkChild(const ChildArgs& a) {
@@ -74,7 +75,7 @@ NUMABIND_HOT pid_t RunFork(pid_t (*real)()) {
   }
   if (!g_role.Acts() || t_in_shim) return real();
   BeforeFork();
-  bool worker = g_startup.config.fork_ranks && !g_role.IsRank();
+  bool worker = ForksTakeRanks();
   pid_t pid = real();
   if (pid == 0) {
     numabind::shim::t_fork_child = true;  // the child's own copy: fork children share nothing

@@ -20,8 +20,10 @@ namespace {
 /// What a rank that became one in a running launcher keeps (kFork, kSetenv), in a page mapped when it first
 /// binds: a static one would add a page to every process's writable data (a mapping and a fault at each
 /// start of every program). A fork child's slot of the shared counter and the binding it had, for
-/// GiveBackForkRank; the CPUs it was bound to (g_role.cpus).
+/// GiveBackForkRank; the CPUs it was bound to (g_role.cpus). Its own fork and vfork children see them too (a
+/// copy, the same memory): `taker` is the process that took the slot, the only one that gives it back.
 struct RankPage {
+  pid_t taker;
   OrderClaim claim;
   SavedBinding saved;
   uint64_t saved_cpus[config::kMaxCpuWords];
@@ -98,12 +100,6 @@ NUMABIND_HOT ChildArgs ChildArgsNow() {
   return a;
 }
 
-NUMABIND_HOT void NoteNoOrderCounter() {
-  if (__atomic_load_n(&g_prepared.order_counter_checked, __ATOMIC_ACQUIRE)) return;
-  if (__atomic_exchange_n(&g_prepared.order_counter_checked, true, __ATOMIC_ACQ_REL)) return;
-  CheckOrderCounter(g_startup.config.fork_ranks && !g_role.IsRank());
-}
-
 NUMABIND_HOT void BecomeBoundRank(Role::How how) {
   SetRank(how, RankMatch(), how == Role::kByOrder ? static_cast<pid_t>(base::Sys6(SYS_getpid)) : 0);
   ArmAffinityGuard();
@@ -117,6 +113,7 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
       FinishOrderClaim(&m->order, 0);
       return false;
     }
+    page->taker = static_cast<pid_t>(base::Sys6(SYS_getpid));
     page->claim = m->order;
     m->order = OrderClaim();
   }
@@ -169,10 +166,14 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
   return bound;
 }
 
-// Child-safe: raw system calls on this fork child's own memory.
+// Child-safe: raw system calls on this fork child's own memory. Only the process that took the rank gives it
+// back: a worker's fork children inherit its page, and a program the worker runs keeps the worker's binding,
+// as a rank's children do; a vfork child runs in the worker's memory and must leave its page and role as
+// they are.
 NUMABIND_HOT void GiveBackForkRank(const char* path) {
   RankPage* page = g_rank_page;
-  if (page == nullptr || page->claim.map == nullptr) return;
+  if (page == nullptr || page->claim.map == nullptr || page->taker != static_cast<pid_t>(base::Sys6(SYS_getpid)))
+    return;
   FinishOrderClaim(&page->claim, 0);
   bool bound = g_role.IsRank() && (g_role.how == Role::kFork || g_role.how == Role::kSetenv);
   if (bound) Restore(page->saved);

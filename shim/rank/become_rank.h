@@ -23,10 +23,6 @@ constexpr int kStrictExitStatus = 127;
 /// the memory it has from its parent) and by a rank binding itself, after they prepared.
 ChildArgs ChildArgsNow();
 
-/// Parent side of a fork or spawn: CheckOrderCounter, once per process (a fork after the first pays one
-/// flag test, and writes nothing).
-void NoteNoOrderCounter();
-
 /// A process that started as a rank bound before its start (`how`: Role::kByLauncher, its NUMABIND_BOUND's
 /// proof; Role::kByOrder, its command line matches NUMABIND_MATCH): the role, and the affinity guard.
 void BecomeBoundRank(Role::How how);
@@ -48,7 +44,7 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
 
 /// Child-safe: in a fork child that took a rank under NUMABIND_FORKS=ranks, called at exec of `path`: gives
 /// the rank's slot back to the shared counter, undoes the binding, says so (WriteGaveBack) and is the
-/// launcher it was again. Else nothing.
+/// launcher it was again. Else nothing: in that child's own fork or vfork children too, which keep its rank.
 void GiveBackForkRank(const char* path);
 
 }  // namespace numabind::shim
