@@ -107,19 +107,24 @@ NUMABIND_HOT void Ours::Take(const char* s) {
   if (id >= 0 && value[id] == nullptr) value[id] = s + n + 1;
 }
 
-bool Ours::Sets(int id) const {
+NUMABIND_HOT bool Ours::Sets(int id) const {
   const char* v = value[id];
   return v != nullptr && (*v != '\0' || ReadsEmpty(id));
+}
+
+// Child-safe: reads env.
+NUMABIND_HOT Ours OursOf(const char* const* env) {
+  Ours ours;
+  for (const char* const* e = env; e != nullptr && *e != nullptr; ++e) {
+    if (StartsWith(*e, kPrefix)) ours.Take(*e);
+  }
+  return ours;
 }
 
 NUMABIND_HOT bool Parse(const char* const* env, Config* out, Error* err) {
   // One pass over env finds every variable's value (the first entry of a name, as Lookup), rather than one
   // pass per variable, and notes the first NUMABIND_* name that is no variable, for the warning.
-  Ours values;
-  for (const char* const* e = env; e != nullptr && *e != nullptr; ++e) {
-    if (StartsWith(*e, kPrefix)) values.Take(*e);
-  }
-  return ParseValues(values, out, err);
+  return ParseValues(OursOf(env), out, err);
 }
 
 NUMABIND_HOT bool ParseValues(const Ours& values, Config* out, Error* err) {

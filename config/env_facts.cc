@@ -71,7 +71,7 @@ NUMABIND_HOT void ScanEnvFacts(const char* const* env, EnvFacts* out, const char
   for (const char* const* p = env; p != nullptr && *p != nullptr; ++p) {
     const char* e = *p;
     char c = e[0];
-    ++out->count;
+    if (out->count++ == 0) out->first = e;
     if (named != nullptr && out->named == nullptr && c == named[0]) out->named = base::ValueOf(e, named);
     if (c == 'N' && base::StartsWith(e, "NUMABIND_")) {
       if (ours != nullptr && n < cap - 1) ours[n++] = e;
@@ -87,6 +87,8 @@ NUMABIND_HOT void ScanEnvFacts(const char* const* env, EnvFacts* out, const char
   ++r;
 #define NUMABIND_ENV(field, name) \
   if (c == name[0]) Take(e, name, &out->field);
+#define NUMABIND_KEPT_ENV(field, name) \
+  if (c == name[0]) Take(e, name, &out->kept.field);
 #define NUMABIND_ENV_PREFIX(field, prefix, max)                       \
   if (c == prefix[0] && base::StartsWith(e, prefix)) {               \
     if (out->field##_count < (max))                                  \
@@ -97,6 +99,7 @@ NUMABIND_HOT void ScanEnvFacts(const char* const* env, EnvFacts* out, const char
 #include "config/env_vars.def"
 #undef NUMABIND_RANK_ENV
 #undef NUMABIND_ENV
+#undef NUMABIND_KEPT_ENV
 #undef NUMABIND_ENV_PREFIX
   }
   if (ours != nullptr && cap > 0) ours[n] = nullptr;

@@ -55,14 +55,30 @@ struct EnvNames {
 };
 inline constexpr EnvNames kEnvNames{};
 
+/// What a rank's environment sets of what NUMABIND_EXPORT sets (config/env_vars.def's NUMABIND_KEPT_ENV rows):
+/// the part of its facts a rank found keeps (plan/rank_env.h keeps them as they are).
+struct EnvKept {
+#define NUMABIND_RANK_ENV(rank, size)
+#define NUMABIND_ENV(field, name)
+#define NUMABIND_KEPT_ENV(field, name) const char* field = nullptr;
+#define NUMABIND_ENV_PREFIX(field, prefix, max)
+#include "config/env_vars.def"
+#undef NUMABIND_RANK_ENV
+#undef NUMABIND_ENV
+#undef NUMABIND_KEPT_ENV
+#undef NUMABIND_ENV_PREFIX
+};
+
 /// What an environment says, read in one pass (ScanEnvFacts): each variable of config/env_vars.def, the
 /// value of its first entry as Lookup finds it (what getenv finds), nullptr when absent; a prefix row's
 /// entries whole ("HWLOC_XMLFILE=/x.xml"), in order. Pointers into the environment. Child-safe: plain data.
 struct EnvFacts {
   const char* rank[kRankVarCount] = {};  ///< kRankVarNames[i]'s value
   const char* size[kRankVarCount] = {};  ///< kRankSizeNames[i]'s value (FLUX_TASK_LOCAL_ID has none)
+  EnvKept kept;
 #define NUMABIND_RANK_ENV(rank, size)
 #define NUMABIND_ENV(field, name) const char* field = nullptr;
+#define NUMABIND_KEPT_ENV(field, name)
 #define NUMABIND_ENV_PREFIX(field, prefix, max) \
   const char* field[max] = {};                  \
   int field##_count = 0;                        \
@@ -70,10 +86,14 @@ struct EnvFacts {
 #include "config/env_vars.def"
 #undef NUMABIND_RANK_ENV
 #undef NUMABIND_ENV
+#undef NUMABIND_KEPT_ENV
 #undef NUMABIND_ENV_PREFIX
   /// The value of the variable ScanEnvFacts's `named` names (NUMABIND_RANK_VAR's, read in the same pass
   /// when the caller knows it already), nullptr when absent or not asked for.
   const char* named = nullptr;
+  /// The environment's first entry, nullptr when it has none: the kernel lays a process's argument strings
+  /// out just before its environment's (shim/rank/self_bind.cc reads its own command line up to it).
+  const char* first = nullptr;
   size_t count = 0;    ///< the environment's entries
   int ours_count = 0;  ///< NUMABIND_* entries collected (ScanEnvFacts's `ours`)
 };

@@ -56,6 +56,10 @@ struct Ours {
   bool Sets(int id) const;
 };
 
+/// The NUMABIND_* values of `env` (NULL-terminated "NAME=value" array; nullptr counts as empty), in one
+/// pass over it. Child-safe.
+Ours OursOf(const char* const* env);
+
 /// A variable for people: the texts of its row of config/vars.def.
 struct VarInfo {
   const char* name;     ///< "NUMABIND_POLICY"

@@ -98,11 +98,11 @@ OneDevice FindOneDevice(const EnvFacts& facts) {
   const char* cuda_name = kEnvNames.cuda_visible_devices;
   const char* rocr_name = kEnvNames.rocr_visible_devices;
   const char* hip_name = kEnvNames.hip_visible_devices;
-  const char* cuda = facts.cuda_visible_devices;
+  const char* cuda = facts.kept.cuda_visible_devices;
   if (cuda != nullptr) d.nvidia = OneOf(cuda, nullptr, 0, &d.nvidia_uuid, &d.nvidia_uuid_len);
   if (cuda != nullptr) d.nvidia_var = cuda_name;
-  const char* rocr = facts.rocr_visible_devices;
-  const char* hip = facts.hip_visible_devices;
+  const char* rocr = facts.kept.rocr_visible_devices;
+  const char* hip = facts.kept.hip_visible_devices;
   if (hip == nullptr) {
     if (rocr != nullptr) d.amd = OneOf(rocr, nullptr, 0, &d.amd_uuid, &d.amd_uuid_len), d.amd_var = rocr_name;
     return d;

@@ -129,11 +129,10 @@ NUMABIND_HOT bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, Rank
   return true;
 }
 
-// Child-safe: reads envp, the prepared config and /proc, with raw system calls.
-NUMABIND_HOT bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
-  config::EnvFacts facts;  // NUMABIND_RANK_VAR's variable in the same pass
-  config::ScanEnvFacts(const_cast<const char* const*>(envp), &facts, nullptr, 0, g_startup.config.rank_var);
+// Child-safe: reads the facts, the prepared config and /proc, with raw system calls.
+NUMABIND_HOT bool FindRank(char* const* argv, const config::EnvFacts& facts, pid_t parent, RankMatch* out) {
   out->env_entries = facts.count;
+  out->kept = facts.kept;
   if (FindRankVar(facts, g_startup.rank_vars, out)) return true;
   if (g_startup.config.rank_var != nullptr && (g_startup.rank_vars & config::kRankVarBit) != 0)
     return false;

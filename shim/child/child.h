@@ -35,6 +35,8 @@ struct RankMatch {
   uint32_t nranks = 0;  ///< 0 = unknown
   /// The entries of the environment it was found in (config::EnvFacts::count): room for its new one.
   size_t env_entries = 0;
+  /// What that environment sets of what NUMABIND_EXPORT sets (config::EnvFacts::kept): kept as it is.
+  config::EnvKept kept;
   bool replaced = false;  ///< set by BindRank: the binding the rank started with was another, now replaced
   /// The CPUs the rank started with, when its caller widened them before BindRank (a rank binding itself,
   /// in shim/rank/self_bind.cc), else nullptr: then it started with the binding BindRank finds.
@@ -114,10 +116,11 @@ enum class BindResult : uint8_t {
   kRefused,  ///< NUMABIND_STRICT=1 and the rank could not be bound: fail the spawn with *err
 };
 
-/// Child-safe: whether a program started with argv (may be nullptr) and envp is a rank, and which. One pass
-/// over envp (config::ScanEnvFacts); nothing after it reads envp but the rank's new environment's copy.
+/// Child-safe: whether a program started with argv (may be nullptr) and an environment whose one pass is
+/// `facts` is a rank, and which (ScanSpawn, shim/entry/configure.h: facts.named is NUMABIND_RANK_VAR's
+/// variable's value); nothing after the pass reads the environment but the rank's new environment's copy.
 /// `parent` is the launcher, whose live children count for ranks found by order.
-bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out);
+bool FindRank(char* const* argv, const config::EnvFacts& facts, pid_t parent, RankMatch* out);
 
 /// Child-safe: the local-rank variable and its rank count, from `facts` (one ScanEnvFacts of the program's
 /// environment; facts.named holds NUMABIND_RANK_VAR's variable's value), leaving out the built-in variables

@@ -38,23 +38,22 @@ void TakeKeptBlock(size_t bytes, char** map, size_t* size) {
 }  // namespace
 
 // Child-safe: arithmetic on the basis and the plan.
-size_t ExportBytes(const ChildArgs& a, const plan::RankPlan& plan, char* const* envp) {
+size_t ExportBytes(const ChildArgs& a, const plan::RankPlan& plan, const config::EnvKept& env) {
   if (g_startup.config.exports == 0 || a.prepared->basis == nullptr) return 0;
-  plan::RankEnv env;
-  size_t need = plan::BuildRankEnv(*a.prepared->basis, plan, g_startup.config.exports,
-                                   const_cast<const char* const*>(envp), nullptr, 0, &env);
+  plan::RankEnv built;
+  size_t need = plan::BuildRankEnv(*a.prepared->basis, plan, g_startup.config.exports, env, nullptr, 0, &built);
   // At least 1: with nothing to export, BuildExports still has to say why.
   return need == 0 ? 1 : need < plan::kRankEnvMax ? need : plan::kRankEnvMax;
 }
 
 // Child-safe: arithmetic on the basis, writes into buf and *out, one raw write for the log.
-void BuildExports(const ChildArgs& a, const RankMatch& m, const plan::RankPlan& plan, char* const* envp,
-                  const char* path, char* buf, size_t cap, plan::RankEnv* out, Line* line) {
+void BuildExports(const ChildArgs& a, const RankMatch& m, const plan::RankPlan& plan,
+                  const config::EnvKept& env, const char* path, char* buf, size_t cap, plan::RankEnv* out,
+                  Line* line) {
   out->count = 0;
   out->note[0] = '\0';
   if (g_startup.config.exports == 0 || a.prepared->basis == nullptr) return;
-  plan::BuildRankEnv(*a.prepared->basis, plan, g_startup.config.exports, const_cast<const char* const*>(envp), buf,
-                     cap, out);
+  plan::BuildRankEnv(*a.prepared->basis, plan, g_startup.config.exports, env, buf, cap, out);
   if (out->note[0] == '\0') return;
   Line& l = *line;
   l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
@@ -89,7 +88,7 @@ int BuildRankBlock(const ChildArgs& a, char* const* envp, const RankMatch& m, co
   out->map = nullptr;
   out->map_size = 0;
   bool mark = NeedsMarker(m);
-  size_t need = bound != nullptr ? ExportBytes(a, *bound, envp) : 0;
+  size_t need = bound != nullptr ? ExportBytes(a, *bound, m.kept) : 0;
   if (!mark && need == 0) return 0;
   // The line that says what was not exported (here rather than on the stack: 2 KiB), the pointers
   // (NUMABIND_BOUND, the exports, envp's entries, the NULL), the marker, the exports' text.
@@ -111,7 +110,7 @@ int BuildRankBlock(const ChildArgs& a, char* const* envp, const RankMatch& m, co
   plan::RankEnv exports;
   exports.count = 0;
   if (need > 0)
-    BuildExports(a, m, *bound, envp, path, marker + kMarkerMax, need, &exports, new (out->map) Line);
+    BuildExports(a, m, *bound, m.kept, path, marker + kMarkerMax, need, &exports, new (out->map) Line);
   if (mark || exports.count > 0) out->env = RankEnvironment(a, envp, m, mark, marker, exports, array);
   return 0;
 }

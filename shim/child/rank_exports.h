@@ -16,13 +16,14 @@
 namespace numabind::shim {
 
 /// Child-safe: the bytes rank m's exported entries need, 1 to plan::kRankEnvMax (0 when NUMABIND_EXPORT is
-/// none or the rank has no plan). `envp` is the environment the rank starts with.
-size_t ExportBytes(const ChildArgs& a, const plan::RankPlan& plan, char* const* envp);
+/// none or the rank has no plan). `env`: what the environment the rank starts with sets (RankMatch::kept).
+size_t ExportBytes(const ChildArgs& a, const plan::RankPlan& plan, const config::EnvKept& env);
 
 /// Child-safe: builds them into buf (cap bytes, from ExportBytes) and logs what was asked for and not
 /// exported as one warn line naming the rank and `path`, written in `line` (empty).
-void BuildExports(const ChildArgs& a, const RankMatch& m, const plan::RankPlan& plan, char* const* envp,
-                  const char* path, char* buf, size_t cap, plan::RankEnv* out, Line* line);
+void BuildExports(const ChildArgs& a, const RankMatch& m, const plan::RankPlan& plan,
+                  const config::EnvKept& env, const char* path, char* buf, size_t cap, plan::RankEnv* out,
+                  Line* line);
 
 /// Child-safe: fills out (room for m.env_entries + 2 + exports.count pointers) with NUMABIND_BOUND first
 /// (when `mark`: WriteMarker's marker), then the exported entries, then envp's entries other than
@@ -38,7 +39,8 @@ struct RankBlock {
   size_t map_size = 0;
 };
 
-/// Child-safe: builds rank m's environment (envp is the one m was found in: m.env_entries counts it):
+/// Child-safe: builds rank m's environment (envp is the one m was found in: m.env_entries counts it, and
+/// m.kept holds what it sets of what NUMABIND_EXPORT sets):
 /// NUMABIND_BOUND first (when NeedsMarker), NUMABIND_EXPORT's entries from the plan BindRank computed (when
 /// `bound` is not nullptr: the rank is bound to it; a warn line naming `path` for what is not exported), then
 /// envp's other entries. Maps nothing when there is nothing to add. Returns 0, or the errno of a failed mmap

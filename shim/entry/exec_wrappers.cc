@@ -14,6 +14,7 @@
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
+#include "shim/entry/configure.h"
 #include "shim/entry/site_config.h"
 #include "shim/launcher/prepare.h"
 #include "shim/rank/become_rank.h"
@@ -39,7 +40,7 @@ NUMABIND_HOT int ExecRank(Entry entry, const char* path, char* const* argv, char
     return call(envp);
   pid_t launcher = static_cast<pid_t>(base::Sys6(SYS_getppid));
   RankMatch found;
-  if (!FindRank(argv, envp, launcher, &found)) return call(envp);
+  if (!FindSpawnRank(argv, envp, launcher, &found)) return call(envp);
   pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
   // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
   // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.

@@ -15,6 +15,7 @@
 #include "shim/child/child.h"
 #include "shim/child/pool_process.h"
 #include "shim/child/rank_exports.h"
+#include "shim/entry/configure.h"
 #include "shim/entry/site_config.h"
 #include "shim/entry/vfork.h"
 #include "shim/launcher/prepare.h"
@@ -103,7 +104,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   if (!relevant) return;
   RankMatch m;
   pid_t launcher = static_cast<pid_t>(base::Sys6(SYS_getppid));
-  if (!FindRank(nullptr, environ, launcher, &m)) return;
+  if (!FindSpawnRank(nullptr, environ, launcher, &m)) return;  // its environment now, in one pass
   if (g_role.IsRank() && m.rank == g_role.rank && m.nranks == g_role.nranks) return;
   BecomeRank(ChildArgsNow(), Role::kSetenv, "(forked worker)", &m);
 }

@@ -14,7 +14,9 @@
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "base/text_writer.h"
+#include "config/rank_entry.h"
 #include "config/site_file.h"
+#include "shim/entry/configure.h"
 #include "shim/log/log.h"
 #include "shim/state/state.h"
 
@@ -37,8 +39,9 @@ int g_site_reader;
 /// (SIGSTOP, a debugger) must not stop every other thread's spawns for longer.
 constexpr long kSiteWaitNs = 2000000000;
 
-/// Reads the site file under `ours` and applies it to g_startup.config (the reading is this thread's).
-void ReadSiteFile(const char* const* ours);
+/// The one door: reads the site file under `ours` (an environment's NUMABIND_* values, its
+/// NUMABIND_CONFIG_FILE) and lays its values under g_startup.config (the reading is this thread's).
+void ReadSite(const config::Ours& ours);
 
 /// Whether the wrappers act, as another thread's reading left the role (an acquire load: its configuration
 /// is there when it says so).
@@ -79,16 +82,6 @@ void WaitForSiteFile() {
   }
 }
 
-/// The process's NUMABIND_* entries now (environ), NULL-terminated, for Parse and ApplySite: a process that
-/// reads the site file after its start-up may have changed its environment since.
-void OursNow(const char* (&ours)[kOursMax]) {
-  int n = 0;
-  for (char* const* p = environ; p != nullptr && *p != nullptr; ++p) {
-    if (base::StartsWith(*p, "NUMABIND_") && n < kOursMax - 1) ours[n++] = *p;
-  }
-  ours[n] = nullptr;
-}
-
 /// "PATH: cannot map room for it (ENAME)" into err.
 void CannotMap(config::Error* err, const char* path, long m) {
   char name[base::kErrnoSymbolMax];
@@ -96,27 +89,22 @@ void CannotMap(config::Error* err, const char* path, long m) {
   w.Str(path).Str(": cannot map room for it (").Str(base::ErrnoSymbol(static_cast<int>(-m), name)).Str(")");
 }
 
-/// ActivateForRankSpawn's reading, with g_site_state at 1: the site file under the launcher's environment;
-/// whether it configures this process (then active, as a launcher configured at start-up is).
+/// ActivateForRankSpawn's reading, with g_site_state at 1: the configure step (shim/entry/configure.h) of
+/// the launcher's environment now, with the site file under it; whether it configures this process (then a
+/// launcher, as one configured at start-up is).
 bool Activate() {
   if (getauxval(AT_SECURE) != 0) {
     PublishSiteFile();
     return false;
   }
   // It started without NUMABIND_POLICY, so none of its entries configured it then.
-  const char* ours[kOursMax];
-  OursNow(ours);
-  if (!TakeConfiguration(ours)) {
+  EnvScan scan;
+  ScanEnvironment(const_cast<const char* const*>(environ), &scan);
+  if (!Configure(scan, true) || !g_startup.config.enabled) {
     PublishSiteFile();
     return false;
   }
-  ReadSiteFile(ours);
-  if (!g_startup.config.enabled) {
-    PublishSiteFile();
-    return false;
-  }
-  const char* rv = g_startup.config.rank_var;
-  if (rv != nullptr && config::Lookup(environ, rv) != nullptr)
+  if (RankVarValue(scan, const_cast<const char* const*>(environ)) != nullptr)
     g_startup.rank_vars = config::kRankVarBit;
   EnsureResolved();  // the spawn that made it configured goes on as a launcher's
   BecomeLauncher();
@@ -126,33 +114,20 @@ bool Activate() {
 
 }  // namespace
 
-NUMABIND_HOT void BecomeLauncher() {
-  g_startup.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  __atomic_store_n(&g_role.kind, Role::kLauncher, __ATOMIC_RELEASE);
-}
-
-NUMABIND_HOT bool TakeConfiguration(const char* const* ours) {
-  config::Error err;
-  if (!config::Parse(ours, &g_startup.config, &err)) {
-    for (size_t i = 0; i < sizeof(g_startup.config_error); ++i) g_startup.config_error[i] = err.text[i];
-    g_startup.config_error[sizeof(g_startup.config_error) - 1] = '\0';
-  }
-  if (g_startup.config.disabled) return false;
-  WriteConfigWarning(err.warning);
-  return true;
-}
-
-NUMABIND_HOT void ApplySiteFile(const char* const* ours) {
-  TakeSiteFile();  // at start-up, before any other thread: this thread's
-  ReadSiteFile(ours);
-  // PublishSiteFile without its futex wake: no other thread can wait yet, and a waiter looks again every
-  // 10 ms anyway (WaitForSiteFile).
-  __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+NUMABIND_HOT void ReadSiteNow(const config::Ours& ours) {
+  // A late activation holds the reading already, and publishes it once it is a launcher (Activate).
+  bool held = __atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) == 1 &&
+              __atomic_load_n(&g_site_reader, __ATOMIC_RELAXED) == static_cast<int>(base::Sys6(SYS_gettid));
+  if (!held && !TakeSiteFile()) return;
+  ReadSite(ours);
+  // At start-up: PublishSiteFile without its futex wake: no other thread can wait yet, and a waiter looks
+  // again every 10 ms anyway (WaitForSiteFile).
+  if (!held) __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
 }
 
 namespace {
 
-NUMABIND_HOT void ReadSiteFile(const char* const* ours) {
+NUMABIND_HOT void ReadSite(const config::Ours& ours) {
   const char* path = config::SiteFilePath(ours);
   config::Error err;
   int fd = path != nullptr ? config::OpenSiteFile(path, &err) : -1;
@@ -194,9 +169,8 @@ bool ApplyPendingSiteFile() {
     return Acting();
   }
   int saved_errno = errno;
-  const char* ours[kOursMax];
-  OursNow(ours);
-  ReadSiteFile(ours);
+  // Under the environment's NUMABIND_* values now: a process may change them after its start-up.
+  ReadSite(config::OursOf(const_cast<const char* const*>(environ)));
   if (g_startup.config.disabled) __atomic_store_n(&g_role.kind, Role::kInert, __ATOMIC_RELEASE);
   PublishSiteFile();
   errno = saved_errno;

@@ -13,6 +13,7 @@
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
+#include "shim/entry/configure.h"
 #include "shim/entry/site_config.h"
 #include "shim/launcher/prepare.h"
 #include "shim/rank/become_rank.h"
@@ -32,7 +33,7 @@ auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* env
   if (SiteFilePending() && !ApplyPendingSiteFile()) return call(envp);  // site_config.h
   NoteNoOrderCounter();
   RankMatch m;
-  if (!FindRank(argv, envp, static_cast<pid_t>(base::Sys6(SYS_getpid)), &m)) return call(envp);
+  if (!FindSpawnRank(argv, envp, static_cast<pid_t>(base::Sys6(SYS_getpid)), &m)) return call(envp);
   if (m.bad_value == nullptr) EnsurePrepared();
   ChildArgs args = ChildArgsNow();
   auto ret = BindAndCall({&args, entry, path, envp, &m, false, 0, child_pid, refused_errno, argv}, call);

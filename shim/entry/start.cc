@@ -13,7 +13,9 @@
 #include "base/text.h"
 #include "config/bound_marker.h"
 #include "config/rank_count.h"
+#include "config/rank_entry.h"
 #include "shim/child/order_counter.h"
+#include "shim/entry/configure.h"
 #include "shim/entry/site_config.h"
 #include "shim/launcher/launch_id.h"
 #include "shim/log/log.h"
@@ -38,22 +40,18 @@ const char* const* StartupEnvironment() {
 NUMABIND_HOT __attribute__((noinline)) void StartConfigured(const char* const* env, bool rank) {
   // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
   if (getauxval(AT_SECURE) != 0) return;
-  // The one pass over the environment (config/rank_count.h): what everything after it reads.
-  const char* ours[kOursMax];
-  config::EnvFacts facts;
-  config::ScanEnvFacts(env, &facts, ours, kOursMax);
+  // The one pass over the environment (shim/entry/configure.h): what everything after it reads.
+  EnvScan scan;
+  ScanEnvironment(env, &scan);
   for (int i = 0; i < config::kRankVarCount; ++i) {
-    if (facts.rank[i] != nullptr) g_startup.rank_vars |= 1u << i;
+    if (scan.facts.rank[i] != nullptr) g_startup.rank_vars |= 1u << i;
   }
-  if (!TakeConfiguration(ours)) return;
-  // The site file's defaults under the environment's values (shim/entry/site_config.h): a rank reads it now,
-  // to bind itself with them; any other configured process at its first start of a program
-  // (ApplyPendingSiteFile), so that one which starts none never opens it.
-  if (rank || g_startup.rank_vars != 0 || g_startup.config.rank_var != nullptr) ApplySiteFile(ours);
-  if (g_startup.config.disabled || (rank && g_startup.config.policy.text == nullptr)) return;
-  // NUMABIND_RANK_VAR (the environment's or the site file's, known only now): its variable, looked up once.
-  if (g_startup.config.rank_var != nullptr) facts.named = config::Lookup(env, g_startup.config.rank_var);
-  if (StartAsRank(facts, env)) return;  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
+  // The configuration, and the site file's defaults under it: a rank reads the file now, to bind itself with
+  // them; any other configured process at its first start of a program (ApplyPendingSiteFile).
+  if (!Configure(scan, rank) || (rank && g_startup.config.policy.text == nullptr)) return;
+  // NUMABIND_RANK_VAR (the environment's or the site file's, known only now): its variable's value.
+  g_startup.facts.named = RankVarValue(scan, env);
+  if (StartAsRank()) return;  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
   BecomeLauncher();
 }
 
@@ -116,7 +114,7 @@ __attribute__((noinline)) void EndRank() {
   char launch[kLaunchMax];
   const char* token = g_prepared.launch;
   if (token[0] == '\0') {
-    FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), StartupEnvironment(), launch);
+    FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), g_startup.facts, launch);
     token = launch;
   }
   WriteRankEnd(self, token);

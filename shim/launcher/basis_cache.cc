@@ -24,8 +24,6 @@
 #include "shim/log/line.h"
 #include "shim/state/state.h"
 
-extern char** environ;
-
 namespace numabind::shim {
 namespace {
 
@@ -73,7 +71,7 @@ struct Hash {
 
 /// What the basis depends on in this process: the helper, the configuration, the environment the helper
 /// reads, and the CPUs and nodes it may use (the cgroup cpuset bounds both).
-uint64_t NameHash(const char* helper, bool all_devices) {
+uint64_t NameHash(const char* helper, char* const* planner_env) {
   Hash h;
   h.Str("numabind plan basis"), h.Value(plan::kBasisLayoutVersion);  // layouts keep a file each
   h.Str(helper);  // two installations (or build trees) keep a file each
@@ -83,8 +81,8 @@ uint64_t NameHash(const char* helper, bool all_devices) {
   config::PlannerInputTexts(g_startup.config, texts);
   const char* args[2 * config::kPlannerInputCount];
   for (int i = 0, n = config::PlannerInputArgs(texts, args); i < n; ++i) h.Str(args[i]);
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    if (PlannerReads(*e, all_devices)) h.Str(*e);
+  for (char* const* e = planner_env; *e != nullptr; ++e) {
+    if (PlannerReads(*e, false)) h.Str(*e);
   }
   uint64_t cpus[config::kMaxCpuWords] = {0};
   long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(cpus), reinterpret_cast<long>(cpus));
@@ -128,7 +126,9 @@ int OpenSharedDirectory() {
   return fd;
 }
 
-SharedKey SharedBasisKey(const char* helper, bool all_devices) { return {helper, NameHash(helper, all_devices)}; }
+SharedKey SharedBasisKey(const char* helper, char* const* planner_env) {
+  return {helper, NameHash(helper, planner_env)};
+}
 
 namespace {
 
@@ -165,10 +165,10 @@ bool WriteAll(int fd, const char* buf, size_t n) {
 bool PlannerReads(const char* entry, bool all_devices) {
   if (strncmp(entry, "HWLOC_", 6) == 0) return true;
   if (all_devices) return false;
-  for (const char* name : config::kPlannerVars) {
-    if (config::ValueOf(entry, name) != nullptr) return true;
-  }
-  return false;
+  const config::EnvNames& n = config::kEnvNames;
+  return config::ValueOf(entry, n.cuda_visible_devices) != nullptr ||
+         config::ValueOf(entry, n.rocr_visible_devices) != nullptr ||
+         config::ValueOf(entry, n.hip_visible_devices) != nullptr;
 }
 
 bool LoadSharedBasis(const SharedKey& key, HelperRun* run) {

@@ -38,8 +38,9 @@ struct SharedKey {
   uint64_t name;
 };
 
-/// The key of this process's basis now, with `all_devices` as PlannerReads takes it.
-SharedKey SharedBasisKey(const char* helper, bool all_devices);
+/// The key of this process's basis now; `planner_env` is the environment the helper gets (what the planner
+/// reads of this process's, shim/launcher/prepare.cc), whose planner entries (PlannerReads) it hashes.
+SharedKey SharedBasisKey(const char* helper, char* const* planner_env);
 
 /// The helper's answer (a plan::BasisFrameHeader and its payload) shared for `key` and the machine's state,
 /// into run->out (mmap'd: release with FreeHelperOutput) and run->size; false when there is none to trust.

@@ -73,10 +73,45 @@ __attribute__((noinline)) void LogPrepared(long us, bool shared) {
   WriteLog(config::LogLevel::kDebug, &l);
 }
 
-/// The environment for the helper: the entries it reads (PlannerReads) and LD_LIBRARY_PATH (the loader's,
-/// for a libhwloc that a module put there), with the library switched off. Not the launcher's whole
-/// environment: a rank's may be near the kernel's exec limit, and the helper's arguments would tip it over
-/// (E2BIG). mmap'd (no malloc: see the top of this file); the caller unmaps `*bytes`.
+/// The most entries HelperEnvironmentOf gives the helper: NUMABIND_DISABLE=1, hwloc's, the three visibility
+/// lists, LD_LIBRARY_PATH and the NULL.
+static_assert(sizeof(Prepared::helper_env) / sizeof(char*) >= 1 + sizeof(config::EnvFacts::hwloc) / sizeof(char*) + 3 + 1 + 1,
+              "room for the helper's environment");
+
+/// The environment for the helper, from the environment's one pass `f` (config/env_facts.h), into env
+/// (g_prepared.helper_env): the library switched off (NUMABIND_DISABLE=1: one loaded otherwise than by
+/// LD_PRELOAD, /etc/ld.so.preload), the entries the planner reads (hwloc's HWLOC_*, the visibility lists
+/// unless `all_devices`: PlannerReads) and LD_LIBRARY_PATH (the loader's, for a libhwloc that a module put
+/// there). Not the launcher's whole environment: a rank's may be near the kernel's exec limit, and the
+/// helper's arguments would tip it over (E2BIG). False when the pass kept fewer HWLOC_* entries than there
+/// are (HelperEnvironment then walks the environment).
+bool HelperEnvironmentOf(const config::EnvFacts& f, bool all_devices, const char** env) {
+  size_t k = 0;
+  env[k++] = "NUMABIND_DISABLE=1";
+  if (f.hwloc_more) return false;
+  for (int i = 0; i < f.hwloc_count; ++i) env[k++] = f.hwloc[i];
+  const config::EnvNames& n = config::kEnvNames;
+  const char* const lists[][2] = {{f.kept.cuda_visible_devices, n.cuda_visible_devices},
+                                  {f.kept.rocr_visible_devices, n.rocr_visible_devices},
+                                  {f.kept.hip_visible_devices, n.hip_visible_devices}};
+  for (const auto& l : lists) {
+    if (!all_devices && l[0] != nullptr) env[k++] = config::EntryOf(l[0], base::StrLen(l[1]));
+  }
+  if (f.ld_library_path != nullptr) env[k++] = config::EntryOf(f.ld_library_path, base::StrLen(n.ld_library_path));
+  env[k] = nullptr;
+  return true;
+}
+
+/// HelperEnvironmentOf of this process's environment now, in one pass. Not inlined: the pass is on the stack
+/// only here, not while the helper runs (a thread's stack may be 16 KiB).
+__attribute__((noinline)) bool HelperEnvironmentNow(bool all_devices, const char** env) {
+  config::EnvFacts now;
+  config::ScanEnvFacts(const_cast<const char* const*>(environ), &now);
+  return HelperEnvironmentOf(now, all_devices, env);
+}
+
+/// HelperEnvironmentOf's entries walked from `environ`, for an environment with more HWLOC_* entries than
+/// one pass keeps: mmap'd (no malloc: see the top of this file); the caller unmaps `*bytes`.
 char** HelperEnvironment(bool all_devices, size_t* bytes) {
   size_t n = 0;
   while (environ != nullptr && environ[n] != nullptr) ++n;
@@ -127,14 +162,24 @@ bool SeccompFiltered() {
   return verdict != 0;
 }
 
-void Prepare(bool all_devices) {
+void Prepare(const config::EnvFacts* facts, bool all_devices) {
   const config::Config& c = g_startup.config;
   timespec start = base::ClockNow(CLOCK_MONOTONIC);
+  // What the planner reads of the environment: the caller's pass, or this process's environment now, in one.
+  const char** fixed = g_prepared.helper_env;
+  size_t env_bytes = 0;
+  char** envp = const_cast<char**>(fixed);
+  bool made = facts != nullptr ? HelperEnvironmentOf(*facts, all_devices, fixed)
+                               : HelperEnvironmentNow(all_devices, fixed);
+  if (!made && (envp = HelperEnvironment(all_devices, &env_bytes)) == nullptr) {
+    SetPrepareError("cannot start the planner helper ", kHelperPath, ": out of memory");
+    return;
+  }
   HelperRun run;
   // Another process of this user prepared the same configuration on this machine, or is preparing it and
   // this one waits (shim/launcher/basis_cache.h). The lock, when this process got it, is released on return.
   PreparationLock lock;
-  SharedKey key = SharedBasisKey(kHelperPath, all_devices);
+  SharedKey key = SharedBasisKey(kHelperPath, envp);
   bool shared = !SeccompFiltered() && AwaitSharedBasis(key, kHelperTimeoutMs, &run, &lock);
   bool ran = shared;
   if (!shared) {
@@ -143,16 +188,10 @@ void Prepare(bool all_devices) {
     const char* argv[3 + 2 * config::kPlannerInputCount] = {kHelperPath, "prepare-basis"};
     int argc = 2 + config::PlannerInputArgs(texts, argv + 2);
     argv[argc] = nullptr;
-    size_t env_bytes = 0;
-    char** envp = HelperEnvironment(all_devices, &env_bytes);
-    if (envp == nullptr) {
-      SetPrepareError("cannot start the planner helper ", kHelperPath, ": out of memory");
-      return;
-    }
     ran = RunHelper(kHelperPath, const_cast<char* const*>(argv), envp, kHelperTimeoutMs, kMaxBasisBytes, true,
                     &run);
-    base::Sys6(SYS_munmap, reinterpret_cast<long>(envp), static_cast<long>(env_bytes));
   }
+  if (env_bytes != 0) base::Sys6(SYS_munmap, reinterpret_cast<long>(envp), static_cast<long>(env_bytes));
   timespec end = base::ClockNow(CLOCK_MONOTONIC);
   plan::BasisFrameHeader header;
   if (!ran || run.size < sizeof(header)) {
@@ -197,7 +236,7 @@ void Prepare(bool all_devices) {
 
 }  // namespace
 
-const plan::PlanBasis* EnsurePrepared(bool all_devices) {
+const plan::PlanBasis* EnsurePrepared(const config::EnvFacts* facts, bool all_devices) {
   // A lock that knows its owner: a signal handler's _Fork on the thread that is preparing, or a process
   // copied by a raw clone() while another thread prepared (the owner is not one of its threads), must not
   // wait for it forever. Both go on without a plan (their ranks run unbound, with a line).
@@ -221,7 +260,7 @@ const plan::PlanBasis* EnsurePrepared(bool all_devices) {
     Guard guard;
     NoteOwnLaunch();  // the ranks' lines name their launch, bound or not
     // A bad configuration leaves nothing to plan with; one of the ranks says it.
-    if (g_startup.config_error[0] == '\0') Prepare(all_devices);
+    if (g_startup.config_error[0] == '\0') Prepare(facts, all_devices);
     // A launcher's ranks would each say the same mistake: one of them says it.
     if (g_role.Acts() && g_prepared.basis == nullptr) ShareMistakeWord();
     errno = saved_errno;

@@ -55,7 +55,7 @@ __attribute__((noinline)) long OpenExpandedLogFile(const char* pattern, bool not
   char host[base::kHostNameMax], pid[base::kDecimalMax], path[kMaxExpandedLogFile];
   base::ShortHostName(host);
   base::FormatDecimal(static_cast<uint64_t>(base::Sys6(SYS_getpid)), pid);
-  base::LogPathFields fields{host, base::LogJobId(const_cast<const char* const*>(environ)), pid};
+  base::LogPathFields fields{host, JobId(), pid};
   const char* why = "is too long once its % sequences are expanded";
   bool expanded = base::ExpandLogPath(pattern, fields, path, sizeof(path)) != 0;
   long fd = expanded ? OpenLogFile(path, &why) : -1;
@@ -175,6 +175,12 @@ void FormatBound(const BoundEvent& event, Line* line) {
 }
 
 }  // namespace
+
+// Child-safe: reads the facts.
+const char* JobId() {
+  const config::EnvFacts& f = g_startup.facts;
+  return base::LogJobId(f.slurm_job_id, f.pbs_jobid, f.lsb_jobid, f.flux_job_id);
+}
 
 // Child-safe: reads the configuration.
 NUMABIND_HOT bool RecordsRanks() {

@@ -84,6 +84,10 @@ struct UnboundEvent {
   const char* launch;  ///< the launch its line names, "" or nullptr when none
 };
 
+/// Child-safe: the job id NUMABIND_LOG_FILE's %j stands for (base::LogJobId), from the configured
+/// environment's facts (g_startup.facts).
+const char* JobId();
+
 /// Child-safe: whether rank events are recorded whatever NUMABIND_LOG says: NUMABIND_LOG_FORMAT=json with a
 /// NUMABIND_LOG_FILE, what `numabind report` reads. Every bound and unbound rank then has its line.
 bool RecordsRanks();

@@ -12,13 +12,11 @@
 #include <time.h>
 
 #include "base/dir_entries.h"
-#include "base/log_path.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "shim/launcher/basis_cache.h"
+#include "shim/log/log.h"
 #include "shim/state/state.h"
-
-extern char** environ;
 
 namespace numabind::shim {
 namespace {
@@ -56,7 +54,7 @@ void NoteSharedMistake(const char* text) {
   int dir = OpenSharedDirectory();
   if (dir < 0) return;
   uint64_t h = Mix(14695981039346656037ull, text);
-  const char* job = base::LogJobId(const_cast<const char* const*>(environ));
+  const char* job = JobId();
   // No job: its launch, the parent's pid and start time (g_prepared.launch, set before it prepared), so that a
   // later launch by a reused pid says the mistake again.
   h = base::StrEq(job, "nojob") ? Mix(Mix(h, ""), g_prepared.launch) : Mix(h, job);

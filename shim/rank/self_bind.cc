@@ -102,14 +102,12 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   if (widen) base::Sys6(SYS_sched_getaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened));
   // Its launch is its parent's (slurmstepd, torchrun, a launcher's daemon), which started its siblings;
   // before EnsurePrepared, which would name this process's own.
-  FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), const_cast<const char* const*>(environ),
-               g_prepared.launch);
-  EnsurePrepared(device != nullptr);
+  FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), g_startup.facts, g_prepared.launch);
+  EnsurePrepared(&g_startup.facts, device != nullptr);
   if (device != nullptr && !ResolveDeviceRank(program, *device, m)) {
     if (widen) base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
     // No rank after all: the ranks it may start are a launch of its own.
-    FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getpid)), const_cast<const char* const*>(environ),
-                 g_prepared.launch);
+    FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getpid)), g_startup.facts, g_prepared.launch);
     return false;
   }
   if (widen) m->started_cpus = started, m->started_words = static_cast<uint32_t>(got / 8);
@@ -123,8 +121,8 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
 /// NUMABIND_BY_DEVICE=1 in a process that nothing else made a rank: whether its visibility variables leave
 /// it one device, and then its binding as that device's rank. A process with no device or several is no
 /// rank, silently (debug says why): most processes of a machine are such.
-bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* program) {
-  config::OneDevice d = config::FindOneDevice(env);
+bool StartAsDeviceRank(const config::EnvFacts& facts, const char* program) {
+  config::OneDevice d = config::FindOneDevice(facts);
   bool nvidia = config::OneDevice::One(d.nvidia) && d.amd == config::OneDevice::kNone;
   bool amd = config::OneDevice::One(d.amd) && d.nvidia == config::OneDevice::kNone;
   if (!nvidia && !amd) {
@@ -139,8 +137,12 @@ bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* p
   }
   RankMatch m;
   m.var = nvidia ? d.nvidia_var : d.amd_var;
-  m.entry = config::Lookup(env, m.var) - base::StrLen(m.var) - 1;
-  m.env_entries = env_entries;
+  const char* value = nvidia ? facts.kept.cuda_visible_devices
+                      : base::StrEq(m.var, config::kEnvNames.hip_visible_devices) ? facts.kept.hip_visible_devices
+                                                                                   : facts.kept.rocr_visible_devices;
+  m.entry = config::EntryOf(value, base::StrLen(m.var));
+  m.env_entries = facts.count;
+  m.kept = facts.kept;
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
   if (BoundBy(g_startup.config.bound, m.entry)) {
     BecomeBoundRank(Role::kByLauncher);
@@ -155,11 +157,11 @@ bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* p
 /// other (/proc/self/cmdline is the first area), and before main program_invocation_name and environ still
 /// point at the first of each (glibc and musl set them before constructors run). /proc is read when the
 /// memory is not laid out so (no environment, a replaced name) or the line is longer than /proc's read.
-NUMABIND_HOT bool OwnCmdlineMatches(const char* const* env) {
+NUMABIND_HOT bool OwnCmdlineMatches(const config::EnvFacts& facts) {
   const char* match = g_startup.config.match;
   if (match == nullptr || *match == '\0') return false;
   const char* start = program_invocation_name;
-  const char* end = env != nullptr ? env[0] : nullptr;
+  const char* end = facts.first;
   char cmd[4096];
   if (start == nullptr || end == nullptr || end <= start || end - start >= static_cast<long>(sizeof(cmd)) ||
       end[-1] != '\0') {
@@ -171,9 +173,9 @@ NUMABIND_HOT bool OwnCmdlineMatches(const char* const* env) {
 /// This process's arguments, read from memory as OwnCmdlineMatches reads them, into argv (at most cap - 1,
 /// NULL-terminated): argv[0] alone when the memory is not laid out so. For the rank's name (a Python rank's
 /// script: base/command_name.h).
-void OwnArgs(const char* const* env, const char** argv, int cap) {
+void OwnArgs(const config::EnvFacts& facts, const char** argv, int cap) {
   const char* start = program_invocation_name;
-  const char* end = env != nullptr ? env[0] : nullptr;
+  const char* end = facts.first;
   int n = 0;
   if (start != nullptr) argv[n++] = start;
   if (start != nullptr && end != nullptr && end > start && end[-1] == '\0') {
@@ -188,11 +190,13 @@ void OwnArgs(const char* const* env, const char** argv, int cap) {
 
 }  // namespace
 
-NUMABIND_HOT bool StartAsRank(const config::EnvFacts& facts, const char* const* env) {
+NUMABIND_HOT bool StartAsRank() {
   const config::Config& c = g_startup.config;
+  const config::EnvFacts& facts = g_startup.facts;
   if (c.rank_var != nullptr) g_startup.rank_vars = facts.named != nullptr ? config::kRankVarBit : 0;
   RankMatch m;
   m.env_entries = facts.count;
+  m.kept = facts.kept;
   // The built-in variables the start-up scan did not see are skipped rather than looked up again.
   uint32_t absent = ~g_startup.rank_vars & ((1u << config::kRankVarCount) - 1);
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
@@ -201,15 +205,15 @@ NUMABIND_HOT bool StartAsRank(const config::EnvFacts& facts, const char* const* 
   char name[base::kCommandNameMax];
   auto program = [&] {
     const char* args[16];
-    OwnArgs(env, args, 16);
+    OwnArgs(facts, args, 16);
     return base::CommandName(program_invocation_name, args, name, sizeof(name));
   };
   if (!FindRankVar(facts, absent, &m)) {
-    if (OwnCmdlineMatches(env)) {
+    if (OwnCmdlineMatches(facts)) {
       BecomeBoundRank(Role::kByOrder);
       return true;
     }
-    return c.by_device && StartAsDeviceRank(env, facts.count, program());
+    return c.by_device && StartAsDeviceRank(facts, program());
   }
   if (OnlyTaskOfStep(m, facts)) {
     LogLauncher(program(), facts);

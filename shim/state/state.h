@@ -61,6 +61,9 @@ struct Startup {
   config::Config config;
   /// Why the configuration is unusable (printed once, at the first rank spawn); "" when it is fine.
   char config_error[256] = {0};
+  /// What the environment it was configured from says besides NUMABIND_* (config/env_vars.def), from the
+  /// configure step's one pass: pointers into that environment, whose strings the process keeps.
+  config::EnvFacts facts;
   /// Bit i set: config::kRankVars[i].rank was in that environment; config::kRankVarBit: NUMABIND_RANK_VAR.
   uint32_t rank_vars = 0;
   /// The process that configured; a different getpid() means a fork or vfork child of it.
@@ -90,6 +93,10 @@ struct Prepared {
   /// a launcher shares with its children, or a self-binding rank's own (shim/log/shared_mistake.h);
   /// nullptr: every rank says it.
   uint32_t* mistake_said = nullptr;
+  /// The planner helper's environment, NULL-terminated, made once when preparing from what the planner reads
+  /// of this process's (shim/launcher/prepare.cc: NUMABIND_DISABLE=1, HWLOC_*, the visibility lists,
+  /// LD_LIBRARY_PATH): here rather than on the stack of a thread that may have 16 KiB.
+  const char* helper_env[sizeof(config::EnvFacts::hwloc) / sizeof(char*) + 6] = {};
   /// NUMABIND_LOG=debug: the call stack of the latest fork or vfork, captured in the parent before it, in a
   /// page mapped at the first capture (CaptureStack); nullptr before.
   char* stack = nullptr;
