@@ -73,13 +73,20 @@ void WaitForSiteFile() {
 }
 
 /// The process's NUMABIND_* entries now (environ), NULL-terminated, for Parse and ApplySite: a process that
-/// reads the site file after its start-up may have changed its environment since.
-void OursNow(const char* (&ours)[kOursMax]) {
+/// reads the site file after its start-up may have changed its environment since. More than `ours` holds:
+/// the whole environment, which both filter by name (OursOrAll).
+const char* const* OursNow(const char* (&ours)[kOursMax]) {
   int n = 0;
+  bool more = false;
   for (char* const* p = environ; p != nullptr && *p != nullptr; ++p) {
-    if (base::StartsWith(*p, "NUMABIND_") && n < kOursMax - 1) ours[n++] = *p;
+    if (!base::StartsWith(*p, "NUMABIND_")) continue;
+    if (n < kOursMax - 1)
+      ours[n++] = *p;
+    else
+      more = true;
   }
   ours[n] = nullptr;
+  return more ? const_cast<const char* const*>(environ) : ours;
 }
 
 /// "PATH: cannot map room for it (ENAME)" into err.
@@ -97,8 +104,8 @@ bool Activate() {
     return false;
   }
   // It started without NUMABIND_POLICY, so none of its entries configured it then.
-  const char* ours[kOursMax];
-  OursNow(ours);
+  const char* buf[kOursMax];
+  const char* const* ours = OursNow(buf);
   if (!TakeConfiguration(ours)) {
     PublishSiteFile();
     return false;
@@ -182,9 +189,8 @@ bool ApplyPendingSiteFile() {
     return __atomic_load_n(&g_state.active, __ATOMIC_ACQUIRE);
   }
   int saved_errno = errno;
-  const char* ours[kOursMax];
-  OursNow(ours);
-  ReadSiteFile(ours);
+  const char* buf[kOursMax];
+  ReadSiteFile(OursNow(buf));
   if (g_state.config.disabled) __atomic_store_n(&g_state.active, false, __ATOMIC_RELEASE);
   PublishSiteFile();
   errno = saved_errno;

@@ -40,9 +40,12 @@ NUMABIND_HOT __attribute__((noinline)) void StartConfigured(const char* const* e
   // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
   if (getauxval(AT_SECURE) != 0) return;
   // The one pass over the environment (config/rank_count.h): what everything after it reads.
-  const char* ours[kOursMax];
+  const char* buf[kOursMax];
   config::EnvFacts facts;
-  config::ScanEnvFacts(env, &facts, ours, kOursMax);
+  config::ScanEnvFacts(env, &facts, buf, kOursMax);
+  // More NUMABIND_* entries than buf holds (45 unknown names before NUMABIND_POLICY lost it, issue 38): the
+  // whole environment, which Parse and the site file filter by name themselves.
+  const char* const* ours = facts.ours_count < kOursMax - 1 ? buf : env;
   for (int i = 0; i < config::kRankVarCount; ++i) {
     if (facts.rank[i] != nullptr) g_state.startup_rank_vars |= 1u << i;
   }
