@@ -68,11 +68,15 @@ constexpr ErrnoRow kErrnos[] = {
     {ENFILE, "ENFILE", ""},
     {EMFILE, "EMFILE", ""},
     {ETXTBSY, "ETXTBSY", ""},
+    {EFBIG, "EFBIG", ""},
+    {ENOSPC, "ENOSPC", "No space left on device (ENOSPC)"},
     {EROFS, "EROFS", "Read-only file system (EROFS)"},
     {ENAMETOOLONG, "ENAMETOOLONG", ""},
     {ENOSYS, "ENOSYS", "Function not implemented (ENOSYS)"},
     {ELOOP, "ELOOP", "Too many levels of symbolic links (ELOOP)"},
     {ELIBBAD, "ELIBBAD", ""},
+    {EOPNOTSUPP, "EOPNOTSUPP", ""},
+    {EDQUOT, "EDQUOT", "Disk quota exceeded (EDQUOT)"},
 };
 
 /// The signals a helper may die of, named in its failure.

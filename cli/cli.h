@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/printable.h"
 #include "config/config.h"
 #include "config/site_file.h"
 #include "config/vars.h"
@@ -143,9 +144,6 @@ ConfigCheck CheckConfig(const Environment& env, const ParsedArgs& parsed);
 /// first unknown name of a good one is warned about there.
 /// ValidateConfig applies it under the environment's values, as the library does.
 const config::SiteFile& SiteDefaults(const char* const* env, FILE* err);
-
-/// JSON string literal, quotes included.
-std::string JsonString(const std::string& s);
 
 /// Writes rows as columns separated by two spaces, each as wide as its widest cell, the last unpadded.
 /// A row shorter than the others ends in a message that runs on without widening the columns it spans.

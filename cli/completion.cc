@@ -15,13 +15,16 @@
 namespace numabind::cli {
 namespace {
 
-/// The words a value may be, from what `var` accepts (config::VarValues: its words or vars.def's VALUES)
-/// ("node|socket|...|cpus:LIST|..."): the lower-case keywords, and "cpus:" for "cpus:LIST" (the rest is
-/// typed). *files when FILE or PATH is one.
-std::string ValueWords(config::VarId var, bool* files) {
+/// What a value of `var` may be, from what it accepts (config::VarValues: its words or vars.def's VALUES,
+/// alternatives separated by '|': "node|socket|...|cpus:LIST|LIST...|..."): the lower-case keywords it may
+/// begin with, and "cpus:" for "cpus:LIST" (the rest is typed); into *items, the keywords of an alternative
+/// that is a comma list of them ("none|omp,omp-cpus,gpu,nic"), the only words that may follow a comma.
+/// *files when FILE or PATH is one.
+std::string ValueWords(config::VarId var, std::string* items, bool* files) {
   char accepts[256];
   std::string values(accepts, config::VarValues(var, accepts, sizeof(accepts)));
-  std::string words, token;
+  std::string words, token, list;  // list: the keywords of this alternative
+  bool comma = false, all_keywords = true;
   for (size_t i = 0; i <= values.size(); ++i) {
     char c = i < values.size() ? values[i] : '|';
     if (c != '|' && c != ',') {
@@ -34,7 +37,14 @@ std::string ValueWords(config::VarId var, bool* files) {
     if (token == "FILE" || token == "PATH") *files = true;
     if (keyword && (" " + words + " ").find(" " + word + " ") == std::string::npos)
       words += (words.empty() ? "" : " ") + word;
+    all_keywords = all_keywords && keyword && colon == std::string::npos;
+    list += (list.empty() ? "" : " ") + token;
     token.clear();
+    comma = comma || c == ',';
+    if (c == ',') continue;
+    if (comma && all_keywords) *items = list;  // the end of a comma list of keywords
+    list.clear();
+    comma = false, all_keywords = true;
   }
   return words;
 }
@@ -69,9 +79,10 @@ std::string CommandCase(const Command& c) {
       if (o.flag) continue;
       valued += (valued.empty() ? "" : " ") + std::string(o.name);
       bool files = false;
-      std::string words = o.var != kNoVar ? ValueWords(o.var, &files) : "";
-      values +=
-          std::string("      ") + o.name + ") words='" + words + "'" + (files ? " files=1" : "") + " ;;\n";
+      std::string items;
+      std::string words = o.var != kNoVar ? ValueWords(o.var, &items, &files) : "";
+      values += std::string("      ") + o.name + ") words='" + words + "'" +
+                (items.empty() ? "" : " items='" + items + "'") + (files ? " files=1" : "") + " ;;\n";
     }
   }
   std::string args = OperandsCase(c.operands);
@@ -79,6 +90,82 @@ std::string CommandCase(const Command& c) {
   out += "      opts='" + opts + "' valued='" + valued + "'" + (args.empty() ? "" : " " + args) + "\n";
   out += "      case $prev in\n" + values + "      esac ;;\n";
   return out;
+}
+
+/// The script, around the command table's words: @COMMANDS@ (those listed), @CASES@ (CommandCase's) and
+/// @DOCUMENTED@ (those `help` knows).
+constexpr char kScript[] =
+    R"SH(# bash completion for numabind(1): its commands, each command's options and their values.
+# Made by `numabind completion bash` from the command's own tables; do not edit.
+_numabind() {
+  # bash splits words at ':' too (COMP_WORDBREAKS): "cpus:0," arrives as "cpus" ":" "0,". Words that touch
+  # around a ':' in the line are joined back into args; bash replaces only the current word's text after
+  # its last ':', so the replies lose what comes before it (at the end).
+  local -a args=()
+  local line=${COMP_LINE:0:COMP_POINT} cword=-1 k w sp
+  for ((k = 0; k <= COMP_CWORD; k++)); do
+    w=${COMP_WORDS[k]}
+    sp=${line%%[![:space:]]*}
+    line=${line:${#sp}}
+    line=${line:${#w}}
+    if ((cword >= 0)) && [[ -z $sp && ($w == : || ${args[cword]} == *:) ]]; then args[cword]+=$w
+    else args[++cword]=$w; fi
+  done
+  local whole=${args[cword]} cur=${args[cword]} i=$((cword - 1)) prev=
+  # --opt=value: bash splits at the '='.
+  if [[ $cur == = ]]; then cur=; prev=${args[i]}
+  elif [[ ${args[i]} == = ]]; then prev=${args[i - 1]}
+  else prev=${args[i]}; fi
+  COMPREPLY=()
+  local opts= valued= words= items= files= cmd= argfiles= pids= commands= argwords= n=0 ended= value pre=
+  if ((cword == 1)); then
+    COMPREPLY=($(compgen -W '@COMMANDS@ --help --version' -- "$cur"))
+    return
+  fi
+  case ${args[1]} in
+@CASES@    *) return ;;
+  esac
+  # The arguments before this one that are not options nor their values (for run: CMD, then CMD's own
+  # arguments). "--" ends the options: what follows are arguments, whatever they look like.
+  for ((i = 2; i < cword; i++)); do
+    w=${args[i]}
+    if [[ -z $ended && $w == -- ]]; then ended=1
+    elif [[ -z $ended && ($w == -* || $w == = || ${args[i - 1]} == = || " $valued " == *" ${args[i - 1]} "*) ]]
+    then :
+    else ((n++)); fi
+  done
+  if [[ -n $cmd && $n -gt 0 ]]; then COMPREPLY=($(compgen -f -- "$cur"))  # CMD's arguments
+  elif [[ -n $cmd && -n $ended ]]; then COMPREPLY=($(compgen -c -- "$cur"))
+  elif [[ -z $ended && (-n $words || -n $files) ]]; then
+    # An option's value. After a comma only a comma list of words goes on, when each item before it is one
+    # of them, each once (--export omp,gpu); what else has commas (cpus:0,1) is typed.
+    value=$cur
+    if [[ $cur == *,* ]]; then
+      pre=${cur%,*}, cur=${cur##*,} words=
+      local -a given
+      IFS=, read -ra given <<<"$pre"
+      for w in "${given[@]}"; do [[ " $items " == *" $w "* ]] || items=; done
+      for w in $items; do [[ ,$pre == *",$w,"* ]] || words+=" $w"; done
+    fi
+    COMPREPLY=($(compgen -P "$pre" -W "$words" -- "$cur"))
+    [[ -n $files ]] && COMPREPLY+=($(compgen -f -- "$value"))
+    [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null
+  # An option that takes a value and was given none yet: nothing to offer.
+  elif [[ -z $ended && " $valued " == *" $prev "* ]]; then :
+  elif [[ -z $ended && $cur == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+  elif [[ -n $cmd ]]; then COMPREPLY=($(compgen -c -- "$cur"))
+  elif [[ -n $argfiles ]]; then COMPREPLY=($(compgen -f -- "$cur"))
+  elif [[ -n $pids ]]; then COMPREPLY=($(compgen -W "$(cd /proc && echo [0-9]*)" -- "$cur"))
+  elif [[ -n $commands && $n -eq 0 ]]; then COMPREPLY=($(compgen -W '@DOCUMENTED@' -- "$cur"))
+  elif [[ -n $argwords && $n -eq 0 ]]; then COMPREPLY=($(compgen -W "$argwords" -- "$cur")); fi
+  [[ $whole == *:* ]] && COMPREPLY=("${COMPREPLY[@]#"${whole%"${whole##*:}"}"}")
+}
+complete -F _numabind numabind
+)SH";
+
+/// `text` with the first `key` replaced by `value`.
+std::string Replaced(std::string text, const std::string& key, const std::string& value) {
+  return text.replace(text.find(key), key.size(), value);
 }
 
 void PrintBash(FILE* out) {
@@ -90,55 +177,9 @@ void PrintBash(FILE* out) {
     if (c.help != nullptr) documented += std::string(documented.empty() ? "" : " ") + c.name;
     cases += CommandCase(c);
   }
-  fprintf(
-      out,
-      "# bash completion for numabind(1): its commands, each command's options and their values.\n"
-      "# Made by `numabind completion bash` from the command's own tables; do not edit.\n"
-      "_numabind() {\n"
-      "  local cur=${COMP_WORDS[COMP_CWORD]} i=$((COMP_CWORD - 1)) prev=\n"
-      "  # --opt=value: bash splits at the '='.\n"
-      "  if [[ $cur == = ]]; then cur=; prev=${COMP_WORDS[i]}\n"
-      "  elif [[ ${COMP_WORDS[i]} == = ]]; then prev=${COMP_WORDS[i - 1]}\n"
-      "  else prev=${COMP_WORDS[i]}; fi\n"
-      "  COMPREPLY=()\n"
-      "  if ((COMP_CWORD == 1)); then\n"
-      "    COMPREPLY=($(compgen -W '%s --help --version' -- \"$cur\"))\n"
-      "    return\n"
-      "  fi\n"
-      "  local opts= valued= words= files= cmd= argfiles= pids= commands= argwords= n=0 w\n"
-      "  case ${COMP_WORDS[1]} in\n"
-      "%s"
-      "    *) return ;;\n"
-      "  esac\n"
-      "  if [[ -n $words || -n $files ]]; then\n"
-      "    local pre=\n"
-      "    [[ $cur == *,* ]] && pre=${cur%%,*}, && cur=${cur##*,}\n"
-      "    COMPREPLY=($(compgen -P \"$pre\" -W \"$words\" -- \"$cur\"))\n"
-      "    [[ -n $files ]] && COMPREPLY+=($(compgen -f -- \"$cur\"))\n"
-      "    [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null\n"
-      "    return\n"
-      "  fi\n"
-      "  # An option that takes a value and was given none yet: nothing to offer.\n"
-      "  [[ \" $valued \" == *\" $prev \"* ]] && return\n"
-      "  # Arguments before this one that are not options (for run: past CMD, CMD's own arguments).\n"
-      "  for ((i = 2; i < COMP_CWORD; i++)); do\n"
-      "    w=${COMP_WORDS[i]}\n"
-      "    if [[ $w == -- ]]; then ((n++)); break\n"
-      "    elif [[ $w == -* || $w == = ]]; then continue\n"
-      "    elif [[ \" $valued \" == *\" ${COMP_WORDS[i - 1]} \"* ]]; then continue\n"
-      "    elif [[ ${COMP_WORDS[i - 1]} == = ]]; then continue\n"
-      "    else ((n++)); [[ -n $cmd ]] && break; fi\n"
-      "  done\n"
-      "  if [[ -n $cmd && $n -gt 0 ]]; then COMPREPLY=($(compgen -f -- \"$cur\")); return; fi\n"
-      "  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\")); return; fi\n"
-      "  if [[ -n $cmd ]]; then COMPREPLY=($(compgen -c -- \"$cur\"))\n"
-      "  elif [[ -n $argfiles ]]; then COMPREPLY=($(compgen -f -- \"$cur\"))\n"
-      "  elif [[ -n $pids ]]; then COMPREPLY=($(compgen -W \"$(cd /proc && echo [0-9]*)\" -- \"$cur\"))\n"
-      "  elif [[ -n $commands && $n -eq 0 ]]; then COMPREPLY=($(compgen -W '%s' -- \"$cur\"))\n"
-      "  elif [[ -n $argwords && $n -eq 0 ]]; then COMPREPLY=($(compgen -W \"$argwords\" -- \"$cur\")); fi\n"
-      "}\n"
-      "complete -F _numabind numabind\n",
-      listed.c_str(), cases.c_str(), documented.c_str());
+  std::string script = Replaced(kScript, "@COMMANDS@", listed);
+  script = Replaced(script, "@CASES@", cases);
+  fputs(Replaced(script, "@DOCUMENTED@", documented).c_str(), out);
 }
 
 }  // namespace

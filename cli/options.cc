@@ -213,28 +213,6 @@ std::string AsOption(const std::string& text, const ParsedArgs& parsed) {
   return text;
 }
 
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
 void PrintTable(FILE* out, const std::vector<std::vector<std::string>>& rows) {
   size_t ncols = 0;
   for (const auto& row : rows) ncols = std::max(ncols, row.size());

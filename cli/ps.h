@@ -4,19 +4,23 @@
 // printed by ps_command.cc. A process bound by numabind carries NUMABIND_BOUND in the environment it started
 // with (config/bound_marker.h), read from /proc/PID/environ. A rank that bound itself at start-up wrote it
 // into the environment it made, which /proc does not show: it is known by the library in its maps, numabind
-// enabled and a rank variable in its environment, as the library's start-up found it. Where the environment
-// cannot be read (another user's process) its affinity alone says whether something bound it, and its rank
-// is unknown. Processes may end
-// at any moment while they are read: one that does, at any step, is left out without a word.
+// enabled (its environment, else its site file) and a rank variable in its environment, as the library's
+// start-up found it. Where the environment cannot be read (another user's process), or numabind was on or
+// off by a site file `ps` does not read (one another user's process names), its affinity alone says whether
+// something bound it, and its rank is unknown. Processes may end at any moment while they are read: one that
+// does, at any step, is left out without a word.
 
 #ifndef NUMABIND_CLI_PS_H_
 #define NUMABIND_CLI_PS_H_
 
 #include <sys/types.h>
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "config/site_file.h"
 #include "planner/cpu_set.h"
 
 namespace numabind::cli {
@@ -25,7 +29,7 @@ namespace numabind::cli {
 enum class PsBound {
   kNo,        ///< its environment has no NUMABIND_BOUND
   kNumabind,  ///< numabind bound it (NUMABIND_BOUND, or at start-up), or it is the child of a rank it bound
-  kUnknown,   ///< its environment cannot be read and its CPUs are fewer than the machine's: bound by someone
+  kUnknown,   ///< its CPUs are fewer than the machine's: bound by someone; what numabind did is unknown (why)
 };
 
 /// One process as `ps` lists it. Lists are in Linux list syntax ("0-3,8").
@@ -38,8 +42,9 @@ struct PsProcess {
   std::string rank_var;  ///< the rank variable ("LOCAL_RANK"); "" unless kNumabind
   std::string launcher;  ///< the launcher that variable belongs to ("torchrun", "Open MPI"), else rank_var
   long by = 0;  ///< the process that bound it (NUMABIND_BOUND's proof; itself at start-up), 0 when unknown
-  std::string cpus;   ///< Cpus_allowed_list
-  std::string nodes;  ///< the memory policy's nodes, else the nodes of its CPUs, else Mems_allowed_list
+  const char* why = "";  ///< kUnknown's reason: "environment unreadable", "site file not read"
+  std::string cpus;      ///< Cpus_allowed_list
+  std::string nodes;     ///< the memory policy's nodes, else the nodes of its CPUs, else Mems_allowed_list
   std::string
       memory;  ///< in plan's words: local, preferred, bind, interleave (plus the kernel's others); "?"
   std::string command;  ///< base::CommandName of its arguments ("python3 train.py"), "[name]" without any
@@ -54,13 +59,27 @@ struct PsMachine {
 };
 PsMachine ReadPsMachine();
 
+/// The site files of the processes `ps` reads, each path read once: a process reads its
+/// NUMABIND_CONFIG_FILE's, else the compiled-in one (config::SiteFilePath), and so may differ from the next.
+/// A path another user's process names is never opened: root must not read a file a user chose for it (any
+/// file of the machine, a FIFO, a device), nor take that user's word for what it says.
+class PsSites {
+ public:
+  /// The site file a process with environment `env` (which config::Parse accepts) read, a bad one as none, as
+  /// the library reads it; nullptr when it names one `ps` does not read (`own` false: another user's).
+  const config::SiteFile* For(const char* const* env, bool own);
+
+ private:
+  std::map<std::string, std::unique_ptr<config::SiteFile>> files_;  ///< by path as opened
+};
+
 /// The pids under /proc, ascending.
 std::vector<long> ListPids();
 
-/// Reads process `pid`; false when it is gone (ENOENT or ESRCH at any step, or a status without the
-/// fields) or left out: `uid` >= 0 keeps only that user's processes (others before their environment is
-/// read), and without `all` an unbound one is left out before its memory policy is read.
-bool ReadPsProcess(long pid, const PsMachine& machine, long uid, bool all, PsProcess* out);
+/// Reads process `pid`, its site file from `sites`; false when it is gone (ENOENT or ESRCH at any step, or a
+/// status without the fields) or left out: `uid` >= 0 keeps only that user's processes (others before their
+/// environment is read), and without `all` an unbound one is left out before its memory policy is read.
+bool ReadPsProcess(long pid, const PsMachine& machine, PsSites* sites, long uid, bool all, PsProcess* out);
 
 /// A policy in cli/memory_policy.h's words ("bind:0-1") split into its word ("bind") and its nodes.
 std::string MemoryWord(const std::string& policy, std::string* nodes);

@@ -2,6 +2,7 @@
 //
 // `numabind ps`: the processes numabind bound on this machine, as
 // hwloc-ps lists bound processes: pid, rank and launcher, CPUs, nodes, memory policy and command (cli/ps.h).
+// Every field is printed through cli/printable.h: what /proc shows of a process is whatever its user chose.
 
 #include <errno.h>
 #include <pwd.h>
@@ -32,10 +33,11 @@ const char* const kPsAbout[] = {
     "policy in plan's words (local, preferred, bind, interleave) and command (a Python rank by its\n"
     "script: python3 train.py). A rank is known by the NUMABIND_BOUND its launcher gave it\n"
     "(/proc/PID/environ), or, bound at start-up, by the library in its maps and its rank variable.\n"
-    "Ranks found by order (NUMABIND_MATCH) carry neither: --all lists them. A process whose\n"
-    "environment cannot be read (another user's, for a user but root) is listed when its CPUs are\n"
-    "fewer than the machine's, its rank unknown (?). Processes that end while ps reads them are left\n"
-    "out.",
+    "Ranks found by order (NUMABIND_MATCH) carry neither: --all lists them. Each process's site file\n"
+    "is the one it read (NUMABIND_CONFIG_FILE, else the compiled-in one), but ps never opens a file\n"
+    "another user's process names. A process whose environment cannot be read (another user's, for\n"
+    "a user but root), or that left numabind to such a file, is listed when its CPUs are fewer than\n"
+    "the machine's, its rank unknown (?). Processes that end while ps reads them are left out.",
     nullptr};
 
 /// The uid of a user name or number, or -1.
@@ -64,7 +66,7 @@ std::string RankText(const PsProcess& p) {
 
 std::string LauncherText(const PsProcess& p) {
   if (p.bound == PsBound::kNumabind) return p.launcher.empty() ? "?" : p.launcher;
-  return p.bound == PsBound::kUnknown ? "unknown (environment unreadable)" : "-";
+  return p.bound == PsBound::kUnknown ? std::string("unknown (") + p.why + ")" : "-";
 }
 
 std::string JsonOrNull(const std::string& s) { return s.empty() ? "null" : JsonString(s); }
@@ -98,6 +100,7 @@ void PrintText(FILE* out, const std::vector<PsProcess>& found) {
   for (const PsProcess& p : found) {
     table.push_back(
         {std::to_string(p.pid), p.user, RankText(p), LauncherText(p), p.cpus, p.nodes, p.memory, p.command});
+    for (std::string& cell : table.back()) cell = Printable(cell);  // another user's command and environment
   }
   PrintTable(out, table);
 }
@@ -114,7 +117,7 @@ Drawing PsDrawing(const std::vector<PsProcess>& found) {
     planner::CpuSet::ParseList(p.nodes.c_str(), &item.nodes, &ignored);
     std::string rank = "rank " + RankText(p);
     if (p.bound == PsBound::kNumabind && !p.launcher.empty()) rank += " (" + p.launcher + ")";
-    item.details = {rank, p.memory, Cut(p.command, 40)};
+    item.details = {Printable(rank), Printable(p.memory), Cut(Printable(p.command), 40)};
     d.items.push_back(std::move(item));
   }
   return d;
@@ -149,10 +152,11 @@ int PsMain(const Invocation& call) {
   const PsMachine machine = ReadPsMachine();
   const long self = static_cast<long>(getpid());
   std::map<long, std::string> users;
+  PsSites sites;
   std::vector<PsProcess> found;
   for (long pid : pids) {
     PsProcess p;
-    if (pid == self || !ReadPsProcess(pid, machine, uid, parsed.Has("--all"), &p)) continue;
+    if (pid == self || !ReadPsProcess(pid, machine, &sites, uid, parsed.Has("--all"), &p)) continue;
     p.user = UserName(p.uid, &users);
     found.push_back(std::move(p));
   }

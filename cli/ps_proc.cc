@@ -61,17 +61,24 @@ void ReadMarker(const std::vector<std::string>& env, PsProcess* out) {
 
 /// Whether the process at `dir` with environment `env` is a rank that bound itself at start-up: its
 /// NUMABIND_BOUND is in the environment the library made for it (environ), which /proc/PID/environ does not
-/// show (only the one it started with). Such a process has numabind enabled (its environment, or the site
+/// show (only the one it started with). Such a process has numabind enabled (its environment, or its site
 /// file), a rank variable as the library's start-up picks it (shim/child/child.cc's FindRankVar) and the
-/// library loaded (/proc/PID/maps). False when not, or when it is gone (*gone).
-bool StartupRank(const std::string& dir, const std::vector<std::string>& env, PsProcess* out, bool* gone) {
+/// library loaded (/proc/PID/maps). False when not, when it is gone (*gone), or when its environment leaves
+/// it to a site file `sites` does not read for it (*unread).
+bool StartupRank(const std::string& dir, const std::vector<std::string>& env, PsSites* sites, bool own,
+                 PsProcess* out, bool* gone, bool* unread) {
   std::vector<const char*> envp;
   for (const std::string& e : env) envp.push_back(e.c_str());
   envp.push_back(nullptr);
   config::Config cfg;
   config::Error err;
-  config::Parse(envp.data(), &cfg, &err);
-  if (!cfg.disabled && !cfg.enabled) config::ApplySite(envp.data(), SiteDefaults(envp.data(), nullptr), &cfg);
+  if (!config::Parse(envp.data(), &cfg, &err)) return false;  // the library ran it unbound, saying why
+  if (!cfg.disabled && !cfg.enabled) {
+    const config::SiteFile* site = sites->For(envp.data(), own);
+    *unread = site == nullptr;
+    if (*unread) return false;
+    config::ApplySite(envp.data(), *site, &cfg);
+  }
   if (!cfg.enabled) return false;
   const char* var = cfg.rank_var;
   const char* value = var != nullptr ? config::Lookup(envp.data(), var) : nullptr;
@@ -94,7 +101,30 @@ bool StartupRank(const std::string& dir, const std::vector<std::string>& env, Ps
   return true;
 }
 
+/// Whether a process on `cpus` was bound by someone: its CPUs are fewer than the machine's.
+bool FewerCpus(const PsMachine& machine, const std::string& cpus) {
+  planner::CpuSet set;
+  std::string ignored;
+  return planner::CpuSet::ParseList(cpus.c_str(), &set, &ignored) && !machine.all.Empty() &&
+         set.IsSubsetOf(machine.all) && set != machine.all;
+}
+
 }  // namespace
+
+const config::SiteFile* PsSites::For(const char* const* env, bool own) {
+  static const config::SiteFile kNone{};  // NUMABIND_CONFIG_FILE=none: no file
+  const char* path = config::SiteFilePath(env);
+  if (path == nullptr) return &kNone;
+  if (!own && strcmp(path, config::kSiteFilePath) != 0) return nullptr;
+  auto [it, fresh] = files_.try_emplace(path);
+  if (fresh) {
+    it->second = std::make_unique<config::SiteFile>();
+    config::Error err;
+    // A bad file reads as none, as the library reads it. The file points to its path (site->path): the key's.
+    config::ReadSiteFile(it->first.c_str(), it->second.get(), &err);
+  }
+  return it->second.get();
+}
 
 std::string LauncherOf(const std::string& var) {
   // The launcher that sets each of config::kRankVars, in its order.
@@ -147,7 +177,7 @@ std::vector<long> ListPids() {
   return pids;
 }
 
-bool ReadPsProcess(long pid, const PsMachine& machine, long uid, bool all, PsProcess* out) {
+bool ReadPsProcess(long pid, const PsMachine& machine, PsSites* sites, long uid, bool all, PsProcess* out) {
   const std::string dir = "/proc/" + std::to_string(pid) + "/";
   std::string status, text, field;
   if (ReadProcFile(dir + "status", 1 << 20, &status) != 0) return false;
@@ -176,18 +206,20 @@ bool ReadPsProcess(long pid, const PsMachine& machine, long uid, bool all, PsPro
 
   e = ReadProcFile(dir + "environ", 64 << 20, &text);
   if (Gone(e)) return false;
+  bool unread = false;
   if (e == 0) {
     std::vector<std::string> env = ProcStrings(text);
     ReadMarker(env, out);
     bool gone = false;
-    if (out->bound == PsBound::kNo && !StartupRank(dir, env, out, &gone) && gone) return false;
-  } else {
-    // Another user's process: whether something bound it, by its CPUs.
-    planner::CpuSet cpus;
-    std::string ignored;
-    if (planner::CpuSet::ParseList(out->cpus.c_str(), &cpus, &ignored) && !machine.all.Empty() &&
-        cpus.IsSubsetOf(machine.all) && cpus != machine.all)
-      out->bound = PsBound::kUnknown;
+    bool own = out->uid == static_cast<long>(geteuid());
+    if (out->bound == PsBound::kNo && !StartupRank(dir, env, sites, own, out, &gone, &unread) && gone)
+      return false;
+  }
+  // Another user's process, whose environment or site file ps does not read: whether something bound it, by
+  // its CPUs.
+  if ((e != 0 || unread) && FewerCpus(machine, out->cpus)) {
+    out->bound = PsBound::kUnknown;
+    out->why = e != 0 ? "environment unreadable" : "site file not read";
   }
   if (out->bound == PsBound::kNo && !all) return false;
 

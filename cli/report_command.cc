@@ -55,29 +55,6 @@ const char* const kReportAbout[] = {
 /// The most CPUs a --draw row shows one per cell; above, a cell stands for several.
 constexpr uint32_t kDrawRowCells = 64;
 
-/// Text from a log as it may reach a terminal: control characters (C0, DEL and C1, which start escape
-/// sequences) written as \xNN or \u00NN, so that a host or command field cannot drive the terminal.
-std::string Printable(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  char buf[8];
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    unsigned char next = i + 1 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0;
-    if (c < 0x20 || c == 0x7f) {
-      snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    } else if (c == 0xc2 && next >= 0x80 && next < 0xa0) {  // U+0080..U+009F in UTF-8
-      snprintf(buf, sizeof(buf), "\\u%04x", next);
-      out += buf;
-      ++i;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 /// Whether a path is a regular file to read; otherwise says once on `err` that it is skipped. Never opens it
 /// (a FIFO's open blocks until a writer comes).
 bool Readable(const std::string& path, FILE* err) {
@@ -270,32 +247,13 @@ void PrintDraw(const ReportJob& job, FILE* out) {
   for (const std::string& f : job.flags) fprintf(out, "flag: %s\n", Printable(f).c_str());
 }
 
-/// JsonString, with DEL and the C1 controls escaped too (valid JSON either way; escaped, a log's text
-/// cannot drive a terminal showing the output).
-std::string JsonText(const std::string& s) {
-  std::string json = JsonString(s), out;
-  char buf[8];
-  for (size_t i = 0; i < json.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(json[i]);
-    unsigned char next = i + 1 < json.size() ? static_cast<unsigned char>(json[i + 1]) : 0;
-    if (c == 0x7f || (c == 0xc2 && next >= 0x80 && next < 0xa0)) {
-      snprintf(buf, sizeof(buf), "\\u%04x", c == 0x7f ? c : next);
-      out += buf;
-      i += c == 0xc2;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 std::string JsonList(const std::vector<std::string>& items) {
   std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i > 0 ? "," : "") + JsonText(items[i]);
+  for (size_t i = 0; i < items.size(); ++i) out += (i > 0 ? "," : "") + JsonString(items[i]);
   return out + "]";
 }
 
-std::string JsonOrNull(const std::string& s) { return s.empty() ? "null" : JsonText(s); }
+std::string JsonOrNull(const std::string& s) { return s.empty() ? "null" : JsonString(s); }
 
 void PrintJson(const ReportJob& job, FILE* out) {
   fprintf(out, "{\"ok\":%s,\"flags\":%s,\"hosts\":[", job.Ok() ? "true" : "false",
@@ -304,13 +262,13 @@ void PrintJson(const ReportJob& job, FILE* out) {
     const ReportHost& h = job.hosts[i];
     std::string launches;
     for (const ReportLaunch& l : h.launches) {
-      launches += (launches.empty() ? "{\"launch\":" : ",{\"launch\":") + JsonText(l.id) +
+      launches += (launches.empty() ? "{\"launch\":" : ",{\"launch\":") + JsonString(l.id) +
                   ",\"ranks\":" + std::to_string(l.ranks) + ",\"first\":" + JsonOrNull(l.first) +
                   ",\"last\":" + JsonOrNull(l.last) + ",\"group\":" + std::to_string(l.group) + "}";
     }
     fprintf(out, "%s\n {\"host\":%s,\"flags\":%s,\"warnings\":%s,\"launches\":[%s],\"ranks\":[",
-            i > 0 ? "," : "", JsonText(h.host).c_str(), JsonList(h.flags).c_str(), JsonList(h.notes).c_str(),
-            launches.c_str());
+            i > 0 ? "," : "", JsonString(h.host).c_str(), JsonList(h.flags).c_str(),
+            JsonList(h.notes).c_str(), launches.c_str());
     for (size_t k = 0; k < h.ranks.size(); ++k) {
       const ReportRank& r = h.ranks[k];
       fprintf(out,
@@ -320,9 +278,9 @@ void PrintJson(const ReportJob& job, FILE* out) {
               "\"device\":%s,\"device_nodes\":%s,\"message\":%s,\"flags\":%s}",
               k > 0 ? "," : "", r.rank.empty() ? "null" : r.rank.c_str(),
               r.nranks.empty() ? "null" : r.nranks.c_str(), JsonOrNull(r.rank_var).c_str(),
-              r.pid.empty() ? "null" : r.pid.c_str(), JsonText(r.launch).c_str(), r.cut ? "true" : "false",
-              JsonOrNull(r.command).c_str(), JsonText(r.event).c_str(), r.by != "-" ? "true" : "false",
-              r.by != "-" ? JsonText(r.by).c_str() : "null", JsonOrNull(r.entry).c_str(),
+              r.pid.empty() ? "null" : r.pid.c_str(), JsonString(r.launch).c_str(), r.cut ? "true" : "false",
+              JsonOrNull(r.command).c_str(), JsonString(r.event).c_str(), r.by != "-" ? "true" : "false",
+              r.by != "-" ? JsonString(r.by).c_str() : "null", JsonOrNull(r.entry).c_str(),
               JsonOrNull(r.policy).c_str(), JsonOrNull(r.cpus).c_str(), JsonOrNull(r.nodes).c_str(),
               JsonOrNull(r.memory).c_str(), JsonOrNull(r.device).c_str(), JsonOrNull(r.device_nodes).c_str(),
               JsonOrNull(r.message).c_str(), JsonList(r.flags).c_str());

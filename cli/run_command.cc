@@ -32,7 +32,7 @@ const OptionSpec kRunOptions[] = {
     {"--rank-var", config::kVarRankVar, false, "VAR", "the variable that carries each rank's local rank"},
     {"--match", config::kVarMatch, false, "GLOB", "command lines that take local ranks in spawn order"},
     {"--forks", config::kVarForks, true, "",
-     "children a non-rank forks (Python fork/forkserver pools) take ranks by order", false, "ranks"},
+     "children Python forks (its fork/forkserver pools; not a shell's) take ranks by order", false, "ranks"},
     {"--topology", config::kVarTopology, false, "T",
      "an hwloc XML file or synthetic:DESC instead of this machine"},
     {"--log", config::kVarLog, false, "L", ""},

@@ -3,7 +3,8 @@
 // `numabind show PID...`: where live processes run. CPUs and NUMA nodes come from /proc/PID/status
 // (Cpus_allowed_list, Mems_allowed_list); the memory policy from get_mempolicy for this process and from the
 // first line of /proc/PID/numa_maps for others, in NUMABIND_MEMORY's words (cli/memory_policy.h: "local",
-// "bind:0", "interleave:0-1", "preferred:1"), as `plan`, the log and `report` write it.
+// "bind:0", "interleave:0-1", "preferred:1"), as `plan`, the log and `report` write it. Every field is
+// printed through cli/printable.h: a command line is whatever its process chose, escape sequences included.
 
 #include <errno.h>
 #include <stdlib.h>
@@ -84,7 +85,7 @@ Drawing ShowDrawing(const std::vector<ProcInfo>& found) {
     size_t colon = p.memory.rfind(':');
     if (colon != std::string::npos)
       planner::CpuSet::ParseList(p.memory.c_str() + colon + 1, &item.nodes, &ignored);
-    item.details = {p.memory, Cut(p.command, 40)};
+    item.details = {Printable(p.memory), Cut(Printable(p.command), 40)};
     d.items.push_back(std::move(item));
   }
   return d;
@@ -148,6 +149,7 @@ int ShowMain(const Invocation& call) {
     table.push_back({"pid", "cpus", "nodes", "memory", "command"});
     for (const ProcInfo& p : found) {
       table.push_back({std::to_string(p.pid), p.cpus, p.nodes, p.memory, p.command});
+      for (std::string& cell : table.back()) cell = Printable(cell);  // another user's command line
     }
     PrintTable(out, table);
   }

@@ -46,7 +46,7 @@ struct Config {
   /// (shim/rank/affinity_guard.h).
   bool guard = false;
   /// NUMABIND_BY_DEVICE=1: a process that no launcher ranks and that sees exactly one device binds as that
-  /// device's rank (shim/rank/device_rank.h).
+  /// device's rank at start-up (shim/rank/self_bind.h).
   bool by_device = false;
   /// NUMABIND_CONTAINER=keep: a container runtime's programs keep libnumabind.so in LD_PRELOAD
   /// (shim/child/container.h); false (strip) leaves it out.

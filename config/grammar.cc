@@ -205,14 +205,8 @@ size_t FormatBusId(const BusId& id, char* out) {
   return n;
 }
 
-// kMemoryWords is in MemoryKind's order.
+// kMemoryWords is in MemoryKind's order (ReadMemory, config/readers.cc, casts an index to a kind).
 static_assert(static_cast<int>(MemoryKind::kInterleave) == 3 && kMemoryWords.count == 4, "one word per kind");
-
-bool ParseMemoryText(const char* value, MemoryKind* out) {
-  int i = ChoiceOf(kMemoryWords, value);
-  if (i >= 0) *out = static_cast<MemoryKind>(i);
-  return i >= 0;
-}
 
 // Child-safe: a word of a constant table.
 const char* MemoryName(MemoryKind kind) {

@@ -62,8 +62,6 @@ bool ParseDecimal(const char* s, size_t n, uint32_t max, uint32_t* out);
 /// "NUMABIND_POLICY=VALUE: ", e.g. "entry 2 (x): expected a list of CPU numbers such as 0-3,8, ...").
 bool ParsePolicyText(const char* value, Policy* out, char* why, size_t cap);
 
-/// Parses a NUMABIND_MEMORY value: local, preferred, bind or interleave.
-bool ParseMemoryText(const char* value, MemoryKind* out);
 /// The NUMABIND_MEMORY word of `kind` ("local", ...). Child-safe: returns a string literal.
 const char* MemoryName(MemoryKind kind);
 

@@ -106,7 +106,11 @@ bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* e
     return false;
   }
   for (int i = 0; id >= 0 && i < site->count; ++i) {
-    if (FindVar(site->entries[i], static_cast<size_t>(eq - s)) != id) continue;
+    // The earlier entry's whole name, up to its own '=': NUMABIND_LOG after NUMABIND_LOG_FORMAT is new.
+    const char* earlier = site->entries[i];
+    size_t len = 0;
+    while (earlier[len] != '=') ++len;
+    if (FindVar(earlier, len) != id) continue;
     base::TextWriter w{e.text, sizeof(e.text), 0};
     w.Str(s).Str(": already set on line ").Uint(site->lines[i]);
     Fail(err, path, line, e.text);

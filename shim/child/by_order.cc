@@ -2,11 +2,12 @@
 //
 // Child-safe: ranks found by order (NUMABIND_MATCH). Command lines are joined with single spaces and
 // globbed; the counter shared by the launcher's tree (order_counter.h) numbers them, or, without it, the
-// launcher's live matching children, read from /proc. Everything here may
-// run between fork/vfork and exec: raw system calls and buffers on the stack, each in a function that is
-// not inlined, so that a 16 KiB thread stack holds the deepest path.
+// launcher's live matching children, read from /proc (the lines said about them: order_notes.cc).
+// Everything here may run between fork/vfork and exec: raw system calls and buffers on the stack, each in a
+// function that is not inlined, so that a 16 KiB thread stack holds the deepest path.
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "base/digits.h"
@@ -51,22 +52,17 @@ void ProcPath(char* buf, const char* const* parts, int nparts, const long* nums)
   buf[at] = '\0';
 }
 
-/// Child-safe: 1 when the command line in `path` matches NUMABIND_MATCH, 0 when it does not or the process
-/// is gone, -1 when it is empty (a zombie's, or a process between its exec and its new arguments).
-__attribute__((noinline)) int MatchCmdline(const char* path) {
+/// Child-safe: 1 when the command line in `path`, that of process `pid` (0: the caller), matches
+/// NUMABIND_MATCH, 0 when it does not or the process is gone, -1 when it is empty (a zombie's, or a process
+/// between its exec and its new arguments).
+__attribute__((noinline)) int MatchCmdline(const char* path, long pid) {
   const char* match = g_state.config.match;
   if (match == nullptr || *match == '\0') return 0;
   char cmd[4096];
   long len = ReadSmallFile(path, cmd, sizeof(cmd));
   if (len < 0) return 0;
   if (len == 0) return -1;
-  // The arguments end in NULs; joined with single spaces, as ArgvMatches joins an argv.
-  if (cmd[len - 1] == '\0') --len;
-  for (long i = 0; i < len; ++i) {
-    if (cmd[i] == '\0') cmd[i] = ' ';
-  }
-  cmd[len] = '\0';
-  return base::GlobMatch(match, cmd) ? 1 : 0;
+  return ArgsMatch(cmd, len, cmd, pid) ? 1 : 0;
 }
 
 /// Child-safe: whether process `pid` is a zombie (or gone), from the state in /proc/PID/stat.
@@ -89,7 +85,7 @@ __attribute__((noinline)) bool PidMatches(long pid) {
   const char* parts[] = {"/proc/", nullptr, "/cmdline"};
   ProcPath(path, parts, 3, &pid);
   for (int attempt = 0; attempt < 50; ++attempt) {
-    int r = MatchCmdline(path);
+    int r = MatchCmdline(path, pid);
     if (r >= 0) return r == 1;
     if (Finished(pid)) return false;
     timespec ms{0, 1000000};
@@ -152,7 +148,82 @@ __attribute__((noinline)) uint32_t CountMatchingChildren(pid_t parent) {
 }
 
 // Child-safe: one raw read into a buffer on the stack, then the glob.
-bool CmdlineMatches(const char* path) { return MatchCmdline(path) == 1; }
+bool CmdlineMatches(const char* path) { return MatchCmdline(path, 0) == 1; }
+
+namespace {
+
+/// Child-safe: the name the kernel gave process `pid` (0: the caller) at its exec, into name (16 bytes): the
+/// first 15 bytes of the last component of the file it ran, a script's own rather than its interpreter's;
+/// "" when it cannot be read.
+__attribute__((noinline)) void ProcessName(long pid, char* name) {
+  name[0] = '\0';
+  if (pid == 0) {
+    base::Sys6(SYS_prctl, PR_GET_NAME, reinterpret_cast<long>(name));
+    name[15] = '\0';
+    return;
+  }
+  char path[64];
+  const char* parts[] = {"/proc/", nullptr, "/comm"};
+  ProcPath(path, parts, 3, &pid);
+  long len = ReadSmallFile(path, name, 16);
+  if (len > 0 && name[len - 1] == '\n') name[len - 1] = '\0';
+  if (len < 0) name[0] = '\0';
+}
+
+/// Child-safe: whether the path `arg` names the file a process named `name` (ProcessName) ran.
+bool NamesProcess(const char* arg, const char* name) {
+  const char* last = base::LastComponent(arg);
+  int n = 0;
+  while (n < 15 && last[n] != '\0' && last[n] == name[n]) ++n;
+  return n > 0 && name[n] == '\0' && (n == 15 || last[n] == '\0');
+}
+
+}  // namespace
+
+// Child-safe: a copy into args, then the glob (twice at most) and, for a script, the process's name.
+NUMABIND_HOT bool ArgsMatch(const char* from_args, long len, char* args, long pid) {
+  const char* match = g_state.config.match;
+  if (match == nullptr || *match == '\0') return false;
+  // The arguments end in NULs; joined with single spaces, as ArgvMatches joins an argv, in one pass.
+  if (len > 0 && from_args[len - 1] == '\0') --len;
+  // A glob that begins with '*' (the default one among them) matches every line whose tail it matches: the
+  // whole line is all there is to glob (every configured process's start-up globs its own line this way).
+  if (*match == '*') {
+    for (long i = 0; i < len; ++i) args[i] = from_args[i] == '\0' ? ' ' : from_args[i];
+    args[len] = '\0';
+    return base::GlobMatch(match, args);
+  }
+  long ends[3] = {-1, -1, -1};  // where the first three arguments end
+  int count = 0;
+  for (long i = 0; i < len; ++i) {
+    char c = from_args[i];
+    if (c == '\0') {
+      if (count < 3) ends[count++] = i;
+      c = ' ';
+    }
+    args[i] = c;
+  }
+  args[len] = '\0';
+  if (count < 3) ends[count] = len;
+  if (base::GlobMatch(match, args)) return true;
+  // A script runs as its interpreter: the kernel puts its #! line's "INTERPRETER [ARGUMENT]" before the
+  // script's path and arguments, so a worker spawned as "/path/worker.sh 1" reads "/bin/sh /path/worker.sh
+  // 1" once it runs. The line is globbed again from the script's path on: the second argument, or the third
+  // when the second is an option (#!/usr/bin/python3 -u). Only when the process is that script: the kernel
+  // names a process after the file it ran (a script's own name, its interpreter's when a shell runs it by
+  // hand: "bash launch.sh ... /path/worker.sh" is no worker).
+  if (count == 0) return false;
+  int k = args[ends[0] + 1] == '-' && count >= 2 ? 1 : 0;  // the argument before the script's path
+  long from = ends[k] + 1, to = ends[k + 1];
+  if (from >= len || !base::GlobMatch(match, args + from)) return false;
+  char name[16];
+  ProcessName(pid, name);
+  char kept = args[to];
+  args[to] = '\0';
+  bool script = NamesProcess(args + from, name);
+  args[to] = kept;
+  return script;
+}
 
 namespace {
 
@@ -180,63 +251,6 @@ NUMABIND_HOT __attribute__((noinline)) bool ArgvMatches(char* const* argv) {
   size_t len = 0;
   for (int i = 0; argv[i] != nullptr && len < 256; ++i) len += base::StrLen(argv[i]) + 1;
   return len < 256 ? JoinedMatches<256>(argv) : JoinedMatches<4096>(argv);  // 255 characters at most
-}
-
-// Child-safe: the glob, a flag in the shared page and a line on the stack.
-void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
-  if (g_state.config.log < config::LogLevel::kWarn || !ArgvMatches(argv) ||
-      !FirstInOrderTree(launcher, kOrderSaidGlob))
-    return;
-  Line l;
-  l.Str("numabind: NUMABIND_MATCH='").Str(g_state.config.match).Str("' matches the launcher's own command ");
-  l.Str("line (pid ").Num(launcher).Str(", a rank found by order) as well as its program ").Str(path);
-  l.Str(": the launcher took a rank and no worker is bound; write a glob that matches only the workers' ");
-  l.Str("command line from its start, e.g. '/path/worker.sh*' rather than '*worker.sh*' (docs/launchers.md)");
-  WriteLog(config::LogLevel::kWarn, &l);
-}
-
-void CheckOrderCounter() {
-  if (__atomic_exchange_n(&g_state.order_counter_checked, true, __ATOMIC_ACQ_REL)) return;
-  const config::Config& c = g_state.config;
-  bool forks = c.fork_ranks && !g_state.rank_bound;
-  // The default glob (Python's spawn workers, which one launcher starts: counting its children suffices)
-  // is in every configured process: only a glob the user wrote is worth a probe at each first fork.
-  bool match = c.match != nullptr && *c.match != '\0' && c.match != config::kDefaultMatch;
-  if ((!forks && !match) || c.log < config::LogLevel::kWarn) return;
-  pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  if (!IsOrderTreeRoot(self) || OrderCounterUsable(self)) return;
-  Line l;
-  if (forks) {
-    l.Str("numabind: the children that ").Str(program_invocation_name ? program_invocation_name : "it");
-    l.Str(" forks take no rank (NUMABIND_FORKS=ranks) and run unbound: ranks by order need the shared ");
-    l.Str("counter, and there is none (");
-  } else {
-    l.Str(
-        "numabind: ranks found by order (NUMABIND_MATCH) have no shared counter, so each launcher numbers ");
-    l.Str("only its own live children and workers that subshells, xargs or GNU parallel start may take one ");
-    l.Str("rank twice (");
-  }
-  if (c.shared == nullptr || *c.shared == '\0') {
-    l.Str("NUMABIND_SHARED=off");
-  } else {
-    l.Str("no directory ").Str(c.shared).Str("/numabind-").Num(base::Sys6(SYS_geteuid));
-    l.Str(" of this user's alone, mode 0700, or no /proc");
-  }
-  l.Str("); set NUMABIND_SHARED to a directory of the user's, such as /dev/shm (the default)");
-  WriteLog(config::LogLevel::kWarn, &l);
-}
-
-// Child-safe: a flag in the shared page and a line on the stack.
-void NoteUnknownCount(pid_t launcher) {
-  if (g_state.config.log < config::LogLevel::kInfo || !FirstInOrderTree(launcher, kOrderSaidCount)) return;
-  Line l;
-  l.Str(g_state.config.fork_ranks ? "numabind: ranks found by order (NUMABIND_MATCH, NUMABIND_FORKS) have no "
-                                  : "numabind: ranks found by order (NUMABIND_MATCH) have no ");
-  l.Str("count: each is planned as one of as many ");
-  l.Str(
-      "ranks as the policy has places (nodes, devices or cores), rank r as rank r mod that; give the count ");
-  l.Str("with numabind run --ranks N or NUMABIND_NRANKS=N");
-  WriteLog(config::LogLevel::kInfo, &l);
 }
 
 }  // namespace numabind::shim

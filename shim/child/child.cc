@@ -135,7 +135,8 @@ NUMABIND_HOT bool FindRank(char* const* argv, char* const* envp, pid_t parent, R
   if (FindRankVar(facts, g_state.startup_rank_vars, out)) return true;
   if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & config::kRankVarBit) != 0)
     return false;
-  if (!ArgvMatches(argv)) return false;
+  // A child whose launcher was killed before its exec (init's now) belongs to no launch.
+  if (parent <= 1 || !ArgvMatches(argv)) return false;
   out->var = nullptr;
   out->entry = nullptr;
   // The counter shared by the launcher's whole tree (order_counter.h); the launcher's own live children

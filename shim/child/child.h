@@ -141,7 +141,7 @@ inline bool BoundAtSetenv(const RankMatch& m) {
 
 /// Child-safe: in a fork child that took a rank under NUMABIND_FORKS=ranks (shim/entry/fork_wrappers.cc),
 /// called at exec of `path`: gives the rank's slot back to the shared counter, undoes the binding and says
-/// so (WriteGaveBack). Else nothing.
+/// so (WriteGaveBack). Else nothing: in that child's own fork or vfork children too, which keep its rank.
 void GiveBackForkRank(const char* path);
 
 /// Child-safe: puts back the binding BindRank saved.
@@ -152,9 +152,16 @@ void Restore(const SavedBinding& saved);
 /// be had.
 uint32_t CountMatchingChildren(pid_t parent);
 
-/// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs), joined
-/// with single spaces, matches NUMABIND_MATCH. False when it cannot be read (no /proc; a zombie's is empty).
+/// Child-safe: whether the command line in `path` (/proc/PID/cmdline: arguments ending in NULs) matches
+/// NUMABIND_MATCH as ArgsMatch says. False when it cannot be read (no /proc; a zombie's is empty).
 bool CmdlineMatches(const char* path);
+
+/// Child-safe: whether the arguments of running process `pid` (0: the caller), from_args[0..len) (each
+/// ending in a NUL, the last one perhaps not), joined with single spaces, match NUMABIND_MATCH: the whole
+/// line, or, when the process runs a script, the line from the script's path on (the kernel runs
+/// "/path/worker.sh 1" as "/bin/sh /path/worker.sh 1"). The line is joined into args (room for len + 1
+/// bytes), which may be from_args itself.
+bool ArgsMatch(const char* from_args, long len, char* args, long pid);
 
 /// Child-safe: called when a rank found by order (g_state.order_rank) starts `path` with argv, from
 /// `launcher` (that rank). When argv matches NUMABIND_MATCH too, the glob matches the launcher's own command
@@ -167,10 +174,10 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher);
 void NoteUnknownCount(pid_t launcher);
 
 /// Parent side of a fork or spawn (not child-safe: it writes g_state): once per process that starts ranks
-/// by order (a NUMABIND_MATCH other than the default, or NUMABIND_FORKS in a process that is no rank), checks
-/// that the tree's shared counter (order_counter.h) can be had and, when not, says at warn in one line what
-/// that costs and the fix (the root of the tree says it, its configured descendants do not). Inline: a
-/// fork after the first pays one flag test.
+/// by order (a NUMABIND_MATCH other than the default, or a process whose forks take ranks: ForksTakeRanks),
+/// checks that the tree's shared counter (order_counter.h) can be had and, when not, says at warn in one line
+/// what that costs and the fix (the root of the tree says it, or the topmost Python process of a pool; their
+/// configured descendants do not). Inline: a fork after the first pays one flag test.
 void CheckOrderCounter();
 inline void NoteNoOrderCounter() {
   if (!__atomic_load_n(&g_state.order_counter_checked, __ATOMIC_ACQUIRE)) CheckOrderCounter();

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "base/digits.h"
 #include "base/dir_entries.h"
@@ -87,48 +88,115 @@ __attribute__((noinline)) long TreeRoot(long launcher, uint64_t* start) {
   return root;
 }
 
-/// Child-safe: maps the counter page of the tree of `launcher`, creating it if needed; nullptr when it
-/// cannot be had.
-__attribute__((noinline)) uint32_t* MapCounter(long launcher) {
+/// Child-safe: "<NUMABIND_SHARED>/numabind-UID" into path (256 bytes); false when NUMABIND_SHARED is off.
+bool UserDir(char* path, long uid) {
   const char* base = g_state.config.shared;
-  if (base == nullptr || *base == '\0') return nullptr;
+  if (base == nullptr || *base == '\0') return false;
+  size_t at = 0;
+  path[0] = '\0';
+  Append(path, 256, &at, base);
+  Append(path, 256, &at, "/numabind-");
+  AppendNum(path, 256, &at, static_cast<uint64_t>(uid));
+  return true;
+}
+
+/// Child-safe: the user's directory `path` opened, when it is the user's alone (as the plan basis's
+/// directory, shim/launcher/basis_cache.cc: owned by uid, mode 0700, no symbolic link); else -1.
+long OpenOwnDir(const char* path, long uid) {
+  long dir = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) return -1;
+  struct stat st = {};
+  if (base::Fstat(static_cast<int>(dir), &st) == 0 && st.st_uid == static_cast<uid_t>(uid) &&
+      (st.st_mode & 077) == 0)
+    return dir;
+  base::Sys6(SYS_close, dir);
+  return -1;
+}
+
+/// Child-safe: writes a page of zeros at the start of fd, from a fresh anonymous page (a page of stack
+/// would not fit a small thread's). 0 or -errno (ENOSPC: no room).
+__attribute__((noinline)) long WriteZeroPage(long fd) {
+  long zeros = base::Sys6(SYS_mmap, 0, kPage, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base::SysFailed(zeros)) return zeros;
+  long done = 0, r = 0;
+  while (done < kPage) {
+    r = base::Sys6(SYS_pwrite64, fd, zeros + done, kPage - done, done);
+    if (r == -EINTR) continue;
+    if (r <= 0) break;
+    done += r;
+  }
+  base::Sys6(SYS_munmap, zeros, kPage);
+  return done == kPage ? 0 : r < 0 ? r : -ENOSPC;
+}
+
+/// Child-safe: allocates the counter page of file fd for real, so that no access to its mapping can fault
+/// for want of room. A page grown by ftruncate is allocated at its first write, which on a full tmpfs
+/// (/dev/shm is shared by every user) is a SIGBUS in whichever process touches it first. fallocate changes
+/// no data, so every process that maps the page calls it (a page that is there already costs a lookup). On
+/// a file system without it, the process that created the file (`created`) writes the page and the others
+/// wait up to 50 ms for it to be whole (its creator killed meanwhile: the tree goes without a counter).
+/// 0 or -errno.
+__attribute__((noinline)) long AllocatePage(long fd, bool created) {
+  long r = -EINTR;
+  for (int i = 0; i < 16 && r == -EINTR; ++i) r = base::Sys6(SYS_fallocate, fd, 0, 0, kPage);
+  if (r != -EOPNOTSUPP) return r;
+  if (created) return WriteZeroPage(fd);
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    struct stat st = {};
+    if (base::Fstat(static_cast<int>(fd), &st) == 0 && st.st_size >= kPage) return 0;
+    timespec ms{0, 1000000};
+    base::Sys6(SYS_nanosleep, reinterpret_cast<long>(&ms), 0);
+  }
+  return r;
+}
+
+/// Child-safe: maps the counter page of the tree of `launcher`, creating it if needed; nullptr when it
+/// cannot be had, with *page_error the errno that kept the page (or, with no inode left, the directory)
+/// from being made or mapped, ENOSPC when the file system is full; 0 when there is no shared directory of
+/// the user's alone or no /proc.
+__attribute__((noinline)) uint32_t* MapCounter(long launcher, int* page_error) {
+  *page_error = 0;
+  // A fork child whose launcher was killed before its exec is init's: no tree's (a page named after init
+  // would never go).
+  if (launcher <= 1) return nullptr;
+  long uid = base::Sys6(SYS_geteuid);
+  char path[256];
+  if (!UserDir(path, uid)) return nullptr;
   uint64_t start;
   long root = TreeRoot(launcher, &start);
   if (root < 0) return nullptr;
-  char path[256];
-  size_t at = 0;
-  path[0] = '\0';
-  long uid = base::Sys6(SYS_geteuid);
-  Append(path, sizeof(path), &at, base);
-  Append(path, sizeof(path), &at, "/numabind-");
-  AppendNum(path, sizeof(path), &at, static_cast<uint64_t>(uid));
-  base::Sys6(SYS_mkdirat, AT_FDCWD, reinterpret_cast<long>(path), 0700);
-  // As the plan basis's directory (shim/launcher/basis_cache.cc): ours alone, or not used.
-  long dir = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dir < 0) return nullptr;
-  struct stat st = {};
-  uint32_t* page = nullptr;
-  if (base::Fstat(static_cast<int>(dir), &st) == 0 && st.st_uid == static_cast<uid_t>(uid) &&
-      (st.st_mode & 077) == 0) {
-    char name[64];
-    CounterName(name, root, start);
-    long flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC;
-    long fd = base::Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags);
-    if (fd == -ENOENT) {
-      fd = base::Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags | O_CREAT | O_EXCL, 0600);
-      if (fd >= 0) ReapStale(dir);
-      if (fd == -EEXIST) fd = base::Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags);
-    }
-    struct stat fst = {};
-    if (fd >= 0 && base::Fstat(static_cast<int>(fd), &fst) == 0 && S_ISREG(fst.st_mode) &&
-        fst.st_uid == static_cast<uid_t>(uid) && (fst.st_mode & 077) == 0 &&
-        // A new file is empty: growing it to a page is the same for every process that races here.
-        (fst.st_size >= kPage || base::Sys6(SYS_ftruncate, fd, kPage) == 0)) {
-      long m = base::Sys6(SYS_mmap, 0, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      if (!base::SysFailed(m)) page = reinterpret_cast<uint32_t*>(m);
-    }
-    if (fd >= 0) base::Sys6(SYS_close, fd);
+  long made = base::Sys6(SYS_mkdirat, AT_FDCWD, reinterpret_cast<long>(path), 0700);
+  long dir = OpenOwnDir(path, uid);
+  if (dir < 0) {
+    if (made == -ENOSPC || made == -EDQUOT) *page_error = static_cast<int>(-made);  // no inode left
+    return nullptr;
   }
+  char name[64];
+  CounterName(name, root, start);
+  long flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC;
+  long fd = base::Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags);
+  bool created = false;
+  if (fd == -ENOENT) {
+    fd = base::Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags | O_CREAT | O_EXCL, 0600);
+    created = fd >= 0;
+    if (created) ReapStale(dir);
+    if (fd == -EEXIST) fd = base::Sys6(SYS_openat, dir, reinterpret_cast<long>(name), flags);
+  }
+  uint32_t* page = nullptr;
+  struct stat fst = {};
+  if (fd >= 0 && base::Fstat(static_cast<int>(fd), &fst) == 0 && S_ISREG(fst.st_mode) &&
+      fst.st_uid == static_cast<uid_t>(uid) && (fst.st_mode & 077) == 0) {
+    // A failed allocation leaves the file as it was (empty): the next process of the tree tries again.
+    long r = AllocatePage(fd, created);
+    if (r == 0) r = base::Sys6(SYS_mmap, 0, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base::SysFailed(r))
+      *page_error = static_cast<int>(-r);
+    else
+      page = reinterpret_cast<uint32_t*>(r);
+  } else if (fd < 0) {
+    *page_error = static_cast<int>(-fd);  // ENOSPC: no inode left for it
+  }
+  if (fd >= 0) base::Sys6(SYS_close, fd);
   base::Sys6(SYS_close, dir);
   return page;
 }
@@ -137,7 +205,8 @@ __attribute__((noinline)) uint32_t* MapCounter(long launcher) {
 
 // Child-safe: raw reads of /proc, one mapping, atomic compare-and-swap on the shared page.
 bool ClaimOrderRank(pid_t launcher, bool keep, uint32_t* rank, OrderClaim* claim) {
-  uint32_t* slots = MapCounter(launcher);
+  int page_error;
+  uint32_t* slots = MapCounter(launcher, &page_error);
   if (slots == nullptr) return false;
   uint32_t self = static_cast<uint32_t>(base::Sys6(SYS_getpid));
   for (uint32_t i = 0; i < kOrderSlots; ++i) {
@@ -168,8 +237,8 @@ bool IsOrderTreeRoot(pid_t launcher) {
 }
 
 // Child-safe: as ClaimOrderRank.
-bool OrderCounterUsable(pid_t launcher) {
-  uint32_t* page = MapCounter(launcher);
+bool OrderCounterUsable(pid_t launcher, int* page_error) {
+  uint32_t* page = MapCounter(launcher, page_error);
   if (page == nullptr) return false;
   base::Sys6(SYS_munmap, reinterpret_cast<long>(page), kPage);
   return true;
@@ -177,7 +246,8 @@ bool OrderCounterUsable(pid_t launcher) {
 
 // Child-safe: as ClaimOrderRank, and one atomic or on the flags word.
 bool FirstInOrderTree(pid_t launcher, uint32_t flag) {
-  uint32_t* page = MapCounter(launcher);
+  int page_error;
+  uint32_t* page = MapCounter(launcher, &page_error);
   if (page == nullptr) return true;  // no page: each says it
   bool first = (__atomic_fetch_or(&page[kOrderSlots], flag, __ATOMIC_ACQ_REL) & flag) == 0;
   base::Sys6(SYS_munmap, reinterpret_cast<long>(page), kPage);
@@ -191,6 +261,22 @@ void FinishOrderClaim(OrderClaim* claim, uint32_t owner) {
   base::Sys6(SYS_munmap, reinterpret_cast<long>(claim->map), kPage);
   claim->map = nullptr;
   claim->slot = nullptr;
+}
+
+// At exit (start.cc's destructor): raw calls.
+void RemoveOwnOrderCounter() {
+  long uid = base::Sys6(SYS_geteuid);
+  char path[256];
+  if (!UserDir(path, uid)) return;
+  long self = base::Sys6(SYS_getpid);
+  base::ProcStat stat;
+  if (!base::ReadProcStat(self, &stat)) return;
+  long dir = OpenOwnDir(path, uid);
+  if (dir < 0) return;
+  char name[64];
+  CounterName(name, self, stat.start);
+  base::UnlinkAt(static_cast<int>(dir), name, 0);
+  base::Sys6(SYS_close, dir);
 }
 
 }  // namespace numabind::shim

@@ -14,6 +14,7 @@
 #include "base/hot.h"
 #include "base/syscalls.h"
 #include "shim/child/child.h"
+#include "shim/child/pool_process.h"
 #include "shim/child/rank_exports.h"
 #include "shim/entry/site_config.h"
 #include "shim/entry/vfork.h"
@@ -56,14 +57,16 @@ void BeforeFork() {
   errno = e;
 }
 
-/// Child-safe: in the child of a fork of a configured non-rank under NUMABIND_FORKS=ranks (a Python fork or
-/// forkserver pool's worker), before fork returns: takes the next rank by order from the tree's shared
+/// Child-safe: in the child of a fork of a Python process under NUMABIND_FORKS=ranks (ForksTakeRanks: a fork
+/// or forkserver pool's worker), before fork returns: takes the next rank by order from the tree's shared
 /// counter (order_counter.h) and binds. The child has one thread: there are no others to bind.
 /// The fork child's slot (kept mapped) and the binding it had before, for GiveBackForkRank: in a page
 /// BindForkChild maps, as a static one would add a page to every process's writable data (a mapping and a
-/// fault at each start of every program).
+/// fault at each start of every program). Its own fork and vfork children see them too (a copy, the same
+/// memory): `taker` tells the process that took the rank, the only one that gives it back.
 OrderClaim g_fork_claim;
 struct ForkSaved {
+  pid_t taker;
   SavedBinding saved;
   uint64_t cpus[config::kMaxCpuWords];
 };
@@ -83,6 +86,7 @@ void BindForkChild() {
     return;
   }
   g_fork_saved = reinterpret_cast<ForkSaved*>(page);
+  g_fork_saved->taker = static_cast<pid_t>(base::Sys6(SYS_getpid));
   SavedBinding& saved = g_fork_saved->saved;
   saved = SavedBinding();
   saved.cpus = g_fork_saved->cpus, saved.cpu_words = config::kMaxCpuWords;
@@ -107,17 +111,20 @@ void BindForkChild() {
 
 // Child-safe: a fork child that execs was no worker (Python's resource tracker and forkserver are started
 // by fork and exec when vfork cannot be used): its slot is freed for the next worker and its binding undone.
-// The bound line it wrote at fork is followed by one that says so, for the log to stay true.
+// The bound line it wrote at fork is followed by one that says so, for the log to stay true. Only the
+// process that took the rank gives it back: a worker's fork children inherit its claim, and a program the
+// worker runs keeps the worker's binding, as a rank's children do; a vfork child runs in the worker's memory
+// and must leave its claim, saved binding and rank as they are.
 NUMABIND_HOT void GiveBackForkRank(const char* path) {
-  if (g_fork_claim.map == nullptr) return;
+  if (g_fork_claim.map == nullptr || g_fork_saved == nullptr ||
+      g_fork_saved->taker != static_cast<pid_t>(base::Sys6(SYS_getpid)))
+    return;
   FinishOrderClaim(&g_fork_claim, 0);
   g_fork_claim = OrderClaim();
   bool bound = g_state.rank_bound && g_state.worker_nranks != ~0u;
-  if (g_fork_saved != nullptr) {
-    if (bound) Restore(g_fork_saved->saved);
-    base::Sys6(SYS_munmap, reinterpret_cast<long>(g_fork_saved), 4096);
-    g_fork_saved = nullptr;
-  }
+  if (bound) Restore(g_fork_saved->saved);
+  base::Sys6(SYS_munmap, reinterpret_cast<long>(g_fork_saved), 4096);
+  g_fork_saved = nullptr;
   if (bound) WriteGaveBack(g_state.worker_rank, g_state.worker_nranks, path);
   g_state.rank_bound = false;
   g_state.worker_rank = g_state.worker_nranks = ~0u;
@@ -132,7 +139,7 @@ NUMABIND_HOT pid_t RunFork(pid_t (*real)()) {
   }
   if (!g_state.active || t_in_shim) return real();
   BeforeFork();
-  bool worker = g_state.config.fork_ranks && !g_state.rank_bound;
+  bool worker = ForksTakeRanks();
   pid_t pid = real();
   if (pid == 0) {
     numabind::shim::t_fork_child = true;  // the child's own copy: fork children share nothing

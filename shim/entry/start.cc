@@ -13,6 +13,7 @@
 #include "base/text.h"
 #include "config/bound_marker.h"
 #include "config/rank_count.h"
+#include "shim/child/order_counter.h"
 #include "shim/entry/site_config.h"
 #include "shim/launcher/launch_id.h"
 #include "shim/log/log.h"
@@ -125,9 +126,12 @@ __attribute__((noinline)) void EndRank() {
 }
 
 // A destructor runs at exit() and at main's return, not at _exit or a fatal signal: a rank without its end
-// line is judged from its start alone. Every other process pays a load and a branch.
+// line is judged from its start alone, and a by-order counter page left behind is removed by the next
+// tree's creator (shim/child/order_counter.h). Every other process pays two loads and branches.
 __attribute__((destructor)) void Fini() {
   if (g_state.rank_bound && RecordsRanks()) EndRank();
+  if (g_state.order_counter_pid != 0 && g_state.order_counter_pid == base::Sys6(SYS_getpid))
+    RemoveOwnOrderCounter();
 }
 
 }  // namespace

@@ -23,12 +23,13 @@
 #include "config/grammar.h"
 #include "config/planner_inputs.h"
 #include "plan/basis_frame.h"
-#include "shim/child/child.h"
 #include "shim/launcher/basis_cache.h"
 #include "shim/launcher/helper_launch.h"
 #include "shim/launcher/launch_id.h"
+#include "shim/log/log.h"
 #include "shim/log/shared_mistake.h"
 #include "shim/state/guard.h"
+#include "shim/state/state.h"
 
 #ifndef NUMABIND_HELPER_PATH
 #error "NUMABIND_HELPER_PATH (the planner helper's absolute path) is set by the Makefile's HELPER_PATH"

@@ -76,8 +76,6 @@ class Line {
     buf_[len_] = '\0';
     return len_;
   }
-  /// Child-safe: empties the line, to say something else with it.
-  void Reset() { len_ = 0; }
   /// Child-safe: the text so far, NUL-terminated, without a newline.
   const char* CStr() {
     buf_[len_] = '\0';

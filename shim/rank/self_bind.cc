@@ -194,11 +194,7 @@ NUMABIND_HOT bool OwnCmdlineMatches(const char* const* env) {
       end[-1] != '\0') {
     return CmdlineMatches("/proc/self/cmdline");
   }
-  // The arguments end in NULs; joined with single spaces, as ArgvMatches joins an argv.
-  long len = end - start - 1;
-  for (long i = 0; i < len; ++i) cmd[i] = start[i] == '\0' ? ' ' : start[i];
-  cmd[len] = '\0';
-  return base::GlobMatch(match, cmd);
+  return ArgsMatch(start, end - start, cmd, 0);
 }
 
 /// This process's arguments, read from memory as OwnCmdlineMatches reads them, into argv (at most cap - 1,

@@ -104,6 +104,13 @@ struct State {
   /// ranks by order can have the shared counter was checked where they may be started, and said when not.
   /// Fork children inherit it.
   bool order_counter_checked = false;
+  /// The pid of the process whose first fork or spawn that was (CheckOrderCounter): at its exit it removes
+  /// the counter page its tree may have (RemoveOwnOrderCounter). A fork child's differs from its own.
+  pid_t order_counter_pid = 0;
+  /// Whether this process is a Python interpreter, the only kind whose forks take ranks under
+  /// NUMABIND_FORKS=ranks (ForksTakeRanks, shim/child/pool_process.h): 0 not known yet, 1 yes, 2 no. Found
+  /// at its first fork there; fork children inherit it.
+  uint8_t forks_python = 0;
 };
 
 extern State g_state;

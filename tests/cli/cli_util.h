@@ -178,6 +178,23 @@ inline int CountLines(const std::string& s) {
   return n;
 }
 
+/// A command line no terminal should see raw: CSI (ESC [), an OSC that sets the window title, BEL, DEL and
+/// CSI as C1 in UTF-8 (0xc2 0x9b). `exec -a` lets any user give a process such an argv[0].
+inline const char kEscapes[] =
+    "\x1b[31mred\x1b]0;pwned\x07\x7f\xc2\x9b"
+    "2J";
+
+/// The first byte of `out` that a terminal takes as a control (C0 but newline, DEL, C1 in UTF-8), or
+/// std::string::npos.
+inline size_t FirstControl(const std::string& out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(out[i]);
+    unsigned char next = i + 1 < out.size() ? static_cast<unsigned char>(out[i + 1]) : 0;
+    if ((c < 0x20 && c != '\n') || c == 0x7f || (c == 0xc2 && next >= 0x80 && next < 0xa0)) return i;
+  }
+  return std::string::npos;
+}
+
 /// The line of /proc/self/status that starts with `field:`, value only.
 inline std::string StatusField(const char* field) {
   std::string status = ReadAll("/proc/self/status");

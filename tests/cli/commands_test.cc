@@ -360,7 +360,8 @@ Test(commands, command_list_fits_100_columns) {
 Test(commands, docs_list_the_synopses) {
   std::string doc = numabind::test::ReadAll("docs/commands.md");
   size_t at = doc.find("```sh\n");
-  cr_assert_neq(at, std::string::npos, "docs/commands.md not found or has no ```sh block (run from the root)");
+  cr_assert_neq(at, std::string::npos,
+                "docs/commands.md not found or has no ```sh block (run from the root)");
   at += 6;
   std::string held = doc.substr(at, doc.find("```", at) - at), want;
   for (size_t i = 0; i < kCommandCount; ++i)

@@ -200,10 +200,6 @@ Test(cli_parts, parse_args) {
   EXPECT_STREQ(error.c_str(), "numabind x: unknown option -p (numabind x --help lists the options)");
 }
 
-Test(cli_parts, json_string) {
-  EXPECT_STREQ(numabind::cli::JsonString("a\"b\\c\n\x01").c_str(), "\"a\\\"b\\\\c\\n\\u0001\"");
-}
-
 Test(cli_parts, table) {
   char* buf = nullptr;
   size_t len = 0;

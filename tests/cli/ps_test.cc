@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include "tests/cli/bound_child.h"
 #include "tests/cli/cli_util.h"
@@ -235,6 +236,77 @@ Test(ps, unreadable_environment_falls_back_to_affinity, .timeout = 30) {
   EXPECT_STREQ(f[8], "?");
 }
 
+// Each process is judged by the site file it read: its NUMABIND_CONFIG_FILE's, each file once; not by the
+// first one ps happened to read for another process. One whose variables have an error is no rank: the
+// library ran it unbound, whatever its site file says.
+Test(ps, each_process_by_its_own_site_file, .timeout = 30) {
+  std::string dir = TempDir();
+  WriteAll(dir + "/on.conf", "NUMABIND_POLICY=" + numabind::test::TwoCpuPolicy() + "\n");
+  WriteAll(dir + "/off.conf", "NUMABIND_DISABLE=1\n");
+  auto start = [](const std::string& site, int rank, const char* more) {
+    return Start({"/bin/sleep", "60"}, {"LD_PRELOAD=" + Library(), "NUMABIND_CONFIG_FILE=" + site,
+                                        "OMPI_COMM_WORLD_LOCAL_RANK=" + std::to_string(rank),
+                                        "OMPI_COMM_WORLD_LOCAL_SIZE=2", more});
+  };
+  pid_t on = start(dir + "/on.conf", 1, "NUMABIND_LOG=off");
+  pid_t off = start(dir + "/off.conf", 1, "NUMABIND_LOG=off");
+  pid_t bad = start(dir + "/on.conf", 0, "NUMABIND_MEMORY=fast");
+  WaitBound(on, TwoCpus()[0]);
+  WaitExec(off, "/bin/sleep");
+  WaitExec(bad, "/bin/sleep");
+  Result r = Run({"ps"});
+  std::string bad_cpus = ReadAll("/proc/" + std::to_string(bad) + "/status");
+  Reap(on);
+  Reap(off);
+  Reap(bad);
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  std::vector<std::string> f = Fields(LineOf(r.out, on));
+  cr_assert_eq(f.size(), 9u, "%s", r.out.c_str());
+  EXPECT_STREQ(f[2] + " " + f[3] + " " + f[4] + " " + f[5], "1 Open MPI " + std::to_string(TwoCpus()[0]));
+  EXPECT_STREQ(LineOf(r.out, off), "");
+  EXPECT_STREQ(LineOf(r.out, bad), "");
+  cr_expect(bad_cpus.find("Cpus_allowed_list:\t" + std::to_string(TwoCpus()[1]) + "\n") == std::string::npos,
+            "the library bound it after all:\n%s", bad_cpus.c_str());
+}
+
+// Run by root, ps never opens a site file another user's process names (root would read any file a user
+// chose, and take that user's word for it). One of nobody's names a file only root can read, which its
+// library could not read: it runs unbound, and ps must not say it is a rank. Another's bound it by a file
+// ps does not read: its rank is unknown, by its CPUs.
+Test(ps, root_never_reads_a_site_file_another_user_names, .timeout = 30) {
+  if (geteuid() != 0) cr_skip_test("needs root to start a process as nobody");
+  std::string dir = TempDir();
+  cr_assert_eq(chmod(dir.c_str(), 0755), 0);
+  WriteAll(dir + "/secret.conf", "NUMABIND_POLICY=" + numabind::test::TwoCpuPolicy() + "\n");
+  cr_assert_eq(chmod((dir + "/secret.conf").c_str(), 0600), 0);
+  WriteAll(dir + "/open.conf", "NUMABIND_POLICY=" + numabind::test::TwoCpuPolicy() + "\n");
+  cr_assert_eq(chmod((dir + "/open.conf").c_str(), 0644), 0);
+  auto as_nobody = [&dir](const char* file) {  // preloaded into sleep alone, not into setpriv (root)
+    return Start({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env",
+                  "LD_PRELOAD=" + Library(), "NUMABIND_CONFIG_FILE=" + dir + "/" + file,
+                  "OMPI_COMM_WORLD_LOCAL_RANK=0", "OMPI_COMM_WORLD_LOCAL_SIZE=2", "/bin/sleep", "60"},
+                 {});
+  };
+  pid_t secret = as_nobody("secret.conf");
+  pid_t open = as_nobody("open.conf");
+  WaitExec(secret, "/bin/sleep");
+  WaitBound(open, TwoCpus()[1]);
+  Result r = Run({"ps", "--all"});
+  Reap(secret);
+  Reap(open);
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  std::vector<std::string> f = Fields(LineOf(r.out, secret));
+  cr_assert_eq(f.size(), 8u, "%s", r.out.c_str());
+  EXPECT_STREQ(f[1] + " " + f[2] + " " + f[3], "nobody - -");
+  std::string line = LineOf(r.out, open);
+  f = Fields(line);
+  cr_assert_geq(f.size(), 3u, "%s", r.out.c_str());
+  EXPECT_STREQ(f[2], "?");
+  cr_expect(line.find(" unknown (site file not read)  " + std::to_string(TwoCpus()[1]) + " ") !=
+                std::string::npos,
+            "%s", line.c_str());
+}
+
 // Processes start and end while ps reads them (ranks too, which ps reads furthest): it exits 0 every time
 // and says nothing about them.
 Test(ps, vanishing_processes_are_skipped, .timeout = 120) {
@@ -252,6 +324,42 @@ Test(ps, vanishing_processes_are_skipped, .timeout = 120) {
     }
   }
   Reap(churn);
+}
+
+// What a process shows of itself (argv[0] by `exec -a`, a NUMABIND_BOUND naming its rank) reaches the
+// terminal of whoever runs ps, root included, with every control character escaped: text, JSON and --draw.
+Test(ps, escapes_what_processes_show, .timeout = 30) {
+  using numabind::test::kEscapes;
+  const std::string evil = kEscapes;
+  pid_t pid =
+      Start({"/bin/bash", "-c", "exec -a \"$0\" /bin/sleep 60", evil}, {"NUMABIND_BOUND=LOCAL_RANK=" + evil});
+  WaitExec(pid, evil);
+  Result text = Run({"ps"});
+  Result json = Run({"ps", "--json"});
+  Result draw = Run({"ps", "--draw"});
+  Reap(pid);
+  const std::string shown = "\\x1b[31mred\\x1b]0;pwned\\x07\\x7f\\u009b2J";
+  for (const Result* r : {&text, &json, &draw}) {
+    cr_assert_eq(r->status, 0, "%s", r->err.c_str());
+    size_t at = numabind::test::FirstControl(r->out);
+    cr_expect_eq(at, std::string::npos, "a control byte 0x%02x at %zu:\n%s",
+                 at < r->out.size() ? static_cast<unsigned char>(r->out[at]) : 0, at, r->out.c_str());
+  }
+  std::vector<std::string> f = Fields(LineOf(text.out, pid));
+  cr_assert_eq(f.size(), 8u, "pid user rank launcher cpus nodes memory command:\n%s", text.out.c_str());
+  EXPECT_STREQ(f[2], shown);  // the rank, from the environment
+  EXPECT_STREQ(f[7], shown);  // the command
+  cr_expect(draw.out.find("rank \\x1b[31mred") != std::string::npos, "%s", draw.out.c_str());
+  // JSON escapes them its own way, and gives the command line back as it is.
+  std::string dir = TempDir();
+  WriteAll(dir + "/ps.json", json.out);
+  std::string check =
+      "import json, sys\n"
+      "p = [p for p in json.load(open(sys.argv[1])) if p['pid'] == int(sys.argv[2])][0]\n"
+      "evil = sys.argv[3]\n"
+      "assert (p['rank'], p['command'], p['cmdline']) == (evil, evil, evil + ' 60'), p\n";
+  Result c = RunProgram({"/usr/bin/python3", "-c", check, dir + "/ps.json", std::to_string(pid), evil});
+  cr_expect_eq(c.status, 0, "%s\n%s", c.err.c_str(), json.out.c_str());
 }
 
 // A rank drawn on the machine, its rank and launcher in the legend.

@@ -5,6 +5,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -119,6 +120,34 @@ Test(show, own_policy_from_get_mempolicy) {
   r = ShowHere({"--json"});
   cr_assert(r.out.find("\"memory\":\"local\"") != std::string::npos, "%s", r.out.c_str());
   SetMempolicy(0, 0);
+}
+
+// Another process's command line (argv[0] by `exec -a`: any user can choose it) reaches the terminal of
+// whoever runs show, root included, with every control character escaped: text, JSON and --draw.
+Test(show, escapes_command_lines) {
+  const std::string evil = numabind::test::kEscapes;
+  char* argv[] = {const_cast<char*>(evil.c_str()), const_cast<char*>("60"), nullptr};
+  pid_t pid = -1;
+  cr_assert_eq(posix_spawn(&pid, "/bin/sleep", nullptr, nullptr, argv, environ), 0);
+  const std::string cmdline = evil + std::string(1, '\0') + "60" + std::string(1, '\0');
+  for (int i = 0; i < 500 && numabind::test::ReadAll("/proc/" + std::to_string(pid) + "/cmdline") != cmdline;
+       ++i)
+    usleep(10 * 1000);  // until the exec is done
+  Result text = Run({"show", std::to_string(pid)});
+  Result json = Run({"show", "--json", std::to_string(pid)});
+  Result draw = Run({"show", "--draw", std::to_string(pid)});
+  Reap(pid);
+  for (const Result* r : {&text, &json, &draw}) {
+    cr_assert_eq(r->status, 0, "%s", r->err.c_str());
+    size_t at = numabind::test::FirstControl(r->out);
+    cr_expect_eq(at, std::string::npos, "a control byte 0x%02x at %zu:\n%s",
+                 at < r->out.size() ? static_cast<unsigned char>(r->out[at]) : 0, at, r->out.c_str());
+  }
+  const std::string shown = "\\x1b[31mred\\x1b]0;pwned\\x07\\x7f\\u009b2J";
+  cr_expect(text.out.find("  " + shown + " 60\n") != std::string::npos, "%s", text.out.c_str());
+  cr_expect(draw.out.find(shown.substr(0, 20)) != std::string::npos, "%s", draw.out.c_str());
+  const std::string as_json = "\"command\":\"\\u001b[31mred\\u001b]0;pwned\\u0007\\u007f\\u009b2J 60\"";
+  cr_expect(json.out.find(as_json) != std::string::npos, "%s", json.out.c_str());
 }
 
 Test(show, missing_process) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "config/rank_entry.h"
+#include "config/vars.h"
 #include "tests/config/config_test_util.h"
 
 using numabind::config::ApplySite;
@@ -137,6 +138,49 @@ Test(site_file, other_lines_are_errors) {
               want.c_str());
     cr_assert_eq(r.site->count, 0);
   }
+}
+
+// Two lines of two different variables are never "already set", in either order, whatever the names: the
+// check compares whole names (NUMABIND_LOG after NUMABIND_LOG_FORMAT, a prefix of it, once took the whole
+// file for a duplicate and ignored it, issue 38). The same variable twice is.
+Test(site_file, every_pair_of_variables_both_ways) {
+  using numabind::config::kVarCount;
+  using numabind::config::kVars;
+  // A good value for each variable: its default, or one of these where it has none.
+  auto value = [](int id) -> std::string {
+    using namespace numabind::config;
+    switch (id) {
+      case kVarPolicy: return "node";
+      case kVarNranks: return "2";
+      case kVarRankVar: return "MY_RANK";
+      case kVarTopology: return "synthetic:pack:2";
+      case kVarLogFile: return "/tmp/numabind-%p.log";
+      default: return kVars[id].dflt != nullptr ? kVars[id].dflt : "";
+    }
+  };
+  auto settable = [](int id) {
+    return id != numabind::config::kVarBound && id != numabind::config::kVarConfigFile;
+  };
+  int pairs = 0;
+  for (int a = 0; a < kVarCount; ++a) {
+    if (!settable(a)) continue;
+    cr_assert(!value(a).empty(), "no good value for %s", kVars[a].name);
+    for (int b = 0; b < kVarCount; ++b) {
+      if (!settable(b)) continue;
+      std::string text =
+          std::string(kVars[a].name) + "=" + value(a) + "\n" + kVars[b].name + "=" + value(b) + "\n";
+      Read r(text);
+      if (a == b) {
+        cr_assert_not(r.ok, "%s", text.c_str());
+        cr_assert(strstr(r.err.text, "already set on line 1") != nullptr, "%s: %s", text.c_str(), r.err.text);
+        continue;
+      }
+      cr_assert(r.ok, "%s: %s", text.c_str(), r.err.text);
+      cr_assert_eq(r.site->count, 2, "%s", text.c_str());
+      ++pairs;
+    }
+  }
+  cr_assert_eq(pairs, (kVarCount - 2) * (kVarCount - 3));
 }
 
 // An unknown NUMABIND_* name (a newer version's variable, a typo) does not make the file bad: warned about

@@ -269,7 +269,7 @@ Test(nics, basis_growth) {
   Prepare(topo, "node", "auto", true, &with);
   Prepare(topo, "node", "auto", false, &without);
   cr_assert_gt(with.basis->total_bytes, without.basis->total_bytes);
-  // docs/design.md's figure (+80 bytes with devices): 1008 against 928 bytes.
+  // docs/internals.md's figure (+80 bytes with devices): 1008 against 928 bytes.
 }
 
 Test(nics, sysfs_rdma_devices_and_their_netdevs_functions) {

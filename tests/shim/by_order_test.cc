@@ -22,6 +22,7 @@ using numabind::shim::test::Absolute;
 using numabind::shim::test::BuildDir;
 using numabind::shim::test::MakeTempDir;
 using numabind::shim::test::PreloadedRun;
+using numabind::shim::test::RanksByPid;
 using numabind::shim::test::RemoveTree;
 using numabind::shim::test::RepoDir;
 using numabind::shim::test::RunPreloaded;
@@ -43,20 +44,6 @@ std::vector<long> Pids(const std::string& dir) {
   return pids;
 }
 
-/// pid -> rank, from the log's "bound rank R ... pid P" lines.
-std::map<long, long> RanksByPid(const std::string& log) {
-  std::map<long, long> ranks;
-  size_t at = 0;
-  while ((at = log.find("bound rank ", at)) != std::string::npos) {
-    size_t eol = log.find('\n', at);
-    std::string line = log.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
-    size_t pid = line.rfind(" pid ");
-    if (pid != std::string::npos) ranks[atol(line.c_str() + pid + 5)] = atol(line.c_str() + 11);
-    at = eol == std::string::npos ? log.size() : eol;
-  }
-  return ranks;
-}
-
 /// Runs kLaunches launches by `mode` and checks each gave its 4 workers 4 different ranks.
 void ExpectUnique(const char* mode) {
   std::string dir = MakeTempDir("by-order");
@@ -71,7 +58,7 @@ void ExpectUnique(const char* mode) {
       argv, {"NUMABIND_POLICY=cpus:0|1|0|1", "NUMABIND_MATCH=/*/helpers/barrier *", "NUMABIND_NRANKS=4"},
       std::string("by-order-") + mode);
   cr_assert(r.run.started && r.run.exit_code == 0, "%s: %s", mode, Tail(r.output + r.log).c_str());
-  std::map<long, long> ranks = RanksByPid(r.log);
+  std::map<long, int> ranks = RanksByPid(r.log, "numabind: bound rank ");
   int duplicates = 0, unbound = 0;
   for (int k = 0; k < kLaunches; ++k) {
     std::vector<long> pids = Pids(dir + "/" + std::to_string(k));
@@ -212,6 +199,37 @@ Test(by_order, unknown_count_gives_no_partly_overlapping_sets, .timeout = 60) {
   cr_expect_eq(said.size(), 1u, "want one line about the count, got %zu:\n%s", said.size(),
                Tail(r.log).c_str());
   cr_expect(r.log.find("NUMABIND_NRANKS=N") != std::string::npos);
+}
+
+// Issue 38 part 5: without the shared counter a launcher numbers its live children whose command lines
+// match, and a running script's reads "/bin/sh /path/order_worker.sh DIR 4", not the "/path/order_worker.sh
+// DIR 4" it was spawned as: every script worker was rank 0, all on one CPU. Four script workers that a bash
+// loop starts one after the other take ranks 0 to 3, each on its rank's CPU.
+Test(by_order, script_workers_without_the_counter_take_ranks_in_turn, .timeout = 60) {
+  numabind::shim::test::CpuPair p = numabind::shim::test::TwoAllowedCpus();
+  std::string dir = MakeTempDir("by-order-script");
+  std::string worker = Absolute(RepoDir() + "/tests/shim/scripts/order_worker.sh");
+  PreloadedRun r = RunPreloaded(
+      {"bash", Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"), "spaced", "1", worker, dir},
+      {"NUMABIND_POLICY=cpus:" + p.second + "|" + p.first + "|" + p.second + "|" + p.first,
+       "NUMABIND_NRANKS=4", "NUMABIND_MATCH=" + worker + " *", "NUMABIND_SHARED=off"},
+      "by-order-script");
+  std::map<long, std::string> workers = numabind::shim::test::WorkerEntries(dir + "/0");
+  RemoveTree(dir);
+  cr_assert_eq(r.run.exit_code, 0, "%s", Tail(r.output + r.log).c_str());
+  cr_assert_eq(workers.size(), 4u, "%s", Tail(r.log).c_str());
+  std::map<long, int> ranks = RanksByPid(r.log, "numabind: bound rank ");
+  std::set<long> taken;
+  for (const auto& [pid, cpus] : workers) {
+    auto it = ranks.find(pid);
+    cr_expect(it != ranks.end(), "worker %ld bound no rank:\n%s", pid, Tail(r.log).c_str());
+    if (it == ranks.end()) continue;
+    taken.insert(it->second);
+    cr_expect_eq(cpus, p.ForRank(static_cast<int>(it->second)), "rank %ld (pid %ld) on CPUs %s, not %s",
+                 it->second, pid, cpus.c_str(), p.ForRank(static_cast<int>(it->second)).c_str());
+  }
+  cr_expect_eq(taken, (std::set<long>{0, 1, 2, 3}), "ranks taken: %zu different\n%s", taken.size(),
+               Tail(r.log).c_str());
 }
 
 // Issue 25 part 6: a Python launch script that sets LOCAL_RANK in its own os.environ before each

@@ -2,7 +2,7 @@
 //
 // NUMABIND_FORKS=ranks: Python pools (multiprocessing.Pool, ProcessPoolExecutor) under the fork and
 // forkserver start methods, whose workers take ranks 0..N-1 by order and bind before fork returns in them;
-// Python's own helpers (resource tracker, forkserver) take none.
+// Python's own helpers (resource tracker, forkserver) take none, and a worker's children keep its rank.
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -17,14 +17,18 @@
 #include "tests/shim/launch_util.h"
 
 using numabind::shim::test::Absolute;
+using numabind::shim::test::CpuPair;
 using numabind::shim::test::LinesWith;
 using numabind::shim::test::MakeTempDir;
 using numabind::shim::test::PreloadedRun;
+using numabind::shim::test::RanksByPid;
 using numabind::shim::test::ReadFile;
 using numabind::shim::test::RemoveTree;
 using numabind::shim::test::RepoDir;
+using numabind::shim::test::Report;
 using numabind::shim::test::RunPreloaded;
 using numabind::shim::test::Tail;
+using numabind::shim::test::TwoAllowedCpus;
 
 namespace {
 
@@ -40,16 +44,7 @@ void CheckPool(const std::string& method, const std::string& kind, int n) {
   std::string workers = ReadFile(out);
   RemoveTree(dir);
   cr_assert_eq(r.run.exit_code, 0, "%s", Tail(r.output).c_str());
-  std::map<long, int> rank_of;  // pid -> rank, from the log
-  for (const std::string& line : LinesWith(r.log, "bound rank ")) {
-    int rank = -1;
-    long pid = -1;
-    size_t p = line.find("bound rank "), q = line.rfind(" pid ");
-    if (p == std::string::npos || q == std::string::npos) continue;
-    rank = atoi(line.c_str() + p + 11);
-    pid = atol(line.c_str() + q + 5);
-    rank_of[pid] = rank;
-  }
+  std::map<long, int> rank_of = RanksByPid(r.log, "bound rank ");
   std::istringstream lines(workers);
   std::set<int> ranks;
   int count = 0;
@@ -102,21 +97,6 @@ Test(fork_pool, off_by_default) {
   cr_assert(LinesWith(r.log, "bound rank ").empty(), "%s", r.log.c_str());
 }
 
-namespace {
-
-/// pid -> rank of the log lines that contain `what` ("bound rank ", "gave back rank ") and end in "pid P".
-std::map<long, int> RankLines(const std::string& log, const std::string& what) {
-  std::map<long, int> out;
-  for (const std::string& line : LinesWith(log, what)) {
-    size_t p = line.find(what), q = line.rfind(" pid ");
-    if (p != std::string::npos && q != std::string::npos)
-      out[atol(line.c_str() + q + 5)] = atoi(line.c_str() + p + what.size());
-  }
-  return out;
-}
-
-}  // namespace
-
 // What a fork child says at info: each is logged bound at its fork ("(forked child) ... via fork"), before
 // anything tells a worker from a child that will exec. fork_pool.py's helper execs /bin/sleep (as CPython's
 // resource tracker does when it cannot use vfork): its exec says it gave the rank back, in text and, for
@@ -136,7 +116,7 @@ Test(fork_pool, a_child_that_execs_says_it_gave_its_rank_back) {
   std::string cpus;
   while (lines >> pid >> cpus) worker_pids.insert(pid);
   cr_assert_eq(worker_pids.size(), 2u, "%s", workers.c_str());
-  std::map<long, int> bound = RankLines(r.log, "bound rank "), gave = RankLines(r.log, "gave back rank ");
+  std::map<long, int> bound = RanksByPid(r.log, "bound rank "), gave = RanksByPid(r.log, "gave back rank ");
   int helpers = 0;
   for (const auto& [p, rank] : bound) {
     if (worker_pids.count(p) == 1) {
@@ -161,6 +141,85 @@ Test(fork_pool, a_child_that_execs_says_it_gave_its_rank_back) {
   std::vector<std::string> released = LinesWith(j.log, "\"event\":\"released\"");
   cr_assert_eq(released.size(), 1u, "%s", Tail(j.log).c_str());
   cr_expect(released[0].find("\"command\":\"/bin/sleep\"") != std::string::npos, "%s", released[0].c_str());
+}
+
+namespace {
+
+/// What scripts/fork_pool_children.py wrote under NUMABIND_FORKS=ranks, NUMABIND_NRANKS=4 and `policy`: its
+/// main process's line, its first pool's workers' and its second pool's, and the log.
+struct PoolChildren {
+  PreloadedRun run;
+  std::vector<Report> main, workers, second;
+};
+
+PoolChildren RunPoolChildren(const std::string& policy) {
+  PoolChildren o;
+  o.run = RunPreloaded(
+      {"/usr/bin/python3", Absolute(RepoDir() + "/tests/shim/scripts/fork_pool_children.py"), "@OUT"},
+      {"NUMABIND_POLICY=" + policy, "NUMABIND_FORKS=ranks", "NUMABIND_NRANKS=4"}, "fork_pool_children");
+  for (const Report& r : o.run.reports) {
+    std::string who = r.Get("who");
+    (who == "main" ? o.main : who == "worker" ? o.workers : o.second).push_back(r);
+  }
+  return o;
+}
+
+}  // namespace
+
+// A fork child that execs was no worker: it gives its rank back and its binding up before the program starts,
+// which then runs on the CPUs of the process that forked it. The program (grep) reads them itself, from its
+// /proc/self/status.
+Test(fork_pool, a_child_that_execs_runs_on_its_parents_cpus) {
+  CpuPair c = TwoAllowedCpus();
+  PoolChildren o = RunPoolChildren(c.policy);
+  cr_assert_eq(o.run.run.exit_code, 0, "%s", Tail(o.run.output).c_str());
+  cr_assert_eq(o.main.size(), 1u, "%s", Tail(o.run.output).c_str());
+  cr_assert_eq(o.main[0].Get("cpus"), c.all, "%s", o.main[0].line.c_str());
+  cr_expect_eq(o.main[0].Get("fork_exec"), c.all,
+               "the program a fork child exec'd runs on CPUs %s, not its parent's %s: the binding the child "
+               "took at fork was kept; log:\n%s",
+               o.main[0].Get("fork_exec").c_str(), c.all.c_str(), Tail(o.run.log).c_str());
+  long pid = atol(o.main[0].Get("fork_exec_pid").c_str());
+  std::map<long, int> gave = RanksByPid(o.run.log, "gave back rank ");
+  cr_expect(gave.count(pid) == 1 && gave[pid] == 0, "no line says child %ld gave rank 0 back; log:\n%s", pid,
+            Tail(o.run.log).c_str());
+}
+
+// A pool worker's children are the rank's. The programs it runs, by fork and exec (a preexec_fn makes
+// CPython fork) or by subprocess.run (vfork and exec), and a fork child that does not exec keep the worker's
+// CPUs, and the worker keeps its rank: a second pool started while the first lives takes ranks 2 and 3, not
+// the first's 0 and 1 again. Only the main process's own fork+exec child gives a rank back.
+Test(fork_pool, a_workers_children_keep_its_rank) {
+  CpuPair c = TwoAllowedCpus();
+  // Ranks 0 and 1 on one CPU each, 2 and 3 on all: a second pool on the first's ranks would share its CPUs.
+  PoolChildren o = RunPoolChildren(c.policy + "|" + c.all + "|" + c.all);
+  cr_assert_eq(o.run.run.exit_code, 0, "%s", Tail(o.run.output).c_str());
+  cr_assert_eq(o.workers.size(), 2u, "%s", Tail(o.run.output).c_str());
+  cr_assert_eq(o.second.size(), 2u, "%s", Tail(o.run.output).c_str());
+  std::map<long, int> bound = RanksByPid(o.run.log, "bound rank ");
+  std::set<int> ranks;
+  for (const Report& w : o.workers) {
+    long pid = atol(w.Get("pid").c_str());
+    cr_assert(bound.count(pid) == 1, "worker %ld bound no rank; log:\n%s", pid, Tail(o.run.log).c_str());
+    int rank = bound[pid];
+    ranks.insert(rank);
+    const std::string& want = c.ForRank(rank);
+    cr_expect_eq(w.Get("cpus"), want, "%s", w.line.c_str());
+    for (const char* child : {"fork_exec", "vfork_exec", "fork", "after"}) {
+      cr_expect_eq(w.Get(child), want, "worker %ld (rank %d, CPUs %s): \"%s\" on CPUs %s; log:\n%s", pid,
+                   rank, want.c_str(), child, w.Get(child).c_str(), Tail(o.run.log).c_str());
+    }
+  }
+  cr_expect(ranks == (std::set<int>{0, 1}), "the first pool's ranks; log:\n%s", Tail(o.run.log).c_str());
+  for (const Report& w : o.second) {
+    long pid = atol(w.Get("pid").c_str());
+    cr_expect_eq(w.Get("cpus"), c.all,
+                 "second pool's worker %ld (rank %d) is on CPUs %s: a live worker of the first pool lost its "
+                 "rank; log:\n%s",
+                 pid, bound.count(pid) == 1 ? bound[pid] : -1, w.Get("cpus").c_str(),
+                 Tail(o.run.log).c_str());
+  }
+  cr_expect_eq(LinesWith(o.run.log, "gave back rank ").size(), 1u, "%s", Tail(o.run.log).c_str());
 }
 
 // Without the shared counter (NUMABIND_SHARED=off) fork children take no rank and run unbound: the pool's

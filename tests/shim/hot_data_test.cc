@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// shim/entry/hot_data.ld and NUMABIND_HOT (base/hot.h): a configured process that is no rank, and a rank
+// shim/entry/hot_data.ld.in and NUMABIND_HOT (base/hot.h): a configured process that is no rank, and a rank
 // its launcher started bound, fault in no more pages of the library than an inert process. Each page of
 // text or read-only data the start-up reaches outside the pages an inert start maps is a page fault (the
 // kernel maps file pages 16 at a time around a fault; where those windows fall moves with the address the

@@ -1,6 +1,7 @@
 #include "tests/shim/launch_util.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -147,6 +148,29 @@ std::vector<std::string> LinesWith(const std::string& text, const std::string& n
   for (std::string line; std::getline(in, line);)
     if (line.find(needle) != std::string::npos) lines.push_back(line);
   return lines;
+}
+
+std::map<long, int> RanksByPid(const std::string& log, const std::string& what) {
+  std::map<long, int> out;
+  for (const std::string& line : LinesWith(log, what)) {
+    size_t p = line.find(what), q = line.rfind(" pid ");
+    if (p != std::string::npos && q != std::string::npos)
+      out[atol(line.c_str() + q + 5)] = atoi(line.c_str() + p + what.size());
+  }
+  return out;
+}
+
+std::map<long, std::string> WorkerEntries(const std::string& dir) {
+  std::map<long, std::string> entries;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return entries;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::string text = ReadFile(dir + "/" + e->d_name);
+    entries[atol(e->d_name)] = text.substr(0, text.find('\n'));
+  }
+  closedir(d);
+  return entries;
 }
 
 std::string Tail(const std::string& text, size_t max_chars) {

@@ -32,6 +32,14 @@ std::string ReadFile(const std::string& path);
 /// Lines of text containing needle.
 std::vector<std::string> LinesWith(const std::string& text, const std::string& needle);
 
+/// pid -> rank of the log's lines that contain `what` ("bound rank ", "gave back rank "), each followed by
+/// the rank and ending in "pid P" (the bound lines of ranks found by order, the lines of NUMABIND_FORKS).
+std::map<long, int> RanksByPid(const std::string& log, const std::string& what);
+
+/// The entries workers made in dir (helpers/barrier, scripts/order_worker.sh: one file per worker, named by
+/// its pid and holding its CPUs): pid -> CPUs (the file's first line).
+std::map<long, std::string> WorkerEntries(const std::string& dir);
+
 /// The last max_chars characters of text (for failure messages).
 std::string Tail(const std::string& text, size_t max_chars = 3000);
 
