@@ -374,7 +374,7 @@ $(STUB32): packaging/stub32.c
 	@mkdir -p $(dir $@)
 	$(CC) -m32 -shared -fPIC -O2 -Wl,-soname,libnumabind.so -o $@ $<
 
-# numabind(1) and numabind(7), printed by the command from the tables its --help prints.
+# numabind(1) and numabind(7), printed by the command from its command table and config/vars.def.
 man: $(MANPAGES)
 $(BUILD)/man/numabind.%: $(CLI)
 	@mkdir -p $(dir $@)
