@@ -335,9 +335,10 @@ void PrintReportHelp(FILE* out) {
       "Each launch (an mpirun, a torchrun, a Slurm step: the launch=PID@START or STEP/PID@START on its\n"
       "lines) is judged on its own and shown per host; lines without one are launch \"unknown\". Two\n"
       "launches ran at the same time, and their ranks' CPUs are judged together, when their rank lines\n"
-      "interleave or one starts before the other's ranks' end lines (written at exit); launches one\n"
-      "after the other may share CPUs (without end lines the log tells only when ranks started: a\n"
-      "warning says so).\n"
+      "interleave or one starts before the other's ranks' end lines (written when a rank exits by\n"
+      "itself); launches one after the other may share CPUs. A rank that wrote no end line (ended by a\n"
+      "signal, SIGKILL) may still have run when a later launch used its CPUs: \"cannot rule out an\n"
+      "overlap\", a flag.\n"
       "\n");
   PrintOptions(out, kReportOptions, kReportOptionCount);
   fprintf(out,

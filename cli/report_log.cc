@@ -152,11 +152,6 @@ planner::CpuSet Set(const std::string& list) {
   return set;
 }
 
-/// Whether the policy gives each rank a whole domain, which ranks of one domain share by plan.
-bool SharesByPlan(const std::string& policy) {
-  return policy == "node" || policy == "socket" || policy.rfind("nodes:", 0) == 0;
-}
-
 /// A rank, rank count or pid as the line wrote it (decimal digits, at most `max`), or -1.
 long Number(const std::string& s, long max = config::kMaxRanks) {
   if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
@@ -290,6 +285,10 @@ bool ParseLogLine(const std::string& s, LogFields* out) {
   ++i;
   SkipSpace(s, &i);
   return i == s.size();
+}
+
+bool SharesByPlan(const std::string& policy) {
+  return policy == "node" || policy == "socket" || policy.rfind("nodes:", 0) == 0;
 }
 
 bool ReportJob::Ok() const {
@@ -449,7 +448,7 @@ void Judge(ReportJob* job, size_t expected_hosts, const LaunchChoice& choice) {
     }
     FlagOverlaps(&h);
     FlagMissingRanks(&h);
-    NoteSequentialSharing(&h);
+    FlagUnknownEnds(&h);
     if (h.ranks.empty()) h.flags.push_back("no rank line (are the ranks logged at NUMABIND_LOG=info?)");
   }
   if (expected_hosts > job->hosts.size()) {

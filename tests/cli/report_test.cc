@@ -128,6 +128,35 @@ Test(report, overlapping_ranks_exit_1) {
   cr_expect_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
 }
 
+// Each policy that gives every rank a whole domain: its ranks of one domain share its CPUs by design (two
+// ranks of one socket under `socket`), and are no overlap; the same CPUs under a policy that gives each
+// rank its own (exclusive, cpus:) are one. The verdict and the exit status, and no overlap line.
+Test(report, ranks_of_one_domain_share_it_by_plan_under_each_sharing_policy) {
+  for (const char* policy : {"node", "socket", "nodes:0|1"}) {
+    Result r = Run({"report", "--json",
+                    Job(Bound("n2", 0, 2, "0-7", "0", policy) + Bound("n2", 1, 2, "0-7", "0", policy))});
+    cr_expect_eq(r.status, 0, "%s: %s%s", policy, r.out.c_str(), r.err.c_str());
+    cr_expect(r.out.rfind("{\"ok\":true,", 0) == 0, "%s: %s", policy, r.out.c_str());
+    cr_expect(r.out.find("overlaps") == std::string::npos, "%s: %s", policy, r.out.c_str());
+    // Another domain's CPUs under the same policy are its own: a rank whose CPUs reach into them overlaps.
+    r = Run({"report", Job(Bound("n2", 0, 2, "0-7", "0", policy) + Bound("n2", 1, 2, "4-11", "1", policy))});
+    cr_expect_eq(r.status, 1, "%s: %s%s", policy, r.out.c_str(), r.err.c_str());
+    cr_expect(r.out.find("overlaps rank 0 (pid 100) on cpus 4-7") != std::string::npos, "%s: %s", policy,
+              r.out.c_str());
+  }
+  // Two real ranks under socket on this machine's one socket: the library's lines as report reads them.
+  Result real = Run({"report", RealJob({"NUMABIND_POLICY=socket"}) + "/77"});
+  cr_expect_eq(real.status, 0, "%s%s", real.out.c_str(), real.err.c_str());
+  cr_expect_eq(CountLinesWith(real.out, " socket: "), 2, "%s", real.out.c_str());
+  for (const char* policy : {"exclusive", "cpus:0-7|0-7", "core-complex"}) {
+    Result r =
+        Run({"report", Job(Bound("n2", 0, 2, "0-7", "0", policy) + Bound("n2", 1, 2, "0-7", "0", policy))});
+    cr_expect_eq(r.status, 1, "%s: %s%s", policy, r.out.c_str(), r.err.c_str());
+    cr_expect(r.out.find("overlaps rank 1 (pid 101) on cpus 0-7") != std::string::npos, "%s: %s", policy,
+              r.out.c_str());
+  }
+}
+
 // A fork child that took rank 0 at fork (NUMABIND_FORKS) and then exec'd gave it back ("released"): its
 // bound line no longer holds, so it neither overlaps rank 0 nor counts as a rank.
 Test(report, a_rank_given_back_at_exec_is_no_rank) {
