@@ -2,8 +2,8 @@
 //
 // `numabind report`: a job's verdict from the library's JSON log lines (NUMABIND_LOG_FORMAT=json, one file
 // per host, shim/log/json_log.h gives the fields). report_log.cc reads the lines into hosts and ranks and
-// raises the flags, report_launch.cc those between launches; report_command.cc finds the files and prints
-// the verdict.
+// raises the flags, report_launch.cc those between launches, report_said.cc folds lines that say the same;
+// report_command.cc finds the files and prints the verdict.
 
 #ifndef NUMABIND_CLI_REPORT_H_
 #define NUMABIND_CLI_REPORT_H_
@@ -64,12 +64,26 @@ struct ReportLaunch {
   size_t group = 0;
 };
 
+/// Lines that say the same thing, kept once each in the order first seen, with how many said it: a
+/// launcher and each of its ranks say the same warning (a site file ignored: one line per process).
+struct SaidOnce {
+  std::vector<std::pair<std::string, size_t>> items;  ///< text, lines
+  std::unordered_map<std::string, size_t> index;      ///< a text's place in items
+  void Add(const std::string& text);
+  /// Each text once, with " (said N times)" after it when N lines said it.
+  std::vector<std::string> Folded() const;
+};
+
 struct ReportHost {
   std::string host;                    ///< as the lines name it (uname's nodename)
   std::vector<ReportRank> ranks;       ///< by launch (in `launches`' order), rank, then pid
   std::vector<ReportLaunch> launches;  ///< by first time, then id (after Judge)
   std::vector<std::string> flags;
-  std::vector<std::string> notes;  ///< other warnings the library wrote on this host (not flags)
+  std::vector<std::string> notes;  ///< other warnings the library wrote on this host (not flags), folded
+  SaidOnce warned;                 ///< those warnings as read, for notes (Judge)
+  /// The site file, or a line of it, that the library said it ignored ("event":"site_file"), for flags
+  /// (Judge): what applied is not what the site configured.
+  SaidOnce site_ignored;
   std::unordered_map<std::string, size_t> pid_index;     ///< a pid's line in ranks (before Judge sorts them)
   std::unordered_map<std::string, size_t> launch_index;  ///< a launch's place in launches (before Judge)
 };
@@ -99,8 +113,8 @@ struct LaunchChoice {
 /// line cut short (its rank unknown), a memory policy not applied, CPUs overlapping another rank's of the
 /// same launch or of a launch that ran at the same time on the host (sharing the same CPUs is planned under
 /// node, socket and nodes: policies), a rank whose nodes miss its device's, ranks of a known count with no
-/// line in their launch, hosts with no rank line, and fewer hosts than
-/// `expected_hosts` (0: not checked). Two launches ran at the same time when one's first line is no
+/// line in their launch, hosts with no rank line, a site file (or a line of it) ignored, and fewer hosts
+/// than `expected_hosts` (0: not checked). Two launches ran at the same time when one's first line is no
 /// later than the other's last line or its ranks' last end line (directly or through a third). A rank on
 /// CPUs that a rank of an earlier launch had, whose end is unknown (no end line), cannot be told from an
 /// overlap, and is flagged so. `choice` keeps some launches only (hosts left without one are dropped; a job

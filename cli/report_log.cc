@@ -386,8 +386,14 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
     }
     return;
   }
+  if (event == "site_file") {
+    bool file = Get(f, "ignored") == "file";
+    h->site_ignored.Add(std::string(file ? "site file ignored: " : "site file line ignored: ") +
+                        Get(f, "message"));
+    return;
+  }
   if (!bound && event != "unbound" && event != "refused") {
-    if (Get(f, "level") == "warn") h->notes.push_back(Get(f, "message"));
+    if (Get(f, "level") == "warn") h->warned.Add(Get(f, "message"));
     return;
   }
   ReportRank r = RankOf(f, event, bound);
@@ -449,6 +455,8 @@ void Judge(ReportJob* job, size_t expected_hosts, const LaunchChoice& choice) {
     FlagOverlaps(&h);
     FlagMissingRanks(&h);
     FlagUnknownEnds(&h);
+    for (std::string& f : h.site_ignored.Folded()) h.flags.push_back(std::move(f));
+    h.notes = h.warned.Folded();
     if (h.ranks.empty()) h.flags.push_back("no rank line (are the ranks logged at NUMABIND_LOG=info?)");
   }
   if (expected_hosts > job->hosts.size()) {
