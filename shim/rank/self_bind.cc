@@ -61,7 +61,8 @@ void LogLauncher(const char* program, const config::EnvFacts& facts) {
 void MarkOwnEnvironment(const RankMatch& m, const plan::RankPlan* bound, const char* program) {
   RankBlock block;
   // On failure the children bind themselves again: the same plan. The block stays: it is environ now.
-  if (BuildRankBlock(environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
+  if (BuildRankBlock(environ, m, bound, program, &block, BlockUse::kEnviron) == 0)
+    environ = const_cast<char**>(block.env);
 }
 
 /// NUMABIND_BY_DEVICE: the rank of the one device `d` names, once the basis is prepared over every device.
