@@ -59,8 +59,8 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
   bool python = base::IsPythonName(b.path) || (b.argv != nullptr && base::IsPythonName(b.argv[0]));
   char name[python ? base::kCommandNameMax : 1];
   const char* path = base::CommandName(b.path, const_cast<const char* const*>(b.argv), name, sizeof(name));
-  BoundEvent event;        // its line is made when it is written (FinishBound): no line's buffer here
-  b.m->spawned = !b.exec;  // a spawn's child is the rank this process binds from outside
+  BoundEvent event;  // its line is made when it is written (FinishBound): no line's buffer here
+  b.m->spawned = b.use != BlockUse::kExec;  // a spawn's child is the rank this process binds from outside
   BindResult r = BindRank(b.entry, path, b.m, &saved, &event, b.refused_errno, &plan);
   if (r == BindResult::kRefused) return decltype(call(b.envp))();
   RankBlock block;
