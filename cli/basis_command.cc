@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "plan/basis_frame.h"
 #include "planner/planner.h"
 
@@ -27,17 +28,18 @@ int WriteFrame(FILE* out, const char (&tag)[8], const void* data, uint64_t lengt
 
 }  // namespace
 
-int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
+int PrepareBasisMain(const Invocation& call) {
+  FILE* out = call.out;
   // The library sends the inputs (config/planner_inputs.h) as it read them; their texts are read again
   // here by the same parsers (config::ParseVar), as this process has only their text.
   planner::PrepareRequest request;
   std::string why;
   plan::PlanBasis* basis = nullptr;
-  planner::ArgsResult read = planner::RequestFromArgs(args, env, &request, &why);
+  planner::ArgsResult read = planner::RequestFromArgs(call.args, call.env, &request, &why);
   if (read == planner::ArgsResult::kOk) {
     basis = planner::Prepare(request, &why);
   } else if (read == planner::ArgsResult::kBadArgument) {
-    fprintf(err, "numabind prepare-basis: %s (this command is run by the library)\n", why.c_str());
+    fprintf(call.err, "numabind prepare-basis: %s (this command is run by the library)\n", why.c_str());
     return kExitUsage;
   }
   if (basis == nullptr) {

@@ -1,7 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The `numabind` command. main.cc only calls Main; each command lives in its own file and takes its
-// arguments, environment and output streams as parameters so that tests can call it directly.
+// The `numabind` command: what its commands share. main.cc only calls Main; each command is a record of
+// cli/commands.h's table and lives in its own file, taking its arguments, environment and output streams
+// as parameters so that tests can run it in their own process (RunNamed).
 
 #ifndef NUMABIND_CLI_CLI_H_
 #define NUMABIND_CLI_CLI_H_
@@ -16,6 +17,7 @@
 #include "cli/printable.h"
 #include "config/config.h"
 #include "config/site_file.h"
+#include "config/vars.h"
 
 namespace numabind::cli {
 
@@ -28,41 +30,27 @@ inline constexpr int kExitUsage = 2;
 
 using Args = std::vector<std::string>;
 
-/// `numabind ARGS...`: argv[0] is the program name.
+/// `numabind ARGS...`: argv[0] is the program name. The commands are the table of cli/commands.h.
 int Main(int argc, char** argv, const char* const* env);
 
-/// The commands; `args` are the arguments after the command's name.
-int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
-int ShowCommand(const Args& args, FILE* out, FILE* err);
-int VarsCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
-/// `ps`: the processes numabind bound on this machine (cli/ps.h).
-int PsCommand(const Args& args, FILE* out, FILE* err);
-/// `report`: a job's verdict from its JSON logs (cli/report.h); `env` gives NUMABIND_LOG_FILE and the job id.
-int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
-/// Internal, run by the shim: `prepare-basis --policy P [--memory M] [--devices D] [--topology T]` writes
-/// the prepared plan basis to `out` as a framed binary block (shim/launcher/prepare.cc reads it).
-int PrepareBasisCommand(const Args& args, const char* const* env, FILE* out, FILE* err);
-/// Internal, run at build time: `man 1|7` prints numabind(1) or numabind(7) in roff.
-int ManCommand(const Args& args, FILE* out, FILE* err);
-/// Execs the command on success, so it returns only on failure (or for --help).
-int RunCommand(const Args& args, const char* const* env, const std::string& self_exe, FILE* out, FILE* err);
+/// Runs the command called `name` in this process, as `numabind NAME ARGS...` would with environment `env`
+/// (it may be nullptr for a command that reads none) and argv[0] `argv0`; kExitUsage for no such command.
+int RunNamed(const std::string& name, const Args& args, const char* const* env, const char* argv0, FILE* out,
+             FILE* err);
+/// `numabind plan ARGS` and `numabind show ARGS` in this process (tests call them so).
+inline int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
+  return RunNamed("plan", args, env, "numabind", out, err);
+}
+inline int ShowCommand(const Args& args, FILE* out, FILE* err) {
+  return RunNamed("show", args, nullptr, "numabind", out, err);
+}
 
 /// `numabind --help`: the commands and every variable.
 void PrintUsage(FILE* out);
 /// `numabind` alone: the commands one per line and where to read more, in at most 25 lines.
 void PrintShortUsage(FILE* out);
-void PrintPlanHelp(FILE* out);
-void PrintShowHelp(FILE* out);
-void PrintRunHelp(FILE* out);
-void PrintVarsHelp(FILE* out);
-void PrintReportHelp(FILE* out);
-void PrintPsHelp(FILE* out);
-/// The options of a command, one per line, for its help.
-void PrintOptions(FILE* out, const struct OptionSpec* specs, size_t nspecs);
 /// `text` wrapped at `width` columns, each line indented by `indent` spaces.
 std::string Wrap(const std::string& text, size_t indent, size_t width);
-/// Help for one command (cli/commands.h's table: "plan", "show", ...); false when it has none.
-bool PrintCommandHelp(const std::string& command, FILE* out);
 /// Every variable of config/vars.h, as text for a terminal or as the README's markdown table; as text with
 /// `env`, also each one's value in effect for a process with that environment and where it came from (the
 /// environment, the site file's line, the default).
@@ -70,56 +58,45 @@ void PrintVars(FILE* out, bool markdown, const char* const* env = nullptr);
 
 // ---------------------------------------------------------------------------------- shared by commands
 
-/// One option of a command. `var` is the NUMABIND_* variable it sets (nullptr for --json and such); a
-/// flag takes no value and sets its variable to "1".
+/// An option that sets no variable (--json).
+inline constexpr config::VarId kNoVar = static_cast<config::VarId>(-1);
+
+/// One option of a command, a row of its record (cli/commands.h): the parser, the synopsis, the help, the
+/// manual and the completion read it. A flag takes no value and sets its variable to flag_value.
 struct OptionSpec {
-  const char* name;  ///< "--policy"
-  const char* var;   ///< "NUMABIND_POLICY" or nullptr
+  const char* name;   ///< "--policy"
+  config::VarId var;  ///< the variable it sets (config/vars.def's config::kVarPolicy), or kNoVar
   bool flag;
-  const char* arg;  ///< "P", for help
+  const char* arg;  ///< what its value is, for the synopsis and the help: "P"
   const char* help;
+  bool alternative = false;      ///< the option before it or this one, not both: "[--json|--draw]"
   const char* flag_value = "1";  ///< the value a flag sets
 };
 
-/// A command's options: cli/commands.cc's table names each command's, for the completion.
+/// A command's options: an array in the command's own file, which its record names.
 struct OptionList {
   const OptionSpec* specs;
   size_t count;
 };
-OptionList RunOptions();
-OptionList PlanOptions();
-OptionList ShowOptions();
-OptionList ReportOptions();
-OptionList PsOptions();
-OptionList VarsOptions();
 
 struct ParsedArgs {
   std::vector<std::pair<const OptionSpec*, std::string>> options;  ///< in the order given
   std::vector<std::string> positionals;
   bool help = false;
+  OptionList accepted = {nullptr, 0};  ///< the options parsed with
+  /// Whether option `name` was given. `name` must be one of `accepted`: asking for any other is a bug (the
+  /// option would be read but never parsed, nor shown), and aborts.
   bool Has(const char* name) const;
-  /// The last value given for `name`, or nullptr.
+  /// The last value given for `name` (one of `accepted`, as for Has), or nullptr.
   const std::string* Value(const char* name) const;
 };
 
 /// Parses "--name VALUE", "--name=VALUE", flags, --help/-h. With stop_at_command, the first argument that is
 /// not an option, or the one after "--", and everything after it are positionals (for `run`). Otherwise
-/// "--" ends the options. On error returns false with a one-line message naming the command.
+/// "--" ends the options. Two alternatives given together are an error. On error returns false with a
+/// one-line message naming the command.
 bool ParseArgs(const char* command, const Args& args, const OptionSpec* specs, size_t nspecs,
                bool stop_at_command, ParsedArgs* out, std::string* error);
-
-/// What a command accepts besides its options, for StartCommand.
-struct CommandShape {
-  bool stop_at_command = false;  ///< run: the first positional and what follows are the command to start
-  bool positionals = false;      ///< takes arguments (pids, logs); else one is a usage error
-  bool json_or_draw = false;     ///< has --json and --draw, which do not go together
-};
-
-/// A command's start, the same for each: parses `args` (ParseArgs) and answers a usage error (its line on
-/// err), --help (help(out)), an argument it takes none of, and --json with --draw. Returns the exit status
-/// when the command is done (0 or kExitUsage), -1 when it goes on with *parsed.
-int StartCommand(const char* command, const Args& args, const OptionSpec* specs, size_t nspecs,
-                 CommandShape shape, void (*help)(FILE*), FILE* out, FILE* err, ParsedArgs* parsed);
 
 /// The environment with the NUMABIND_* variables that the options set (first, replacing any the
 /// environment had), as an owned NULL-terminated array.

@@ -1,9 +1,9 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `numabind completion bash`: the bash completion script, made at build time (the Makefile writes it to
-// $(BUILD)/completion/numabind and installs it) from the command table (cli/commands.h), each command's
-// options and the values config/vars.def lists for the variable an option sets, so that a command, an
-// option or a policy name cannot be added without the completion knowing it.
+// $(BUILD)/completion/numabind and installs it) from the command table (cli/commands.h): each command's
+// options, the values config/vars.def lists for the variable an option sets and the kind of its arguments,
+// so that a command, an option or a policy name cannot be added without the completion knowing it.
 
 #include <string>
 #include <vector>
@@ -20,13 +20,9 @@ namespace {
 /// begin with, and "cpus:" for "cpus:LIST" (the rest is typed); into *items, the keywords of an alternative
 /// that is a comma list of them ("none|omp,omp-cpus,gpu,nic"), the only words that may follow a comma.
 /// *files when FILE or PATH is one.
-std::string ValueWords(const char* var, std::string* items, bool* files) {
-  std::string values;
-  int id = config::FindVar(var, std::string(var).size());
-  if (id >= 0) {
-    char accepts[256];
-    values.assign(accepts, config::VarValues(id, accepts, sizeof(accepts)));
-  }
+std::string ValueWords(config::VarId var, std::string* items, bool* files) {
+  char accepts[256];
+  std::string values(accepts, config::VarValues(var, accepts, sizeof(accepts)));
   std::string words, token, list;  // list: the keywords of this alternative
   bool comma = false, all_keywords = true;
   for (size_t i = 0; i <= values.size(); ++i) {
@@ -53,6 +49,25 @@ std::string ValueWords(const char* var, std::string* items, bool* files) {
   return words;
 }
 
+/// What a command's arguments are, for the script: a program to run, files, process ids, a command's name
+/// or fixed words.
+std::string OperandsCase(Operands operands) {
+  switch (operands) {
+    case Operands::kNone: return "";
+    case Operands::kProgram: return "cmd=1";
+    case Operands::kLogs: return "argfiles=1";
+    case Operands::kPids: return "pids=1";
+    case Operands::kCommand: return "commands=1";
+    case Operands::kShell:
+    case Operands::kSection: {
+      std::string words = OperandsText(operands);
+      for (char& ch : words) ch = ch == '|' ? ' ' : ch;
+      return "argwords='" + words + "'";
+    }
+  }
+  return "";
+}
+
 /// One command's case: its options, the values of the option just typed, and what its arguments are.
 std::string CommandCase(const Command& c) {
   std::string opts = "--help", valued, values;
@@ -65,18 +80,12 @@ std::string CommandCase(const Command& c) {
       valued += (valued.empty() ? "" : " ") + std::string(o.name);
       bool files = false;
       std::string items;
-      std::string words = o.var != nullptr ? ValueWords(o.var, &items, &files) : "";
+      std::string words = o.var != kNoVar ? ValueWords(o.var, &items, &files) : "";
       values += std::string("      ") + o.name + ") words='" + words + "'" +
                 (items.empty() ? "" : " items='" + items + "'") + (files ? " files=1" : "") + " ;;\n";
     }
   }
-  // What the arguments are, from the synopsis: a program to run, files, process ids or a command's name.
-  std::string synopsis = c.synopsis, args = "";
-  if (synopsis.find("CMD") != std::string::npos) args = "cmd=1";
-  if (synopsis.find("LOG") != std::string::npos || synopsis.find("FILE") != std::string::npos)
-    args = "argfiles=1";
-  if (synopsis.find("PID") != std::string::npos) args = "pids=1";
-  if (synopsis.find("COMMAND") != std::string::npos) args = "commands=1";
+  std::string args = OperandsCase(c.operands);
   std::string out = std::string("    ") + c.name + ")\n";
   out += "      opts='" + opts + "' valued='" + valued + "'" + (args.empty() ? "" : " " + args) + "\n";
   out += "      case $prev in\n" + values + "      esac ;;\n";
@@ -108,7 +117,7 @@ _numabind() {
   elif [[ ${args[i]} == = ]]; then prev=${args[i - 1]}
   else prev=${args[i]}; fi
   COMPREPLY=()
-  local opts= valued= words= items= files= cmd= argfiles= pids= commands= n=0 ended= value pre=
+  local opts= valued= words= items= files= cmd= argfiles= pids= commands= argwords= n=0 ended= value pre=
   if ((cword == 1)); then
     COMPREPLY=($(compgen -W '@COMMANDS@ --help --version' -- "$cur"))
     return
@@ -147,7 +156,8 @@ _numabind() {
   elif [[ -n $cmd ]]; then COMPREPLY=($(compgen -c -- "$cur"))
   elif [[ -n $argfiles ]]; then COMPREPLY=($(compgen -f -- "$cur"))
   elif [[ -n $pids ]]; then COMPREPLY=($(compgen -W "$(cd /proc && echo [0-9]*)" -- "$cur"))
-  elif [[ -n $commands && $n -eq 0 ]]; then COMPREPLY=($(compgen -W '@DOCUMENTED@' -- "$cur")); fi
+  elif [[ -n $commands && $n -eq 0 ]]; then COMPREPLY=($(compgen -W '@DOCUMENTED@' -- "$cur"))
+  elif [[ -n $argwords && $n -eq 0 ]]; then COMPREPLY=($(compgen -W "$argwords" -- "$cur")); fi
   [[ $whole == *:* ]] && COMPREPLY=("${COMPREPLY[@]#"${whole%"${whole##*:}"}"}")
 }
 complete -F _numabind numabind
@@ -174,13 +184,20 @@ void PrintBash(FILE* out) {
 
 }  // namespace
 
-int CompletionCommand(const Args& args, FILE* out, FILE* err) {
-  if (args.size() == 1 && args[0] == "bash") {
-    PrintBash(out);
-    return 0;
-  }
-  fprintf(err, "usage: numabind completion bash (prints the bash completion script)\n");
-  return kExitUsage;
+const char* const kCompletionAbout[] = {
+    "Prints the bash completion script for numabind, made from its command table: the commands, each\n"
+    "command's options, the values of the variable an option sets (config/vars.def) and what its\n"
+    "arguments are. make install puts it where bash-completion finds it; to try it in a shell:\n"
+    "source <(numabind completion bash).",
+    nullptr};
+const HelpText kCompletionHelp = {kCompletionAbout, "0, 2 for bad usage."};
+
+int CompletionMain(const Invocation& call) {
+  ParsedArgs parsed;
+  int started = StartCommand(call, &parsed);
+  if (started >= 0) return started;
+  PrintBash(call.out);  // StartCommand took "bash", the one shell
+  return 0;
 }
 
 }  // namespace numabind::cli

@@ -1,14 +1,12 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `numabind man 1|7`: the manual pages, in roff. numabind(1) is made from the text `--help` and
-// `help COMMAND` print, numabind(7) from the variable table (config/vars.def) that `numabind vars` and the
-// README's table come from, and the rank variables from config::kRankVars: none of them can drift apart.
+// `numabind man 1|7`: the manual pages, in roff. numabind(1) is rendered from the command table
+// (cli/commands.h) whose records `--help` and `help COMMAND` print, numabind(7) from the variable table
+// (config/vars.def) that `numabind vars` and the README's table come from, and the rank variables from
+// config::kRankVars: none of them can drift apart.
 // The Makefile writes them to $(BUILD)/man at build time; they are installed from there.
 
-#include <stdlib.h>
-
 #include <string>
-#include <vector>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -38,75 +36,31 @@ std::string Roff(const std::string& text) {
 
 std::string Bold(const std::string& text) { return "\\fB" + Roff(text) + "\\fR"; }
 
-/// What a help function prints, as a string.
-template <typename F>
-std::string Capture(F print) {
-  char* buf = nullptr;
-  size_t size = 0;
-  FILE* f = open_memstream(&buf, &size);
-  if (f == nullptr) return "";
-  print(f);
-  fclose(f);
-  std::string text(buf, size);
-  free(buf);
+/// A help paragraph as the manual has it: its lines joined, broken where the reader's width decides.
+std::string Joined(const char* paragraph) {
+  std::string text = paragraph;
+  for (char& c : text) c = c == '\n' ? ' ' : c;
   return text;
 }
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return lines;
+/// "numabind NAME SYNOPSIS".
+std::string Usage(const Command& c) {
+  std::string synopsis = Synopsis(c);
+  return std::string("numabind ") + c.name + (synopsis.empty() ? "" : " ") + synopsis;
 }
 
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(' ');
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(' ') - b + 1);
-}
-
-/// One command's help ("Usage: numabind plan ...", paragraphs, an option block, more paragraphs) as a
-/// subsection: paragraphs joined into .PP blocks, each option line ("  --name ARG   text", continued on
-/// deeper-indented lines) a .TP entry.
-std::string CommandSection(const std::string& help) {
-  std::string out;
-  std::string paragraph;
-  bool in_option = false;
-  auto flush = [&] {
-    if (!paragraph.empty()) out += (in_option ? "" : ".PP\n") + Roff(paragraph) + "\n";
-    paragraph.clear();
-  };
-  for (const std::string& line : Lines(help)) {
-    if (line.rfind("Usage: ", 0) == 0) {
-      out += ".SS " + Roff(line.substr(7)) + "\n";
-      continue;
-    }
-    if (line.empty()) {
-      flush();
-      in_option = false;
-      continue;
-    }
-    if (line.rfind("  -", 0) == 0) {
-      flush();
-      size_t gap = line.find("  ", 2);
-      std::string head = line.substr(2, gap == std::string::npos ? std::string::npos : gap - 2);
-      out += ".TP\n" + Bold(head.substr(0, head.find(' ')));
-      if (head.find(' ') != std::string::npos)
-        out += " \\fI" + Roff(head.substr(head.find(' ') + 1)) + "\\fR";
-      out += "\n";
-      paragraph = gap == std::string::npos ? "" : Trim(line.substr(gap));
-      in_option = true;
-      continue;
-    }
-    paragraph += (paragraph.empty() ? "" : " ") + Trim(line);
+/// One command's subsection: its synopsis, its paragraphs (.PP), each option (.TP) and its exit status,
+/// the texts `help NAME` prints.
+std::string CommandSection(const Command& c) {
+  std::string out = ".SS " + Roff(Usage(c)) + "\n";
+  for (const char* const* p = c.help->about; *p != nullptr; ++p) out += ".PP\n" + Roff(Joined(*p)) + "\n";
+  OptionList list = c.options != nullptr ? c.options() : OptionList{nullptr, 0};
+  for (size_t i = 0; i < list.count; ++i) {
+    const OptionSpec& o = list.specs[i];
+    out += ".TP\n" + Bold(o.name) + (o.flag ? "" : " \\fI" + Roff(o.arg) + "\\fR") + "\n";
+    out += Roff(OptionText(o)) + "\n";
   }
-  flush();
-  return out;
+  return out + ".PP\n" + Roff("Exit status: " + Joined(c.help->exit_status)) + "\n";
 }
 
 std::string Header(int section, const char* title) {
@@ -119,21 +73,13 @@ void PrintPage1(FILE* out) {
   page +=
       ".SH NAME\nnumabind \\- start each rank of a parallel job on the CPUs and memory nearest its "
       "accelerator\n.SH SYNOPSIS\n.nf\n";
-  // The usage lines of `numabind --help`, each a synopsis line.
-  std::vector<std::string> usage = Lines(Capture([](FILE* f) { PrintUsage(f); }));
-  bool in_usage = false;
-  for (const std::string& line : usage) {
-    if (line == "Usage:") {
-      in_usage = true;
-      continue;
-    }
-    if (!in_usage) continue;
-    if (line.empty()) break;
-    std::string synopsis = Trim(line);
-    size_t gap = synopsis.find("  ");
-    if (gap != std::string::npos) synopsis = synopsis.substr(0, gap);
-    page += Bold(synopsis.substr(0, synopsis.find(' '))) + Roff(synopsis.substr(synopsis.find(' '))) + "\n";
+  // The command list's synopses, each a line.
+  for (size_t i = 0; i < kCommandCount; ++i) {
+    const Command& c = kCommands[i];
+    if (c.listing != Listing::kInternal)
+      page += Bold("numabind") + Roff(Usage(c).substr(sizeof("numabind") - 1)) + "\n";
   }
+  page += Bold("numabind") + Roff(" --version") + "\n";
   page +=
       ".fi\n.SH DESCRIPTION\n"
       "numabind places the ranks of parallel jobs (mpirun, torchrun, a shell loop) on the CPUs and memory "
@@ -147,7 +93,7 @@ void PrintPage1(FILE* out) {
       ".SH COMMANDS\n";
   for (size_t i = 0; i < kCommandCount; ++i) {
     const Command& c = kCommands[i];
-    if (c.listing == Listing::kManual) page += CommandSection(Capture([&c](FILE* f) { c.help(f); }));
+    if (c.listing == Listing::kManual) page += CommandSection(c);
   }
   page +=
       ".SH ENVIRONMENT\n"
@@ -221,17 +167,15 @@ void PrintPage7(FILE* out) {
 
 }  // namespace
 
-int ManCommand(const Args& args, FILE* out, FILE* err) {
-  if (args.size() == 1 && args[0] == "1") {
-    PrintPage1(out);
-    return 0;
-  }
-  if (args.size() == 1 && args[0] == "7") {
-    PrintPage7(out);
-    return 0;
-  }
-  fprintf(err, "usage: numabind man 1|7 (prints the manual page in roff)\n");
-  return kExitUsage;
+int ManMain(const Invocation& call) {
+  ParsedArgs parsed;
+  int started = StartCommand(call, &parsed);  // one of 1 and 7
+  if (started >= 0) return started;
+  if (parsed.positionals[0] == "1")
+    PrintPage1(call.out);
+  else
+    PrintPage7(call.out);
+  return 0;
 }
 
 }  // namespace numabind::cli

@@ -3,6 +3,7 @@
 // What the commands share: option parsing, the environment with the options' variables, validation through
 // config::Parse, JSON strings and aligned tables.
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <algorithm>
@@ -30,6 +31,13 @@ std::string UnknownOption(const char* command, const std::string& name, const Op
 bool ParsedArgs::Has(const char* name) const { return Value(name) != nullptr; }
 
 const std::string* ParsedArgs::Value(const char* name) const {
+  bool known = false;
+  for (size_t i = 0; i < accepted.count; ++i) known = known || strcmp(accepted.specs[i].name, name) == 0;
+  if (!known) {
+    // A bug, not a usage error: the command reads an option its record lacks, which no one can give.
+    fprintf(stderr, "numabind: internal error: %s is not one of the command's options\n", name);
+    abort();
+  }
   const std::string* found = nullptr;
   for (const auto& [spec, value] : options) {
     if (strcmp(spec->name, name) == 0) found = &value;
@@ -37,9 +45,12 @@ const std::string* ParsedArgs::Value(const char* name) const {
   return found;
 }
 
-bool ParseArgs(const char* command, const Args& args, const OptionSpec* specs, size_t nspecs,
-               bool stop_at_command, ParsedArgs* out, std::string* error) {
+namespace {
+
+bool ParseWords(const char* command, const Args& args, const OptionSpec* specs, size_t nspecs,
+                bool stop_at_command, ParsedArgs* out, std::string* error) {
   *out = ParsedArgs();
+  out->accepted = {specs, nspecs};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -93,6 +104,35 @@ bool ParseArgs(const char* command, const Args& args, const OptionSpec* specs, s
   return true;
 }
 
+/// The first two options of one group of alternatives that were both given, as "--json and --draw", in
+/// the record's order; "" when there are none.
+std::string Together(const ParsedArgs& parsed) {
+  const OptionList& list = parsed.accepted;
+  for (size_t start = 0; start < list.count;) {
+    size_t end = start + 1;
+    while (end < list.count && list.specs[end].alternative) ++end;
+    const char* first = nullptr;
+    for (size_t i = start; i < end; ++i) {
+      if (!parsed.Has(list.specs[i].name)) continue;
+      if (first != nullptr) return std::string(first) + " and " + list.specs[i].name;
+      first = list.specs[i].name;
+    }
+    start = end;
+  }
+  return "";
+}
+
+}  // namespace
+
+bool ParseArgs(const char* command, const Args& args, const OptionSpec* specs, size_t nspecs,
+               bool stop_at_command, ParsedArgs* out, std::string* error) {
+  if (!ParseWords(command, args, specs, nspecs, stop_at_command, out, error)) return false;
+  std::string both = Together(*out);
+  if (both.empty()) return true;
+  *error = std::string("numabind ") + command + ": " + both + " do not go together";
+  return false;
+}
+
 void Environment::Set(const std::string& name, const std::string& value) {
   std::string entry = name + "=" + value;
   bool replaced = false;
@@ -129,7 +169,7 @@ Environment MergeOptions(const char* const* env, const ParsedArgs& parsed) {
   for (const auto& s : e.strings) e.ptrs.push_back(s.c_str());
   e.ptrs.push_back(nullptr);
   for (const auto& [spec, value] : parsed.options) {
-    if (spec->var != nullptr) e.Set(spec->var, value);
+    if (spec->var != kNoVar) e.Set(config::kVarNames[spec->var], value);
   }
   return e;
 }
@@ -145,29 +185,6 @@ const config::SiteFile& SiteDefaults(const char* const* env, FILE* err) {
   else if (e.warning[0] != '\0' && err != nullptr)
     fprintf(err, "numabind: %s; ignored\n", e.warning);
   return *site;
-}
-
-int StartCommand(const char* command, const Args& args, const OptionSpec* specs, size_t nspecs,
-                 CommandShape shape, void (*help)(FILE*), FILE* out, FILE* err, ParsedArgs* parsed) {
-  std::string error;
-  if (!ParseArgs(command, args, specs, nspecs, shape.stop_at_command, parsed, &error)) {
-    fprintf(err, "%s\n", error.c_str());
-    return kExitUsage;
-  }
-  if (parsed->help) {
-    help(out);
-    return 0;
-  }
-  if (!shape.positionals && !shape.stop_at_command && !parsed->positionals.empty()) {
-    fprintf(err, "numabind %s: unexpected argument %s (numabind %s --help lists the options)\n", command,
-            parsed->positionals[0].c_str(), command);
-    return kExitUsage;
-  }
-  if (shape.json_or_draw && parsed->Has("--json") && parsed->Has("--draw")) {
-    fprintf(err, "numabind %s: --json and --draw do not go together\n", command);
-    return kExitUsage;
-  }
-  return -1;
 }
 
 std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, config::Config* cfg,
@@ -186,9 +203,9 @@ std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, con
 std::string AsOption(const std::string& text, const ParsedArgs& parsed) {
   // Name the option the user typed rather than the variable it became.
   for (const auto& [spec, value] : parsed.options) {
-    if (spec->var == nullptr) continue;
+    if (spec->var == kNoVar) continue;
     std::string shown = value.size() <= 96 ? value : value.substr(0, 96) + "...";
-    std::string prefix = std::string(spec->var) + "=" + shown + ": ";
+    std::string prefix = std::string(config::kVarNames[spec->var]) + "=" + shown + ": ";
     if (text.compare(0, prefix.size(), prefix) == 0) {
       return std::string(spec->name) + " " + shown + ": " + text.substr(prefix.size());
     }

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/plan_rows.h"
 #include "config/config.h"
 #include "config/grammar.h"
@@ -24,21 +25,29 @@ namespace numabind::cli {
 namespace {
 
 const OptionSpec kPlanOptions[] = {
-    {"--topology", "NUMABIND_TOPOLOGY", false, "FILE|synthetic:DESC",
+    {"--topology", config::kVarTopology, false, "FILE|synthetic:DESC",
      "plan on an hwloc XML file or synthetic topology instead of this machine"},
-    {"--policy", "NUMABIND_POLICY", false, "P", "default node"},
-    {"--ranks", "NUMABIND_NRANKS", false, "N",
+    {"--policy", config::kVarPolicy, false, "P", "default node"},
+    {"--ranks", config::kVarNranks, false, "N",
      "number of local ranks (default: the launcher's local size, else one per device or NUMA node)"},
-    {"--devices", "NUMABIND_DEVICES", false, "D", ""},
-    {"--memory", "NUMABIND_MEMORY", false, "M", ""},
-    {"--export", "NUMABIND_EXPORT", false, "E",
+    {"--devices", config::kVarDevices, false, "D", ""},
+    {"--memory", config::kVarMemory, false, "M", ""},
+    {"--export", config::kVarExport, false, "E",
      "none or a comma list of omp, omp-cpus, gpu, nic: show the variables each rank would get"},
-    {"--json", nullptr, true, "", "print a JSON array, one object per rank"},
-    {"--draw", nullptr, true, "",
+    {"--json", kNoVar, true, "", "print a JSON array, one object per rank"},
+    {"--draw", kNoVar, true, "",
      "draw the machine (packages, NUMA nodes with their CPUs, memory and devices) with a mark per rank "
-     "on its CPUs, and a legend"},
+     "on its CPUs, and a legend",
+     true},
 };
-constexpr size_t kPlanOptionCount = sizeof(kPlanOptions) / sizeof(kPlanOptions[0]);
+
+const char* const kPlanAbout[] = {
+    "Prints where each local rank goes: its device, NUMA nodes, CPUs and memory policy, as the preloaded\n"
+    "library would bind it. Options default to the NUMABIND_* variables. A heading names the number of\n"
+    "ranks, the policy (and where it came from when --policy did not give it) and the memory policy.\n"
+    "With --policy auto, a line says what auto decided and why, and a column each rank's share. With\n"
+    "--export, each rank's variables follow the table, one per line.",
+    nullptr};
 
 std::string FormatBits(const std::vector<uint64_t>& words) {
   std::string s(64, '\0');
@@ -64,24 +73,10 @@ void AddExports(const plan::PlanBasis& basis, const plan::RankPlan& plan, uint8_
 
 }  // namespace
 
-OptionList PlanOptions() { return {kPlanOptions, kPlanOptionCount}; }
+const HelpText kPlanHelp = {
+    kPlanAbout, "0, 1 when a rank cannot be placed or the topology cannot be read, 2 for bad usage."};
 
-void PrintPlanHelp(FILE* out) {
-  fprintf(
-      out,
-      "Usage: numabind plan [OPTIONS]\n"
-      "\n"
-      "Prints where each local rank goes: its device, NUMA nodes, CPUs and memory policy, as the preloaded\n"
-      "library would bind it. Options default to the NUMABIND_* variables. A heading names the number of\n"
-      "ranks, the policy (and where it came from when --policy did not give it) and the memory policy.\n"
-      "With --policy auto, a line says what auto decided and why, and a column each rank's share. With\n"
-      "--export, each rank's variables follow the table, one per line.\n"
-      "\n");
-  PrintOptions(out, kPlanOptions, kPlanOptionCount);
-  fprintf(
-      out,
-      "\nExit status: 0, 1 when a rank cannot be placed or the topology cannot be read, 2 for bad usage.\n");
-}
+OptionList PlanOptions() { return {kPlanOptions, sizeof(kPlanOptions) / sizeof(kPlanOptions[0])}; }
 
 namespace {
 
@@ -168,12 +163,12 @@ planner::PrepareRequest RequestOf(config::Config* cfg, const char* const* env) {
 
 }  // namespace
 
-int PlanCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
+int PlanMain(const Invocation& call) {
+  const char* const* env = call.env;
+  FILE* out = call.out;
+  FILE* err = call.err;
   ParsedArgs parsed;
-  CommandShape shape;
-  shape.json_or_draw = true;
-  int status =
-      StartCommand("plan", args, kPlanOptions, kPlanOptionCount, shape, PrintPlanHelp, out, err, &parsed);
+  int status = StartCommand(call, &parsed);
   if (status >= 0) return status;
   Environment merged = MergeOptions(env, parsed);
   merged.Unset("NUMABIND_DISABLE");  // the plan is shown whether or not the library is switched off

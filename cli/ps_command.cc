@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `numabind ps [--json|--draw] [--user NAME|UID] [--all]`: the processes numabind bound on this machine, as
+// `numabind ps`: the processes numabind bound on this machine, as
 // hwloc-ps lists bound processes: pid, rank and launcher, CPUs, nodes, memory policy and command (cli/ps.h).
 // Every field is printed through cli/printable.h: what /proc shows of a process is whatever its user chose.
 
@@ -12,6 +12,7 @@
 #include <map>
 
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/draw.h"
 #include "cli/ps.h"
 
@@ -19,13 +20,25 @@ namespace numabind::cli {
 namespace {
 
 const OptionSpec kPsOptions[] = {
-    {"--json", nullptr, true, "", "print a JSON array, one object per process"},
-    {"--draw", nullptr, true, "",
-     "draw this machine with a mark per process on its CPUs, and a legend of their ranks"},
-    {"--user", nullptr, false, "NAME|UID", "only this user's processes (default: every user's)"},
-    {"--all", nullptr, true, "", "list the processes numabind did not bind too (rank -)"},
+    {"--json", kNoVar, true, "", "print a JSON array, one object per process"},
+    {"--draw", kNoVar, true, "",
+     "draw this machine with a mark per process on its CPUs, and a legend of their ranks", true},
+    {"--user", kNoVar, false, "NAME|UID", "only this user's processes (default: every user's)"},
+    {"--all", kNoVar, true, "", "list the processes numabind did not bind too (rank -)"},
 };
-constexpr size_t kPsOptionCount = sizeof(kPsOptions) / sizeof(kPsOptions[0]);
+
+const char* const kPsAbout[] = {
+    "Lists the processes of this machine that numabind bound, as hwloc-ps does: pid, user, rank and\n"
+    "its launcher, CPUs (Cpus_allowed_list), nodes (its memory policy's, else its CPUs'), memory\n"
+    "policy in plan's words (local, preferred, bind, interleave) and command (a Python rank by its\n"
+    "script: python3 train.py). A rank is known by the NUMABIND_BOUND its launcher gave it\n"
+    "(/proc/PID/environ), or, bound at start-up, by the library in its maps and its rank variable.\n"
+    "Ranks found by order (NUMABIND_MATCH) carry neither: --all lists them. Each process's site file\n"
+    "is the one it read (NUMABIND_CONFIG_FILE, else the compiled-in one), but ps never opens a file\n"
+    "another user's process names. A process whose environment cannot be read (another user's, for\n"
+    "a user but root), or that left numabind to such a file, is listed when its CPUs are fewer than\n"
+    "the machine's, its rank unknown (?). Processes that end while ps reads them are left out.",
+    nullptr};
 
 /// The uid of a user name or number, or -1.
 long UidOf(const std::string& user) {
@@ -112,33 +125,16 @@ Drawing PsDrawing(const std::vector<PsProcess>& found) {
 
 }  // namespace
 
-OptionList PsOptions() { return {kPsOptions, kPsOptionCount}; }
+const HelpText kPsHelp = {kPsAbout,
+                          "0 when it listed (even nothing), 1 when /proc cannot be read, 2 for bad usage."};
 
-void PrintPsHelp(FILE* out) {
-  fprintf(out,
-          "Usage: numabind ps [--json|--draw] [--user NAME|UID] [--all]\n"
-          "\n"
-          "Lists the processes of this machine that numabind bound, as hwloc-ps does: pid, user, rank and\n"
-          "its launcher, CPUs (Cpus_allowed_list), nodes (its memory policy's, else its CPUs'), memory\n"
-          "policy in plan's words (local, preferred, bind, interleave) and command (a Python rank by its\n"
-          "script: python3 train.py). A rank is known by the NUMABIND_BOUND its launcher gave it\n"
-          "(/proc/PID/environ), or, bound at start-up, by the library in its maps and its rank variable.\n"
-          "Ranks found by order (NUMABIND_MATCH) carry neither: --all lists them. Each process's site file\n"
-          "is the one it read (NUMABIND_CONFIG_FILE, else the compiled-in one), but ps never opens a file\n"
-          "another user's process names. A process whose environment cannot be read (another user's, for\n"
-          "a user but root), or that left numabind to such a file, is listed when its CPUs are fewer than\n"
-          "the machine's, its rank unknown (?). Processes that end while ps reads them are left out.\n"
-          "\n");
-  PrintOptions(out, kPsOptions, kPsOptionCount);
-  fprintf(out,
-          "\nExit status: 0 when it listed (even nothing), 1 when /proc cannot be read, 2 for bad usage.\n");
-}
+OptionList PsOptions() { return {kPsOptions, sizeof(kPsOptions) / sizeof(kPsOptions[0])}; }
 
-int PsCommand(const Args& args, FILE* out, FILE* err) {
+int PsMain(const Invocation& call) {
+  FILE* out = call.out;
+  FILE* err = call.err;
   ParsedArgs parsed;
-  CommandShape shape;
-  shape.json_or_draw = true;
-  int started = StartCommand("ps", args, kPsOptions, kPsOptionCount, shape, PrintPsHelp, out, err, &parsed);
+  int started = StartCommand(call, &parsed);
   if (started >= 0) return started;
   long uid = -1;
   if (const std::string* user = parsed.Value("--user")) {

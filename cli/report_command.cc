@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `numabind report [--json|--draw] [--nodes N] [FILE|DIR|PATTERN...]`: did every rank of a job run where it
+// `numabind report LOG...`: did every rank of a job run where it
 // should? Reads the library's JSON log lines of a job (cli/report.h judges them) and prints, per host and
 // rank, the plan, whether it was applied and by whom, and the flags. Exit 0 when every rank was bound as
 // planned and nothing is flagged, 1 otherwise, 2 for bad usage or a log that cannot be read.
@@ -16,6 +16,7 @@
 #include "base/env.h"
 #include "base/log_path.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/report.h"
 #include "config/site_file.h"
 #include "planner/cpu_set.h"
@@ -24,14 +25,35 @@ namespace numabind::cli {
 namespace {
 
 const OptionSpec kReportOptions[] = {
-    {"--json", nullptr, true, "", "print one JSON object: ok, flags, and each host's ranks with their flags"},
-    {"--draw", nullptr, true, "", "draw each host's CPUs with a row per rank (a mark on each CPU it has)"},
-    {"--nodes", nullptr, false, "N", "the job ran on N hosts: flag the hosts without a log"},
-    {"--launch", nullptr, false, "ID",
+    {"--json", kNoVar, true, "", "print one JSON object: ok, flags, and each host's ranks with their flags"},
+    {"--draw", kNoVar, true, "", "draw each host's CPUs with a row per rank (a mark on each CPU it has)",
+     true},
+    {"--nodes", kNoVar, false, "N", "the job ran on N hosts: flag the hosts without a log"},
+    {"--launch", kNoVar, false, "ID",
      "judge that launch alone: its token, its step (slurm:JOB.STEP) or its PID@START"},
-    {"--last", nullptr, true, "", "judge the last launch on each host alone"},
+    {"--last", kNoVar, true, "", "judge the last launch on each host alone", true},
 };
-constexpr size_t kReportOptionCount = sizeof(kReportOptions) / sizeof(kReportOptions[0]);
+
+const char* const kReportAbout[] = {
+    "Says whether every rank of a job ran where it should, from the library's JSON log\n"
+    "(NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json NUMABIND_LOG_FILE=/shared/nb/%j/%h.log): the files\n"
+    "given, a directory's files, or a NUMABIND_LOG_FILE value (%j this job's id, %h and %p any host\n"
+    "and pid); without one, NUMABIND_LOG_FILE from the environment, else from the site file. Per host\n"
+    "and rank: the plan, whether it was applied and by whom (launcher, self, inherited: inside a rank\n"
+    "numabind bound), and flags: ranks that ran unbound and why, a memory policy not applied, CPUs\n"
+    "shared with another rank (but for the ranks of one domain under node, socket and nodes:), nodes\n"
+    "away from the rank's device, ranks with no line, a line whose lists are cut (unknown), hosts\n"
+    "with no rank line or (--nodes) no log, a site file (or a line of it) the library ignored.\n"
+    "Warnings said alike by many processes are shown once with their count. FIFOs, devices and\n"
+    "directories among the matches are skipped with a line.",
+    "Each launch (an mpirun, a torchrun, a Slurm step: the launch=PID@START or STEP/PID@START on its\n"
+    "lines) is judged on its own and shown per host; lines without one are launch \"unknown\". Two\n"
+    "launches ran at the same time, and their ranks' CPUs are judged together, when their rank lines\n"
+    "interleave or one starts before the other's ranks' end lines (written when a rank exits by\n"
+    "itself); launches one after the other may share CPUs. A rank that wrote no end line (ended by a\n"
+    "signal, SIGKILL) may still have run when a later launch used its CPUs: \"cannot rule out an\n"
+    "overlap\", a flag.",
+    nullptr};
 /// The most CPUs a --draw row shows one per cell; above, a cell stands for several.
 constexpr uint32_t kDrawRowCells = 64;
 
@@ -272,36 +294,12 @@ void PrintJson(const ReportJob& job, FILE* out) {
 
 }  // namespace
 
-OptionList ReportOptions() { return {kReportOptions, kReportOptionCount}; }
+const HelpText kReportHelp = {
+    kReportAbout,
+    "0 when every rank was bound as planned and nothing is flagged, 1 otherwise, 2 for\n"
+    "bad usage or a log that cannot be read."};
 
-void PrintReportHelp(FILE* out) {
-  fprintf(
-      out,
-      "Usage: numabind report [--json|--draw] [--nodes N] [--launch ID|--last] [FILE|DIR|PATTERN...]\n"
-      "\n"
-      "Says whether every rank of a job ran where it should, from the library's JSON log\n"
-      "(NUMABIND_LOG=info NUMABIND_LOG_FORMAT=json NUMABIND_LOG_FILE=/shared/nb/%%j/%%h.log): the files\n"
-      "given, a directory's files, or a NUMABIND_LOG_FILE value (%%j this job's id, %%h and %%p any host\n"
-      "and pid); without one, NUMABIND_LOG_FILE from the environment, else from the site file. Per host\n"
-      "and rank: the plan, whether it was applied and by whom (launcher, self, inherited: inside a rank\n"
-      "numabind bound), and flags: ranks that ran unbound and why, a memory policy not applied, CPUs\n"
-      "shared with another rank (but for the ranks of one domain under node, socket and nodes:), nodes\n"
-      "away from the rank's device, ranks with no line, a line whose lists are cut (unknown), hosts\n"
-      "with no rank line or (--nodes) no log. FIFOs, devices and directories among the matches are\n"
-      "skipped with a line.\n"
-      "\n"
-      "Each launch (an mpirun, a torchrun, a Slurm step: the launch=PID@START or STEP/PID@START on its\n"
-      "lines) is judged on its own and shown per host; lines without one are launch \"unknown\". Two\n"
-      "launches ran at the same time, and their ranks' CPUs are judged together, when their rank lines\n"
-      "interleave or one starts before the other's ranks' end lines (written at exit); launches one\n"
-      "after the other may share CPUs (without end lines the log tells only when ranks started: a\n"
-      "warning says so).\n"
-      "\n");
-  PrintOptions(out, kReportOptions, kReportOptionCount);
-  fprintf(out,
-          "\nExit status: 0 when every rank was bound as planned and nothing is flagged, 1 otherwise, 2 for\n"
-          "bad usage or a log that cannot be read.\n");
-}
+OptionList ReportOptions() { return {kReportOptions, sizeof(kReportOptions) / sizeof(kReportOptions[0])}; }
 
 namespace {
 
@@ -317,11 +315,7 @@ int ReadSelection(const ParsedArgs& parsed, FILE* err, size_t* expected, LaunchC
     *expected = v;
   }
   if (const std::string* id = parsed.Value("--launch")) choice->id = *id;
-  choice->last = parsed.Has("--last");
-  if (choice->last && !choice->id.empty()) {
-    fprintf(err, "numabind report: --launch and --last do not go together\n");
-    return kExitUsage;
-  }
+  choice->last = parsed.Has("--last");  // not with --launch: they are alternatives (kReportOptions)
   if (parsed.Value("--launch") != nullptr && choice->id.empty()) {
     fprintf(err, "numabind report: --launch: expected a launch (as report shows it)\n");
     return kExitUsage;
@@ -366,12 +360,12 @@ int ReadLogs(const ParsedArgs& parsed, const char* const* env, FILE* err, std::v
 
 }  // namespace
 
-int ReportCommand(const Args& args, const char* const* env, FILE* out, FILE* err) {
+int ReportMain(const Invocation& call) {
+  const char* const* env = call.env;
+  FILE* out = call.out;
+  FILE* err = call.err;
   ParsedArgs parsed;
-  CommandShape shape;
-  shape.positionals = shape.json_or_draw = true;
-  int status = StartCommand("report", args, kReportOptions, kReportOptionCount, shape, PrintReportHelp, out,
-                            err, &parsed);
+  int status = StartCommand(call, &parsed);
   size_t expected = 0;
   LaunchChoice choice;
   if (status < 0) status = ReadSelection(parsed, err, &expected, &choice);

@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `numabind run [OPTIONS] [--] CMD [ARGS...]`: checks the configuration, adds libnumabind.so to LD_PRELOAD
+// `numabind run CMD`: checks the configuration, adds libnumabind.so to LD_PRELOAD
 // (after the entries already there; through a link in the user's shared directory when its path has a
 // space or a colon), sets the options' NUMABIND_* variables and execs CMD. The library then binds the ranks
 // that CMD starts.
@@ -18,33 +18,41 @@
 
 #include "base/preload.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "config/config.h"
 
 namespace numabind::cli {
 namespace {
 
 const OptionSpec kRunOptions[] = {
-    {"--policy", "NUMABIND_POLICY", false, "P", "required unless set"},
-    {"--memory", "NUMABIND_MEMORY", false, "M", ""},
-    {"--devices", "NUMABIND_DEVICES", false, "D", ""},
-    {"--ranks", "NUMABIND_NRANKS", false, "N", "number of local ranks, when the launcher does not tell"},
-    {"--rank-var", "NUMABIND_RANK_VAR", false, "VAR", "the variable that carries each rank's local rank"},
-    {"--match", "NUMABIND_MATCH", false, "GLOB", "command lines that take local ranks in spawn order"},
-    {"--forks", "NUMABIND_FORKS", true, "",
-     "children Python forks (its fork/forkserver pools; not a shell's) take ranks by order", "ranks"},
-    {"--topology", "NUMABIND_TOPOLOGY", false, "T",
+    {"--policy", config::kVarPolicy, false, "P", "required unless set"},
+    {"--memory", config::kVarMemory, false, "M", ""},
+    {"--devices", config::kVarDevices, false, "D", ""},
+    {"--ranks", config::kVarNranks, false, "N", "number of local ranks, when the launcher does not tell"},
+    {"--rank-var", config::kVarRankVar, false, "VAR", "the variable that carries each rank's local rank"},
+    {"--match", config::kVarMatch, false, "GLOB", "command lines that take local ranks in spawn order"},
+    {"--forks", config::kVarForks, true, "",
+     "children Python forks (its fork/forkserver pools; not a shell's) take ranks by order", false, "ranks"},
+    {"--topology", config::kVarTopology, false, "T",
      "an hwloc XML file or synthetic:DESC instead of this machine"},
-    {"--log", "NUMABIND_LOG", false, "L", ""},
-    {"--log-file", "NUMABIND_LOG_FILE", false, "FILE", "append log lines to FILE instead of standard error"},
-    {"--log-format", "NUMABIND_LOG_FORMAT", false, "F", "json: one JSON object per line"},
-    {"--strict", "NUMABIND_STRICT", true, "", "do not start a rank that cannot be bound"},
-    {"--export", "NUMABIND_EXPORT", false, "E",
+    {"--log", config::kVarLog, false, "L", ""},
+    {"--log-file", config::kVarLogFile, false, "FILE", "append log lines to FILE instead of standard error"},
+    {"--log-format", config::kVarLogFormat, false, "F", "json: one JSON object per line"},
+    {"--strict", config::kVarStrict, true, "", "do not start a rank that cannot be bound"},
+    {"--export", config::kVarExport, false, "E",
      "none or a comma list of omp, omp-cpus, gpu, nic (rank variables)"},
-    {"--guard", "NUMABIND_GUARD", true, "", "narrow a rank's own affinity calls to its CPUs (docs/guard.md)"},
-    {"--by-device", "NUMABIND_BY_DEVICE", true, "",
+    {"--guard", config::kVarGuard, true, "",
+     "narrow a rank's own affinity calls to its CPUs (docs/guard.md)"},
+    {"--by-device", config::kVarByDevice, true, "",
      "a process that sees one device (CUDA_VISIBLE_DEVICES=3) binds as its rank"},
 };
-constexpr size_t kRunOptionCount = sizeof(kRunOptions) / sizeof(kRunOptions[0]);
+
+const char* const kRunAbout[] = {
+    "Runs CMD (a launcher such as torchrun, mpirun or srun, or a script) with libnumabind.so preloaded\n"
+    "and the options' variables set, so that every rank it starts begins on its plan's CPUs and memory.\n"
+    "Options not given keep the NUMABIND_* variables already set. The configuration is checked first, as\n"
+    "numabind vars --check does: a bad value or site-file line stops it; an unknown name is said.",
+    nullptr};
 
 using base::kShimFileName;
 
@@ -113,7 +121,12 @@ bool LinksTo(int dir, const std::string& name, const std::string& target) {
 
 }  // namespace
 
-OptionList RunOptions() { return {kRunOptions, kRunOptionCount}; }
+const HelpText kRunHelp = {
+    kRunAbout,
+    "CMD's; 2 for bad usage or configuration, 126 when CMD cannot be executed, 127 when it\n"
+    "is not found."};
+
+OptionList RunOptions() { return {kRunOptions, sizeof(kRunOptions) / sizeof(kRunOptions[0])}; }
 
 std::string PreloadableLink(const std::string& lib, const char* shared, std::string* err) {
   if (shared == nullptr) shared = "/dev/shm";  // NUMABIND_SHARED=off turns the basis off, not this link
@@ -197,29 +210,12 @@ std::string ComposePreload(const char* existing, const std::string& lib) {
   return current.substr(0, last + 1) + ":" + lib;
 }
 
-void PrintRunHelp(FILE* out) {
-  fprintf(
-      out,
-      "Usage: numabind run [OPTIONS] [--] CMD [ARGS...]\n"
-      "\n"
-      "Runs CMD (a launcher such as torchrun, mpirun or srun, or a script) with libnumabind.so preloaded\n"
-      "and the options' variables set, so that every rank it starts begins on its plan's CPUs and memory.\n"
-      "Options not given keep the NUMABIND_* variables already set. The configuration is checked first, as\n"
-      "numabind vars --check does: a bad value or site-file line stops it; an unknown name is said.\n"
-      "\n");
-  PrintOptions(out, kRunOptions, kRunOptionCount);
-  fprintf(
-      out,
-      "\nExit status: CMD's; 2 for bad usage or configuration, 126 when CMD cannot be executed, 127 when it\n"
-      "is not found.\n");
-}
-
-int RunCommand(const Args& args, const char* const* env, const std::string& self_exe, FILE* out, FILE* err) {
+int RunMain(const Invocation& call) {
+  const char* const* env = call.env;
+  FILE* out = call.out;
+  FILE* err = call.err;
   ParsedArgs parsed;
-  CommandShape shape;
-  shape.stop_at_command = true;
-  int started =
-      StartCommand("run", args, kRunOptions, kRunOptionCount, shape, PrintRunHelp, out, err, &parsed);
+  int started = StartCommand(call, &parsed);
   if (started >= 0) return started;
   if (parsed.positionals.empty()) {
     fprintf(err, "numabind run: no command given (numabind run [OPTIONS] -- CMD [ARGS...])\n");
@@ -249,7 +245,7 @@ int RunCommand(const Args& args, const char* const* env, const std::string& self
     return kExitUsage;
   }
   std::string tried;
-  std::string shim = FindShim(self_exe, &tried);
+  std::string shim = FindShim(SelfExe(call.argv0), &tried);
   if (shim.empty()) {
     fprintf(err, "numabind run: cannot find %s (tried %s)\n", kShimFileName, tried.c_str());
     return kExitFailure;

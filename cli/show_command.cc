@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `numabind show [PID...]`: where live processes run. CPUs and NUMA nodes come from /proc/PID/status
+// `numabind show PID...`: where live processes run. CPUs and NUMA nodes come from /proc/PID/status
 // (Cpus_allowed_list, Mems_allowed_list); the memory policy from get_mempolicy for this process and from the
 // first line of /proc/PID/numa_maps for others, in NUMABIND_MEMORY's words (cli/memory_policy.h: "local",
 // "bind:0", "interleave:0-1", "preferred:1"), as `plan`, the log and `report` write it. Every field is
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/draw.h"
 #include "cli/memory_policy.h"
 #include "cli/proc_text.h"
@@ -20,12 +21,17 @@ namespace numabind::cli {
 namespace {
 
 const OptionSpec kShowOptions[] = {
-    {"--json", nullptr, true, "", "print a JSON array, one object per process"},
-    {"--draw", nullptr, true, "",
+    {"--json", kNoVar, true, "", "print a JSON array, one object per process"},
+    {"--draw", kNoVar, true, "",
      "draw this machine (packages, NUMA nodes with their CPUs, memory and devices) with a mark per "
-     "process on its CPUs, and a legend"},
+     "process on its CPUs, and a legend",
+     true},
 };
-constexpr size_t kShowOptionCount = sizeof(kShowOptions) / sizeof(kShowOptions[0]);
+
+const char* const kShowAbout[] = {
+    "Prints each process's CPUs (Cpus_allowed_list), NUMA nodes (Mems_allowed_list), memory policy and\n"
+    "command; without PID, this process's own.",
+    nullptr};
 
 struct ProcInfo {
   long pid = 0;
@@ -87,26 +93,15 @@ Drawing ShowDrawing(const std::vector<ProcInfo>& found) {
 
 }  // namespace
 
-OptionList ShowOptions() { return {kShowOptions, kShowOptionCount}; }
+const HelpText kShowHelp = {kShowAbout, "0, 1 when a process cannot be read, 2 for bad usage."};
 
-void PrintShowHelp(FILE* out) {
-  fprintf(
-      out,
-      "Usage: numabind show [--json|--draw] [PID...]\n"
-      "\n"
-      "Prints each process's CPUs (Cpus_allowed_list), NUMA nodes (Mems_allowed_list), memory policy and\n"
-      "command; without PID, this process's own.\n"
-      "\n");
-  PrintOptions(out, kShowOptions, kShowOptionCount);
-  fprintf(out, "\nExit status: 0, 1 when a process cannot be read, 2 for bad usage.\n");
-}
+OptionList ShowOptions() { return {kShowOptions, sizeof(kShowOptions) / sizeof(kShowOptions[0])}; }
 
-int ShowCommand(const Args& args, FILE* out, FILE* err) {
+int ShowMain(const Invocation& call) {
+  FILE* out = call.out;
+  FILE* err = call.err;
   ParsedArgs parsed;
-  CommandShape shape;
-  shape.positionals = shape.json_or_draw = true;
-  int started =
-      StartCommand("show", args, kShowOptions, kShowOptionCount, shape, PrintShowHelp, out, err, &parsed);
+  int started = StartCommand(call, &parsed);
   if (started >= 0) return started;
   std::string error;
   std::vector<long> pids;

@@ -28,7 +28,10 @@ bool ParseVisibleDevices(const char* value, uint32_t* out, uint32_t cap, uint32_
     while (e > b && Blank(e[-1])) --e;
     uint32_t index = 0;
     size_t len = static_cast<size_t>(e - b);
-    if (len > 6 || *n == cap || !ParseDecimal(b, len, 999999, &index)) return false;
+    if (*n == cap) return false;
+    // An entry that is no index (a sign, -1, a word, nothing) ends the list, as NVIDIA documents for
+    // CUDA_VISIBLE_DEVICES ("0,2,-1,1" is devices 0 and 2); a first one makes it no index list at all.
+    if (len > 6 || !ParseDecimal(b, len, 999999, &index)) return *n > 0;
     out[(*n)++] = index;
     if (s == end) return true;
     ++s;  // the comma: another index follows

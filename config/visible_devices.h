@@ -16,9 +16,11 @@
 namespace numabind::config {
 
 /// Child-safe: the device indexes of a visibility value ("0,2"; blanks around each index are ignored; each
-/// index has at most 6 digits), at most `cap` of them into `out`, their count in *n. False for anything
-/// else: unset or empty, a UUID ("GPU-8e4f..."), a sign, more than `cap` indexes. The runtimes' own rule
-/// that an out-of-range or repeated index ends the list is applied by whoever knows the devices.
+/// index has at most 6 digits), at most `cap` of them into `out`, their count in *n. An entry that is no
+/// index ends the list, by the runtimes' rule (CUDA's documented one, which ROCm's ROCR_ and HIP_ follow):
+/// "0,2,-1,1" is 0 and 2, "1,-1" is 1. False when the first entry is none (unset or empty, a UUID
+/// "GPU-8e4f...", "-1", which hides every device) or for more than `cap` indexes. The rule that an
+/// out-of-range or repeated index ends the list too is applied by whoever knows the devices.
 bool ParseVisibleDevices(const char* value, uint32_t* out, uint32_t cap, uint32_t* n);
 
 /// Child-safe: the one device a visibility value names by UUID, as the runtimes accept it: "GPU-" and the

@@ -161,7 +161,7 @@ void WriteMarker(const ChildArgs& a, const RankMatch& m, char* marker) {
   for (const char* s = m.entry; *s != '\0' && len < kMarkerMax - 1; ++s) marker[len++] = *s;
   marker[len] = '\0';
   if (m.bound && a.prepared->basis != nullptr)
-    AppendBoundProof(marker, len, kMarkerMax, a.prepared->basis->cpu_words);
+    AppendBoundProof(marker, len, kMarkerMax, a.prepared->basis->cpu_words, m.spawned);
 }
 
 namespace {

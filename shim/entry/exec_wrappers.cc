@@ -47,7 +47,8 @@ NUMABIND_HOT int ExecRank(Entry entry, const char* path, char* const* argv, char
   if (self == g_startup.pid && !t_fork_child && found.bad_value == nullptr) EnsurePrepared();
   int refused = 0;
   ChildArgs args = ChildArgsNow();
-  int ret = BindAndCall({&args, entry, path, envp, &found, true, self, nullptr, &refused, argv}, call);
+  int ret =
+      BindAndCall({&args, entry, path, envp, &found, BlockUse::kExec, self, nullptr, &refused, argv}, call);
   if (refused == 0) return ret;
   errno = refused;
   return -1;

@@ -15,6 +15,7 @@
 #include "shim/child/child.h"
 #include "shim/child/pool_process.h"
 #include "shim/child/rank_exports.h"
+#include "shim/entry/caller_environment.h"
 #include "shim/entry/configure.h"
 #include "shim/entry/site_config.h"
 #include "shim/entry/vfork.h"
@@ -58,15 +59,17 @@ void BeforeFork() {
 
 /// Child-safe: in the child of a fork of a Python process under NUMABIND_FORKS=ranks (ForksTakeRanks: a fork
 /// or forkserver pool's worker), before fork returns: takes the next rank by order from the tree's shared
-/// counter (order_counter.h) and becomes it (shim/rank/become_rank.h), with what its parent prepared (a).
-/// The child has one thread: there are no others to bind.
-void BindForkChild(const ChildArgs& a) {
+/// counter (order_counter.h) and becomes it (shim/rank/become_rank.h), with what its parent prepared (the
+/// child's copy: ChildArgsNow). The child has one thread: there are no others to bind. Not inlined: its frame
+/// is on the stack of a fork child only, not in every fork's (each page of stack a launcher writes between
+/// two forks is a fault at the second).
+__attribute__((noinline)) void BindForkChild() {
   RankMatch m;
   pid_t parent = static_cast<pid_t>(base::Sys6(SYS_getppid));
   if (!ClaimOrderRank(parent, true, &m.rank, &m.order)) return;  // no shared directory: unbound
   m.nranks = g_startup.config.nranks;
   if (m.nranks == 0) NoteUnknownCount(parent);
-  BecomeRank(a, Role::kFork, "(forked child)", &m);
+  BecomeRank(ChildArgsNow(), Role::kFork, "(forked child)", &m);
 }
 
 NUMABIND_HOT pid_t RunFork(pid_t (*real)()) {
@@ -83,11 +86,18 @@ NUMABIND_HOT pid_t RunFork(pid_t (*real)()) {
     if (worker) {
       int e = errno;
       Guard guard;
-      BindForkChild(ChildArgsNow());  // what its parent prepared, in the child's copy
+      BindForkChild();
       errno = e;
     }
   }
   return pid;
+}
+
+/// A forked worker's NUMABIND_BOUND value, through the real setenv under the environment lock that system and
+/// popen of its other threads take (shim/entry/caller_environment.h).
+void SetWorkerMarker(const char* value) {
+  EnvironmentWrite write;
+  g_real.setenv("NUMABIND_BOUND", value, 1);
 }
 
 /// After setenv/putenv of `name` in a forked child: becomes a rank if the child's environment now makes it
@@ -106,7 +116,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   pid_t launcher = static_cast<pid_t>(base::Sys6(SYS_getppid));
   if (!FindSpawnRank(nullptr, environ, launcher, &m)) return;  // its environment now, in one pass
   if (g_role.IsRank() && m.rank == g_role.rank && m.nranks == g_role.nranks) return;
-  BecomeRank(ChildArgsNow(), Role::kSetenv, "(forked worker)", &m);
+  BecomeRank(ChildArgsNow(), Role::kSetenv, "(forked worker)", &m, SetWorkerMarker);
 }
 
 }  // namespace
@@ -176,8 +186,15 @@ extern "C" void* numabind_after_vfork(int pid) {
   return t_vfork_caller;
 }
 
+// setenv and putenv hold the environment lock: a system or popen call of another thread must not change
+// `environ` while glibc reads it (shim/entry/caller_environment.h).
 NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
-  int ret = NUMABIND_REAL(setenv)(name, value, overwrite);
+  auto real = NUMABIND_REAL(setenv);
+  int ret;
+  {
+    numabind::shim::EnvironmentWrite write;
+    ret = real(name, value, overwrite);
+  }
   if (ret == 0 && g_role.Acts() && numabind::shim::t_fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     numabind::shim::MaybeBindForkedWorker(name, strlen(name));
@@ -187,7 +204,12 @@ NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
 }
 
 NUMABIND_EXPORT int putenv(char* string) {
-  int ret = NUMABIND_REAL(putenv)(string);
+  auto real = NUMABIND_REAL(putenv);
+  int ret;
+  {
+    numabind::shim::EnvironmentWrite write;
+    ret = real(string);
+  }
   if (ret == 0 && g_role.Acts() && numabind::shim::t_fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     size_t n = 0;  // the name's length; a loop, not strchr: the C++ overload would be a strong import

@@ -145,7 +145,7 @@ NUMABIND_HOT void ReadSite(const config::Ours& ours) {
   if (err.text[0] != '\0') {
     Line l;
     l.Str("numabind: ").Str(err.text).Str(" (the file is ignored)");
-    WriteLog(config::LogLevel::kWarn, &l);
+    WriteSiteFileWarning(&l, true);
   }
   if (g_site != nullptr) config::ApplySite(ours, *g_site, &g_startup.config);
   // An unknown name in a good file: the file applies without it, and the line says so (issue 26: a newer
@@ -154,7 +154,7 @@ NUMABIND_HOT void ReadSite(const config::Ours& ours) {
   if (err.text[0] == '\0' && err.warning[0] != '\0') {
     Line l;
     l.Str("numabind: ").Str(err.warning).Str("; ignored");
-    WriteLog(config::LogLevel::kWarn, &l);
+    WriteSiteFileWarning(&l, false);
   }
 }
 

@@ -260,10 +260,12 @@ size_t JsonBoundLine(Line* l, const Line& body, pid_t pid, const char* stack) {
 }
 
 // Child-safe: formats into the caller's line.
-size_t JsonMessage(Line* l, config::LogLevel level, const char* text, size_t len, bool truncated) {
+size_t JsonMessage(Line* l, config::LogLevel level, const char* text, size_t len, bool truncated,
+                   const char* site_ignored) {
   l->Reserve(kTail);
   l->set_truncated(truncated);
   Head(l, level, base::Sys6(SYS_getpid));
+  if (site_ignored != nullptr) JsonMembers(l).Str("event", "site_file").Str("ignored", site_ignored);
   Message(l, text, len);
   return Close(l);
 }

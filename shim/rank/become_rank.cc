@@ -8,6 +8,7 @@
 
 #include "base/hot.h"
 #include "base/syscalls.h"
+#include "config/bound_marker.h"
 #include "shim/child/rank_exports.h"
 #include "shim/rank/affinity_guard.h"
 #include "shim/rank/process_threads.h"
@@ -42,12 +43,23 @@ RankPage* TakeRankPage() {
 }
 
 /// The role `how` with rank m, written last by its kind (a signal handler's wrapper reads it).
-void SetRank(Role::How how, const RankMatch& m, pid_t pid) {
+NUMABIND_HOT void SetRank(Role::How how, const RankMatch& m, pid_t pid, bool ends) {
   g_role.how = how;
   g_role.rank = m.rank;
   g_role.nranks = m.nranks;
   g_role.pid = pid;
+  g_role.ends = ends;
   __atomic_store_n(&g_role.kind, Role::kRank, __ATOMIC_RELEASE);
+}
+
+/// A rank its launcher bound (Role::kByLauncher): whether its exit is the rank's end, when a JSON log file
+/// records it (the end line's one reader), read before the parent can have exited. Its NUMABIND_BOUND proof
+/// names it when it bound itself before its exec (by=its pid), or its parent started it bound (by=its parent,
+/// " spawned"); any other is a child of a rank, or further down.
+NUMABIND_HOT bool ProofNamesSelf(pid_t self) {
+  config::BoundProof proof;
+  if (!RecordsRanks() || !config::ParseBoundProof(g_startup.config.bound, &proof)) return false;
+  return proof.by == self || (proof.spawned && proof.by == static_cast<pid_t>(base::Sys6(SYS_getppid)));
 }
 
 /// Makes `environ` the start-up environment with NUMABIND_BOUND first, in pages of its own (this runs
@@ -59,16 +71,17 @@ void MarkOwnEnvironment(const ChildArgs& a, const RankMatch& m, const plan::Rank
                         const char* program) {
   RankBlock block;
   // On failure the children bind themselves again: the same plan. The block stays: it is environ now.
-  if (BuildRankBlock(a, environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
+  if (BuildRankBlock(a, environ, m, bound, program, &block, BlockUse::kEnviron) == 0)
+    environ = const_cast<char**>(block.env);
 }
 
-/// A forked worker's NUMABIND_BOUND, through the real setenv: its own children (and an exec of it) must not
+/// A forked worker's NUMABIND_BOUND, through `set_marker`: its own children (and an exec of it) must not
 /// bind themselves again.
-void MarkBySetenv(const ChildArgs& a, const RankMatch& m) {
-  if (!NeedsMarker(m)) return;
+void MarkBySetenv(const ChildArgs& a, const RankMatch& m, SetMarker set_marker) {
+  if (set_marker == nullptr || !NeedsMarker(m)) return;
   char marker[kMarkerMax];
   WriteMarker(a, m, marker);
-  g_real.setenv("NUMABIND_BOUND", marker + sizeof("NUMABIND_BOUND=") - 1, 1);
+  set_marker(marker + sizeof("NUMABIND_BOUND=") - 1);
 }
 
 /// Whether a forked worker's rank count is known, so that its line is worth writing: torch sets LOCAL_RANK
@@ -101,11 +114,12 @@ NUMABIND_HOT ChildArgs ChildArgsNow() {
 }
 
 NUMABIND_HOT void BecomeBoundRank(Role::How how) {
-  SetRank(how, RankMatch(), how == Role::kByOrder ? static_cast<pid_t>(base::Sys6(SYS_getpid)) : 0);
+  pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
+  SetRank(how, RankMatch(), self, how == Role::kByLauncher && ProofNamesSelf(self));
   ArmAffinityGuard();
 }
 
-bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatch* m) {
+bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatch* m, SetMarker set_marker) {
   bool late = how == Role::kFork || how == Role::kSetenv;
   RankPage* page = late ? TakeRankPage() : nullptr;
   if (how == Role::kFork) {
@@ -134,10 +148,10 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
   // Strict mode cannot refuse a process that is already running: it stops it, as a failed exec would.
   if (r == BindResult::kRefused) base::Sys6(SYS_exit_group, kStrictExitStatus);
   bool bound = r == BindResult::kBound;
-  if (how == Role::kSetenv) MarkBySetenv(a, *m);
+  if (how == Role::kSetenv) MarkBySetenv(a, *m, set_marker);
   if (bound) {
     pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
-    SetRank(how, *m, self);
+    SetRank(how, *m, self, true);
     if (page != nullptr) {  // what a later exec of the same rank compares with, as a launcher's CPUs
       long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(page->cpus), reinterpret_cast<long>(page->cpus));
       g_role.cpus = got > 0 ? page->cpus : nullptr;
@@ -181,6 +195,7 @@ NUMABIND_HOT void GiveBackForkRank(const char* path) {
   g_rank_page = nullptr;
   base::Sys6(SYS_munmap, reinterpret_cast<long>(page), 4096);
   g_role.cpus = nullptr, g_role.cpu_words = 0;
+  g_role.ends = false;
   __atomic_store_n(&g_role.kind, Role::kLauncher, __ATOMIC_RELEASE);  // the launcher it was
 }
 

@@ -24,7 +24,8 @@ constexpr int kStrictExitStatus = 127;
 ChildArgs ChildArgsNow();
 
 /// A process that started as a rank bound before its start (`how`: Role::kByLauncher, its NUMABIND_BOUND's
-/// proof; Role::kByOrder, its command line matches NUMABIND_MATCH): the role, and the affinity guard.
+/// proof; Role::kByOrder, its command line matches NUMABIND_MATCH): the role (whether its exit is the rank's
+/// end: Role::ends), and the affinity guard.
 void BecomeBoundRank(Role::How how);
 
 /// This running process binds itself as rank *m, which its caller found, with what its preparation hands the
@@ -34,13 +35,18 @@ void BecomeBoundRank(Role::How how);
 ///   - BindRank (the child side's, shim/child/child.h); strict mode stops a rank it cannot bind
 ///     (exit status kStrictExitStatus);
 ///   - NUMABIND_BOUND, bound or not, so that its children and its exec do not try again (kSelf and kDevice:
-///     `environ` remade with NUMABIND_EXPORT's entries; kSetenv: setenv; a fork child has no variable);
+///     `environ` remade with NUMABIND_EXPORT's entries; kSetenv: `set_marker`; a fork child has none);
 ///   - when bound: the role (the only place that makes one), the bound line (a forked worker's only once
 ///     its rank count is known), its other threads moved to its CPUs (not a fork child's: it has one), and
 ///     the affinity guard (NUMABIND_GUARD=1).
 /// A fork child keeps its slot and the binding it had until it exits or execs (GiveBackForkRank). `program`
 /// names it in its lines. Returns whether it is bound.
-bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatch* m);
+/// A forked worker's NUMABIND_BOUND value into its environment: the entry point's setenv (under the lock that
+/// keeps its other threads' system and popen out, shim/entry/caller_environment.h).
+using SetMarker = void (*)(const char* value);
+
+bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatch* m,
+                SetMarker set_marker = nullptr);
 
 /// Child-safe: in a fork child that took a rank under NUMABIND_FORKS=ranks, called at exec of `path`: gives
 /// the rank's slot back to the shared counter, undoes the binding, says so (WriteGaveBack) and is the

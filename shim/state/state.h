@@ -42,6 +42,7 @@ struct RealFunctions {
 #define NUMABIND_EXPORT_ONLY(symbol, ret, params) ret(*symbol) params;
 #define NUMABIND_EXPORT_LAZY(symbol, ret, params) ret(*symbol) params;
 #define NUMABIND_EXPORT_SPECIAL(symbol)
+#define NUMABIND_EXPORT_EXIT(symbol)
 #include "shim/state/wrapped.def"
 };
 
@@ -138,9 +139,13 @@ struct Role {
   How how = kSelf;
   uint32_t rank = 0;
   uint32_t nranks = 0;  ///< 0 = unknown
-  /// The process that became the rank: it writes the end event (kSelf, kDevice, kFork, kSetenv); 0 for a
-  /// rank bound before its start, whose NUMABIND_BOUND says whether it is the one (shim/entry/start.cc).
+  /// The process that became the rank (its fork children inherit the role, not the pid).
   pid_t pid = 0;
+  /// Whether pid's exit is the rank's end (WriteRankEnd, shim/entry/exit_wrappers.cc): a rank that bound
+  /// itself; one its launcher bound when its NUMABIND_BOUND proof names it, read only with a JSON log file
+  /// (by=its pid, or by=its parent, " spawned"). Not a child of a rank (by=its parent, not spawned: a rank's
+  /// command, a shell script's), which inherits the binding and ends no rank, nor one found by order.
+  bool ends = false;
   /// A rank that became one in a running launcher (fork, setenv): the CPUs it was bound to then (kMaxCpuWords
   /// words, in a page of its own), which a later exec of the same rank compares with as a launcher's.
   uint64_t* cpus = nullptr;

@@ -179,8 +179,8 @@ Test(help, unknown_commands_suggest_the_nearest) {
 
 Test(cli_parts, parse_args) {
   static const numabind::cli::OptionSpec specs[] = {
-      {"--policy", "NUMABIND_POLICY", false, "P", "policy"},
-      {"--strict", "NUMABIND_STRICT", true, "", "strict"},
+      {"--policy", numabind::config::kVarPolicy, false, "P", "policy"},
+      {"--strict", numabind::config::kVarStrict, true, "", "strict"},
   };
   numabind::cli::ParsedArgs p;
   std::string error;

@@ -34,9 +34,19 @@ Test(visible_devices, index_lists) {
   cr_expect_eq(n, 3u);
   cr_expect(idx[0] == 0 && idx[1] == 2 && idx[2] == 1);
   cr_assert(ParseVisibleDevices("999999", idx, 4, &n));
-  for (const char* bad :
-       {"", " ", "GPU-8e4f1a2b", "0,", ",0", "0,,1", "-1", "+1", "1000000", "1 2", "0,1,2,3,4"})
+  for (const char* bad : {"", " ", "GPU-8e4f1a2b", ",0", "-1", "+1", "1000000", "1 2", "0,1,2,3,4"})
     cr_expect_not(ParseVisibleDevices(bad, idx, 4, &n), "'%s' parsed", bad);
+  // An entry that is no index ends the list (NVIDIA's documented rule): what comes before it stands.
+  struct {
+    const char* value;
+    uint32_t n, first, second;
+  } ends[] = {{"0,2,-1,1", 2, 0, 2}, {"1,-1", 1, 1, 0},         {"0,", 1, 0, 0},
+              {"0,,1", 1, 0, 0},     {"3,GPU-8e4f,0", 1, 3, 0}, {"2,1000000", 1, 2, 0}};
+  for (const auto& e : ends) {
+    cr_assert(ParseVisibleDevices(e.value, idx, 4, &n), "'%s' not parsed", e.value);
+    cr_expect_eq(n, e.n, "'%s': %u indexes", e.value, n);
+    cr_expect(idx[0] == e.first && (e.n < 2 || idx[1] == e.second), "'%s'", e.value);
+  }
   cr_expect_not(ParseVisibleDevices(nullptr, idx, 4, &n));
 }
 
@@ -51,6 +61,11 @@ Test(visible_devices, one_device_per_vendor) {
   // A repeated index ends the list, as the runtimes read it: "2,2" is device 2 alone.
   const char* repeated[] = {"CUDA_VISIBLE_DEVICES=2,2", nullptr};
   cr_expect_eq(FindOneDevice(repeated).nvidia, 2);
+  // An invalid entry ends the list: "1,-1" is device 1 alone, a device rank (issue 38).
+  const char* ended[] = {"CUDA_VISIBLE_DEVICES=1,-1", "ROCR_VISIBLE_DEVICES=3,x,0", nullptr};
+  d = FindOneDevice(ended);
+  cr_expect_eq(d.nvidia, 1);
+  cr_expect_eq(d.amd, 3);
   const char* none[] = {"PATH=/bin", nullptr};
   d = FindOneDevice(none);
   cr_expect(d.nvidia == OneDevice::kNone && d.amd == OneDevice::kNone);

@@ -79,6 +79,21 @@ Test(self_bind, the_smallest_case) {
 
 // Issue 26: an unknown NUMABIND_* name (a newer version's, or a typo) is warned about once and ignored; the
 // rank still binds.
+// Every NUMABIND_* entry is read, however many come first: with 45 unknown names before it, a rank lost
+// NUMABIND_POLICY silently (it read the first 39) and ran unbound (issue 38).
+Test(self_bind, every_variable_is_read_however_many_come_first) {
+  Cpus c = MachineCpus();
+  std::vector<std::string> env;
+  for (int i = 0; i < 45; ++i) env.push_back("NUMABIND_FUTURE_" + std::to_string(i) + "=1");
+  env.push_back(c.map);
+  env.push_back("LOCAL_RANK=0");
+  Outcome o = Start({"grep", "Cpus_allowed_list", "/proc/self/status"}, env);
+  cr_assert_eq(o.run.exit_code, 0, "%s", o.output.c_str());
+  cr_expect_eq(o.output, "Cpus_allowed_list:\t" + c.second + "\n", "log:\n%s", o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "bound rank 0 (LOCAL_RANK) grep: cpus " + c.second).size(), 1u, "log:\n%s",
+               o.log.c_str());
+}
+
 Test(self_bind, unknown_variable_is_ignored_with_one_warning) {
   Cpus c = MachineCpus();
   Outcome o =

@@ -113,6 +113,24 @@ Test(shared_mistake, self_binding_ranks_of_one_job) {
   cr_expect_eq(said, 1u, "job 42's ranks said it %zu times", said);
 }
 
+// Another job on the node, in the same shared directory, says it again: the note is the job's (a hash that
+// left the job out passed every other test, issue 38).
+Test(shared_mistake, another_job_in_the_same_directory_says_it_again) {
+  std::string dir = MakeTempDir("numabind-mistake-jobs");
+  size_t said[3] = {0, 0, 0};
+  const char* jobs[3] = {"SLURM_JOB_ID=42", "SLURM_JOB_ID=43", "SLURM_JOB_ID=42"};
+  for (int i = 0; i < 3; ++i) {
+    std::vector<std::string> env = {Shim(), "NUMABIND_SHARED=" + dir, "NUMABIND_POLICY=sockte", jobs[i]};
+    RunResult r = Run(SelfBinding(2), env, dir + "/output", 60);
+    cr_expect_eq(r.exit_code, 0);
+    said[i] = LinesWith(ReadFile(dir + "/output"), kBadPolicy).size();
+  }
+  RemoveTree(dir);
+  cr_expect_eq(said[0], 1u, "job 42 said it %zu times", said[0]);
+  cr_expect_eq(said[1], 1u, "job 43, after job 42 on the node, said it %zu times", said[1]);
+  cr_expect_eq(said[2], 0u, "job 42 again said it %zu times", said[2]);
+}
+
 Test(shared_mistake, shared_off_says_it_at_each_rank) {
   size_t notes = 0;
   std::string out = RunShared(SelfBinding(4), {"NUMABIND_POLICY=sockte", "NUMABIND_SHARED=off"}, &notes);
