@@ -25,16 +25,6 @@ extern char** environ;
 namespace numabind::shim {
 namespace {
 
-/// The site file, in pages mapped when there is one (16 KiB of .bss would cost every process the loader's
-/// extra mapping at load), kept for the process's life: the configuration points into it.
-config::SiteFile* g_site;
-/// 0: not read; 1: a thread is reading it; 2: read (or looked for). Only ever goes up. A futex word:
-/// threads that find it at 1 wait for 2 (WaitForSiteFile).
-int g_site_state;
-/// The thread that moved g_site_state to 1: it must never wait for itself (a signal handler on it that
-/// forks, while it reads).
-int g_site_reader;
-
 /// The most a thread waits for another's reading: reading 16 KiB takes microseconds; a reader stopped
 /// (SIGSTOP, a debugger) must not stop every other thread's spawns for longer.
 constexpr long kSiteWaitNs = 2000000000;
@@ -52,16 +42,16 @@ bool Acting() {
 
 /// Marks the reading done and wakes the threads waiting for it.
 void PublishSiteFile() {
-  __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
-  base::Sys6(SYS_futex, reinterpret_cast<long>(&g_site_state), FUTEX_WAKE_PRIVATE, 0x7fffffff);
+  __atomic_store_n(&g_startup.site.state, 2, __ATOMIC_RELEASE);
+  base::Sys6(SYS_futex, reinterpret_cast<long>(&g_startup.site.state), FUTEX_WAKE_PRIVATE, 0x7fffffff);
 }
 
 /// Takes the reading (0 -> 1) for this thread: true when it is this thread's to do.
 bool TakeSiteFile() {
   int expected = 0;
-  if (!__atomic_compare_exchange_n(&g_site_state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+  if (!__atomic_compare_exchange_n(&g_startup.site.state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
     return false;
-  __atomic_store_n(&g_site_reader, static_cast<int>(base::Sys6(SYS_gettid)), __ATOMIC_RELAXED);
+  __atomic_store_n(&g_startup.site.reader, static_cast<int>(base::Sys6(SYS_gettid)), __ATOMIC_RELAXED);
   return true;
 }
 
@@ -69,15 +59,15 @@ bool TakeSiteFile() {
 /// with a configuration the file has not been applied to (a 16-thread launcher gave 128 of 1,600 ranks
 /// `local` where the file said `interleave`). Not when this thread is the reader.
 void WaitForSiteFile() {
-  if (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 1) return;
-  if (__atomic_load_n(&g_site_reader, __ATOMIC_RELAXED) == static_cast<int>(base::Sys6(SYS_gettid))) return;
+  if (__atomic_load_n(&g_startup.site.state, __ATOMIC_ACQUIRE) != 1) return;
+  if (__atomic_load_n(&g_startup.site.reader, __ATOMIC_RELAXED) == static_cast<int>(base::Sys6(SYS_gettid))) return;
   timespec start = base::ClockNow(CLOCK_MONOTONIC);
-  while (__atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) == 1) {
+  while (__atomic_load_n(&g_startup.site.state, __ATOMIC_ACQUIRE) == 1) {
     timespec now = base::ClockNow(CLOCK_MONOTONIC);
     long waited = (now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec);
     if (waited >= kSiteWaitNs) return;
     timespec slice{0, 10000000};  // 10 ms, then look at the clock again
-    base::Sys6(SYS_futex, reinterpret_cast<long>(&g_site_state), FUTEX_WAIT_PRIVATE, 1,
+    base::Sys6(SYS_futex, reinterpret_cast<long>(&g_startup.site.state), FUTEX_WAIT_PRIVATE, 1,
                reinterpret_cast<long>(&slice));
   }
 }
@@ -89,7 +79,7 @@ void CannotMap(config::Error* err, const char* path, long m) {
   w.Str(path).Str(": cannot map room for it (").Str(base::ErrnoSymbol(static_cast<int>(-m), name)).Str(")");
 }
 
-/// ActivateForRankSpawn's reading, with g_site_state at 1: the configure step (shim/entry/configure.h) of
+/// ActivateForRankSpawn's reading, with g_startup.site.state at 1: the configure step (shim/entry/configure.h) of
 /// the launcher's environment now, with the site file under it; whether it configures this process (then a
 /// launcher, as one configured at start-up is).
 bool Activate() {
@@ -116,13 +106,13 @@ bool Activate() {
 
 NUMABIND_HOT void ReadSiteNow(const config::Ours& ours) {
   // A late activation holds the reading already, and publishes it once it is a launcher (Activate).
-  bool held = __atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) == 1 &&
-              __atomic_load_n(&g_site_reader, __ATOMIC_RELAXED) == static_cast<int>(base::Sys6(SYS_gettid));
+  bool held = __atomic_load_n(&g_startup.site.state, __ATOMIC_ACQUIRE) == 1 &&
+              __atomic_load_n(&g_startup.site.reader, __ATOMIC_RELAXED) == static_cast<int>(base::Sys6(SYS_gettid));
   if (!held && !TakeSiteFile()) return;
   ReadSite(ours);
   // At start-up: PublishSiteFile without its futex wake: no other thread can wait yet, and a waiter looks
   // again every 10 ms anyway (WaitForSiteFile).
-  if (!held) __atomic_store_n(&g_site_state, 2, __ATOMIC_RELEASE);
+  if (!held) __atomic_store_n(&g_startup.site.state, 2, __ATOMIC_RELEASE);
 }
 
 namespace {
@@ -138,8 +128,8 @@ NUMABIND_HOT void ReadSite(const config::Ours& ours) {
       base::Sys6(SYS_close, fd);
       CannotMap(&err, path, m);
     } else {
-      g_site = reinterpret_cast<config::SiteFile*>(m);
-      if (!config::ReadSiteFd(fd, path, g_site, &err)) g_site->count = 0;
+      g_startup.site.file = reinterpret_cast<config::SiteFile*>(m);
+      if (!config::ReadSiteFd(fd, path, g_startup.site.file, &err)) g_startup.site.file->count = 0;
     }
   }
   if (err.text[0] != '\0') {
@@ -147,7 +137,7 @@ NUMABIND_HOT void ReadSite(const config::Ours& ours) {
     l.Str("numabind: ").Str(err.text).Str(" (the file is ignored)");
     WriteSiteFileWarning(&l, true);
   }
-  if (g_site != nullptr) config::ApplySite(ours, *g_site, &g_startup.config);
+  if (g_startup.site.file != nullptr) config::ApplySite(ours, *g_startup.site.file, &g_startup.config);
   // An unknown name in a good file: the file applies without it, and the line says so (issue 26: a newer
   // version's variable must not switch a mixed cluster's binding off). Written after the file applied, to
   // the log it configures.
@@ -161,7 +151,7 @@ NUMABIND_HOT void ReadSite(const config::Ours& ours) {
 }  // namespace
 
 // Not yet applied: unread (0) or being read by another thread (1), whose reading the caller must wait for.
-NUMABIND_HOT bool SiteFilePending() { return __atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE) != 2; }
+NUMABIND_HOT bool SiteFilePending() { return __atomic_load_n(&g_startup.site.state, __ATOMIC_ACQUIRE) != 2; }
 
 bool ApplyPendingSiteFile() {
   if (!TakeSiteFile()) {  // read already, or another thread reads it: wait for it
@@ -178,7 +168,7 @@ bool ApplyPendingSiteFile() {
 }
 
 bool ActivateForRankSpawn(char* const* envp) {
-  int state = __atomic_load_n(&g_site_state, __ATOMIC_ACQUIRE);
+  int state = __atomic_load_n(&g_startup.site.state, __ATOMIC_ACQUIRE);
   if (state == 2 || envp == nullptr) return g_role.Acts();
   bool rank = false;
   for (char* const* p = envp; *p != nullptr && !rank; ++p) rank = config::IsRankEntry(*p);

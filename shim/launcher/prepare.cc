@@ -240,7 +240,7 @@ const plan::PlanBasis* EnsurePrepared(const config::EnvFacts* facts, bool all_de
   // A lock that knows its owner: a signal handler's _Fork on the thread that is preparing, or a process
   // copied by a raw clone() while another thread prepared (the owner is not one of its threads), must not
   // wait for it forever. Both go on without a plan (their ranks run unbound, with a line).
-  static int owner;  // tid, 0 when free; plain int: a guarded static would pull in libstdc++
+  int& owner = g_prepared.preparing;
   if (__atomic_load_n(&g_prepared.done, __ATOMIC_ACQUIRE)) return g_prepared.basis;
   int self = static_cast<int>(base::Sys6(SYS_gettid));
   for (;;) {

@@ -259,9 +259,8 @@ void WriteLog(config::LogLevel level, const char* text, size_t len) {
 }
 
 NUMABIND_HOT void WriteConfigWarning(const char* warning) {
-  static bool written = false;  // the start-up and the site file's late configuration both parse
-  if (warning[0] == '\0' || written) return;
-  written = true;
+  if (warning[0] == '\0' || g_startup.warned) return;
+  g_startup.warned = true;  // the start-up and the site file's late configuration both parse
   Line line;
   line.Str("numabind: ").Str(warning).Str("; ignored");
   WriteLog(config::LogLevel::kWarn, &line);

@@ -16,7 +16,6 @@
 extern char** environ;
 
 namespace numabind::shim {
-namespace {
 
 /// What a rank that became one in a running launcher keeps (kFork, kSetenv), in a page mapped when it first
 /// binds: a static one would add a page to every process's writable data (a mapping and a fault at each
@@ -31,15 +30,16 @@ struct RankPage {
   uint64_t cpus[config::kMaxCpuWords];
 };
 static_assert(sizeof(RankPage) <= 4096, "one page");
-RankPage* g_rank_page = nullptr;
+
+namespace {
 
 /// The page, mapped at the first call; nullptr when it cannot be.
 RankPage* TakeRankPage() {
-  if (g_rank_page != nullptr) return g_rank_page;
+  if (g_role.page != nullptr) return g_role.page;
   long page = base::Sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base::SysFailed(page)) return nullptr;
-  g_rank_page = reinterpret_cast<RankPage*>(page);  // zeroed: no claim, nothing saved
-  return g_rank_page;
+  g_role.page = reinterpret_cast<RankPage*>(page);  // zeroed: no claim, nothing saved
+  return g_role.page;
 }
 
 /// The role `how` with rank m, written last by its kind (a signal handler's wrapper reads it).
@@ -185,14 +185,14 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
 // as a rank's children do; a vfork child runs in the worker's memory and must leave its page and role as
 // they are.
 NUMABIND_HOT void GiveBackForkRank(const char* path) {
-  RankPage* page = g_rank_page;
+  RankPage* page = g_role.page;
   if (page == nullptr || page->claim.map == nullptr || page->taker != static_cast<pid_t>(base::Sys6(SYS_getpid)))
     return;
   FinishOrderClaim(&page->claim, 0);
   bool bound = g_role.IsRank() && (g_role.how == Role::kFork || g_role.how == Role::kSetenv);
   if (bound) Restore(page->saved);
   if (bound) WriteGaveBack(g_role.rank, g_role.nranks, path, g_prepared.launch);
-  g_rank_page = nullptr;
+  g_role.page = nullptr;
   base::Sys6(SYS_munmap, reinterpret_cast<long>(page), 4096);
   g_role.cpus = nullptr, g_role.cpu_words = 0;
   g_role.ends = false;

@@ -50,7 +50,7 @@ void RemoveOldNotes(int dir) {
 }  // namespace
 
 void NoteSharedMistake(const char* text) {
-  static uint32_t said;  // this rank's word: it has no launcher's to share
+  uint32_t& said = g_prepared.own_mistake_said;  // this rank's word: it has no launcher's to share
   int dir = OpenSharedDirectory();
   if (dir < 0) return;
   uint64_t h = Mix(14695981039346656037ull, text);

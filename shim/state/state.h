@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "config/config.h"
+#include "config/site_file.h"
 #include "plan/plan_basis.h"
 #include "shim/state/resolve.h"
 
@@ -31,6 +32,8 @@
 extern "C" pid_t (*numabind_real_vfork)();
 
 namespace numabind::shim {
+
+struct RankPage;  // shim/rank/become_rank.cc
 
 /// The real functions, one slot per wrapped function with a real one of its own (shim/state/wrapped.def),
 /// found with dlsym(RTLD_NEXT) by EnsureResolved on the parent side before the first fork, vfork or spawn,
@@ -69,6 +72,18 @@ struct Startup {
   uint32_t rank_vars = 0;
   /// The process that configured; a different getpid() means a fork or vfork child of it.
   pid_t pid = 0;
+  /// The site file's one reading (shim/entry/site_config.cc): the file, in pages mapped when there is one (16
+  /// KiB of .bss would cost every process the loader's extra mapping at load), kept for the process's life
+  /// (the configuration points into it); 0 not read, 1 a thread is reading it, 2 read (or looked for), a
+  /// futex word that only goes up; the thread that moved it to 1, which must never wait for itself.
+  struct {
+    config::SiteFile* file = nullptr;
+    int state = 0;
+    int reader = 0;
+  } site;
+  /// The configuration's warning (an unknown NUMABIND_* name) was said: start-up and a late activation may
+  /// both parse.
+  bool warned = false;
 };
 
 extern Startup g_startup;
@@ -91,9 +106,12 @@ struct Prepared {
   /// binding itself's parent's; "" until then.
   char launch[96] = {0};
   /// Nonzero once a rank said the mistake all of them share (config_error, or no basis): a word in a page
-  /// a launcher shares with its children, or a self-binding rank's own (shim/log/shared_mistake.h);
-  /// nullptr: every rank says it.
+  /// a launcher shares with its children, or a self-binding rank's own (own_mistake_said,
+  /// shim/rank/mistake_note.h); nullptr: every rank says it.
   uint32_t* mistake_said = nullptr;
+  uint32_t own_mistake_said = 0;
+  /// EnsurePrepared's lock: the thread preparing (its tid, a futex word), 0 when free.
+  int preparing = 0;
   /// The planner helper's environment, NULL-terminated, made once when preparing from what the planner reads
   /// of this process's (shim/launcher/prepare.cc: NUMABIND_DISABLE=1, HWLOC_*, the visibility lists,
   /// LD_LIBRARY_PATH): here rather than on the stack of a thread that may have 16 KiB.
@@ -150,6 +168,9 @@ struct Role {
   /// words, in a page of its own), which a later exec of the same rank compares with as a launcher's.
   uint64_t* cpus = nullptr;
   uint32_t cpu_words = 0;
+  /// What such a rank keeps (its CPUs, and a fork child's slot and saved binding), in a page mapped when it
+  /// first binds (shim/rank/become_rank.cc); nullptr before.
+  RankPage* page = nullptr;
 
   bool IsRank() const { return kind == kRank; }
   /// Whether its wrappers look at spawns: a launcher, and a rank it became while one.
