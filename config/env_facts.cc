@@ -35,18 +35,18 @@ constexpr unsigned long long Bit(char c) { return 1ull << (static_cast<unsigned 
 /// The first and the second letters of every name the scan looks for, as bits of (letter & 63): most entries
 /// fail one of the two tests.
 constexpr unsigned long long kFirsts = 0
-#define NUMABIND_RANK_ENV(rank, size) | Bit(rank[0]) | (sizeof(size) > 1 ? Bit(size[0]) : 0)
-#define NUMABIND_ENV(field, name) | Bit(name[0])
-#define NUMABIND_ENV_PREFIX(field, prefix, max) | Bit(prefix[0])
+#define NUMABIND_RANK_ENV(rank, size) | Bit((rank)[0]) | (sizeof(size) > 1 ? Bit((size)[0]) : 0)
+#define NUMABIND_ENV(field, name) | Bit((name)[0])
+#define NUMABIND_ENV_PREFIX(field, prefix, max) | Bit((prefix)[0])
 #include "config/env_vars.def"
 #undef NUMABIND_RANK_ENV
 #undef NUMABIND_ENV
 #undef NUMABIND_ENV_PREFIX
     ;
 constexpr unsigned long long kSeconds = 0
-#define NUMABIND_RANK_ENV(rank, size) | Bit(rank[1]) | (sizeof(size) > 1 ? Bit(size[1]) : 0)
-#define NUMABIND_ENV(field, name) | Bit(name[1])
-#define NUMABIND_ENV_PREFIX(field, prefix, max) | Bit(prefix[1])
+#define NUMABIND_RANK_ENV(rank, size) | Bit((rank)[1]) | (sizeof(size) > 1 ? Bit((size)[1]) : 0)
+#define NUMABIND_ENV(field, name) | Bit((name)[1])
+#define NUMABIND_ENV_PREFIX(field, prefix, max) | Bit((prefix)[1])
 #include "config/env_vars.def"
 #undef NUMABIND_RANK_ENV
 #undef NUMABIND_ENV
@@ -81,20 +81,20 @@ NUMABIND_HOT void ScanEnvFacts(const char* const* env, EnvFacts* out, const char
     // e[1] is read only when e[0] is a letter (bit 0, the NUL's, is clear): the entry goes on.
     if (!LetterIn(kFirsts, c) || !LetterIn(kSeconds, e[1])) continue;
     int r = 0;
-#define NUMABIND_RANK_ENV(rank_name, size_name)                                       \
-  if (c == rank_name[0]) Take(e, rank_name, &out->rank[r]);                           \
-  if (sizeof(size_name) > 1 && c == size_name[0]) Take(e, size_name, &out->size[r]); \
+#define NUMABIND_RANK_ENV(rank_name, size_name)                                        \
+  if (c == (rank_name)[0]) Take(e, rank_name, &out->rank[r]);                          \
+  if (sizeof(size_name) > 1 && c == (size_name)[0]) Take(e, size_name, &out->size[r]); \
   ++r;
 #define NUMABIND_ENV(field, name) \
-  if (c == name[0]) Take(e, name, &out->field);
+  if (c == (name)[0]) Take(e, name, &out->field);
 #define NUMABIND_KEPT_ENV(field, name) \
-  if (c == name[0]) Take(e, name, &out->kept.field);
-#define NUMABIND_ENV_PREFIX(field, prefix, max)                       \
-  if (c == prefix[0] && base::StartsWith(e, prefix)) {               \
-    if (out->field##_count < (max))                                  \
-      out->field[out->field##_count++] = e;                          \
-    else                                                             \
-      out->field##_more = true;                                      \
+  if (c == (name)[0]) Take(e, name, &out->kept.field);
+#define NUMABIND_ENV_PREFIX(field, prefix, max)          \
+  if (c == (prefix)[0] && base::StartsWith(e, prefix)) { \
+    if (out->field##_count < (max))                      \
+      out->field[out->field##_count++] = e;              \
+    else                                                 \
+      out->field##_more = true;                          \
   }
 #include "config/env_vars.def"
 #undef NUMABIND_RANK_ENV

@@ -55,8 +55,8 @@ struct EnvNames {
 };
 inline constexpr EnvNames kEnvNames{};
 
-/// What a rank's environment sets of what NUMABIND_EXPORT sets (config/env_vars.def's NUMABIND_KEPT_ENV rows):
-/// the part of its facts a rank found keeps (plan/rank_env.h keeps them as they are).
+/// What a rank's environment sets of what NUMABIND_EXPORT sets (config/env_vars.def's NUMABIND_KEPT_ENV
+/// rows): the part of its facts a rank found keeps (plan/rank_env.h keeps them as they are).
 struct EnvKept {
 #define NUMABIND_RANK_ENV(rank, size)
 #define NUMABIND_ENV(field, name)

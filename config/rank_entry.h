@@ -35,14 +35,14 @@ __attribute__((always_inline)) inline bool LetterIn(unsigned long long mask, cha
 /// config/env_vars.def.
 constexpr unsigned long long RankLetterBit(char c) { return 1ull << (static_cast<unsigned char>(c) & 63); }
 constexpr unsigned long long kRankVarLetters = 0
-#define NUMABIND_RANK_ENV(rank, size) | RankLetterBit(rank[0])
+#define NUMABIND_RANK_ENV(rank, size) | RankLetterBit((rank)[0])
 #define NUMABIND_ENV(field, name)
 #define NUMABIND_ENV_PREFIX(field, prefix, max)
 #include "config/env_vars.def"
 #undef NUMABIND_RANK_ENV
     ;
 constexpr unsigned long long kRankVarSeconds = 0
-#define NUMABIND_RANK_ENV(rank, size) | RankLetterBit(rank[1])
+#define NUMABIND_RANK_ENV(rank, size) | RankLetterBit((rank)[1])
 #include "config/env_vars.def"
 #undef NUMABIND_RANK_ENV
     ;

@@ -9,7 +9,7 @@ namespace numabind::config {
 
 // `numabind ps` names each variable's launcher in this order (cli/ps_proc.cc's LauncherOf).
 const RankVar kRankVars[kRankVarCount] = {
-#define NUMABIND_RANK_ENV(rank, size) {rank, sizeof(size) > 1 ? size : nullptr},
+#define NUMABIND_RANK_ENV(rank, size) {rank, sizeof(size) > 1 ? (size) : nullptr},
 #define NUMABIND_ENV(field, name)
 #define NUMABIND_ENV_PREFIX(field, prefix, max)
 #include "config/env_vars.def"

@@ -67,8 +67,8 @@ NUMABIND_HOT bool ReadBool(const char* value, bool* field, char* why, size_t cap
 /// Parses into a temporary with `parse` (a grammar of config/grammar.h), so that a bad value leaves the
 /// field as it was.
 template <typename T>
-NUMABIND_HOT bool ParseInto(bool (*parse)(const char*, T*, char*, size_t), const char* value, T* field, char* why,
-               size_t cap) {
+NUMABIND_HOT bool ParseInto(bool (*parse)(const char*, T*, char*, size_t), const char* value, T* field,
+                            char* why, size_t cap) {
   T parsed;
   if (!parse(value, &parsed, why, cap)) return false;
   *field = parsed;

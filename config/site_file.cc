@@ -132,9 +132,7 @@ bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* e
 
 }  // namespace
 
-NUMABIND_HOT const char* SiteFilePath(const char* const* env) {
-  return SiteFilePath(OursOf(env));
-}
+NUMABIND_HOT const char* SiteFilePath(const char* const* env) { return SiteFilePath(OursOf(env)); }
 
 NUMABIND_HOT const char* SiteFilePath(const Ours& ours) {
   const char* v = ours.value[kVarConfigFile];
@@ -250,7 +248,9 @@ const char* SiteValue(const SiteFile& site, int id, uint32_t* line) {
 
 bool EnvSets(const char* const* env, int id) { return OursOf(env).Sets(id); }
 
-void ApplySite(const char* const* env, const SiteFile& site, Config* out) { ApplySite(OursOf(env), site, out); }
+void ApplySite(const char* const* env, const SiteFile& site, Config* out) {
+  ApplySite(OursOf(env), site, out);
+}
 
 NUMABIND_HOT void ApplySite(const Ours& ours, const SiteFile& site, Config* out) {
   if (site.count == 0 || out->disabled) return;

@@ -16,7 +16,6 @@ constexpr int kMaxSiblings = 64;
 /// How much of a user's value a note quotes.
 constexpr size_t kQuoted = 40;
 
-
 // Child-safe: bit c of a CPU set.
 bool Has(const uint64_t* words, uint32_t nwords, uint32_t c) {
   return c / 64 < nwords && ((words[c / 64] >> (c % 64)) & 1) != 0;

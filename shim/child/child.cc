@@ -134,8 +134,7 @@ NUMABIND_HOT bool FindRank(char* const* argv, const config::EnvFacts& facts, pid
   out->env_entries = facts.count;
   out->kept = facts.kept;
   if (FindRankVar(facts, g_startup.rank_vars, out)) return true;
-  if (g_startup.config.rank_var != nullptr && (g_startup.rank_vars & config::kRankVarBit) != 0)
-    return false;
+  if (g_startup.config.rank_var != nullptr && (g_startup.rank_vars & config::kRankVarBit) != 0) return false;
   // A child whose launcher was killed before its exec (init's now) belongs to no launch.
   if (parent <= 1 || !ArgvMatches(argv)) return false;
   out->var = nullptr;
@@ -234,11 +233,10 @@ void NoteReplaced(const ChildArgs& a, const RankMatch& m, const SavedBinding& sa
   bool widened = m.started_cpus != nullptr;
   const uint64_t* started = widened ? m.started_cpus : saved.cpus;
   uint32_t started_words = widened ? m.started_words : saved.cpu_words;
-  bool was_bound =
-      saved.cpus_saved &&
-      (widened ? !SameBits(started, started_words, saved.cpus, saved.cpu_words)
-               : a.launcher_cpu_words > 0 &&
-                     !SameBits(started, started_words, a.launcher_cpus, a.launcher_cpu_words));
+  bool was_bound = saved.cpus_saved &&
+                   (widened ? !SameBits(started, started_words, saved.cpus, saved.cpu_words)
+                            : a.launcher_cpu_words > 0 &&
+                                  !SameBits(started, started_words, a.launcher_cpus, a.launcher_cpu_words));
   bool replaced = was_bound && !SameBits(started, started_words, cpus, cpu_words);
   bool slurm = m.var != nullptr && base::StrEq(m.var, config::kRankVarNames[config::kSlurmRankVar]);
   e->replaced = replaced ? started : nullptr;

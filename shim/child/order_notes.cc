@@ -20,7 +20,9 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
       !FirstInOrderTree(launcher, kOrderSaidGlob))
     return;
   Line l;
-  l.Str("numabind: NUMABIND_MATCH='").Str(g_startup.config.match).Str("' matches the launcher's own command ");
+  l.Str("numabind: NUMABIND_MATCH='")
+      .Str(g_startup.config.match)
+      .Str("' matches the launcher's own command ");
   l.Str("line (pid ").Num(launcher).Str(", a rank found by order) as well as its program ").Str(path);
   l.Str(": the launcher took a rank and no worker is bound; write a glob that matches only the workers' ");
   l.Str("command line from its start, e.g. '/path/worker.sh*' rather than '*worker.sh*' (docs/launchers.md)");
@@ -75,8 +77,9 @@ void CheckOrderCounter() {
 void NoteUnknownCount(pid_t launcher) {
   if (g_startup.config.log < config::LogLevel::kInfo || !FirstInOrderTree(launcher, kOrderSaidCount)) return;
   Line l;
-  l.Str(g_startup.config.fork_ranks ? "numabind: ranks found by order (NUMABIND_MATCH, NUMABIND_FORKS) have no "
-                                  : "numabind: ranks found by order (NUMABIND_MATCH) have no ");
+  l.Str(g_startup.config.fork_ranks
+            ? "numabind: ranks found by order (NUMABIND_MATCH, NUMABIND_FORKS) have no "
+            : "numabind: ranks found by order (NUMABIND_MATCH) have no ");
   l.Str("count: each is planned as one of as many ");
   l.Str(
       "ranks as the policy has places (nodes, devices or cores), rank r as rank r mod that; give the count ");

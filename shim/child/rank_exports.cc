@@ -97,7 +97,8 @@ void KeepMapping(char* map, size_t size) {
 size_t ExportBytes(const ChildArgs& a, const plan::RankPlan& plan, const config::EnvKept& env) {
   if (g_startup.config.exports == 0 || a.prepared->basis == nullptr) return 0;
   plan::RankEnv built;
-  size_t need = plan::BuildRankEnv(*a.prepared->basis, plan, g_startup.config.exports, env, nullptr, 0, &built);
+  size_t need =
+      plan::BuildRankEnv(*a.prepared->basis, plan, g_startup.config.exports, env, nullptr, 0, &built);
   // At least 1: with nothing to export, BuildExports still has to say why.
   return need == 0 ? 1 : need < plan::kRankEnvMax ? need : plan::kRankEnvMax;
 }
@@ -120,8 +121,8 @@ void BuildExports(const ChildArgs& a, const RankMatch& m, const plan::RankPlan& 
 __thread ExecMapping t_exec_mapping __attribute__((tls_model("initial-exec")));
 
 // Child-safe: copies pointers into the caller's array.
-char* const* RankEnvironment(const ChildArgs& a, char* const* envp, const RankMatch& m, bool mark, char* marker,
-                             const plan::RankEnv& exports, char** out, size_t room) {
+char* const* RankEnvironment(const ChildArgs& a, char* const* envp, const RankMatch& m, bool mark,
+                             char* marker, const plan::RankEnv& exports, char** out, size_t room) {
   size_t n = 0;
   if (mark) {
     WriteMarker(a, m, marker);

@@ -31,8 +31,8 @@ void BuildExports(const ChildArgs& a, const RankMatch& m, const plan::RankPlan& 
 /// `mark`: WriteMarker's marker), then the exported entries, then envp's entries other than NUMABIND_BOUND
 /// and those the exports replace, as many as fit: envp may be `environ`, which another thread's setenv may
 /// lengthen after FindRank counted it (m.env_entries). Returns out.
-char* const* RankEnvironment(const ChildArgs& a, char* const* envp, const RankMatch& m, bool mark, char* marker,
-                             const plan::RankEnv& exports, char** out, size_t room);
+char* const* RankEnvironment(const ChildArgs& a, char* const* envp, const RankMatch& m, bool mark,
+                             char* marker, const plan::RankEnv& exports, char** out, size_t room);
 
 /// What a rank's environment is for, which decides how long its mapping lives.
 enum class BlockUse : uint8_t {

@@ -19,7 +19,7 @@ NUMABIND_HOT void ScanEnvironment(const char* const* env, EnvScan* out) {
 
 // Child-safe: reads envp and the configuration, then FindRank's.
 NUMABIND_HOT __attribute__((noinline)) bool FindSpawnRank(char* const* argv, char* const* envp, pid_t parent,
-                                                         RankMatch* out) {
+                                                          RankMatch* out) {
   config::EnvFacts facts;
   config::ScanEnvFacts(const_cast<const char* const*>(envp), &facts, nullptr, 0, g_startup.config.rank_var);
   return FindRank(argv, facts, parent, out);

@@ -36,7 +36,8 @@ NUMABIND_HOT int ExecRank(Entry entry, const char* path, char* const* argv, char
   }
   // A process exec'ing a program of its own reads a pending site file first (site_config.h); a child
   // between fork and exec never does: its parent read it before the fork, or it goes without.
-  if (SiteFilePending() && !t_fork_child && base::Sys6(SYS_getpid) == g_startup.pid && !ApplyPendingSiteFile())
+  if (SiteFilePending() && !t_fork_child && base::Sys6(SYS_getpid) == g_startup.pid &&
+      !ApplyPendingSiteFile())
     return call(envp);
   pid_t launcher = static_cast<pid_t>(base::Sys6(SYS_getppid));
   RankMatch found;

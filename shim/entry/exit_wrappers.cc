@@ -1,8 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // A bound rank's end, for `numabind report` (WriteRankEnd, with a JSON log file): written by the rank's own
-// process (g_role's pid) whichever way it exits by itself: `exit` and `main`'s return (the destructor), `_exit`
-// and `_Exit` (their wrappers: dash leaves by `_exit`, Python's `os._exit`, a forked worker). A fatal
+// process (g_role's pid) whichever way it exits by itself: `exit` and `main`'s return (the destructor),
+// `_exit` and `_Exit` (their wrappers: dash leaves by `_exit`, Python's `os._exit`, a forked worker). A fatal
 // signal, SIGKILL and a raw exit_group end a rank without one (docs/log.md, docs/limits.md). The root of a
 // tree of ranks by order removes its counter page the same ways.
 

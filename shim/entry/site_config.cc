@@ -49,7 +49,8 @@ void PublishSiteFile() {
 /// Takes the reading (0 -> 1) for this thread: true when it is this thread's to do.
 bool TakeSiteFile() {
   int expected = 0;
-  if (!__atomic_compare_exchange_n(&g_startup.site.state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+  if (!__atomic_compare_exchange_n(&g_startup.site.state, &expected, 1, false, __ATOMIC_ACQUIRE,
+                                   __ATOMIC_RELAXED))
     return false;
   __atomic_store_n(&g_startup.site.reader, static_cast<int>(base::Sys6(SYS_gettid)), __ATOMIC_RELAXED);
   return true;
@@ -60,7 +61,8 @@ bool TakeSiteFile() {
 /// `local` where the file said `interleave`). Not when this thread is the reader.
 void WaitForSiteFile() {
   if (__atomic_load_n(&g_startup.site.state, __ATOMIC_ACQUIRE) != 1) return;
-  if (__atomic_load_n(&g_startup.site.reader, __ATOMIC_RELAXED) == static_cast<int>(base::Sys6(SYS_gettid))) return;
+  if (__atomic_load_n(&g_startup.site.reader, __ATOMIC_RELAXED) == static_cast<int>(base::Sys6(SYS_gettid)))
+    return;
   timespec start = base::ClockNow(CLOCK_MONOTONIC);
   while (__atomic_load_n(&g_startup.site.state, __ATOMIC_ACQUIRE) == 1) {
     timespec now = base::ClockNow(CLOCK_MONOTONIC);
@@ -79,9 +81,9 @@ void CannotMap(config::Error* err, const char* path, long m) {
   w.Str(path).Str(": cannot map room for it (").Str(base::ErrnoSymbol(static_cast<int>(-m), name)).Str(")");
 }
 
-/// ActivateForRankSpawn's reading, with g_startup.site.state at 1: the configure step (shim/entry/configure.h) of
-/// the launcher's environment now, with the site file under it; whether it configures this process (then a
-/// launcher, as one configured at start-up is).
+/// ActivateForRankSpawn's reading, with g_startup.site.state at 1: the configure step
+/// (shim/entry/configure.h) of the launcher's environment now, with the site file under it; whether it
+/// configures this process (then a launcher, as one configured at start-up is).
 bool Activate() {
   if (getauxval(AT_SECURE) != 0) {
     PublishSiteFile();
@@ -106,8 +108,9 @@ bool Activate() {
 
 NUMABIND_HOT void ReadSiteNow(const config::Ours& ours) {
   // A late activation holds the reading already, and publishes it once it is a launcher (Activate).
-  bool held = __atomic_load_n(&g_startup.site.state, __ATOMIC_ACQUIRE) == 1 &&
-              __atomic_load_n(&g_startup.site.reader, __ATOMIC_RELAXED) == static_cast<int>(base::Sys6(SYS_gettid));
+  bool held =
+      __atomic_load_n(&g_startup.site.state, __ATOMIC_ACQUIRE) == 1 &&
+      __atomic_load_n(&g_startup.site.reader, __ATOMIC_RELAXED) == static_cast<int>(base::Sys6(SYS_gettid));
   if (!held && !TakeSiteFile()) return;
   ReadSite(ours);
   // At start-up: PublishSiteFile without its futex wake: no other thread can wait yet, and a waiter looks

@@ -54,7 +54,8 @@ int SpawnRank(Entry entry, SpawnFn real, pid_t* pid, const char* path,
               const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr, char* const argv[],
               char* const envp[]) {
   if (Passthrough()) {
-    if (g_role.IsRank() && g_role.how == Role::kByOrder && !t_in_shim) WarnOrderRankSpawn(path, argv, g_role.pid);
+    if (g_role.IsRank() && g_role.how == Role::kByOrder && !t_in_shim)
+      WarnOrderRankSpawn(path, argv, g_role.pid);
     return real(pid, path, actions, attr, argv, envp);
   }
   Guard guard;

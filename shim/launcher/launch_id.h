@@ -25,9 +25,9 @@ constexpr size_t kLaunchMax = kLaunchStepMax + 1 + 20 + 1 + 20 + 1;
 
 /// Parent side: the launch token of `launcher` into `out` (kLaunchMax bytes): "PID@START", START its start
 /// time in clock ticks after boot (base::ReadProcStat; "PID@?" when it cannot be read), after "STEP/" when
-/// the environment's `facts` name a scheduler's step: "slurm:JOB.STEP" (SLURM_JOB_ID and SLURM_STEP_ID: a step's tasks, not a
-/// batch script), else "flux:FLUX_JOB_ID", else "pbs:PBS_JOBID". A step value longer than kLaunchStepMax, or
-/// with a byte that is not a letter, digit, '.',
+/// the environment's `facts` name a scheduler's step: "slurm:JOB.STEP" (SLURM_JOB_ID and SLURM_STEP_ID: a
+/// step's tasks, not a batch script), else "flux:FLUX_JOB_ID", else "pbs:PBS_JOBID". A step value longer than
+/// kLaunchStepMax, or with a byte that is not a letter, digit, '.',
 /// '-', '_' or ':' (or UTF-8, as Flux's ids), is left out.
 void FormatLaunch(pid_t launcher, const config::EnvFacts& facts, char* out);
 

@@ -75,7 +75,8 @@ __attribute__((noinline)) void LogPrepared(long us, bool shared) {
 
 /// The most entries HelperEnvironmentOf gives the helper: NUMABIND_DISABLE=1, hwloc's, the three visibility
 /// lists, LD_LIBRARY_PATH and the NULL.
-static_assert(sizeof(Prepared::helper_env) / sizeof(char*) >= 1 + sizeof(config::EnvFacts::hwloc) / sizeof(char*) + 3 + 1 + 1,
+static_assert(sizeof(Prepared::helper_env) / sizeof(char*) >=
+                  1 + sizeof(config::EnvFacts::hwloc) / sizeof(char*) + 3 + 1 + 1,
               "room for the helper's environment");
 
 /// The environment for the helper, from the environment's one pass `f` (config/env_facts.h), into env
@@ -97,7 +98,8 @@ bool HelperEnvironmentOf(const config::EnvFacts& f, bool all_devices, const char
   for (const auto& l : lists) {
     if (!all_devices && l[0] != nullptr) env[k++] = config::EntryOf(l[0], base::StrLen(l[1]));
   }
-  if (f.ld_library_path != nullptr) env[k++] = config::EntryOf(f.ld_library_path, base::StrLen(n.ld_library_path));
+  if (f.ld_library_path != nullptr)
+    env[k++] = config::EntryOf(f.ld_library_path, base::StrLen(n.ld_library_path));
   env[k] = nullptr;
   return true;
 }
@@ -229,7 +231,8 @@ void Prepare(const config::EnvFacts* facts, bool all_devices) {
     g_prepared.memory_policy_denied[sizeof(g_prepared.memory_policy_denied) - 1] = '\0';
     LogMemoryPolicyDenied(run.mempolicy);
   }
-  g_prepared.basis = reinterpret_cast<const plan::PlanBasis*>(payload);  // mapped as long as the process lives
+  g_prepared.basis =
+      reinterpret_cast<const plan::PlanBasis*>(payload);  // mapped as long as the process lives
   long us = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
   if (c.log >= config::LogLevel::kDebug) LogPrepared(us, shared);
 }

@@ -17,8 +17,8 @@ namespace numabind::shim {
 /// What the one line that says a shared mistake adds, so that no one looks for the other ranks' lines.
 inline constexpr char kSaidOnce[] = " (said once for all ranks that share it; NUMABIND_LOG=debug shows each)";
 
-/// Parent side, a launcher with a shared mistake (g_startup.config_error, or no basis): maps the word its ranks
-/// claim (g_prepared.mistake_said), once; without it (mmap failed) every rank says it, as before.
+/// Parent side, a launcher with a shared mistake (g_startup.config_error, or no basis): maps the word its
+/// ranks claim (g_prepared.mistake_said), once; without it (mmap failed) every rank says it, as before.
 /// Async-signal-safe: one raw mmap.
 void ShareMistakeWord();
 

@@ -171,8 +171,7 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
     // child has one thread.
     if (how != Role::kFork) {
       OtherThreads threads = BindOtherThreads();
-      if (sized)
-        LogOtherThreads(program, threads, late ? ThreadsFrom::kBecameRank : ThreadsFrom::kStartup);
+      if (sized) LogOtherThreads(program, threads, late ? ThreadsFrom::kBecameRank : ThreadsFrom::kStartup);
     }
     ArmAffinityGuard();  // after the binding: the rank's CPUs are the calling thread's
   }
@@ -186,7 +185,8 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
 // they are.
 NUMABIND_HOT void GiveBackForkRank(const char* path) {
   RankPage* page = g_role.page;
-  if (page == nullptr || page->claim.map == nullptr || page->taker != static_cast<pid_t>(base::Sys6(SYS_getpid)))
+  if (page == nullptr || page->claim.map == nullptr ||
+      page->taker != static_cast<pid_t>(base::Sys6(SYS_getpid)))
     return;
   FinishOrderClaim(&page->claim, 0);
   bool bound = g_role.IsRank() && (g_role.how == Role::kFork || g_role.how == Role::kSetenv);

@@ -55,8 +55,8 @@ void NoteSharedMistake(const char* text) {
   if (dir < 0) return;
   uint64_t h = Mix(14695981039346656037ull, text);
   const char* job = JobId();
-  // No job: its launch, the parent's pid and start time (g_prepared.launch, set before it prepared), so that a
-  // later launch by a reused pid says the mistake again.
+  // No job: its launch, the parent's pid and start time (g_prepared.launch, set before it prepared), so that
+  // a later launch by a reused pid says the mistake again.
   h = base::StrEq(job, "nojob") ? Mix(Mix(h, ""), g_prepared.launch) : Mix(h, job);
   char name[] = "note-0123456789abcdef";
   for (int i = 0; i < 16; ++i) name[5 + i] = "0123456789abcdef"[(h >> (60 - 4 * i)) & 15];

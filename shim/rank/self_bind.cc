@@ -20,8 +20,8 @@
 #include "shim/launcher/launch_id.h"
 #include "shim/launcher/prepare.h"
 #include "shim/log/json_log.h"
-#include "shim/rank/mistake_note.h"
 #include "shim/rank/become_rank.h"
+#include "shim/rank/mistake_note.h"
 
 extern char** environ;
 
@@ -138,8 +138,9 @@ bool StartAsDeviceRank(const config::EnvFacts& facts, const char* program) {
   RankMatch m;
   m.var = nvidia ? d.nvidia_var : d.amd_var;
   const char* value = nvidia ? facts.kept.cuda_visible_devices
-                      : base::StrEq(m.var, config::kEnvNames.hip_visible_devices) ? facts.kept.hip_visible_devices
-                                                                                   : facts.kept.rocr_visible_devices;
+                      : base::StrEq(m.var, config::kEnvNames.hip_visible_devices)
+                          ? facts.kept.hip_visible_devices
+                          : facts.kept.rocr_visible_devices;
   m.entry = config::EntryOf(value, base::StrLen(m.var));
   m.env_entries = facts.count;
   m.kept = facts.kept;
@@ -205,7 +206,7 @@ NUMABIND_HOT bool StartAsRank() {
   char name[base::kCommandNameMax];
   auto program = [&] {
     const char* args[16];
-    OwnArgs(facts, args, 16);
+    OwnArgs(g_startup.facts, args, 16);
     return base::CommandName(program_invocation_name, args, name, sizeof(name));
   };
   if (!FindRankVar(facts, absent, &m)) {

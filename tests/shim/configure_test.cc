@@ -29,10 +29,15 @@ struct Walks {
 Walks CountWalks(const std::string& dir, const std::string& lib, std::vector<std::string> env,
                  const std::vector<std::string>& program) {
   std::string build = BuildDir();
-  std::vector<std::string> argv = {build + "/helpers/env_walks", "LD_PRELOAD=" + lib,
+  std::vector<std::string> argv = {build + "/helpers/env_walks",
+                                   "LD_PRELOAD=" + lib,
                                    "NUMABIND_CONFIG_FILE=" + dir + "/no-such-site-file",
-                                   "NUMABIND_SHARED=" + build + "/test-shared", "PATH=/usr/bin:/bin",
-                                   "HOME=" + dir, "LANG=C.UTF-8", "USER=nobody", "TERM=dumb"};
+                                   "NUMABIND_SHARED=" + build + "/test-shared",
+                                   "PATH=/usr/bin:/bin",
+                                   "HOME=" + dir,
+                                   "LANG=C.UTF-8",
+                                   "USER=nobody",
+                                   "TERM=dumb"};
   argv.insert(argv.end(), env.begin(), env.end());
   argv.push_back("--");
   argv.insert(argv.end(), program.begin(), program.end());
@@ -65,10 +70,10 @@ long LibraryPasses(const std::string& dir, const std::vector<std::string>& env,
 Test(configure, a_self_binding_rank_reads_its_environment_once) {
   std::string dir = MakeTempDir("numabind-walks");
   std::string log = dir + "/rank-%j.log";
-  std::vector<std::string> env = {"NUMABIND_POLICY=node",   "LOCAL_RANK=0",
-                                  "LOCAL_WORLD_SIZE=1",     "SLURM_JOB_ID=7",
-                                  "SLURM_STEP_ID=0",        "NUMABIND_EXPORT=omp,nic",
-                                  "NUMABIND_LOG=info",      "NUMABIND_LOG_FILE=" + log};
+  std::vector<std::string> env = {"NUMABIND_POLICY=node", "LOCAL_RANK=0",
+                                  "LOCAL_WORLD_SIZE=1",   "SLURM_JOB_ID=7",
+                                  "SLURM_STEP_ID=0",      "NUMABIND_EXPORT=omp,nic",
+                                  "NUMABIND_LOG=info",    "NUMABIND_LOG_FILE=" + log};
   long passes = LibraryPasses(dir, env, {"/bin/true"});
   std::string written = ReadFile(dir + "/rank-7.log");
   RemoveTree(dir);

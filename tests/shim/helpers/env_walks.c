@@ -48,10 +48,12 @@ int main(int argc, char** argv) {
   long nargs = ptrace(PTRACE_PEEKDATA, pid, regs.rsp, 0);
   unsigned long first = regs.rsp + 8 + 8 * (unsigned long)(nargs + 1), end = first;
   while (ptrace(PTRACE_PEEKDATA, pid, end, 0) != 0) end += 8;
-  // DR0 on the first slot, DR1 on the NULL: enabled (L0, L1), break on read or write (RW 11), 8 bytes (LEN 10).
+  // DR0 on the first slot, DR1 on the NULL: enabled (L0, L1), break on read or write (RW 11), 8 bytes (LEN
+  // 10).
   unsigned long dr7 = 1ul | 4ul | 3ul << 16 | 2ul << 18 | 3ul << 20 | 2ul << 22;
   errno = 0;
-  if (ptrace(PTRACE_POKEUSER, pid, DEBUG_REG(0), first) != 0 || ptrace(PTRACE_POKEUSER, pid, DEBUG_REG(1), end) != 0 ||
+  if (ptrace(PTRACE_POKEUSER, pid, DEBUG_REG(0), first) != 0 ||
+      ptrace(PTRACE_POKEUSER, pid, DEBUG_REG(1), end) != 0 ||
       ptrace(PTRACE_POKEUSER, pid, DEBUG_REG(7), dr7) != 0) {
     fprintf(stderr, "env_walks: no hardware watchpoints: %s\n", strerror(errno));
     kill(pid, SIGKILL);
