@@ -352,6 +352,34 @@ Test(self_bind, a_process_with_one_device_binds_as_its_rank) {
   ExpectOneReport(amd, c.all, "an AMD index on a machine of NVIDIA GPUs");
 }
 
+// NVIDIA's rule (and ROCm's): the first invalid entry ends the list, so 1,-1 is device 1 alone: rank 1.
+// A process that sees no device (-1, or an empty list) is no rank.
+Test(self_bind, an_invalid_visible_entry_ends_the_list) {
+  Cpus c = MachineCpus();
+  if (c.first != "0" || c.second != "1") cr_skip_test("the topology file names CPUs 0 and 1");
+  for (const char* v : {"CUDA_VISIBLE_DEVICES=1,-1", "CUDA_VISIBLE_DEVICES=1,-1,0"}) {
+    Outcome o = Report1(ByDevice({v}));
+    ExpectOneReport(o, "1", v);
+    std::string line = "bound rank 1 of 2 (CUDA_VISIBLE_DEVICES)";
+    cr_expect_eq(LinesWith(o.log, line).size(), 1u, "%s: no '%s' line, log:\n%s", v, line.c_str(),
+                 o.log.c_str());
+  }
+  Outcome o = Report1(ByDevice({"CUDA_VISIBLE_DEVICES=-1,1"}));
+  ExpectOneReport(o, c.all, "CUDA_VISIBLE_DEVICES=-1,1");
+}
+
+// A launcher's ranks drive the devices its list leaves, up to the first invalid entry: with 1,-1,0 the one
+// rank drives GPU 1 and runs on its node (node 1: CPU 1), not on GPU 0's.
+Test(self_bind, a_rank_drives_the_devices_up_to_an_invalid_entry) {
+  Cpus c = MachineCpus();
+  if (c.first != "0" || c.second != "1") cr_skip_test("the topology file names CPUs 0 and 1");
+  Outcome o =
+      Report1({"NUMABIND_POLICY=node", "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=1", "CUDA_VISIBLE_DEVICES=1,-1,0",
+               "NUMABIND_TOPOLOGY=" + RepoDir() + "/tests/data/topologies/2synth-2n1c1t-2gpu.xml"});
+  ExpectOneReport(o, "1", "CUDA_VISIBLE_DEVICES=1,-1,0");
+  cr_expect_eq(LinesWith(o.log, "bound rank 0 of 1 (LOCAL_RANK)").size(), 1u, "log:\n%s", o.log.c_str());
+}
+
 // A device named by UUID, where the topology carries one (an NVML OS device under each GPU): the second
 // GPU's UUID, or a unique prefix of it, makes rank 1; a prefix of both GPUs' is no rank, silently.
 Test(self_bind, a_process_with_one_device_by_uuid_binds_as_its_rank) {
