@@ -94,6 +94,22 @@ Test(self_bind, unknown_variable_is_ignored_with_one_warning) {
                o.log.c_str());
 }
 
+// Issue 38: every NUMABIND_* variable is read, however many unknown ones come before it (the first 39 were,
+// and NUMABIND_POLICY after 45 unknown names was lost: the rank ran unbound).
+Test(self_bind, every_variable_is_read_after_many_unknown_names) {
+  Cpus c = MachineCpus();
+  std::vector<std::string> env;
+  for (int i = 0; i < 45; ++i) env.push_back("NUMABIND_UNKNOWN_" + std::to_string(i) + "=1");
+  env.insert(env.end(), {c.map, "LOCAL_RANK=0"});
+  Outcome o = Start({"grep", "Cpus_allowed_list", "/proc/self/status"}, env);
+  cr_assert_eq(o.run.exit_code, 0, "%s", o.output.c_str());
+  cr_expect_eq(o.output, "Cpus_allowed_list:\t" + c.second + "\n", "log:\n%s", o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "bound rank 0 (LOCAL_RANK) grep: cpus " + c.second).size(), 1u, "log:\n%s",
+               o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "NUMABIND_UNKNOWN_0 is not a numabind variable").size(), 1u, "log:\n%s",
+               o.log.c_str());
+}
+
 Test(self_bind, rank_count_and_memory_policy) {
   Cpus c = MachineCpus();
   Outcome o = Report1({c.map, "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2", "NUMABIND_MEMORY=bind"});

@@ -158,6 +158,21 @@ Test(site_file, environment_overrides_and_disables) {
       none, [&](int) { return p.all; }, "no site file");
 }
 
+// Issue 38: the environment's variables override the file however many unknown NUMABIND_* names come before
+// them (the first 39 were read: past them the file's policy won, at the launcher's start-up and when it read
+// the file at its first spawn, and in each rank).
+Test(site_file, environment_overrides_after_many_unknown_names) {
+  CpuPair p = TwoAllowedCpus();
+  std::vector<std::string> vars;
+  for (int i = 0; i < 45; ++i) vars.push_back("NUMABIND_UNKNOWN_" + std::to_string(i) + "=1");
+  vars.push_back("NUMABIND_POLICY=cpus:" + p.first + "|" + p.second);
+  for (const char* entry : {"posix_spawn", "execve"}) {
+    Outcome o = Launch(entry, GoodSite(p), vars);
+    ExpectRanks(
+        o, [&](int r) { return r % 2 == 0 ? p.first : p.second; }, entry);
+  }
+}
+
 // Only ranks and launchers of ranks read the file: with a bad file, a shell that runs commands (fork and
 // exec, posix_spawn through env) says nothing; the same shell as a rank says it once, and so does each
 // command it runs (a rank's children are ranks too).
