@@ -158,6 +158,20 @@ Test(site_file, environment_overrides_and_disables) {
       none, [&](int) { return p.all; }, "no site file");
 }
 
+// Issue 38: a name that begins a longer one set before it is another variable, not a second setting of it:
+// the file applies (it was ignored whole, for every process, with "already set on line 1").
+Test(site_file, a_name_after_a_longer_one_is_another_variable) {
+  CpuPair p = TwoAllowedCpus();
+  std::string text =
+      "NUMABIND_LOG_FORMAT=text\nNUMABIND_LOG_FILE=@LOG\nNUMABIND_LOG=info\nNUMABIND_POLICY=" + p.policy +
+      "\nNUMABIND_SHARED=@SHARED\n";
+  Outcome o = Launch("execve", text);
+  ExpectRanks(
+      o, [&](int r) { return p.ForRank(r); }, "NUMABIND_LOG after NUMABIND_LOG_FORMAT");
+  cr_expect_eq(LinesWith(o.log, "at start-up").size(), 2u, "NUMABIND_LOG=info applies:\n%s", o.log.c_str());
+  cr_expect(LinesWith(o.output, "numabind").empty(), "output:\n%s", o.output.c_str());
+}
+
 // Issue 38: the environment's variables override the file however many unknown NUMABIND_* names come before
 // them (the first 39 were read: past them the file's policy won, at the launcher's start-up and when it read
 // the file at its first spawn, and in each rank).
