@@ -74,7 +74,10 @@ NUMABIND_HOT void ScanEnvFacts(const char* const* env, EnvFacts* out, const char
     if (out->count++ == 0) out->first = e;
     if (named != nullptr && out->named == nullptr && c == named[0]) out->named = base::ValueOf(e, named);
     if (c == 'N' && base::StartsWith(e, "NUMABIND_")) {
-      if (ours != nullptr && n < cap - 1) ours[n++] = e;
+      if (ours != nullptr) {
+        if (n < cap - 1) ours[n] = e;
+        ++n;  // counted past `cap` too: the caller then reads env itself
+      }
       if (values != nullptr) values->Take(e);
       continue;
     }
@@ -102,7 +105,7 @@ NUMABIND_HOT void ScanEnvFacts(const char* const* env, EnvFacts* out, const char
 #undef NUMABIND_KEPT_ENV
 #undef NUMABIND_ENV_PREFIX
   }
-  if (ours != nullptr && cap > 0) ours[n] = nullptr;
+  if (ours != nullptr && cap > 0) ours[n < cap - 1 ? n : cap - 1] = nullptr;
   out->ours_count = n;
 }
 

@@ -94,14 +94,16 @@ struct EnvFacts {
   /// The environment's first entry, nullptr when it has none: the kernel lays a process's argument strings
   /// out just before its environment's (shim/rank/self_bind.cc reads its own command line up to it).
   const char* first = nullptr;
-  size_t count = 0;    ///< the environment's entries
-  int ours_count = 0;  ///< NUMABIND_* entries collected (ScanEnvFacts's `ours`)
+  size_t count = 0;  ///< the environment's entries
+  /// The environment's NUMABIND_* entries when ScanEnvFacts collects them in `ours`, all of them: more than
+  /// its `cap` - 1 means `ours` holds only the first (the caller reads the environment itself).
+  int ours_count = 0;
 };
 
 /// Child-safe: the one pass over `env` (may be nullptr) into *out. Its NUMABIND_* entries go to `values`
 /// when it is not nullptr (every one of them, each variable's first: config::ParseValues's input), and to
-/// `ours` when it is not nullptr, at most cap - 1, NULL-terminated (config::Parse's input); `named`, when not
-/// nullptr, names one more variable whose value it reads (out->named).
+/// `ours` when it is not nullptr, at most cap - 1, NULL-terminated (config::Parse's input), counting them all
+/// (out->ours_count); `named`, when not nullptr, names one more variable whose value it reads (out->named).
 void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours = nullptr, int cap = 0,
                   const char* named = nullptr, Ours* values = nullptr);
 
