@@ -217,7 +217,7 @@ $(BUILD)/tests/%_test: $$(call obj,$$(wildcard tests/$$*/*.cc) $$(TEST_UNITS_$$*
 
 # Fuzzing (fuzz/README.md): one libFuzzer binary per fuzz/*_fuzz.cc, built by clang with ASan and UBSan
 # into $(BUILD)/fuzz with the parsers it exercises: the libc-only layers (LIBC_SRCS, as the library builds
-# them), the command's log reader (cli/report_log.cc, report_launch.cc) and the planner's parsers, taken from an archive of the planner layer so that only what the targets
+# them), the command's log reader (cli/report_log.cc, report_launch.cc, report_said.cc) and the planner's parsers, taken from an archive of the planner layer so that only what the targets
 # call is linked (no hwloc). `make fuzz` runs each for FUZZ_SECONDS; `make test` runs a short pass
 # (scripts/fuzz.sh --short).
 .PHONY: fuzz fuzz-build asan-build
@@ -225,7 +225,7 @@ FUZZ_CXX ?= clang++-14
 FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -I. -D_GNU_SOURCE $(FUZZ_SAN)
-FUZZ_UNITS := $(LIBC_SRCS) cli/report_log.cc cli/report_launch.cc
+FUZZ_UNITS := $(LIBC_SRCS) cli/report_log.cc cli/report_launch.cc cli/report_said.cc
 FUZZ_PLANNER := $(BUILD)/fuzz/libplanner.a
 FUZZ_SRCS := $(wildcard fuzz/*_fuzz.cc)
 FUZZ_BINS := $(patsubst fuzz/%.cc,$(BUILD)/fuzz/%,$(FUZZ_SRCS))

@@ -2,7 +2,8 @@
 //
 // `numabind report`: a job's verdict from the library's JSON log lines (NUMABIND_LOG_FORMAT=json, one file
 // per host, shim/log/json_log.h gives the fields, config/log_keys.def their keys). report_log.cc reads the
-// lines into hosts and ranks and raises the flags; report_command.cc finds the files and prints the verdict.
+// lines into hosts and ranks and raises the flags, report_launch.cc those between launches, report_said.cc
+// folds lines that say the same; report_command.cc finds the files and prints the verdict.
 
 #ifndef NUMABIND_CLI_REPORT_H_
 #define NUMABIND_CLI_REPORT_H_
@@ -10,6 +11,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "config/log_keys.h"
@@ -47,7 +49,8 @@ struct ReportRank {
   /// one (a library before launches had names).
   std::string launch;
   std::string time;  ///< the line's time (UTC, ISO 8601 with milliseconds), "" when it has none
-  /// The time of its "end" line (written at its exit: shim/entry/start.cc), "" when it wrote none.
+  /// The time of its "end" line (written when it exits by itself: shim/entry/exit_wrappers.cc), "" when it
+  /// wrote none: its end is unknown (a signal, SIGKILL: docs/limits.md).
   std::string ended;
   /// The line was cut short ("truncated":true): its lists may be partial, so the rank's CPUs are unknown.
   bool cut = false;
@@ -61,7 +64,7 @@ struct ReportRank {
 struct ReportLaunch {
   std::string id;
   std::string first, last;  ///< the earliest and the latest time of its rank lines on the host
-  /// Set by Judge: when its last bound rank ended, "" unless every bound rank of it wrote its end line.
+  /// Set by Judge: the latest end line of its bound ranks, "" when none wrote one.
   std::string ended;
   size_t ranks = 0;  ///< set by Judge
   /// Set by Judge: launches whose rank lines interleave in time (directly or through another launch of the
@@ -69,12 +72,26 @@ struct ReportLaunch {
   size_t group = 0;
 };
 
+/// Lines that say the same thing, kept once each in the order first seen, with how many said it: a
+/// launcher and each of its ranks say the same warning (a site file ignored: one line per process).
+struct SaidOnce {
+  std::vector<std::pair<std::string, size_t>> items;  ///< text, lines
+  std::unordered_map<std::string, size_t> index;      ///< a text's place in items
+  void Add(const std::string& text);
+  /// Each text once, with " (said N times)" after it when N lines said it.
+  std::vector<std::string> Folded() const;
+};
+
 struct ReportHost {
   std::string host;                    ///< as the lines name it (uname's nodename)
   std::vector<ReportRank> ranks;       ///< by launch (in `launches`' order), rank, then pid
   std::vector<ReportLaunch> launches;  ///< by first time, then id (after Judge)
   std::vector<std::string> flags;
-  std::vector<std::string> notes;  ///< other warnings the library wrote on this host (not flags)
+  std::vector<std::string> notes;  ///< other warnings the library wrote on this host (not flags), folded
+  SaidOnce warned;                 ///< those warnings as read, for notes (Judge)
+  /// The site file, or a line of it, that the library said it ignored ("event":"site_file"), for flags
+  /// (Judge): what applied is not what the site configured.
+  SaidOnce site_ignored;
   std::unordered_map<std::string, size_t> pid_index;     ///< a pid's line in ranks (before Judge sorts them)
   std::unordered_map<std::string, size_t> launch_index;  ///< a launch's place in launches (before Judge)
 };
@@ -104,20 +121,23 @@ struct LaunchChoice {
 /// line cut short (its rank unknown), a memory policy not applied, CPUs overlapping another rank's of the
 /// same launch or of a launch that ran at the same time on the host (sharing the same CPUs is planned under
 /// node, socket and nodes: policies), a rank whose nodes miss its device's, ranks of a known count with no
-/// line in their launch, hosts with no rank line, and fewer hosts than `expected_hosts` (0: not checked).
-/// Two launches ran at the same time when their rank lines interleave: one's first line is no later than
-/// the other's last (the log records when ranks start, not when they end). Launches one after the other
-/// that share CPUs are not flagged; a host note says that the log cannot tell whether the earlier's ranks
-/// had ended. `choice` keeps some launches only (hosts left without one are dropped; a job flag when no
-/// host has the one named).
+/// line in their launch, hosts with no rank line, a site file (or a line of it) ignored, and fewer hosts
+/// than `expected_hosts` (0: not checked). Two launches ran at the same time when one's first line is no
+/// later than the other's last line or its ranks' last end line (directly or through a third). A rank on
+/// CPUs that a rank of an earlier launch had, whose end is unknown (no end line), cannot be told from an
+/// overlap, and is flagged so. `choice` keeps some launches only (hosts left without one are dropped; a job
+/// flag when no host has the one named).
 void Judge(ReportJob* job, size_t expected_hosts, const LaunchChoice& choice = LaunchChoice());
 
 /// Report_launch.cc, for Judge: keeps the launches `choice` names; false when it named one no host has.
 bool SelectLaunches(const LaunchChoice& choice, ReportJob* job);
 /// Orders a host's launches by first time (then id), with launch_index to match, and sets their groups.
 void OrderLaunches(ReportHost* h);
-/// A host note for each two launches, one after the other, whose bound ranks share CPUs.
-void NoteSequentialSharing(ReportHost* h);
+/// Flags each bound rank on CPUs that a bound rank of an earlier group of launches had whose end is unknown
+/// (ReportRank::ended): that rank may still have been running (but for ranks sharing a domain by plan).
+void FlagUnknownEnds(ReportHost* h);
+/// Whether the policy gives each rank a whole domain, which the ranks of one domain share by plan.
+bool SharesByPlan(const std::string& policy);
 /// Whether launch token `token` is the one `id` names (the whole token, its step or its PID@START part).
 bool LaunchNamed(const std::string& token, const std::string& id);
 

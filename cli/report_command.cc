@@ -46,14 +46,16 @@ const char* const kReportAbout[] = {
     "numabind bound), and flags: ranks that ran unbound and why, a memory policy not applied, CPUs\n"
     "shared with another rank (but for the ranks of one domain under node, socket and nodes:), nodes\n"
     "away from the rank's device, ranks with no line, a line whose lists are cut (unknown), hosts\n"
-    "with no rank line or (--nodes) no log. FIFOs, devices and directories among the matches are\n"
-    "skipped with a line.",
+    "with no rank line or (--nodes) no log, a site file (or a line of it) the library ignored.\n"
+    "Warnings said alike by many processes are shown once with their count. FIFOs, devices and\n"
+    "directories among the matches are skipped with a line.",
     "Each launch (an mpirun, a torchrun, a Slurm step: the launch=PID@START or STEP/PID@START on its\n"
     "lines) is judged on its own and shown per host; lines without one are launch \"unknown\". Two\n"
     "launches ran at the same time, and their ranks' CPUs are judged together, when their rank lines\n"
-    "interleave or one starts before the other's ranks' end lines (written at exit); launches one\n"
-    "after the other may share CPUs (without end lines the log tells only when ranks started: a\n"
-    "warning says so).",
+    "interleave or one starts before the other's ranks' end lines (written when a rank exits by\n"
+    "itself); launches one after the other may share CPUs. A rank that wrote no end line (ended by a\n"
+    "signal, SIGKILL) may still have run when a later launch used its CPUs: \"cannot rule out an\n"
+    "overlap\", a flag.",
     nullptr};
 /// The most CPUs a --draw row shows one per cell; above, a cell stands for several.
 constexpr uint32_t kDrawRowCells = 64;

@@ -3,14 +3,14 @@
 // `numabind report`'s launches (cli/report.h): a job script may launch several times (two `mpirun`, two
 // `srun` steps), each launch judged on its own. A launch on a host is the ranks whose lines carry the same
 // token (shim/launcher/launch_id.h). Which launches ran at the same time is read from the lines' times: a
-// rank line is written when the rank starts, and an "end" line when it exits (from exit or main's return,
-// with a JSON log file; not from _exit or a fatal signal). A launch
-// that starts before an earlier one's last rank ended ran with it; one that starts after every bound rank
-// of the earlier wrote its end followed it; otherwise, two launches whose rank lines interleave certainly
-// ran together, and two that follow each other may or may not have.
+// rank line is written when the rank starts, and an "end" line when it exits by itself (exit, main's
+// return, _exit, _Exit; with a JSON log file), none when a signal ends it. A launch that starts before an
+// earlier one's last rank line or last end line ran with it. One that starts later followed it, but for
+// the earlier's ranks whose end is unknown: a later rank on their CPUs may have run beside them, which the
+// verdict cannot rule out.
 
 #include <algorithm>
-#include <unordered_map>
+#include <cstdint>
 #include <utility>
 
 #include "cli/report.h"
@@ -55,17 +55,12 @@ void OrderLaunches(ReportHost* h) {
   });
   h->launch_index.clear();
   for (size_t i = 0; i < h->launches.size(); ++i) h->launch_index[h->launches[i].id] = i;
-  // A launch has ended when every bound rank of it wrote its end line: then, when its last one did.
-  std::unordered_map<std::string, bool> open;  // a launch with a bound rank that wrote no end
+  // A launch ran at least until the last end line of its ranks (those whose end is unknown: FlagUnknownEnds).
   for (const ReportRank& r : h->ranks) {
-    if (r.by == "-") continue;
     ReportLaunch& l = h->launches[h->launch_index[r.launch]];
-    if (r.ended.empty()) open[r.launch] = true;
-    l.ended = std::max(l.ended, r.ended);
+    if (r.by != "-") l.ended = std::max(l.ended, r.ended);
   }
-  for (auto& [id, unended] : open)
-    if (unended) h->launches[h->launch_index[id]].ended.clear();
-  std::string end;  // the latest line of the group so far, or its last rank's end when known
+  std::string end;  // the latest line or end line of the group so far
   for (size_t i = 0; i < h->launches.size(); ++i) {
     ReportLaunch& l = h->launches[i];
     l.ranks = 0;
@@ -78,40 +73,55 @@ void OrderLaunches(ReportHost* h) {
   }
 }
 
-void NoteSequentialSharing(ReportHost* h) {
-  // Group by group (ranks come by launch, launches by group): the CPUs of the group before and of this one,
-  // two sets whatever the number of groups.
-  planner::CpuSet before, now;
-  std::string before_names, names;
-  bool before_ended = false, ended = true;  // every launch of the group has ended (ReportLaunch::ended)
-  size_t group = 0;
-  auto compare = [&] {
-    if (before_ended) return;  // it had ended before this group started: one after the other, known
-    planner::CpuSet both;
-    for (int64_t c = before.First(); c >= 0; c = before.Next(c))
-      if (now.Has(static_cast<uint32_t>(c))) both.Set(static_cast<uint32_t>(c));
-    if (both.Empty()) return;
-    h->notes.push_back(
-        "launch " + names + " used cpus " + both.ToList() + " after launch " + before_names +
-        ": its ranks started after all of the earlier's had, taken as one after the other (not every "
-        "rank of the earlier wrote its end line)");
+void FlagUnknownEnds(ReportHost* h) {
+  // Group by group (ranks come by launch, launches by group), per CPU the first bound rank of an earlier
+  // group whose end is unknown, and the first after it that does not share that one's domain by plan (so
+  // that a rank sharing the first's finds the other): linear in the CPUs the ranks list.
+  constexpr size_t kNone = SIZE_MAX;
+  std::vector<size_t> first, other;
+  auto sharing = [&](size_t a, size_t b) {
+    const ReportRank &x = h->ranks[a], &y = h->ranks[b];
+    return SharesByPlan(x.policy) && x.policy == y.policy && x.cpus == y.cpus;
   };
-  std::string launch;
-  for (const ReportRank& r : h->ranks) {
-    const ReportLaunch& l = h->launches[h->launch_index[r.launch]];
-    if (l.group != group) {
-      compare();
-      before = std::move(now), before_names = std::move(names), before_ended = ended;
-      now = planner::CpuSet(), names.clear(), ended = true;
-      group = l.group;
+  auto group_of = [&](size_t i) { return h->launches[h->launch_index[h->ranks[i].launch]].group; };
+  auto judged = [&](const ReportRank& r) { return r.by != "-" && !r.cpu_set.Empty(); };
+  for (size_t begin = 0, end = 0; begin < h->ranks.size(); begin = end) {
+    while (end < h->ranks.size() && group_of(end) == group_of(begin)) ++end;
+    for (size_t i = begin; i < end; ++i) {
+      ReportRank& y = h->ranks[i];
+      if (!judged(y)) continue;
+      planner::CpuSet both;
+      size_t partner = kNone;
+      bool more = false;
+      for (int64_t c = y.cpu_set.First(); c >= 0 && static_cast<size_t>(c) < first.size();
+           c = y.cpu_set.Next(c)) {
+        size_t x = first[c] == kNone || !sharing(first[c], i) ? first[c] : other[c];
+        if (x == kNone) continue;
+        both.Set(static_cast<uint32_t>(c));
+        more = more || (partner != kNone && partner != x);
+        if (partner == kNone) partner = x;
+      }
+      if (partner == kNone) continue;
+      const ReportRank& x = h->ranks[partner];
+      y.flags.push_back("cannot rule out an overlap with rank " + x.rank + " (pid " + x.pid + ", launch " +
+                        x.launch + ")" + (more ? " and others" : "") + " on cpus " + both.ToList() +
+                        ": its end is unknown (no end line) and this rank started after it");
     }
-    if (r.launch != launch)
-      names += (names.empty() ? "" : ", ") + r.launch, ended = ended && !l.ended.empty();
-    launch = r.launch;
-    if (r.by == "-") continue;
-    for (int64_t c = r.cpu_set.First(); c >= 0; c = r.cpu_set.Next(c)) now.Set(static_cast<uint32_t>(c));
+    for (size_t i = begin; i < end; ++i) {
+      const ReportRank& x = h->ranks[i];
+      if (!judged(x) || !x.ended.empty()) continue;
+      if (first.size() <= static_cast<size_t>(x.cpu_set.Last())) {
+        first.resize(x.cpu_set.Last() + 1, kNone);
+        other.resize(x.cpu_set.Last() + 1, kNone);
+      }
+      for (int64_t c = x.cpu_set.First(); c >= 0; c = x.cpu_set.Next(c)) {
+        if (first[c] == kNone)
+          first[c] = i;
+        else if (other[c] == kNone && !sharing(first[c], i))
+          other[c] = i;
+      }
+    }
   }
-  compare();
 }
 
 }  // namespace numabind::cli

@@ -139,11 +139,6 @@ planner::CpuSet Set(const std::string& list) {
   return set;
 }
 
-/// Whether the policy gives each rank a whole domain, which ranks of one domain share by plan.
-bool SharesByPlan(const std::string& policy) {
-  return policy == "node" || policy == "socket" || policy.rfind("nodes:", 0) == 0;
-}
-
 /// A rank, rank count or pid as the line wrote it (decimal digits, at most `max`), or -1.
 long Number(const std::string& s, long max = config::kMaxRanks) {
   if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
@@ -285,6 +280,10 @@ bool ParseLogLine(const std::string& s, LogFields* out) {
   return i == s.size();
 }
 
+bool SharesByPlan(const std::string& policy) {
+  return policy == "node" || policy == "socket" || policy.rfind("nodes:", 0) == 0;
+}
+
 bool ReportJob::Ok() const {
   if (!flags.empty()) return false;
   for (const ReportHost& h : hosts) {
@@ -381,8 +380,14 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
     }
     return;
   }
+  if (event == "site_file") {
+    bool file = Get(f, LogKey::kIgnored) == "file";
+    h->site_ignored.Add(std::string(file ? "site file ignored: " : "site file line ignored: ") +
+                        Get(f, LogKey::kMessage));
+    return;
+  }
   if (!bound && event != "unbound" && event != "refused") {
-    if (Get(f, LogKey::kLevel) == "warn") h->notes.push_back(Get(f, LogKey::kMessage));
+    if (Get(f, LogKey::kLevel) == "warn") h->warned.Add(Get(f, LogKey::kMessage));
     return;
   }
   ReportRank r = RankOf(f, event, bound);
@@ -443,7 +448,9 @@ void Judge(ReportJob* job, size_t expected_hosts, const LaunchChoice& choice) {
     }
     FlagOverlaps(&h);
     FlagMissingRanks(&h);
-    NoteSequentialSharing(&h);
+    FlagUnknownEnds(&h);
+    for (std::string& f : h.site_ignored.Folded()) h.flags.push_back(std::move(f));
+    h.notes = h.warned.Folded();
     if (h.ranks.empty()) h.flags.push_back("no rank line (are the ranks logged at NUMABIND_LOG=info?)");
   }
   if (expected_hosts > job->hosts.size()) {

@@ -29,8 +29,9 @@ bool ParseBoundProof(const char* bound, BoundProof* out) {
   uint64_t by = 0;
   if (!base::StartsWith(s, " by=")) return false;
   s += 4;
-  if (base::ScanDecimal(&s, nullptr, 0x7fffffff, &by) != base::Digits::kOk || *s != '\0' || by == 0)
-    return false;
+  if (base::ScanDecimal(&s, nullptr, 0x7fffffff, &by) != base::Digits::kOk || by == 0) return false;
+  out->spawned = base::StrEq(s, " spawned");
+  if (*s != '\0' && !out->spawned) return false;
   out->by = static_cast<pid_t>(by);
   return true;
 }

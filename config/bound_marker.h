@@ -3,8 +3,9 @@
 // NUMABIND_BOUND's grammar, read by the library (a rank's start-up, a launcher inside a rank:
 // shim/child/bound_marker.h) and by `numabind ps`, which lists the processes that carry it. The value is
 // "VAR=value", the rank variable the rank was bound by, then, when numabind bound it, " cpus=LIST by=PID":
-// the CPUs it was bound to and the process that bound them (the rank itself or its launcher). Child-safe
-// throughout: no allocation, no system calls.
+// the CPUs it was bound to and the process that bound them, the rank itself (before its exec, or at its
+// start-up), or with " spawned" after it its launcher, which started it bound (posix_spawn, system,
+// popen). Child-safe throughout: no allocation, no system calls.
 
 #ifndef NUMABIND_CONFIG_BOUND_MARKER_H_
 #define NUMABIND_CONFIG_BOUND_MARKER_H_
@@ -21,6 +22,9 @@ namespace numabind::config {
 struct BoundProof {
   uint64_t cpus[kMaxCpuWords] = {0};
   pid_t by = 0;
+  /// " spawned": `by` is the launcher that started the rank bound, its parent, not the rank. Without it, `by`
+  /// is the rank, and a process whose parent it is, is the rank's child (its exit is no rank's end).
+  bool spawned = false;
 };
 
 /// Child-safe: reads the proof of a NUMABIND_BOUND value; false when it has none or it does not parse.

@@ -3,7 +3,7 @@
 // Binding the calling thread to a rank's plan around the one call that starts the rank: an exec (the exec
 // wrappers, usually in the child of a fork or vfork) or a spawn the C library makes (posix_spawn, system,
 // popen: the child inherits the thread's binding). One template for both; they differ in when the bound
-// line is written and in who unmaps the rank's environment after a successful exec.
+// line is written and in how long the rank's environment lives (BlockUse, shim/child/rank_exports.h).
 
 #ifndef NUMABIND_SHIM_CHILD_BIND_CALL_H_
 #define NUMABIND_SHIM_CHILD_BIND_CALL_H_
@@ -25,11 +25,12 @@ struct BindCall {
   const char* path;
   char* const* envp;
   RankMatch* m;
-  /// An exec: the bound line is written before the call, which does not come back (with `pid`, the caller's,
-  /// unless setenv bound and logged this rank already), and the rank's environment is noted in
-  /// t_exec_mapping for numabind_after_vfork. Else a spawn: the line is written after the call, with
-  /// *child_pid (when child_pid is nullptr: with the pid unknown; when *child_pid is 0: not at all).
-  bool exec;
+  /// What the rank's environment is for (rank_exports.h). kExec: the bound line is written before the call,
+  /// which does not come back (with `pid`, the caller's, unless setenv bound and logged this rank already),
+  /// and the rank's environment is noted in t_exec_mapping for numabind_after_vfork. Else a spawn: the line
+  /// is written after the call, with *child_pid (when child_pid is nullptr: with the pid unknown; when
+  /// *child_pid is 0: not at all).
+  BlockUse use;
   pid_t pid;
   const pid_t* child_pid;
   /// Set when the call is refused (NUMABIND_STRICT=1 and the rank could not be bound): the errno to fail
@@ -43,7 +44,8 @@ struct BindCall {
 /// binding after it (a successful exec does not return). `env` is envp with NUMABIND_BOUND first for a
 /// rank, so that it does not bind itself again at start-up, nor do its children, then NUMABIND_EXPORT's
 /// entries, built in a mapping of their own (BuildRankBlock; the thread's stack may be 16 KiB), which the
-/// exec drops, or, in a vfork child, numabind_after_vfork in the parent. Refused: returns a value-initialised
+/// exec drops, or, in a vfork child, numabind_after_vfork in the parent; a spawn's is kept for the next, and
+/// one that `call` makes `environ` stays mapped for good (BlockUse). Refused: returns a value-initialised
 /// result with *b.refused_errno set. Not inlined: its saved binding is on the stack only now, not while
 /// FindRank reads /proc. Stack: this frame is 0.75 KiB and the sets (child.h); it keeps the bound rank's
 /// event, not its line, across `call` (popen's and system's own spawn runs below it: a 16 KiB thread stack
@@ -58,17 +60,18 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
   char name[python ? base::kCommandNameMax : 1];
   const char* path = base::CommandName(b.path, const_cast<const char* const*>(b.argv), name, sizeof(name));
   BoundEvent event;  // its line is made when it is written (FinishBound): no line's buffer here
+  b.m->spawned = b.use != BlockUse::kExec;  // a spawn's child is the rank this process binds from outside
   BindResult r = BindRank(b.entry, path, b.m, &saved, &event, b.refused_errno, &plan);
   if (r == BindResult::kRefused) return decltype(call(b.envp))();
   RankBlock block;
-  // A spawn's block is the parent's own (the child has its copy of the environment): kept for the next.
-  int e = BuildRankBlock(b.envp, *b.m, r == BindResult::kBound ? &plan : nullptr, path, &block, !b.exec);
+  bool exec = b.use == BlockUse::kExec;
+  int e = BuildRankBlock(b.envp, *b.m, r == BindResult::kBound ? &plan : nullptr, path, &block, b.use);
   if (e != 0 && r == BindResult::kBound) {
     Restore(saved);
     r = FailEnvironment(path, *b.m, e, b.refused_errno);
     if (r == BindResult::kRefused) return decltype(call(b.envp))();
   }
-  if (b.exec) {
+  if (exec) {
     // A mapping an exec in a CLONE_VM child left here (no vfork of ours to unmap it): unused now.
     if (t_exec_mapping.map != nullptr)
       base::Sys6(SYS_munmap, reinterpret_cast<long>(t_exec_mapping.map),
@@ -80,11 +83,11 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
   }
   auto ret = call(block.env);
   e = errno;
-  FreeRankBlock(&block, !b.exec);
-  if (b.exec) t_exec_mapping.map = nullptr, t_exec_mapping.size = 0;
+  FreeRankBlock(&block, b.use);
+  if (exec) t_exec_mapping.map = nullptr, t_exec_mapping.size = 0;
   if (r == BindResult::kBound) {
     Restore(saved);
-    if (!b.exec && (b.child_pid == nullptr || *b.child_pid > 0))
+    if (!exec && (b.child_pid == nullptr || *b.child_pid > 0))
       FinishBound(event, b.child_pid != nullptr ? *b.child_pid : 0);
   }
   errno = e;

@@ -39,7 +39,7 @@ NUMABIND_HOT bool BoundBy(const char* bound, const char* entry) {
 
 // Child-safe: raw sched_getaffinity and getpid; the CPU array is sized by the machine (a small thread stack
 // must do).
-void AppendBoundProof(char* marker, size_t len, size_t cap) {
+void AppendBoundProof(char* marker, size_t len, size_t cap, bool spawned) {
   if (g_state.basis == nullptr) return;
   uint32_t words = g_state.basis->cpu_words;
   uint64_t cpus[words];
@@ -56,9 +56,12 @@ void AppendBoundProof(char* marker, size_t len, size_t cap) {
   at += need;
   char pid[base::kDecimalMax];
   size_t digits = base::FormatDecimal(static_cast<uint64_t>(base::Sys6(SYS_getpid)), pid);
+  constexpr char kSpawned[] = " spawned";
   put(" by=");
-  if (at + digits > cap - 1) return (void)(marker[len] = '\0');  // whole or not at all
+  if (at + digits + (spawned ? sizeof(kSpawned) - 1 : 0) > cap - 1)
+    return (void)(marker[len] = '\0');  // whole or not at all
   put(pid);
+  if (spawned) put(kSpawned);
   marker[at] = '\0';
 }
 

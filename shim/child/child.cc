@@ -159,7 +159,7 @@ void WriteMarker(const RankMatch& m, char* marker) {
   for (const char* s = "NUMABIND_BOUND="; *s != '\0'; ++s) marker[len++] = *s;
   for (const char* s = m.entry; *s != '\0' && len < kMarkerMax - 1; ++s) marker[len++] = *s;
   marker[len] = '\0';
-  if (m.bound) AppendBoundProof(marker, len, kMarkerMax);
+  if (m.bound) AppendBoundProof(marker, len, kMarkerMax, m.spawned);
 }
 
 namespace {

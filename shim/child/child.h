@@ -44,6 +44,10 @@ struct RankMatch {
   /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
   /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
   const char* bad_value = nullptr;
+  /// Set by the caller before BindRank: the rank is started bound by this process, its parent (a spawn:
+  /// posix_spawn, system, popen), not bound in its own process (before its exec, or at its start-up); its
+  /// NUMABIND_BOUND proof says " spawned" (config/bound_marker.h).
+  bool spawned = false;
   /// A rank found by order in a posix_spawn parent: its slot of the shared counter, which holds the
   /// parent's pid until FinishOrderClaim gives it the child's (shim/child/order_counter.h).
   OrderClaim order;
@@ -112,7 +116,8 @@ bool NeedsMarker(const RankMatch& m);
 /// first in the rank's environment (shim/child/rank_exports.h) or to a forked worker's setenv. When m.bound,
 /// the value goes on with the proof that numabind made the binding: " cpus=LIST by=PID", the calling thread's
 /// CPUs and the process that bound them (the rank itself, or the launcher whose posix_spawn it is: an
-/// ancestor of the rank either way); left out when it does not fit.
+/// ancestor of the rank either way, the launcher with " spawned" after: m.spawned); left out when it does
+/// not fit.
 void WriteMarker(const RankMatch& m, char* marker);
 
 /// Child-safe: the 64-bit words of a plan's CPU set (`cpus`) or node set: the prepared basis's, or 1 when

@@ -9,7 +9,8 @@
 // so no two live ranks ever hold one number, and a restarted worker gets a finished one's rank again. The
 // page is allocated for real before it is mapped (fallocate, or a write), so that a full file system is a
 // failure to have the counter, never a SIGBUS at its first use. The root removes the page when it exits
-// (RemoveOwnOrderCounter); one it leaves (killed, or gone by _exit) is removed by the next tree's creator.
+// (RemoveOwnOrderCounter, at exit, _exit or _Exit); one it leaves (killed) is removed by the next tree's
+// creator.
 
 #ifndef NUMABIND_SHIM_CHILD_ORDER_COUNTER_H_
 #define NUMABIND_SHIM_CHILD_ORDER_COUNTER_H_

@@ -44,7 +44,7 @@ NUMABIND_HOT int ExecRank(Entry entry, const char* path, char* const* argv, char
   // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
   if (self == g_state.pid && !t_fork_child && found.bad_value == nullptr) EnsurePrepared();
   int refused = 0;
-  int ret = BindAndCall({entry, path, envp, &found, true, self, nullptr, &refused, argv}, call);
+  int ret = BindAndCall({entry, path, envp, &found, BlockUse::kExec, self, nullptr, &refused, argv}, call);
   if (refused == 0) return ret;
   errno = refused;
   return -1;

@@ -16,6 +16,7 @@
 #include "shim/child/child.h"
 #include "shim/child/pool_process.h"
 #include "shim/child/rank_exports.h"
+#include "shim/entry/caller_environment.h"
 #include "shim/entry/site_config.h"
 #include "shim/entry/vfork.h"
 #include "shim/launcher/prepare.h"
@@ -178,6 +179,7 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   if (NeedsMarker(m)) {
     char marker[kMarkerMax];
     WriteMarker(m, marker);
+    EnvironmentWrite write;  // caller_environment.h
     g_real.setenv("NUMABIND_BOUND", marker + sizeof("NUMABIND_BOUND=") - 1, 1);
   }
   if (r != BindResult::kBound) return;
@@ -270,8 +272,15 @@ extern "C" void* numabind_after_vfork(int pid) {
   return t_vfork_caller;
 }
 
+// setenv and putenv hold the environment lock: a system or popen call of another thread must not change
+// `environ` while glibc reads it (shim/entry/caller_environment.h).
 NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
-  int ret = NUMABIND_REAL(setenv)(name, value, overwrite);
+  auto real = NUMABIND_REAL(setenv);
+  int ret;
+  {
+    numabind::shim::EnvironmentWrite write;
+    ret = real(name, value, overwrite);
+  }
   if (ret == 0 && g_state.active && numabind::shim::t_fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     numabind::shim::MaybeBindForkedWorker(name, strlen(name));
@@ -281,7 +290,12 @@ NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
 }
 
 NUMABIND_EXPORT int putenv(char* string) {
-  int ret = NUMABIND_REAL(putenv)(string);
+  auto real = NUMABIND_REAL(putenv);
+  int ret;
+  {
+    numabind::shim::EnvironmentWrite write;
+    ret = real(string);
+  }
   if (ret == 0 && g_state.active && numabind::shim::t_fork_child && !numabind::shim::t_in_shim) {
     int e = errno;
     size_t n = 0;  // the name's length; a loop, not strchr: the C++ overload would be a strong import

@@ -165,7 +165,7 @@ NUMABIND_HOT void ReadSiteFile(const char* const* ours) {
   if (err.text[0] != '\0') {
     Line l;
     l.Str("numabind: ").Str(err.text).Str(" (the file is ignored)");
-    WriteLog(config::LogLevel::kWarn, &l);
+    WriteSiteFileWarning(&l, true);
   }
   if (g_site != nullptr) config::ApplySite(ours, *g_site, &g_state.config);
   // An unknown name in a good file: the file applies without it, and the line says so (issue 26: a newer
@@ -174,7 +174,7 @@ NUMABIND_HOT void ReadSiteFile(const char* const* ours) {
   if (err.text[0] == '\0' && err.warning[0] != '\0') {
     Line l;
     l.Str("numabind: ").Str(err.warning).Str("; ignored");
-    WriteLog(config::LogLevel::kWarn, &l);
+    WriteSiteFileWarning(&l, false);
   }
 }
 

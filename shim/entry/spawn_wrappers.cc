@@ -13,27 +13,27 @@
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
+#include "shim/entry/caller_environment.h"
 #include "shim/entry/site_config.h"
 #include "shim/launcher/prepare.h"
 #include "shim/state/guard.h"
-
-extern char** environ;
 
 namespace numabind::shim {
 namespace {
 
 /// Binds if the spawn is a rank (preparing first, once), runs `call(env)` and restores the thread. The bound
 /// line is logged with *child_pid when the call produced one, or with the pid unknown when it is nullptr.
+/// `use`: kSpawn when `call` passes the environment to the C library, kEnviron when it makes it `environ`.
 template <typename Call>
-auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* envp, int* refused_errno,
-              pid_t* child_pid, Call call) -> decltype(call(envp)) {
+auto RunSpawn(Entry entry, BlockUse use, const char* path, char* const* argv, char* const* envp,
+              int* refused_errno, pid_t* child_pid, Call call) -> decltype(call(envp)) {
   *refused_errno = 0;
   if (SiteFilePending() && !ApplyPendingSiteFile()) return call(envp);  // site_config.h
   NoteNoOrderCounter();
   RankMatch m;
   if (!FindRank(argv, envp, static_cast<pid_t>(base::Sys6(SYS_getpid)), &m)) return call(envp);
   if (m.bad_value == nullptr) EnsurePrepared();
-  auto ret = BindAndCall({entry, path, envp, &m, false, 0, child_pid, refused_errno, argv}, call);
+  auto ret = BindAndCall({entry, path, envp, &m, use, 0, child_pid, refused_errno, argv}, call);
   // The by-order slot passes to the child; a failed spawn frees it. Without a pid (pidfd_spawn) the caller
   // keeps it until it exits.
   if (m.order.map != nullptr && child_pid != nullptr)
@@ -43,25 +43,6 @@ auto RunSpawn(Entry entry, const char* path, char* const* argv, char* const* env
 }
 
 bool Passthrough() { return !g_state.active || t_in_shim; }
-
-/// Works around system(3) and popen(3) taking no environment (glibc passes __environ to its internal
-/// posix_spawn): `environ` is the rank's marked environment for the length of the call. Another thread's
-/// setenv meanwhile copies the marked array; its change is then kept, marker included, rather than lost.
-class CallerEnvironment {
- public:
-  explicit CallerEnvironment(char* const* env) : saved_(environ), swapped_(const_cast<char**>(env)) {
-    if (swapped_ != saved_) environ = swapped_;
-  }
-  ~CallerEnvironment() {
-    if (swapped_ != saved_ && environ == swapped_) environ = saved_;
-  }
-  CallerEnvironment(const CallerEnvironment&) = delete;
-  CallerEnvironment& operator=(const CallerEnvironment&) = delete;
-
- private:
-  char** saved_;
-  char** swapped_;
-};
 
 using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
                         char* const[], char* const[]);
@@ -79,11 +60,12 @@ int SpawnRank(Entry entry, SpawnFn real, pid_t* pid, const char* path,
   pid_t child = 0;
   int refused = 0;
   bool pidfd = entry == Entry::kPidfdSpawn || entry == Entry::kPidfdSpawnp;  // child is a descriptor
-  int ret = RunSpawn(entry, path, argv, envp, &refused, pidfd ? nullptr : &child, [&](char* const* e) {
+  auto call = [&](char* const* e) {
     int r = real(&child, path, actions, attr, argv, e);
     if (r != 0) child = 0;
     return r;
-  });
+  };
+  int ret = RunSpawn(entry, BlockUse::kSpawn, path, argv, envp, &refused, pidfd ? nullptr : &child, call);
   if (refused != 0) return refused;
   if (ret == 0 && pid != nullptr) *pid = child;
   return ret;
@@ -112,6 +94,7 @@ int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_s
 }  // namespace
 }  // namespace numabind::shim
 
+using numabind::shim::BlockUse;
 using numabind::shim::Entry;
 using numabind::shim::g_real;
 
@@ -150,9 +133,11 @@ NUMABIND_EXPORT int system(const char* command) {
   numabind::shim::Guard guard;
   char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
   int refused = 0;
-  int ret = numabind::shim::RunSpawn(Entry::kSystem, command, argv, environ, &refused, nullptr,
-                                     [&](char* const* e) {
-                                       numabind::shim::CallerEnvironment swap(e);
+  numabind::shim::LauncherEnvironment launcher;
+  int ret = numabind::shim::RunSpawn(Entry::kSystem, BlockUse::kEnviron, command, argv, launcher.env(),
+                                     &refused, nullptr, [&](char* const* e) {
+                                       numabind::shim::CallerEnvironment swap(e, launcher);
+                                       launcher.Done();
                                        return g_real.system(command);
                                      });
   if (refused != 0) {
@@ -168,11 +153,13 @@ NUMABIND_EXPORT FILE* popen(const char* command, const char* mode) {
   numabind::shim::Guard guard;
   char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
   int refused = 0;
-  FILE* ret =
-      numabind::shim::RunSpawn(Entry::kPopen, command, argv, environ, &refused, nullptr, [&](char* const* e) {
-        numabind::shim::CallerEnvironment swap(e);
-        return g_real.popen(command, mode);
-      });
+  numabind::shim::LauncherEnvironment launcher;
+  FILE* ret = numabind::shim::RunSpawn(Entry::kPopen, BlockUse::kEnviron, command, argv, launcher.env(),
+                                       &refused, nullptr, [&](char* const* e) {
+                                         numabind::shim::CallerEnvironment swap(e, launcher);
+                                         launcher.Done();
+                                         return g_real.popen(command, mode);
+                                       });
   if (refused != 0) {
     errno = refused;
     return nullptr;

@@ -8,15 +8,8 @@
 #include <unistd.h>
 
 #include "base/hot.h"
-#include "base/proc_stat.h"
-#include "base/syscalls.h"
-#include "base/text.h"
-#include "config/bound_marker.h"
 #include "config/rank_count.h"
-#include "shim/child/order_counter.h"
 #include "shim/entry/site_config.h"
-#include "shim/launcher/launch_id.h"
-#include "shim/log/log.h"
 #include "shim/rank/affinity_guard.h"
 #include "shim/rank/self_bind.h"
 #include "shim/state/state.h"
@@ -100,41 +93,6 @@ __attribute__((constructor, optimize("no-jump-tables"))) void Init() {
     if (i == kLen && e[kLen] != '\0') return StartConfigured(env, false);  // set and not empty
   }
   if (rank) StartConfigured(env, true);
-}
-
-/// A bound rank's end, for `numabind report` (WriteRankEnd), named by the launch its line names: its own
-/// lines' (a rank that bound itself), else its launcher's, its parent (a rank bound between fork and exec).
-/// Only the process its rank line names writes it: the one that bound itself (rank_pid); one whose
-/// NUMABIND_BOUND proof it wrote itself before its exec (by=PID, its own); or one a posix_spawn launcher
-/// bound from outside (by=its parent), unless that parent carries the same NUMABIND_BOUND: then it is a
-/// child of a rank, which inherits the binding and the variable, and writes none.
-__attribute__((noinline)) void EndRank() {
-  pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  if (g_state.rank_pid != 0 && g_state.rank_pid != self) return;  // a fork child of the rank
-  if (g_state.rank_pid == 0) {
-    config::BoundProof proof;
-    if (g_state.config.bound == nullptr || !config::ParseBoundProof(g_state.config.bound, &proof)) return;
-    pid_t parent = static_cast<pid_t>(base::Sys6(SYS_getppid));
-    bool spawned =
-        proof.by == parent && !base::ProcEnvironHas(parent, "NUMABIND_BOUND=", g_state.config.bound, true);
-    if (proof.by != self && !spawned) return;
-  }
-  char launch[kLaunchMax];
-  const char* token = g_state.launch;
-  if (token[0] == '\0') {
-    FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), StartupEnvironment(), launch);
-    token = launch;
-  }
-  WriteRankEnd(self, token);
-}
-
-// A destructor runs at exit() and at main's return, not at _exit or a fatal signal: a rank without its end
-// line is judged from its start alone, and a by-order counter page left behind is removed by the next
-// tree's creator (shim/child/order_counter.h). Every other process pays two loads and branches.
-__attribute__((destructor)) void Fini() {
-  if (g_state.rank_bound && RecordsRanks()) EndRank();
-  if (g_state.order_counter_pid != 0 && g_state.order_counter_pid == base::Sys6(SYS_getpid))
-    RemoveOwnOrderCounter();
 }
 
 }  // namespace

@@ -178,10 +178,15 @@ size_t JsonEndLine(Line* out, pid_t pid, const char* launch) {
 }
 
 // Child-safe: formats into the caller's line.
-size_t JsonMessage(Line* out, config::LogLevel level, const char* text, size_t len, bool truncated) {
+size_t JsonMessage(Line* out, config::LogLevel level, const char* text, size_t len, bool truncated,
+                   const char* site_ignored) {
   Json j = out->Json();
   if (truncated) j.SayTruncated();
   Head(&j, level, base::Sys6(SYS_getpid));
+  if (site_ignored != nullptr) {
+    Str(&j, LogKey::kEvent, "site_file");
+    Str(&j, LogKey::kIgnored, site_ignored);
+  }
   Message(&j, text, len);
   return Close(&j);
 }

@@ -2,15 +2,16 @@
 //
 // NUMABIND_LOG_FORMAT=json: every log line one JSON object of strict UTF-8, written by base/json_writer.h
 // into a Line (shim/log/line.h: on the stack, no allocation, raw system calls for the time and host name),
-// so the child side of a spawn can write it. These only format; shim/log/log.cc writes. Fields: time (UTC, ISO 8601 with
-// milliseconds), host, pid, level; then, for a bound rank, event, rank, nranks, rank_var, command, launch
-// (shim/launcher/launch_id.h: "PID@START" or "STEP/PID@START", when known), cpus,
-// nodes, memory, device, device_nodes (with a device), entry, replaced (launcher_cpus when true: the binding
-// it started with), policy, auto (its share, under auto) and, at NUMABIND_LOG=debug, stack; for a rank not
-// bound, event (unbound, refused), rank, nranks, rank_var, command, launch and message; for anything else,
-// message (the text line without "numabind: "). A line that would not fit Line::kCapacity leaves out what
-// does not fit (members whole, strings cut between two characters) and ends with "truncated":true. The keys
-// are config/log_keys.def's, by which `numabind report` reads them.
+// so the child side of a spawn can write it. These only format; shim/log/log.cc writes. Fields: time (UTC,
+// ISO 8601 with milliseconds), host, pid, level; then, for a bound rank, event, rank, nranks, rank_var,
+// command, launch (shim/launcher/launch_id.h: "PID@START" or "STEP/PID@START", when known), cpus, nodes,
+// memory, device, device_nodes (with a device), entry, replaced (launcher_cpus when true: the binding it
+// started with), policy, auto (its share, under auto) and, at NUMABIND_LOG=debug, stack; for a rank not
+// bound, event (unbound, refused), rank, nranks, rank_var, command, launch and message; for a rank's exit,
+// event (end) and launch; for a site file ignored, or a line of it, event (site_file), ignored (file, line)
+// and message; for anything else, message (the text line without "numabind: "). A line that would not fit
+// Line::kCapacity leaves out what does not fit (members whole, strings cut between two characters) and ends
+// with "truncated":true. The keys are config/log_keys.def's, by which `numabind report` reads them.
 
 #ifndef NUMABIND_SHIM_LOG_JSON_LOG_H_
 #define NUMABIND_SHIM_LOG_JSON_LOG_H_
@@ -35,8 +36,10 @@ size_t JsonBoundLine(Line* out, const BoundEvent& event, pid_t pid, const char* 
 size_t JsonEndLine(Line* out, pid_t pid, const char* launch);
 
 /// Child-safe: `text` (one text log line at `level`, cut short when `truncated`) as a JSON object line, into
-/// `out` (empty). Returns the line's length.
-size_t JsonMessage(Line* out, config::LogLevel level, const char* text, size_t len, bool truncated);
+/// `out` (empty); with `site_ignored` ("file" or "line"), it says that the site file or one of its lines was
+/// ignored: "event":"site_file" and "ignored". Returns the line's length.
+size_t JsonMessage(Line* out, config::LogLevel level, const char* text, size_t len, bool truncated,
+                   const char* site_ignored = nullptr);
 
 /// Child-safe: the warning `text` about a rank that is not bound (cut short when `truncated`) as a JSON
 /// object line with the event's members and message, into `out` (empty). Returns the line's length.

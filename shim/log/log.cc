@@ -84,9 +84,9 @@ __attribute__((noinline)) void NoteLogFileFallback(const char* file, const char*
 /// Child-safe: a text line as the message of a JSON line. Not inlined: its line buffer is on the stack only
 /// in JSON mode.
 __attribute__((noinline)) void WriteJsonMessage(config::LogLevel level, const char* text, size_t len,
-                                                bool truncated) {
+                                                bool truncated, const char* site_ignored = nullptr) {
   Line l;
-  size_t n = JsonMessage(&l, level, text, len, truncated);
+  size_t n = JsonMessage(&l, level, text, len, truncated, site_ignored);
   WriteLogRaw(l.data(), n);
 }
 
@@ -228,6 +228,16 @@ void WriteUnbound(const UnboundEvent& event, Line* text) {
   if (g_state.launch[0] != '\0') text->Str(" launch=").Str(g_state.launch);
   size_t len = text->Finish();
   WriteLogRaw(text->data(), len);
+}
+
+// Child-safe: as WriteLog at warn, with the site file's members in JSON.
+void WriteSiteFileWarning(Line* line, bool whole_file) {
+  if (g_state.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
+  if (Json())
+    return WriteJsonMessage(config::LogLevel::kWarn, line->CStr(), line->size(), line->truncated(),
+                            whole_file ? "file" : "line");
+  size_t len = line->Finish();
+  WriteLogRaw(line->data(), len);
 }
 
 // Child-safe: a JSON line of its own in JSON mode, else one raw write.

@@ -31,6 +31,11 @@ void WriteLogRaw(const char* text, size_t len, bool file_only = false);
 /// once per process; nothing when `warning` is empty.
 void WriteConfigWarning(const char* warning);
 
+/// A site file that was ignored (`whole_file`) or a line of it that was (an unknown name), said by `line`
+/// (not finished): at warn, or always when RecordsRanks(), for `numabind report` to flag; in JSON with
+/// "event":"site_file" and "ignored":"file" or "line".
+void WriteSiteFileWarning(Line* line, bool whole_file);
+
 /// Whose binding a rank's replaced one was, for the words of the text line.
 enum class StartedBinding : uint8_t {
   kLauncher,  ///< the launcher bound the child between fork and exec

@@ -12,6 +12,7 @@
 #include "base/command_name.h"
 #include "base/hot.h"
 #include "base/syscalls.h"
+#include "config/bound_marker.h"
 #include "config/rank_count.h"
 #include "config/visible_devices.h"
 #include "plan/device_rank.h"
@@ -60,7 +61,8 @@ void LogLauncher(const char* program, const config::EnvFacts& facts) {
 void MarkOwnEnvironment(const RankMatch& m, const plan::RankPlan* bound, const char* program) {
   RankBlock block;
   // On failure the children bind themselves again: the same plan. The block stays: it is environ now.
-  if (BuildRankBlock(environ, m, bound, program, &block) == 0) environ = const_cast<char**>(block.env);
+  if (BuildRankBlock(environ, m, bound, program, &block, BlockUse::kEnviron) == 0)
+    environ = const_cast<char**>(block.env);
 }
 
 /// NUMABIND_BY_DEVICE: the rank of the one device `d` names, once the basis is prepared over every device.
@@ -150,6 +152,22 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   return true;
 }
 
+/// A process that started with its rank variable's NUMABIND_BOUND: it keeps the binding it has. It is the
+/// rank its launcher bound, whose exit is the rank's end (rank_pid: shim/entry/exit_wrappers.cc), when the
+/// proof names it: it bound itself before its exec (by=its pid), or its parent started it bound (by=its
+/// parent, " spawned"). Any other is a child of a rank (by=its parent, not spawned: a rank's command, a
+/// shell script's) or further down, which inherits the binding and ends no rank. Read only with a JSON log
+/// file, the end line's one reader, before the parent can have exited.
+NUMABIND_HOT bool StartedBound() {
+  g_state.rank_bound = true;
+  config::BoundProof proof;
+  if (!RecordsRanks() || !config::ParseBoundProof(g_state.config.bound, &proof)) return true;
+  pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
+  if (proof.by == self || (proof.spawned && proof.by == static_cast<pid_t>(base::Sys6(SYS_getppid))))
+    g_state.rank_pid = self;
+  return true;
+}
+
 /// NUMABIND_BY_DEVICE=1 in a process that nothing else made a rank: whether its visibility variables leave
 /// it one device, and then its binding as that device's rank. A process with no device or several is no
 /// rank, silently (debug says why): most processes of a machine are such.
@@ -172,7 +190,7 @@ bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* p
   m.entry = config::Lookup(env, m.var) - base::StrLen(m.var) - 1;
   m.env_entries = env_entries;
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
-  if (BoundBy(g_state.config.bound, m.entry)) return g_state.rank_bound = true;
+  if (BoundBy(g_state.config.bound, m.entry)) return StartedBound();
   g_state.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   g_state.plan_all_devices = true;
   return BindSelf(program, &m, &d);
@@ -245,7 +263,7 @@ NUMABIND_HOT bool StartAsRank(const config::EnvFacts& facts, const char* const* 
     return false;
   }
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
-  if (BoundBy(c.bound, m.entry)) return g_state.rank_bound = true;
+  if (BoundBy(c.bound, m.entry)) return StartedBound();
   g_state.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   BindSelf(program(), &m, nullptr);
   return true;

@@ -17,6 +17,7 @@ const char* EntryName(Entry entry) {
 #define NUMABIND_EXPORT_ONLY(symbol, ret, params)
 #define NUMABIND_EXPORT_LAZY(symbol, ret, params)
 #define NUMABIND_EXPORT_SPECIAL(symbol)
+#define NUMABIND_EXPORT_EXIT(symbol)
 #include "shim/state/wrapped.def"
       "start-up", "fork"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Entry::kFork) + 1,

@@ -16,6 +16,7 @@ enum class Entry : uint8_t {
 #define NUMABIND_EXPORT_ONLY(symbol, ret, params)
 #define NUMABIND_EXPORT_LAZY(symbol, ret, params)
 #define NUMABIND_EXPORT_SPECIAL(symbol)
+#define NUMABIND_EXPORT_EXIT(symbol)
 #include "shim/state/wrapped.def"
   kStartup,  ///< a rank binding itself in the library's constructor
   kFork,     ///< a fork child of a non-rank under NUMABIND_FORKS=ranks, binding before fork returns

@@ -30,6 +30,7 @@ void ResolveAll() {
 #define NUMABIND_EXPORT_ONLY(symbol, ret, params) Resolve(NUMABIND_SLOT(symbol));
 #define NUMABIND_EXPORT_LAZY(symbol, ret, params)
 #define NUMABIND_EXPORT_SPECIAL(symbol) Resolve(&numabind_real_##symbol, #symbol);
+#define NUMABIND_EXPORT_EXIT(symbol)
 #include "shim/state/wrapped.def"
 }
 

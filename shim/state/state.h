@@ -35,6 +35,7 @@ struct RealFunctions {
 #define NUMABIND_EXPORT_ONLY(symbol, ret, params) ret(*symbol) params;
 #define NUMABIND_EXPORT_LAZY(symbol, ret, params) ret(*symbol) params;
 #define NUMABIND_EXPORT_SPECIAL(symbol)
+#define NUMABIND_EXPORT_EXIT(symbol)
 #include "shim/state/wrapped.def"
 };
 
@@ -91,8 +92,10 @@ struct State {
   /// This process is a rank numabind bound: at start-up (itself, or before: NUMABIND_BOUND, or its
   /// launcher, found by NUMABIND_MATCH), or a forked worker through setenv. What NUMABIND_GUARD guards.
   bool rank_bound = false;
-  /// The pid that bound itself as a rank and wrote its line (at start-up, or a forked worker): its exit is
-  /// the rank's end (WriteRankEnd). Its children inherit rank_bound, not this.
+  /// The pid of the rank its bound line names: one that bound itself (at start-up, or a forked worker), or,
+  /// with a JSON log file, one its launcher bound (its NUMABIND_BOUND proof names it: StartedBound in
+  /// shim/rank/self_bind.cc). Its exit is the rank's end (WriteRankEnd), whichever way it exits; its
+  /// children inherit rank_bound, and this, which is not their pid.
   pid_t rank_pid = 0;
   /// This process's pid when it is a rank found by order (its own command line matches NUMABIND_MATCH):
   /// a program it starts that matches too is warned about (WarnOrderRankSpawn, shim/child/child.h).

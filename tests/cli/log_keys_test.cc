@@ -5,10 +5,10 @@
 // LogFields, filled through the same table). Real lines, written by the library preloaded into real
 // processes in each shape a line has: ranks bound by a launcher at debug (with their stack) on a machine
 // with a GPU near each node (the topology file's two nodes of one CPU: CPUs 0 and 1), a rank bound at
-// start-up after another binding under auto and a rank inside its CPUs, a rank whose name is cut, ranks not
-// bound, and a log file that cannot be written. Read back with report's own parser, every line's keys are
-// keys of the table, and every key of the table is written by some line; report's verdict then says what
-// the lines say.
+// start-up after another binding under auto and a rank inside its CPUs, a rank whose name is cut, a rank not
+// bound beside a site file line ignored, and a log file that cannot be written. Read back with report's own
+// parser, every line's keys are keys of the table, and every key of the table is written by some line;
+// report's verdict then says what the lines say.
 
 #include <limits.h>
 #include <stdlib.h>
@@ -92,12 +92,15 @@ Test(log_keys, every_key_the_library_writes_is_one_report_reads, .timeout = 60) 
   Start("0", {"/bin/bash", "bash", "-c", "LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 /bin/true; true"},
         with({"NUMABIND_LOG=info", "NUMABIND_POLICY=auto", "NUMABIND_DEVICES=none",
               "OMPI_COMM_WORLD_LOCAL_RANK=1", "OMPI_COMM_WORLD_LOCAL_SIZE=2"}));
-  // A name of 3,000 bytes, cut on the line; then ranks not bound.
+  // A name of 3,000 bytes, cut on the line.
   std::string euros;
   for (int i = 0; i < 1000; ++i) euros += "\xe2\x82\xac";
   Start("-", {"/bin/true", euros}, with({"NUMABIND_POLICY=node", "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=2"}));
+  // A rank not bound, with a site file one of whose lines is ignored.
+  numabind::test::WriteAll(dir + "/numabind.conf", "NUMABIND_FUTURE_KNOB=1\n");
   Start("-", {"/bin/true", "true"},
-        with({"NUMABIND_POLICY=node", "NUMABIND_MEMORY=fast", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2"}));
+        with({"NUMABIND_POLICY=node", "NUMABIND_MEMORY=fast", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2",
+              "NUMABIND_CONFIG_FILE=" + dir + "/numabind.conf"}));
   // A log file that cannot be written: the lines go to standard error, after one that says why.
   Result fallback = Start("-", {"/bin/true", "true"},
                           {"NUMABIND_POLICY=node", "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=2",
@@ -118,6 +121,6 @@ Test(log_keys, every_key_the_library_writes_is_one_report_reads, .timeout = 60) 
   Result rep = Run({"report", "--json", log});
   for (const char* want :
        {"\"by\":\"launcher\"", "\"device_nodes\":\"0\"", "\"device_nodes\":\"1\"", "\"by\":\"self\"",
-        "\"by\":\"inherited\"", "\"cut\":true", "\"event\":\"unbound\""})
+        "\"by\":\"inherited\"", "\"cut\":true", "\"event\":\"unbound\"", "site file line ignored: "})
     cr_expect(rep.out.find(want) != std::string::npos, "no %s in report --json:\n%s", want, rep.out.c_str());
 }

@@ -68,6 +68,14 @@ std::string Line(const std::string& host, int rank, const std::string& cpus, con
   return line + "}\n";
 }
 
+/// The end line the rank Line(host, rank, ..., launch, time) writes when it exits at `end` (seconds past
+/// 10:00:00).
+std::string End(const std::string& host, int rank, const std::string& launch, int time, int end) {
+  return "{\"time\":\"2026-12-03T10:00:" + std::to_string(10 + end % 50) + ".000Z\",\"host\":\"" + host +
+         "\",\"pid\":" + std::to_string(100 + rank + time * 10) +
+         ",\"level\":\"info\",\"event\":\"end\",\"launch\":\"" + launch + "\"}\n";
+}
+
 }  // namespace
 
 Test(report_launch, two_mpirun_launches_one_after_the_other_exit_0, .timeout = 120) {
@@ -216,6 +224,7 @@ Test(report_launch, draw_marks_cpus_shared_at_the_same_time_only) {
   // Launch B on launch A's CPUs: after A (no '!'), then while A was still starting ranks ('!').
   std::string after = TempDir(), during = TempDir();
   WriteAll(after + "/n1.log", Line("n1", 0, "0-3", "1@10", 1) + Line("n1", 1, "4-7", "1@10", 1) +
+                                  End("n1", 0, "1@10", 1, 3) + End("n1", 1, "1@10", 1, 3) +
                                   Line("n1", 0, "0-3", "2@20", 5) + Line("n1", 1, "4-7", "2@20", 5));
   WriteAll(during + "/n1.log", Line("n1", 0, "0-3", "1@10", 1) + Line("n1", 0, "0-3", "2@20", 5) +
                                    Line("n1", 1, "4-7", "2@20", 5) + Line("n1", 1, "4-7", "1@10", 6));
@@ -227,4 +236,78 @@ Test(report_launch, draw_marks_cpus_shared_at_the_same_time_only) {
   cr_expect_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
   cr_expect_eq(Count(r.out, "  rank 0    !!!!....  <- overlaps rank 0"), 2, "%s", r.out.c_str());
   cr_expect_eq(Count(r.out, "  launch "), 2, "%s", r.out.c_str());
+}
+
+// A rank's end is known only from its end line. When a launch's rank wrote none (a signal ended it, or a
+// library that wrote no end at _exit), a later launch on its CPUs may have run beside it: exit 1, "cannot
+// rule out an overlap", naming the rank. Before, such launches were taken as one after the other: exit 0
+// with a warning.
+Test(report_launch, a_later_launch_on_the_cpus_of_a_rank_whose_end_is_unknown_exits_1) {
+  std::string dir = TempDir();
+  std::string a = Line("n1", 0, "0-3", "1@10", 1) + Line("n1", 1, "4-7", "1@10", 1);
+  std::string b = Line("n1", 0, "0-3", "2@20", 5) + Line("n1", 1, "4-7", "2@20", 5);
+  // Rank 0 of A wrote its end before B started, rank 1 none.
+  WriteAll(dir + "/n1.log", a + End("n1", 0, "1@10", 1, 3) + b);
+  Result r = Run({"report", dir});
+  cr_assert_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect_eq(Count(r.out, "cannot rule out an overlap with rank "), 1, "%s", r.out.c_str());
+  cr_expect(
+      r.out.find("cannot rule out an overlap with rank 1 (pid 111, launch 1@10) on cpus 4-7: its end is "
+                 "unknown") != std::string::npos,
+      "%s", r.out.c_str());
+  cr_expect(r.out.find("NOT as planned: 1 host, 4 ranks") != std::string::npos, "%s", r.out.c_str());
+  r = Run({"report", "--json", dir});
+  cr_expect_eq(r.status, 1, "%s", r.out.c_str());
+  cr_expect(r.out.rfind("{\"ok\":false,", 0) == 0, "%s", r.out.c_str());
+  // Both ends known, before B: one after the other, exit 0.
+  WriteAll(dir + "/n1.log", a + End("n1", 0, "1@10", 1, 3) + End("n1", 1, "1@10", 1, 4) + b);
+  r = Run({"report", dir});
+  cr_expect_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
+  // Rank 0's end known and after B's start, rank 1's unknown: A ran until rank 0 ended, so B ran beside A.
+  WriteAll(dir + "/n1.log", a + b + End("n1", 0, "1@10", 1, 6));
+  r = Run({"report", dir});
+  cr_expect_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect_eq(Count(r.out, ", at the same time) on cpus "), 4, "%s", r.out.c_str());
+  // A launch between, on other CPUs, changes nothing: C on A's CPUs is judged against A's unknown end.
+  std::string mid = Line("n1", 0, "8-11", "3@30", 3) + End("n1", 0, "3@30", 3, 4);
+  std::string c = Line("n1", 0, "0-3", "4@40", 5) + Line("n1", 1, "12-15", "4@40", 5);
+  WriteAll(dir + "/n1.log", a + End("n1", 1, "1@10", 1, 2) + mid + c);
+  r = Run({"report", dir});
+  cr_expect_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect(r.out.find("cannot rule out an overlap with rank 0 (pid 110, launch 1@10) on cpus 0-3") !=
+                std::string::npos,
+            "%s", r.out.c_str());
+  cr_expect_eq(Count(r.out, "cannot rule out"), 1, "%s", r.out.c_str());
+  // Ranks of one domain under node share it by plan, in a later launch too.
+  std::string node = TempDir();
+  std::string n0 = Line("n1", 0, "0-7", "1@10", 1) + Line("n1", 1, "0-7", "1@10", 1);
+  std::string n1 = Line("n1", 0, "0-7", "2@20", 5) + Line("n1", 1, "0-7", "2@20", 5);
+  for (std::string* l : {&n0, &n1})
+    for (size_t at; (at = l->find("\"exclusive\"")) != std::string::npos;) l->replace(at, 11, "\"node\"");
+  WriteAll(node + "/n1.log", n0 + n1);
+  r = Run({"report", node});
+  cr_expect_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
+}
+
+// Three launches that ran together are one group: A's lines span B's and C's, though B ended before C
+// started. C's rank on A's CPUs overlaps it; judging the group by its last launch alone (B) would take C as
+// a launch after it, and pass.
+Test(report_launch, three_launches_that_ran_together_are_judged_together) {
+  std::string dir = TempDir();
+  WriteAll(dir + "/n1.log", Line("n1", 0, "0-3", "1@10", 1) + Line("n1", 0, "8-11", "2@20", 2) +
+                                Line("n1", 1, "12-15", "2@20", 3) + End("n1", 0, "2@20", 2, 3) +
+                                End("n1", 1, "2@20", 3, 3) + Line("n1", 0, "0-3", "3@30", 5) +
+                                End("n1", 0, "3@30", 5, 6) + Line("n1", 1, "4-7", "1@10", 9) +
+                                End("n1", 0, "1@10", 1, 9) + End("n1", 1, "1@10", 9, 9));
+  Result r = Run({"report", dir});
+  cr_assert_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect(r.out.find(": 5 ranks in 3 launches") != std::string::npos, "%s", r.out.c_str());
+  cr_expect(r.out.find("overlaps rank 0 (pid 150, launch 3@30, at the same time) on cpus 0-3") !=
+                std::string::npos,
+            "%s", r.out.c_str());
+  cr_expect(r.out.find("overlaps rank 0 (pid 110, launch 1@10, at the same time) on cpus 0-3") !=
+                std::string::npos,
+            "%s", r.out.c_str());
+  r = Run({"report", "--json", dir});
+  cr_expect_eq(Count(r.out, "\"group\":0}"), 3, "one group: %s", r.out.c_str());
 }

@@ -128,6 +128,80 @@ Test(report, overlapping_ranks_exit_1) {
   cr_expect_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
 }
 
+// Each policy that gives every rank a whole domain: its ranks of one domain share its CPUs by design (two
+// ranks of one socket under `socket`), and are no overlap; the same CPUs under a policy that gives each
+// rank its own (exclusive, cpus:) are one. The verdict and the exit status, and no overlap line.
+Test(report, ranks_of_one_domain_share_it_by_plan_under_each_sharing_policy) {
+  for (const char* policy : {"node", "socket", "nodes:0|1"}) {
+    Result r = Run({"report", "--json",
+                    Job(Bound("n2", 0, 2, "0-7", "0", policy) + Bound("n2", 1, 2, "0-7", "0", policy))});
+    cr_expect_eq(r.status, 0, "%s: %s%s", policy, r.out.c_str(), r.err.c_str());
+    cr_expect(r.out.rfind("{\"ok\":true,", 0) == 0, "%s: %s", policy, r.out.c_str());
+    cr_expect(r.out.find("overlaps") == std::string::npos, "%s: %s", policy, r.out.c_str());
+    // Another domain's CPUs under the same policy are its own: a rank whose CPUs reach into them overlaps.
+    r = Run({"report", Job(Bound("n2", 0, 2, "0-7", "0", policy) + Bound("n2", 1, 2, "4-11", "1", policy))});
+    cr_expect_eq(r.status, 1, "%s: %s%s", policy, r.out.c_str(), r.err.c_str());
+    cr_expect(r.out.find("overlaps rank 0 (pid 100) on cpus 4-7") != std::string::npos, "%s: %s", policy,
+              r.out.c_str());
+  }
+  // Two real ranks under socket on this machine's one socket: the library's lines as report reads them.
+  Result real = Run({"report", RealJob({"NUMABIND_POLICY=socket"}) + "/77"});
+  cr_expect_eq(real.status, 0, "%s%s", real.out.c_str(), real.err.c_str());
+  cr_expect_eq(CountLinesWith(real.out, " socket: "), 2, "%s", real.out.c_str());
+  for (const char* policy : {"exclusive", "cpus:0-7|0-7", "core-complex"}) {
+    Result r =
+        Run({"report", Job(Bound("n2", 0, 2, "0-7", "0", policy) + Bound("n2", 1, 2, "0-7", "0", policy))});
+    cr_expect_eq(r.status, 1, "%s: %s%s", policy, r.out.c_str(), r.err.c_str());
+    cr_expect(r.out.find("overlaps rank 1 (pid 101) on cpus 0-7") != std::string::npos, "%s: %s", policy,
+              r.out.c_str());
+  }
+}
+
+/// A warning line the library writes on host n2: with `site` ("file" or "line"), about the site file.
+std::string Warning(const std::string& message, const std::string& site = "", int pid = 300) {
+  return "{\"time\":\"2026-12-03T10:00:00.000Z\",\"host\":\"n2\",\"pid\":" + std::to_string(pid) +
+         ",\"level\":\"warn\"" +
+         (site.empty() ? "" : ",\"event\":\"site_file\",\"ignored\":\"" + site + "\"") + ",\"message\":\"" +
+         message + "\"}\n";
+}
+
+// A site file the library ignored (every process that read it says so) is a flag: the job ran, bound, but
+// not as the site configured it. Exit 1, one flag line with the count, never eight; a line of it ignored
+// (an unknown name) too. Other warnings said alike by many processes are one line with the count, exit 0.
+Test(report, a_site_file_ignored_is_one_flag_and_exit_1) {
+  std::string bad =
+      "/etc/numabind.conf:2: NUMABIND_MEMORY=fast: expected local, preferred, bind or "
+      "interleave (the file is ignored)";
+  std::string ranks = Bound("n2", 0, 2, "0-3", "0") + Bound("n2", 1, 2, "4-7", "1");
+  std::string lines;
+  for (int i = 0; i < 8; ++i) lines += Warning(bad, "file", 300 + i);
+  Result r = Run({"report", Job(lines + ranks)});
+  cr_assert_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect_eq(CountLinesWith(r.out, "NUMABIND_MEMORY=fast"), 1, "%s", r.out.c_str());
+  cr_expect(r.out.find("  flag: site file ignored: " + bad + " (said 8 times)\n") != std::string::npos, "%s",
+            r.out.c_str());
+  cr_expect(r.out.find("NOT as planned: 2 hosts, 4 ranks") != std::string::npos, "%s", r.out.c_str());
+  r = Run({"report", "--json", Job(lines + ranks)});
+  cr_expect(r.out.rfind("{\"ok\":false,", 0) == 0, "%s", r.out.c_str());
+  cr_expect(r.out.find("\"flags\":[\"site file ignored: ") != std::string::npos, "%s", r.out.c_str());
+  std::string unknown =
+      "/etc/numabind.conf:4: NUMABIND_MEMROY is not a numabind variable (did you mean NUMABIND_MEMORY?); "
+      "ignored";
+  r = Run({"report", Job(Warning(unknown, "line") + ranks)});
+  cr_expect_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect(r.out.find("  flag: site file line ignored: " + unknown + "\n") != std::string::npos, "%s",
+            r.out.c_str());
+  // The same warning from eight processes, not about the site file: one line with the count, exit 0.
+  std::string note = "NUMABIND_LOG_FILE cannot be written: logging to standard error";
+  lines.clear();
+  for (int i = 0; i < 8; ++i) lines += Warning(note, "", 300 + i);
+  r = Run({"report", Job(lines + Warning("another", "", 400) + ranks)});
+  cr_expect_eq(r.status, 0, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect_eq(CountLinesWith(r.out, note), 1, "%s", r.out.c_str());
+  cr_expect(r.out.find("  warning: " + note + " (said 8 times)\n  warning: another\n") != std::string::npos,
+            "%s", r.out.c_str());
+}
+
 // A fork child that took rank 0 at fork (NUMABIND_FORKS) and then exec'd gave it back ("released"): its
 // bound line no longer holds, so it neither overlaps rank 0 nor counts as a rank.
 Test(report, a_rank_given_back_at_exec_is_no_rank) {

@@ -21,6 +21,24 @@ Test(bound_marker, variable_value_and_proof) {
   cr_expect_eq(m.proof.cpus[0], 0x10full);
 }
 
+// " spawned": the process named is the launcher that started the rank bound (posix_spawn), not the rank.
+// Anything else after the pid is no proof.
+Test(bound_marker, spawned_by_its_launcher) {
+  BoundMarker m;
+  cr_assert(ParseBoundMarker("LOCAL_RANK=1 cpus=2 by=4242 spawned", &m));
+  cr_assert(m.has_proof);
+  cr_expect_eq(m.proof.by, 4242);
+  cr_expect(m.proof.spawned);
+  cr_expect_eq(m.proof.cpus[0], 0x4ull);
+  cr_assert(ParseBoundMarker("LOCAL_RANK=1 cpus=2 by=4242", &m));
+  cr_expect(m.has_proof && !m.proof.spawned);
+  for (const char* bad : {"LOCAL_RANK=1 cpus=2 by=4242 spawn", "LOCAL_RANK=1 cpus=2 by=4242 spawned ",
+                          "LOCAL_RANK=1 cpus=2 by=4242spawned", "LOCAL_RANK=1 cpus=2 by=4242 x"}) {
+    cr_assert(ParseBoundMarker(bad, &m), "%s", bad);
+    cr_expect(!m.has_proof, "%s", bad);
+  }
+}
+
 Test(bound_marker, without_proof) {
   BoundMarker m;
   cr_assert(ParseBoundMarker("LOCAL_RANK=1", &m));

@@ -259,3 +259,45 @@ Test(site_file, threads_of_a_launcher_never_plan_without_the_file, .timeout = 30
   cr_expect_eq(wrong, 0, "%d of %d launches had a rank planned without the file:\n%s", wrong, launches,
                Tail(last).c_str());
 }
+
+// A site file that was ignored is a flag in `numabind report`'s verdict: every process that read it said so
+// into the job's JSON log (the launcher and each rank), and the verdict is one flag line with the count and
+// exit 1, not an exit 0 under as many identical warnings. The ranks were bound by the environment's policy.
+Test(site_file, an_ignored_file_is_one_flag_in_reports_verdict) {
+  CpuPair p = TwoAllowedCpus();
+  std::string dir = MakeTempDir("numabind-site-verdict");
+  for (const char* entry : {"posix_spawn", "execve"}) {
+    std::string log = dir + "/" + entry + ".log";
+    Outcome o = Launch(entry, "NUMABIND_LOG=info\nNUMABIND_MEMORY=fast\n",
+                       {"NUMABIND_POLICY=" + p.policy, "NUMABIND_LOG_FORMAT=json", "NUMABIND_LOG_FILE=" + log,
+                        "NUMABIND_SHARED=" + BuildDir() + "/test-shared"});
+    ExpectRanks(
+        o, [&](int r) { return p.ForRank(r); }, entry);
+    std::string lines = ReadFile(log);
+    size_t said = LinesWith(lines, "\"event\":\"site_file\",\"ignored\":\"file\"").size();
+    cr_expect_geq(said, 2u, "%s: each process that read it says so:\n%s", entry, lines.c_str());
+    RunResult v = Run({BuildDir() + "/numabind", "report", log}, {}, dir + "/verdict", 30);
+    std::string out = ReadFile(dir + "/verdict");
+    cr_expect_eq(v.exit_code, 1, "%s: %s", entry, out.c_str());
+    cr_expect_eq(LinesWith(out, "NUMABIND_MEMORY=fast").size(), 1u, "%s: %s", entry, out.c_str());
+    cr_expect_eq(LinesWith(out, "  flag: site file ignored: ").size(), 1u, "%s: %s", entry, out.c_str());
+    cr_expect(out.find("(the file is ignored) (said " + std::to_string(said) + " times)") !=
+                  std::string::npos,
+              "%s: %s", entry, out.c_str());
+    cr_expect(out.find("NOT as planned: 1 host, 2 ranks") != std::string::npos, "%s: %s", entry, out.c_str());
+  }
+  // An unknown name: its line is ignored, the rest of the file applies (the ranks bind by its policy): a
+  // flag too.
+  std::string log = dir + "/unknown.log";
+  Outcome o = Launch("execve", "NUMABIND_POLICY=" + p.policy + "\nNUMABIND_FUTURE_KNOB=1\n",
+                     {"NUMABIND_LOG_FORMAT=json", "NUMABIND_LOG_FILE=" + log,
+                      "NUMABIND_SHARED=" + BuildDir() + "/test-shared"});
+  ExpectRanks(
+      o, [&](int r) { return p.ForRank(r); }, "unknown name");
+  RunResult v = Run({BuildDir() + "/numabind", "report", log}, {}, dir + "/verdict", 30);
+  std::string out = ReadFile(dir + "/verdict");
+  cr_expect_eq(v.exit_code, 1, "%s", out.c_str());
+  cr_expect_eq(LinesWith(out, "  flag: site file line ignored: ").size(), 1u, "%s", out.c_str());
+  cr_expect_eq(LinesWith(out, "NUMABIND_FUTURE_KNOB").size(), 1u, "%s", out.c_str());
+  RemoveTree(dir);
+}
