@@ -197,8 +197,9 @@ bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
   return i >= 0;
 }
 
-// Read by config::SiteFilePath from the environment itself; checked here so that a typo is an error.
-bool ReadConfigFile(const char* value, Config*, char* why, size_t cap) {
+// Read by config::SiteFilePath from the environment itself; checked here so that a typo is an error. Hot:
+// it is read with the site file it names.
+NUMABIND_HOT bool ReadConfigFile(const char* value, Config*, char* why, size_t cap) {
   if (value[0] == '/' || Eq(value, "none")) return true;
   return Refuse(why, cap, "expected none or an absolute path such as /etc/numabind.conf", value, "none");
 }
