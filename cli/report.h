@@ -92,7 +92,10 @@ struct ReportHost {
   /// The site file, or a line of it, that the library said it ignored ("event":"site_file"), for flags
   /// (Judge): what applied is not what the site configured.
   SaidOnce site_ignored;
-  std::unordered_map<std::string, size_t> pid_index;     ///< a pid's line in ranks (before Judge sorts them)
+  std::unordered_map<std::string, size_t> pid_index;  ///< a pid's line in ranks (before Judge sorts them)
+  /// End lines read before their rank's line (launch, then pid): a rank a posix_spawn launcher started may
+  /// exit before its launcher writes the line that it bound it.
+  std::unordered_map<std::string, std::string> early_ends;
   std::unordered_map<std::string, size_t> launch_index;  ///< a launch's place in launches (before Judge)
 };
 

@@ -377,6 +377,8 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
         r->ended = Get(f, LogKey::kTime);
       else
         r->event = event;
+    } else if (event == "end") {
+      h->early_ends[LaunchOf(f) + "\n" + Get(f, LogKey::kPid)] = Get(f, LogKey::kTime);
     }
     return;
   }
@@ -400,6 +402,10 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
   // Lines of ranks not bound carry the pid of the process that tried (a posix_spawn launcher's own): the
   // rank tells them apart.
   std::string key = r.launch + "\n" + r.pid + (bound ? "" : "\n" + r.rank);
+  if (auto early = h->early_ends.find(key); bound && early != h->early_ends.end()) {
+    r.ended = early->second;
+    h->early_ends.erase(early);
+  }
   auto [same, fresh] = h->pid_index.emplace(key, h->ranks.size());
   if (r.pid.empty() || fresh)
     h->ranks.push_back(std::move(r));

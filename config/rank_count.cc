@@ -66,7 +66,10 @@ NUMABIND_HOT void ScanEnvFacts(const char* const* env, EnvFacts* out, const char
     ++out->count;
     if (named != nullptr && out->named == nullptr && e[0] == named[0]) out->named = base::ValueOf(e, named);
     if (e[0] == 'N') {
-      if (ours != nullptr && n < cap - 1 && base::StartsWith(e, "NUMABIND_")) ours[n++] = e;
+      if (ours != nullptr && base::StartsWith(e, "NUMABIND_")) {
+        if (n < cap - 1) ours[n] = e;
+        ++n;  // counted past `cap` too: the caller then reads env itself
+      }
       continue;
     }
     // Most entries fail one of two bit tests (the rank and size variables' and SLURM_*'s first two letters).
@@ -88,7 +91,7 @@ NUMABIND_HOT void ScanEnvFacts(const char* const* env, EnvFacts* out, const char
       take("SLURM_NODEID", &out->slurm_node_id);
     }
   }
-  if (ours != nullptr && cap > 0) ours[n] = nullptr;
+  if (ours != nullptr && cap > 0) ours[n < cap - 1 ? n : cap - 1] = nullptr;
   out->ours_count = n;
 }
 

@@ -28,13 +28,15 @@ struct EnvFacts {
   /// The value of the variable ScanEnvFacts's `named` names (NUMABIND_RANK_VAR's, read in the same pass
   /// when the caller knows it already: a launcher's child side), nullptr when absent or not asked for.
   const char* named = nullptr;
-  size_t count = 0;    ///< the environment's entries
-  int ours_count = 0;  ///< NUMABIND_* entries collected (ScanEnvFacts's `ours`)
+  size_t count = 0;  ///< the environment's entries
+  /// The environment's NUMABIND_* entries, all of them: more than ScanEnvFacts's `cap` - 1 means `ours`
+  /// holds only the first (the caller reads the environment itself).
+  int ours_count = 0;
 };
 
 /// Child-safe: one pass over `env` (may be nullptr) into *out; when `ours` is not nullptr, also collects
-/// its NUMABIND_* entries there, at most cap - 1, NULL-terminated (config::Parse's input); when `named` is
-/// not nullptr, also the value of that variable (out->named).
+/// its NUMABIND_* entries there, at most cap - 1, NULL-terminated (config::Parse's input), and counts them
+/// all (out->ours_count); when `named` is not nullptr, also the value of that variable (out->named).
 void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours = nullptr, int cap = 0,
                   const char* named = nullptr);
 

@@ -105,14 +105,11 @@ bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* e
     Fail(err, path, line, e.text);
     return false;
   }
-  for (int i = 0; id >= 0 && i < site->count; ++i) {
-    // The earlier entry's whole name, up to its own '=': NUMABIND_LOG after NUMABIND_LOG_FORMAT is new.
-    const char* earlier = site->entries[i];
-    size_t len = 0;
-    while (earlier[len] != '=') ++len;
-    if (FindVar(earlier, len) != id) continue;
+  // The whole name: NUMABIND_LOG after NUMABIND_LOG_FORMAT is another variable.
+  uint32_t first = 0;
+  if (SiteValue(*site, id, &first) != nullptr) {
     base::TextWriter w{e.text, sizeof(e.text), 0};
-    w.Str(s).Str(": already set on line ").Uint(site->lines[i]);
+    w.Str(s).Str(": already set on line ").Uint(first);
     Fail(err, path, line, e.text);
     return false;
   }

@@ -11,41 +11,25 @@ namespace {
 
 bool Blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
-}  // namespace
-
-// Child-safe: reads `value`.
-bool ParseVisibleDevices(const char* value, uint32_t* out, uint32_t cap, uint32_t* n) {
-  *n = 0;
-  if (value == nullptr) return false;
-  const char* end = value;
-  while (*end != '\0') ++end;
-  for (const char* s = value;;) {
-    const char* part = s;
-    while (s < end && *s != ',') ++s;
-    const char* b = part;
-    const char* e = s;
-    while (b < e && Blank(*b)) ++b;
-    while (e > b && Blank(e[-1])) --e;
-    uint32_t index = 0;
-    size_t len = static_cast<size_t>(e - b);
-    if (*n == cap) return false;
-    // An entry that is no index (a sign, -1, a word, nothing) ends the list, as NVIDIA documents for
-    // CUDA_VISIBLE_DEVICES ("0,2,-1,1" is devices 0 and 2); a first one makes it no index list at all.
-    if (len > 6 || !ParseDecimal(b, len, 999999, &index)) return *n > 0;
-    out[(*n)++] = index;
-    if (s == end) return true;
-    ++s;  // the comma: another index follows
-  }
+/// One entry of a list, [*b, *e) from `s` to the next comma or `end`, without the blanks around it.
+/// Returns where the entry ends (its comma or `end`).
+const char* NextEntry(const char* s, const char* end, const char** b, const char** e) {
+  const char* comma = s;
+  while (comma < end && *comma != ',') ++comma;
+  *b = s, *e = comma;
+  while (*b < *e && Blank(**b)) ++*b;
+  while (*e > *b && Blank((*e)[-1])) --*e;
+  return comma;
 }
 
-// Child-safe: reads `value`.
-bool ParseDeviceUuid(const char* value, const char** id, uint32_t* len) {
-  if (value == nullptr) return false;
-  const char* b = value;
-  while (Blank(*b)) ++b;
-  const char* e = b;
-  while (*e != '\0') ++e;
-  while (e > b && Blank(e[-1])) --e;
+/// Whether [b, e) is an index: decimal digits, at most 6 (a larger index is out of range on any machine).
+bool IndexOf(const char* b, const char* e, uint32_t* index) {
+  size_t len = static_cast<size_t>(e - b);
+  return len <= 6 && ParseDecimal(b, len, 999999, index);
+}
+
+/// Whether [b, e) is a UUID entry (ParseDeviceUuid's forms); the GPU it names into [*id, *id_end).
+bool UuidOf(const char* b, const char* e, const char** id, const char** id_end) {
   bool mig = e - b > 4 && b[0] == 'M' && b[1] == 'I' && b[2] == 'G' && b[3] == '-';
   // The old MIG form names its GPU first: "MIG-GPU-<uuid>/<gi>/<ci>".
   if (mig && e - b > 8 && b[4] == 'G' && b[5] == 'P' && b[6] == 'U' && b[7] == '-') {
@@ -61,9 +45,60 @@ bool ParseDeviceUuid(const char* value, const char** id, uint32_t* len) {
     bool hex = (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f') || (*c >= 'A' && *c <= 'F');
     if (!hex && *c != '-' && !(mig && *c == '/')) return false;
   }
-  *id = b;
-  *len = static_cast<uint32_t>(e - b);
+  *id = b, *id_end = e;
   return true;
+}
+
+/// Whether [b, e) is a valid entry: an index or a UUID.
+bool Valid(const char* b, const char* e) {
+  uint32_t index = 0;
+  const char *id = nullptr, *id_end = nullptr;
+  return IndexOf(b, e, &index) || UuidOf(b, e, &id, &id_end);
+}
+
+const char* EndOf(const char* s) {
+  while (*s != '\0') ++s;
+  return s;
+}
+
+}  // namespace
+
+// Child-safe: reads `value`.
+bool ParseVisibleDevices(const char* value, uint32_t* out, uint32_t cap, uint32_t* n) {
+  *n = 0;
+  if (value == nullptr) return false;
+  const char* end = EndOf(value);
+  for (const char* s = value;;) {
+    const char *b = nullptr, *e = nullptr, *id = nullptr, *id_end = nullptr;
+    s = NextEntry(s, end, &b, &e);
+    uint32_t index = 0;
+    if (!IndexOf(b, e, &index)) return !UuidOf(b, e, &id, &id_end);  // a UUID, or the list's end
+    if (*n == cap) return true;
+    out[(*n)++] = index;
+    if (s == end) return true;
+    ++s;  // the comma: another entry follows
+  }
+}
+
+// Child-safe: reads `value`.
+bool ParseDeviceUuid(const char* value, const char** id, uint32_t* len) {
+  if (value == nullptr) return false;
+  const char* end = EndOf(value);
+  const char *b = nullptr, *e = nullptr, *id_end = nullptr;
+  const char* s = NextEntry(value, end, &b, &e);
+  if (!UuidOf(b, e, id, &id_end)) return false;
+  if (s != end && (NextEntry(s + 1, end, &b, &e), Valid(b, e))) return false;  // another device follows
+  *len = static_cast<uint32_t>(id_end - *id);
+  return true;
+}
+
+VisibleVars LookupVisibleVars(const char* const* env) {
+  VisibleVars v;
+  v.cuda = base::Lookup(env, kPlannerVars[kCudaVisibleDevices]);
+  v.rocr = base::Lookup(env, kPlannerVars[kRocrVisibleDevices]);
+  v.hip = base::Lookup(env, kPlannerVars[kHipVisibleDevices]);
+  if (v.hip != nullptr && *v.hip == '\0') v.hip = nullptr;
+  return v;
 }
 
 namespace {
@@ -95,11 +130,12 @@ OneDevice FindOneDevice(const char* const* env) {
   const char* cuda_name = kPlannerVars[kCudaVisibleDevices];
   const char* rocr_name = kPlannerVars[kRocrVisibleDevices];
   const char* hip_name = kPlannerVars[kHipVisibleDevices];
-  const char* cuda = base::Lookup(env, cuda_name);
+  VisibleVars vars = LookupVisibleVars(env);
+  const char* cuda = vars.cuda;
   if (cuda != nullptr) d.nvidia = OneOf(cuda, nullptr, 0, &d.nvidia_uuid, &d.nvidia_uuid_len);
   if (cuda != nullptr) d.nvidia_var = cuda_name;
-  const char* rocr = base::Lookup(env, rocr_name);
-  const char* hip = base::Lookup(env, hip_name);
+  const char* rocr = vars.rocr;
+  const char* hip = vars.hip;
   if (hip == nullptr) {
     if (rocr != nullptr) d.amd = OneOf(rocr, nullptr, 0, &d.amd_uuid, &d.amd_uuid_len), d.amd_var = rocr_name;
     return d;

@@ -13,20 +13,36 @@
 
 namespace numabind::config {
 
-/// Child-safe: the device indexes of a visibility value ("0,2"; blanks around each index are ignored; each
-/// index has at most 6 digits), at most `cap` of them into `out`, their count in *n. An entry that is no
-/// index ends the list, by the runtimes' rule (CUDA's documented one, which ROCm's ROCR_ and HIP_ follow):
-/// "0,2,-1,1" is 0 and 2, "1,-1" is 1. False when the first entry is none (unset or empty, a UUID
-/// "GPU-8e4f...", "-1", which hides every device) or for more than `cap` indexes. The rule that an
-/// out-of-range or repeated index ends the list too is applied by whoever knows the devices.
+/// The runtimes' rule for a visibility value, which every reading here follows: a comma list of device
+/// identifiers, each an index (decimal digits, blanks around it ignored) or a UUID (ParseDeviceUuid), in
+/// which the first entry that is neither ends the list: NVIDIA documents that "0,2,-1,1" makes devices 0
+/// and 2 visible, ROCm's ROCR_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES stop at it alike. So an empty value,
+/// "-1" or "none" leaves no device. An index that is out of range or repeated also ends the list, which
+/// whoever knows the devices applies (planner/devices.cc, FindOneDevice).
+
+/// Child-safe: the indexes a visibility value lists before its first invalid entry, at most `cap` of them
+/// into `out` (a machine with at most `cap` devices ends the list there anyway: a further index repeats one
+/// or is out of range), their count in *n (0 for "", "-1", "x,0"). False when the value is unset or an
+/// entry before the list's end is a UUID: which devices those are only their UUIDs tell.
 bool ParseVisibleDevices(const char* value, uint32_t* out, uint32_t cap, uint32_t* n);
 
 /// Child-safe: the one device a visibility value names by UUID, as the runtimes accept it: "GPU-" and the
 /// UUID or a prefix of it (CUDA's "GPU-8f3c1a2b"; ROCm's "GPU-" and 16 hex digits), or a MIG instance
 /// ("MIG-GPU-<uuid>/<gi>/<ci>", whose GPU is *id: its "GPU-<uuid>"; or "MIG-<uuid>", which names no GPU a
-/// topology carries). Blanks around it are ignored. *id points into `value`, *len bytes. False for
-/// anything else: an index, a list, a bare "GPU-".
+/// topology carries). It is the list's first entry, and an invalid entry or nothing follows it
+/// ("GPU-8f3c,-1" is one device; "GPU-8f3c,GPU-9a1d" may be two). Blanks around it are ignored. *id points
+/// into `value`, *len bytes. False for anything else: an index, a list, a bare "GPU-".
 bool ParseDeviceUuid(const char* value, const char** id, uint32_t* len);
+
+/// The visibility variables of an environment as the runtimes take them: each nullptr when unset, and HIP's
+/// also when empty (HIP reads an empty HIP_VISIBLE_DEVICES as unset, its default; CUDA and ROCr see no
+/// device in an empty value). The planner and FindOneDevice read them by this.
+struct VisibleVars {
+  const char* cuda = nullptr;
+  const char* rocr = nullptr;
+  const char* hip = nullptr;
+};
+VisibleVars LookupVisibleVars(const char* const* env);
 
 /// The one device a process's visibility variables leave it, per vendor.
 struct OneDevice {
@@ -36,7 +52,7 @@ struct OneDevice {
   int32_t nvidia = kNone;
   int32_t amd = kNone;
   const char* nvidia_var = nullptr;  ///< "CUDA_VISIBLE_DEVICES" when nvidia is one device
-  const char* amd_var = nullptr;     ///< the variable that chose amd: HIP_ when set, else ROCR_
+  const char* amd_var = nullptr;     ///< the variable that chose amd: HIP_ when set (not empty), else ROCR_
   /// With kUuid: the UUID or its prefix (ParseDeviceUuid), pointing into the environment, not terminated.
   const char* nvidia_uuid = nullptr;
   const char* amd_uuid = nullptr;

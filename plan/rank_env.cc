@@ -8,6 +8,7 @@
 #include "base/env.h"
 #include "base/text.h"
 #include "config/grammar.h"
+#include "config/visible_devices.h"
 
 namespace numabind::plan {
 namespace {
@@ -16,6 +17,8 @@ namespace {
 constexpr int kMaxSiblings = 64;
 /// How much of a user's value a note quotes.
 constexpr size_t kQuoted = 40;
+/// The most indexes of a visibility list looked at (a node has at most a few dozen devices).
+constexpr uint32_t kMaxListed = 64;
 
 using base::Lookup;  // base/env.h
 
@@ -142,16 +145,28 @@ void AddOmp(const PlanBasis& basis, const RankPlan& plan, bool per_cpu, const ch
   }
 }
 
-// Whether the comma list `list` has the decimal entry `n`. Child-safe.
-bool Lists(const char* list, uint32_t n) {
-  for (const char* p = list;;) {
-    const char* end = p;
-    while (*end != '\0' && *end != ',') ++end;
-    uint32_t v = 0;
-    if (config::ParseDecimal(p, static_cast<size_t>(end - p), 1u << 20, &v) && v == n) return true;
-    if (*end == '\0') return false;
-    p = end + 1;
+// The devices the visibility value `v` makes visible, by index (config/visible_devices.h: up to its first
+// invalid entry, and up to a repeated index), into listed[0..*n); false when it names devices by UUID.
+// Child-safe.
+bool Listed(const char* v, uint32_t (&listed)[kMaxListed], uint32_t* n) {
+  if (!config::ParseVisibleDevices(v, listed, kMaxListed, n)) return false;
+  for (uint32_t i = 1; i < *n; ++i) {
+    for (uint32_t j = 0; j < i; ++j) {
+      if (listed[j] == listed[i]) {
+        *n = i;
+        return true;
+      }
+    }
   }
+  return true;
+}
+
+// Whether `index` is among listed[0..n). Child-safe.
+bool ListHas(const uint32_t* listed, uint32_t n, uint32_t index) {
+  for (uint32_t i = 0; i < n; ++i) {
+    if (listed[i] == index) return true;
+  }
+  return false;
 }
 
 // CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES. Child-safe.
@@ -166,7 +181,8 @@ void AddGpu(const PlanBasis& basis, const RankPlan& plan, const char* const* env
                                                      : nullptr;
   if (var == nullptr) return b->Note("gpu: device ", plan.device, " is neither NVIDIA's nor AMD's");
   uint32_t ordinal = static_cast<uint32_t>(plan.device_ordinal);
-  const char* hip = plan.device_vendor == kPciAmd ? Lookup(env, "HIP_VISIBLE_DEVICES") : nullptr;
+  config::VisibleVars vis = config::LookupVisibleVars(env);
+  const char* hip = plan.device_vendor == kPciAmd ? vis.hip : nullptr;
   if (hip != nullptr) return b->Note("gpu: HIP_VISIBLE_DEVICES=", Quote(hip, quoted), " is set: kept");
   // auto with fewer ranks than devices: a block of slots, all of the first's vendor with known ordinals.
   uint32_t last = plan.device_slot + (plan.device_count > 1 ? plan.device_count : 1);
@@ -174,14 +190,19 @@ void AddGpu(const PlanBasis& basis, const RankPlan& plan, const char* const* env
   for (uint32_t t = plan.device_slot + 1; t < last; ++t)
     if (basis.slots[t].device_vendor != plan.device_vendor || basis.slots[t].device_ordinal < 0)
       return b->Note("gpu: the rank's devices are not all ", var == nullptr ? "" : var, " devices");
-  const char* v = Lookup(env, var);
+  const char* v = plan.device_vendor == kPciNvidia ? vis.cuda : vis.rocr;
   if (v != nullptr) {
-    bool one = true;
-    for (const char* p = v; *p != '\0'; ++p) one &= *p != ',';
-    if (one) return b->Note("gpu: ", var, "=", Quote(v, quoted), " names one device already: kept");
-    for (uint32_t t = plan.device_slot; t < last; ++t)
-      if (!Lists(v, t == plan.device_slot ? ordinal : static_cast<uint32_t>(basis.slots[t].device_ordinal)))
+    uint32_t listed[kMaxListed], n = 0;
+    const char* id = nullptr;
+    uint32_t id_len = 0;
+    bool indexes = Listed(v, listed, &n);
+    if ((indexes && n == 1) || config::ParseDeviceUuid(v, &id, &id_len))
+      return b->Note("gpu: ", var, "=", Quote(v, quoted), " names one device already: kept");
+    for (uint32_t t = plan.device_slot; t < last; ++t) {
+      uint32_t index = t == plan.device_slot ? ordinal : static_cast<uint32_t>(basis.slots[t].device_ordinal);
+      if (!indexes || !ListHas(listed, n, index))
         return b->Note("gpu: ", var, "=", Quote(v, quoted), " does not list the device: kept");
+    }
   }
   b->Str(var);
   b->Put('=');

@@ -20,8 +20,9 @@ namespace {
 /// The most indexes a visibility variable may list (a node has at most a few dozen devices).
 constexpr uint32_t kMaxVisibleIndexes = 1024;
 
-// A numeric visibility list ("0,2,3"): the indexes, or false when the variable is unset, empty or not
-// numeric (UUIDs, MIG names: those cannot be matched to bus ids here, so the auto list stands).
+// A visibility list by index ("0,2,3"; "0,2,-1,1" is 0,2: config/visible_devices.h): the indexes, or false
+// when the variable is unset or lists UUIDs or MIG names (those cannot be matched to bus ids here, so the
+// auto list stands).
 bool NumericList(const char* value, std::vector<uint32_t>* out) {
   uint32_t idx[kMaxVisibleIndexes], n = 0;
   if (!config::ParseVisibleDevices(value, idx, kMaxVisibleIndexes, &n)) return false;
@@ -150,11 +151,11 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
   // CUDA numbers NVIDIA GPUs; with CUDA_DEVICE_ORDER=PCI_BUS_ID that is bus id order. Its default
   // (FASTEST_FIRST) equals bus id order on the identical GPUs of a training node, which is what we assume.
   // ROCm: ROCR_VISIBLE_DEVICES selects first, HIP_VISIBLE_DEVICES indexes what ROCR left.
+  config::VisibleVars vars = config::LookupVisibleVars(env);
   std::vector<uint32_t> idx;
   bool applied = false;
   std::vector<PciDevice> chosen;
-  if (!nvidia.empty() &&
-      NumericList(config::Lookup(env, config::kPlannerVars[config::kCudaVisibleDevices]), &idx)) {
+  if (!nvidia.empty() && NumericList(vars.cuda, &idx)) {
     std::vector<PciDevice> pick = Pick(nvidia, idx);
     chosen.insert(chosen.end(), pick.begin(), pick.end());
     applied = true;
@@ -162,11 +163,11 @@ bool SelectDevices(const Topology& topo, const DeviceSpec& spec, const char* con
   if (!amd.empty()) {
     std::vector<PciDevice> rocm = amd;
     bool amd_applied = false;
-    if (NumericList(config::Lookup(env, config::kPlannerVars[config::kRocrVisibleDevices]), &idx)) {
+    if (NumericList(vars.rocr, &idx)) {
       rocm = Pick(rocm, idx);
       amd_applied = true;
     }
-    if (NumericList(config::Lookup(env, config::kPlannerVars[config::kHipVisibleDevices]), &idx)) {
+    if (NumericList(vars.hip, &idx)) {
       rocm = Pick(rocm, idx);
       amd_applied = true;
     }

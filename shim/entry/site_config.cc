@@ -72,21 +72,19 @@ void WaitForSiteFile() {
   }
 }
 
-/// The process's NUMABIND_* entries now (environ), NULL-terminated, for Parse and ApplySite: a process that
-/// reads the site file after its start-up may have changed its environment since. More than `ours` holds:
-/// the whole environment, which both filter by name (OursOrAll).
+/// The process's NUMABIND_* entries now (environ), NULL-terminated in `ours`, for Parse and ApplySite: a
+/// process that reads the site file after its start-up may have changed its environment since. environ
+/// itself when they are more than `ours` holds (state.h's kOursMax).
 const char* const* OursNow(const char* (&ours)[kOursMax]) {
+  const char* const* env = const_cast<const char* const*>(environ);
   int n = 0;
-  bool more = false;
-  for (char* const* p = environ; p != nullptr && *p != nullptr; ++p) {
+  for (const char* const* p = env; p != nullptr && *p != nullptr; ++p) {
     if (!base::StartsWith(*p, "NUMABIND_")) continue;
-    if (n < kOursMax - 1)
-      ours[n++] = *p;
-    else
-      more = true;
+    if (n == kOursMax - 1) return env;
+    ours[n++] = *p;
   }
   ours[n] = nullptr;
-  return more ? const_cast<const char* const*>(environ) : ours;
+  return ours;
 }
 
 /// "PATH: cannot map room for it (ENAME)" into err.
@@ -104,8 +102,8 @@ bool Activate() {
     return false;
   }
   // It started without NUMABIND_POLICY, so none of its entries configured it then.
-  const char* buf[kOursMax];
-  const char* const* ours = OursNow(buf);
+  const char* collected[kOursMax];
+  const char* const* ours = OursNow(collected);
   if (!TakeConfiguration(ours)) {
     PublishSiteFile();
     return false;
@@ -189,8 +187,8 @@ bool ApplyPendingSiteFile() {
     return __atomic_load_n(&g_state.active, __ATOMIC_ACQUIRE);
   }
   int saved_errno = errno;
-  const char* buf[kOursMax];
-  ReadSiteFile(OursNow(buf));
+  const char* collected[kOursMax];
+  ReadSiteFile(OursNow(collected));
   if (g_state.config.disabled) __atomic_store_n(&g_state.active, false, __ATOMIC_RELEASE);
   PublishSiteFile();
   errno = saved_errno;

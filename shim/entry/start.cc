@@ -33,15 +33,15 @@ NUMABIND_HOT __attribute__((noinline)) void StartConfigured(const char* const* e
   // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
   if (getauxval(AT_SECURE) != 0) return;
   // The one pass over the environment (config/rank_count.h): what everything after it reads.
-  const char* buf[kOursMax];
+  const char* collected[kOursMax];
   config::EnvFacts facts;
-  config::ScanEnvFacts(env, &facts, buf, kOursMax);
-  // More NUMABIND_* entries than buf holds (45 unknown names before NUMABIND_POLICY lost it, issue 38): the
-  // whole environment, which Parse and the site file filter by name themselves.
-  const char* const* ours = facts.ours_count < kOursMax - 1 ? buf : env;
+  config::ScanEnvFacts(env, &facts, collected, kOursMax);
   for (int i = 0; i < config::kRankVarCount; ++i) {
     if (facts.rank[i] != nullptr) g_state.startup_rank_vars |= 1u << i;
   }
+  // More NUMABIND_* entries than `collected` holds (state.h's kOursMax): the configuration reads the
+  // environment itself.
+  const char* const* ours = facts.ours_count < kOursMax ? collected : env;
   if (!TakeConfiguration(ours)) return;
   // The site file's defaults under the environment's values (shim/entry/site_config.h): a rank reads it now,
   // to bind itself with them; any other configured process at its first start of a program

@@ -49,8 +49,10 @@ extern RealFunctions g_real;
 using config::kMaxCpuWords;
 using config::kMaxNodeWords;
 
-/// The most NUMABIND_* entries of an environment the library reads (one more than config/vars.def has
-/// rows, with room to spare): the start-up's and the site file's readings.
+/// The NUMABIND_* entries of an environment (and their NULL) that the start-up's and the site file's
+/// readings collect on the stack, for config::Parse and config::ApplySite (one more than config/vars.def has
+/// rows, with room to spare). An environment with more (unknown names: other versions', generated ones) is
+/// read whole by them instead, which look at its NUMABIND_* entries alone: every one is read.
 constexpr int kOursMax = 40;
 
 struct State {

@@ -198,6 +198,9 @@ Test(plan, bad_option_values_name_the_option) {
   r = Run({"plan", "--policy", "cpus:3-1"});
   cr_assert_eq(r.status, 2);
   EXPECT_STREQ(r.err.c_str(), "numabind plan: --policy cpus:3-1: entry 1 (3-1): range 3-1 goes down\n");
+  r = Run({"plan", "--policy", "cpus:1-0"});  // down by one is down too
+  cr_assert_eq(r.status, 2);
+  EXPECT_STREQ(r.err.c_str(), "numabind plan: --policy cpus:1-0: entry 1 (1-0): range 1-0 goes down\n");
 }
 
 Test(plan, bad_variables_name_the_variable) {

@@ -159,6 +159,19 @@ Test(env_facts, one_pass_holds_what_the_rank_needs) {
   for (int i = 1; i < kRankVarCount - 1; ++i) cr_expect_null(f.rank[i], "%s", kRankVars[i].rank);
 }
 
+// More NUMABIND_* entries than `ours` holds: the first are collected, and all counted, so that the caller
+// knows to read the environment itself (issue 38: NUMABIND_POLICY after 45 unknown names was lost).
+Test(env_facts, every_numabind_entry_is_counted) {
+  auto env = Env({"NUMABIND_A=1", "PATH=/bin", "NUMABIND_B=2", "NUMABIND_C=3", "NUMABIND_POLICY=node"});
+  numabind::config::EnvFacts f;
+  const char* ours[3];
+  numabind::config::ScanEnvFacts(env.get(), &f, ours, 3);
+  cr_expect_eq(f.ours_count, 4);
+  cr_expect_str_eq(ours[0], "NUMABIND_A=1");
+  cr_expect_str_eq(ours[1], "NUMABIND_B=2");
+  cr_expect_null(ours[2]);
+}
+
 // NUMABIND_RANK_VAR's variable, when the caller knows its name before the pass (a launcher's child side):
 // read in the same pass, the first entry of the name as Lookup finds it, and not a prefix of a longer name.
 Test(env_facts, named_variable_read_in_the_same_pass) {

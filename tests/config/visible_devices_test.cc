@@ -25,29 +25,39 @@ std::string Uuid(const char* value) {
 
 }  // namespace
 
-Test(visible_devices, index_lists) {
+namespace {
+
+/// ParseVisibleDevices's indexes of `value` (cap 4), " "-joined, or "(no list)" when it returns false.
+std::string Indexes(const char* value) {
   uint32_t idx[4], n = 0;
-  cr_assert(ParseVisibleDevices("3", idx, 4, &n));
-  cr_expect_eq(n, 1u);
-  cr_expect_eq(idx[0], 3u);
-  cr_assert(ParseVisibleDevices(" 0, 2 ,1\n", idx, 4, &n));
-  cr_expect_eq(n, 3u);
-  cr_expect(idx[0] == 0 && idx[1] == 2 && idx[2] == 1);
-  cr_assert(ParseVisibleDevices("999999", idx, 4, &n));
-  for (const char* bad : {"", " ", "GPU-8e4f1a2b", ",0", "-1", "+1", "1000000", "1 2", "0,1,2,3,4"})
-    cr_expect_not(ParseVisibleDevices(bad, idx, 4, &n), "'%s' parsed", bad);
-  // An entry that is no index ends the list (NVIDIA's documented rule): what comes before it stands.
-  struct {
-    const char* value;
-    uint32_t n, first, second;
-  } ends[] = {{"0,2,-1,1", 2, 0, 2}, {"1,-1", 1, 1, 0},         {"0,", 1, 0, 0},
-              {"0,,1", 1, 0, 0},     {"3,GPU-8e4f,0", 1, 3, 0}, {"2,1000000", 1, 2, 0}};
-  for (const auto& e : ends) {
-    cr_assert(ParseVisibleDevices(e.value, idx, 4, &n), "'%s' not parsed", e.value);
-    cr_expect_eq(n, e.n, "'%s': %u indexes", e.value, n);
-    cr_expect(idx[0] == e.first && (e.n < 2 || idx[1] == e.second), "'%s'", e.value);
-  }
-  cr_expect_not(ParseVisibleDevices(nullptr, idx, 4, &n));
+  if (!ParseVisibleDevices(value, idx, 4, &n)) return "(no list)";
+  std::string s;
+  for (uint32_t i = 0; i < n; ++i) s += (i == 0 ? "" : " ") + std::to_string(idx[i]);
+  return s;
+}
+
+}  // namespace
+
+Test(visible_devices, index_lists) {
+  cr_expect_eq(Indexes("3"), "3");
+  cr_expect_eq(Indexes(" 0, 2 ,1\n"), "0 2 1");
+  cr_expect_eq(Indexes("999999"), "999999");
+  cr_expect_eq(Indexes("0,1,2,3,4"), "0 1 2 3", "past `cap`: a machine of 4 devices ends the list there");
+  // By UUID: which devices only their UUIDs tell.
+  for (const char* uuids : {"GPU-8e4f1a2b", "0,GPU-8e4f1a2b", "MIG-GPU-8e4f/1/0,1"})
+    cr_expect_eq(Indexes(uuids), "(no list)", "'%s'", uuids);
+  cr_expect_eq(Indexes(nullptr), "(no list)");
+}
+
+// NVIDIA's documented rule, which ROCm's variables follow alike: the first invalid entry ends the list
+// ("0,2,-1,1" makes devices 0 and 2 visible); a first entry that is invalid leaves no device.
+Test(visible_devices, an_invalid_entry_ends_the_list) {
+  cr_expect_eq(Indexes("0,2,-1,1"), "0 2");
+  cr_expect_eq(Indexes("1,-1"), "1");
+  for (const char* none : {"-1", "", " ", ",0", "+1", "1000000", "1 2", "x,0", "-1,GPU-8e4f1a2b"})
+    cr_expect_eq(Indexes(none), "", "'%s' lists a device", none);
+  for (const char* zero : {"0,", "0,,1", "0,x,1", "0,+1", "0,1000000,1", "0, 1 2", "0,GPU-,1"})
+    cr_expect_eq(Indexes(zero), "0", "'%s'", zero);
 }
 
 Test(visible_devices, one_device_per_vendor) {
@@ -61,11 +71,15 @@ Test(visible_devices, one_device_per_vendor) {
   // A repeated index ends the list, as the runtimes read it: "2,2" is device 2 alone.
   const char* repeated[] = {"CUDA_VISIBLE_DEVICES=2,2", nullptr};
   cr_expect_eq(FindOneDevice(repeated).nvidia, 2);
-  // An invalid entry ends the list: "1,-1" is device 1 alone, a device rank (issue 38).
-  const char* ended[] = {"CUDA_VISIBLE_DEVICES=1,-1", "ROCR_VISIBLE_DEVICES=3,x,0", nullptr};
-  d = FindOneDevice(ended);
-  cr_expect_eq(d.nvidia, 1);
-  cr_expect_eq(d.amd, 3);
+  // The list ends at its first invalid entry: "1,-1" is device 1 alone, "0,2,-1,1" two devices, "-1" none.
+  const char* ended[] = {"CUDA_VISIBLE_DEVICES=1,-1", nullptr};
+  cr_expect_eq(FindOneDevice(ended).nvidia, 1);
+  const char* two[] = {"CUDA_VISIBLE_DEVICES=0,2,-1,1", nullptr};
+  cr_expect_eq(FindOneDevice(two).nvidia, OneDevice::kSeveral);
+  const char* no_device[] = {"CUDA_VISIBLE_DEVICES=-1", nullptr};
+  cr_expect_eq(FindOneDevice(no_device).nvidia, OneDevice::kSeveral);
+  const char* rocr_ended[] = {"ROCR_VISIBLE_DEVICES=3,none", nullptr};
+  cr_expect_eq(FindOneDevice(rocr_ended).amd, 3);
   const char* none[] = {"PATH=/bin", nullptr};
   d = FindOneDevice(none);
   cr_expect(d.nvidia == OneDevice::kNone && d.amd == OneDevice::kNone);
@@ -80,6 +94,14 @@ Test(visible_devices, hip_indexes_what_rocr_left) {
   cr_expect_eq(FindOneDevice(rocr).amd, 4);
   const char* past[] = {"ROCR_VISIBLE_DEVICES=2", "HIP_VISIBLE_DEVICES=1", nullptr};
   cr_expect_eq(FindOneDevice(past).amd, OneDevice::kSeveral, "HIP's index 1 is past ROCR's one device");
+  // Each list ends at its first invalid entry: ROCR leaves 2 and 3, HIP's index 1 of those is 3.
+  const char* ended[] = {"ROCR_VISIBLE_DEVICES=2,3,-1,0", "HIP_VISIBLE_DEVICES=1,x,0", nullptr};
+  cr_expect_eq(FindOneDevice(ended).amd, 3);
+  // HIP takes an empty HIP_VISIBLE_DEVICES for unset (its default): ROCR's one device stays.
+  const char* hip_empty[] = {"ROCR_VISIBLE_DEVICES=4", "HIP_VISIBLE_DEVICES=", nullptr};
+  d = FindOneDevice(hip_empty);
+  cr_expect_eq(d.amd, 4);
+  cr_expect_str_eq(d.amd_var, "ROCR_VISIBLE_DEVICES");
 }
 
 // The runtimes' UUID forms: a GPU by its UUID or a prefix of it, a MIG instance (the old form names its
@@ -91,8 +113,11 @@ Test(visible_devices, uuids) {
   cr_expect_eq(Uuid("MIG-GPU-8f3c1a2b-5d6e-4f70-8192-a3b4c5d6e7f8/1/0"),
                "GPU-8f3c1a2b-5d6e-4f70-8192-a3b4c5d6e7f8");
   cr_expect_eq(Uuid("MIG-c7384736-a75d-5afc-978f-d2f1294409fd"), "MIG-c7384736-a75d-5afc-978f-d2f1294409fd");
+  // One UUID, then an entry that ends the list: one device.
+  cr_expect_eq(Uuid("GPU-8f3c,-1"), "GPU-8f3c");
+  cr_expect_eq(Uuid("GPU-8f3c, ,GPU-9a1d"), "GPU-8f3c");
   for (const char* bad : {"3", "", "GPU-", "GPU-xyz", "gpu-8f3c", "GPU-8f3c,GPU-8f3d", "GPU-8f3c 1",
-                          "MIG-GPU-8f3c", "MIG-", "8f3c1a2b"})
+                          "MIG-GPU-8f3c", "MIG-", "8f3c1a2b", "GPU-8f3c,0", "-1,GPU-8f3c"})
     cr_expect_eq(Uuid(bad), "(none)", "'%s' parsed", bad);
   cr_expect_eq(Uuid(nullptr), "(none)");
 }

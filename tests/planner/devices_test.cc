@@ -183,8 +183,16 @@ Test(devices, visible_devices_select_and_order) {
   STR_EQ(Ids(Select(t, "auto", env2)), "0000:10:00.0,0000:20:00.0,0000:30:00.0,0000:40:00.0");
   const char* env3[] = {"CUDA_VISIBLE_DEVICES=1,7,2", nullptr};  // 7 does not exist: the list ends there
   STR_EQ(Ids(Select(t, "auto", env3)), "0000:20:00.0");
-  const char* env4[] = {"CUDA_VISIBLE_DEVICES=", nullptr};  // empty: not a numeric list, auto stands
-  cr_assert_eq(Select(t, "auto", env4).size(), 4u);
+  // NVIDIA's rule: the first invalid entry ends the list ("0,2,-1,1" is devices 0 and 2); an empty value
+  // or "-1" leaves none (the job sees no GPU: none is planned for).
+  const char* env4[] = {"CUDA_VISIBLE_DEVICES=0,2,-1,1", nullptr};
+  STR_EQ(Ids(Select(t, "auto", env4)), "0000:10:00.0,0000:30:00.0");
+  const char* env4b[] = {"CUDA_VISIBLE_DEVICES=3,none,0", nullptr};
+  STR_EQ(Ids(Select(t, "auto", env4b)), "0000:40:00.0");
+  for (const char* none : {"CUDA_VISIBLE_DEVICES=", "CUDA_VISIBLE_DEVICES=-1", "CUDA_VISIBLE_DEVICES=-1,0"}) {
+    const char* env[] = {none, nullptr};
+    cr_expect_eq(Select(t, "auto", env).size(), 0u, "%s", none);
+  }
   const char* env5[] = {"HIP_VISIBLE_DEVICES=1", nullptr};  // no AMD devices: ignored
   cr_assert_eq(Select(t, "auto", env5).size(), 4u);
   // An explicit list is used as given.
@@ -202,6 +210,14 @@ Test(devices, rocr_then_hip) {
   STR_EQ(Ids(Select(t, "auto", env2)), "0000:30:00.0");
   const char* env3[] = {"HIP_VISIBLE_DEVICES=0,3", nullptr};
   STR_EQ(Ids(Select(t, "auto", env3)), "0000:10:00.0,0000:40:00.0");
+  // Each list ends at its first invalid entry: ROCR leaves 3 and 1, HIP's 1 of those is device 1.
+  const char* env4[] = {"ROCR_VISIBLE_DEVICES=3,1,-1,2", "HIP_VISIBLE_DEVICES=1,x,0", nullptr};
+  STR_EQ(Ids(Select(t, "auto", env4)), "0000:20:00.0");
+  // An empty HIP_VISIBLE_DEVICES is unset to HIP (its default); an empty ROCR_VISIBLE_DEVICES leaves none.
+  const char* env5[] = {"ROCR_VISIBLE_DEVICES=3", "HIP_VISIBLE_DEVICES=", nullptr};
+  STR_EQ(Ids(Select(t, "auto", env5)), "0000:40:00.0");
+  const char* env6[] = {"ROCR_VISIBLE_DEVICES=", nullptr};
+  cr_expect_eq(Select(t, "auto", env6).size(), 0u);
 }
 
 Test(devices, explicit_list) {

@@ -191,6 +191,16 @@ Test(rank_env, gpu_kept_when_narrowed_or_unknown) {
   STR_EQ(uuids.note, "gpu: CUDA_VISIBLE_DEVICES=GPU-aa,GPU-bb does not list the device: kept");
   Built hip = Build(*b.basis, 2, 4, kExportGpu, {"HIP_VISIBLE_DEVICES=0"});
   STR_EQ(hip.note, "gpu: HIP_VISIBLE_DEVICES=0 is set: kept");
+  // The runtimes' rule (config/visible_devices.h): a list ends at its first invalid entry, so device 0 after
+  // -1 is not visible, and narrowing to it would show the rank a device its job hid.
+  Built ended = Build(*b.basis, 0, 4, kExportGpu, {"CUDA_VISIBLE_DEVICES=1,3,-1,0"});
+  cr_assert_eq(ended.entries.size(), 0u);
+  STR_EQ(ended.note, "gpu: CUDA_VISIBLE_DEVICES=1,3,-1,0 does not list the device: kept");
+  Built one_left = Build(*b.basis, 1, 4, kExportGpu, {"CUDA_VISIBLE_DEVICES=1,-1"});
+  STR_EQ(one_left.note, "gpu: CUDA_VISIBLE_DEVICES=1,-1 names one device already: kept");
+  // An empty HIP_VISIBLE_DEVICES is unset to HIP: ROCR_VISIBLE_DEVICES is the rank's.
+  Built hip_empty = Build(*b.basis, 2, 4, kExportGpu, {"HIP_VISIBLE_DEVICES="});
+  STR_EQ(hip_empty.entries.at(0), "ROCR_VISIBLE_DEVICES=0");
   Basis none;
   PrepareOn(GpuMachine(), "node", &none, "none");
   Built no = Build(*none.basis, 0, 2, kExportGpu);

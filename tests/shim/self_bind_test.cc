@@ -77,23 +77,6 @@ Test(self_bind, the_smallest_case) {
   cr_expect_eq(LinesWith(o.log, " at start-up").size(), 1u, "log:\n%s", o.log.c_str());
 }
 
-// Issue 26: an unknown NUMABIND_* name (a newer version's, or a typo) is warned about once and ignored; the
-// rank still binds.
-// Every NUMABIND_* entry is read, however many come first: with 45 unknown names before it, a rank lost
-// NUMABIND_POLICY silently (it read the first 39) and ran unbound (issue 38).
-Test(self_bind, every_variable_is_read_however_many_come_first) {
-  Cpus c = MachineCpus();
-  std::vector<std::string> env;
-  for (int i = 0; i < 45; ++i) env.push_back("NUMABIND_FUTURE_" + std::to_string(i) + "=1");
-  env.push_back(c.map);
-  env.push_back("LOCAL_RANK=0");
-  Outcome o = Start({"grep", "Cpus_allowed_list", "/proc/self/status"}, env);
-  cr_assert_eq(o.run.exit_code, 0, "%s", o.output.c_str());
-  cr_expect_eq(o.output, "Cpus_allowed_list:\t" + c.second + "\n", "log:\n%s", o.log.c_str());
-  cr_expect_eq(LinesWith(o.log, "bound rank 0 (LOCAL_RANK) grep: cpus " + c.second).size(), 1u, "log:\n%s",
-               o.log.c_str());
-}
-
 Test(self_bind, unknown_variable_is_ignored_with_one_warning) {
   Cpus c = MachineCpus();
   Outcome o =
@@ -106,6 +89,22 @@ Test(self_bind, unknown_variable_is_ignored_with_one_warning) {
           .size(),
       1u, "log:\n%s", o.log.c_str());
   cr_expect_eq(LinesWith(o.log, "bound rank 0 (LOCAL_RANK) grep: cpus " + c.second).size(), 1u, "log:\n%s",
+               o.log.c_str());
+}
+
+// Issue 38: every NUMABIND_* variable is read, however many unknown ones come before it (the first 39 were,
+// and NUMABIND_POLICY after 45 unknown names was lost: the rank ran unbound).
+Test(self_bind, every_variable_is_read_after_many_unknown_names) {
+  Cpus c = MachineCpus();
+  std::vector<std::string> env;
+  for (int i = 0; i < 45; ++i) env.push_back("NUMABIND_UNKNOWN_" + std::to_string(i) + "=1");
+  env.insert(env.end(), {c.map, "LOCAL_RANK=0"});
+  Outcome o = Start({"grep", "Cpus_allowed_list", "/proc/self/status"}, env);
+  cr_assert_eq(o.run.exit_code, 0, "%s", o.output.c_str());
+  cr_expect_eq(o.output, "Cpus_allowed_list:\t" + c.second + "\n", "log:\n%s", o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "bound rank 0 (LOCAL_RANK) grep: cpus " + c.second).size(), 1u, "log:\n%s",
+               o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "NUMABIND_UNKNOWN_0 is not a numabind variable").size(), 1u, "log:\n%s",
                o.log.c_str());
 }
 
@@ -365,6 +364,34 @@ Test(self_bind, a_process_with_one_device_binds_as_its_rank) {
   // the NVIDIA-only machine has no such device, so it is no rank).
   Outcome amd = Report1(ByDevice({"ROCR_VISIBLE_DEVICES=0,1", "HIP_VISIBLE_DEVICES=1"}));
   ExpectOneReport(amd, c.all, "an AMD index on a machine of NVIDIA GPUs");
+}
+
+// NVIDIA's rule (and ROCm's): the first invalid entry ends the list, so 1,-1 is device 1 alone: rank 1.
+// A process that sees no device (-1, or an empty list) is no rank.
+Test(self_bind, an_invalid_visible_entry_ends_the_list) {
+  Cpus c = MachineCpus();
+  if (c.first != "0" || c.second != "1") cr_skip_test("the topology file names CPUs 0 and 1");
+  for (const char* v : {"CUDA_VISIBLE_DEVICES=1,-1", "CUDA_VISIBLE_DEVICES=1,-1,0"}) {
+    Outcome o = Report1(ByDevice({v}));
+    ExpectOneReport(o, "1", v);
+    std::string line = "bound rank 1 of 2 (CUDA_VISIBLE_DEVICES)";
+    cr_expect_eq(LinesWith(o.log, line).size(), 1u, "%s: no '%s' line, log:\n%s", v, line.c_str(),
+                 o.log.c_str());
+  }
+  Outcome o = Report1(ByDevice({"CUDA_VISIBLE_DEVICES=-1,1"}));
+  ExpectOneReport(o, c.all, "CUDA_VISIBLE_DEVICES=-1,1");
+}
+
+// A launcher's ranks drive the devices its list leaves, up to the first invalid entry: with 1,-1,0 the one
+// rank drives GPU 1 and runs on its node (node 1: CPU 1), not on GPU 0's.
+Test(self_bind, a_rank_drives_the_devices_up_to_an_invalid_entry) {
+  Cpus c = MachineCpus();
+  if (c.first != "0" || c.second != "1") cr_skip_test("the topology file names CPUs 0 and 1");
+  Outcome o =
+      Report1({"NUMABIND_POLICY=node", "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=1", "CUDA_VISIBLE_DEVICES=1,-1,0",
+               "NUMABIND_TOPOLOGY=" + RepoDir() + "/tests/data/topologies/2synth-2n1c1t-2gpu.xml"});
+  ExpectOneReport(o, "1", "CUDA_VISIBLE_DEVICES=1,-1,0");
+  cr_expect_eq(LinesWith(o.log, "bound rank 0 of 1 (LOCAL_RANK)").size(), 1u, "log:\n%s", o.log.c_str());
 }
 
 // A device named by UUID, where the topology carries one (an NVML OS device under each GPU): the second

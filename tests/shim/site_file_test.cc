@@ -158,6 +158,35 @@ Test(site_file, environment_overrides_and_disables) {
       none, [&](int) { return p.all; }, "no site file");
 }
 
+// Issue 38: a name that begins a longer one set before it is another variable, not a second setting of it:
+// the file applies (it was ignored whole, for every process, with "already set on line 1").
+Test(site_file, a_name_after_a_longer_one_is_another_variable) {
+  CpuPair p = TwoAllowedCpus();
+  std::string text =
+      "NUMABIND_LOG_FORMAT=text\nNUMABIND_LOG_FILE=@LOG\nNUMABIND_LOG=info\nNUMABIND_POLICY=" + p.policy +
+      "\nNUMABIND_SHARED=@SHARED\n";
+  Outcome o = Launch("execve", text);
+  ExpectRanks(
+      o, [&](int r) { return p.ForRank(r); }, "NUMABIND_LOG after NUMABIND_LOG_FORMAT");
+  cr_expect_eq(LinesWith(o.log, "at start-up").size(), 2u, "NUMABIND_LOG=info applies:\n%s", o.log.c_str());
+  cr_expect(LinesWith(o.output, "numabind").empty(), "output:\n%s", o.output.c_str());
+}
+
+// Issue 38: the environment's variables override the file however many unknown NUMABIND_* names come before
+// them (the first 39 were read: past them the file's policy won, at the launcher's start-up and when it read
+// the file at its first spawn, and in each rank).
+Test(site_file, environment_overrides_after_many_unknown_names) {
+  CpuPair p = TwoAllowedCpus();
+  std::vector<std::string> vars;
+  for (int i = 0; i < 45; ++i) vars.push_back("NUMABIND_UNKNOWN_" + std::to_string(i) + "=1");
+  vars.push_back("NUMABIND_POLICY=cpus:" + p.first + "|" + p.second);
+  for (const char* entry : {"posix_spawn", "execve"}) {
+    Outcome o = Launch(entry, GoodSite(p), vars);
+    ExpectRanks(
+        o, [&](int r) { return r % 2 == 0 ? p.first : p.second; }, entry);
+  }
+}
+
 // Only ranks and launchers of ranks read the file: with a bad file, a shell that runs commands (fork and
 // exec, posix_spawn through env) says nothing; the same shell as a rank says it once, and so does each
 // command it runs (a rank's children are ranks too).
