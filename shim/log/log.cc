@@ -98,11 +98,11 @@ __attribute__((noinline)) void WriteJsonUnbound(const UnboundEvent& e, const cha
   WriteLogRaw(l.data(), n);
 }
 
-/// Child-safe: the JSON line of a bound rank. Not inlined, as above.
-__attribute__((noinline)) void WriteJsonBound(const Line& body, pid_t pid, const char* stack) {
+/// Child-safe: the JSON line of a bound rank (grown when its lists do not fit 2 KiB: unmapped when it goes).
+/// Not inlined, as above.
+__attribute__((noinline)) void WriteJsonBound(const BoundEvent& event, pid_t pid, const char* stack) {
   Line l;
-  if (body.grown()) l.Grow();  // the body's lists did not fit 2 KiB: nor does the line
-  size_t n = JsonBoundLine(&l, body, pid, stack);
+  size_t n = JsonBoundLine(&l, event, pid, stack);
   WriteLogRaw(l.data(), n);
 }
 
@@ -147,20 +147,16 @@ void TextBound(const BoundEvent& e, Line* line, size_t command_max) {
 /// The longest command a grown text line keeps: its lists are whole, its command not (JSON: 512 bytes).
 constexpr size_t kGrownCommandMax = 1024;
 
-/// Child-safe: the event's words in the log's format.
+/// Child-safe: the event's words.
 void FormatBoundIn(const BoundEvent& event, Line* line) {
-  if (Json()) {
-    JsonBound(line, event);
-    if (event.inside != nullptr) JsonMembers(line).Str("inside", event.inside, event.inside_len);
-    return;
-  }
   TextBound(event, line, line->grown() ? kGrownCommandMax : ~size_t{0});
   if (event.inside == nullptr) return;
   line->Str(" (inside the cpus ").Bits(event.inside_cpus, event.inside_words).Str(" of rank ");
   line->Str(event.inside, event.inside_len).Str(", which numabind bound)");
 }
 
-/// Child-safe: describes `event` in `line` (empty), grown (mmap) when a list did not fit; without the pid.
+/// Child-safe: describes `event` in `line` (empty) as text, grown (mmap) when a list did not fit; without the
+/// pid.
 void FormatBound(const BoundEvent& event, Line* line) {
   size_t start = line->size();
   FormatBoundIn(event, line);
@@ -192,11 +188,11 @@ NUMABIND_HOT bool RecordsRanks() {
 __attribute__((noinline)) void FinishBound(const BoundEvent& event, pid_t pid) {
   // An info event, in either format; a JSON log file records it whatever the level (numabind report).
   if (g_startup.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
-  Line line;  // unmapped when it goes: a vfork child's mapping would be its parent's after the exec
-  FormatBound(event, &line);
   const char* stack = event.stack;
   bool debug = g_startup.config.log == config::LogLevel::kDebug && stack != nullptr && stack[0] != '\0';
-  if (Json()) return WriteJsonBound(line, pid, debug ? stack : nullptr);
+  if (Json()) return WriteJsonBound(event, pid, debug ? stack : nullptr);
+  Line line;  // unmapped when it goes: a vfork child's mapping would be its parent's after the exec
+  FormatBound(event, &line);
   if (pid > 0)
     line.Str(" pid ").Num(pid);
   else
