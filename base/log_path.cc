@@ -14,11 +14,17 @@ namespace numabind::base {
 // Child-safe: reads `env`.
 const char* LogJobId(const char* const* env) {
   // A chain, not an array of names: pointers in a table would be relocations for the loader.
-  const char* v = Lookup(env, "SLURM_JOB_ID");
-  if (v == nullptr || *v == '\0') v = Lookup(env, "PBS_JOBID");
-  if (v == nullptr || *v == '\0') v = Lookup(env, "LSB_JOBID");
-  if (v == nullptr || *v == '\0') v = Lookup(env, "FLUX_JOB_ID");
-  return v == nullptr || *v == '\0' ? "nojob" : v;
+  return LogJobId(Lookup(env, "SLURM_JOB_ID"), Lookup(env, "PBS_JOBID"), Lookup(env, "LSB_JOBID"),
+                  Lookup(env, "FLUX_JOB_ID"));
+}
+
+// Child-safe: reads four strings.
+const char* LogJobId(const char* slurm, const char* pbs, const char* lsb, const char* flux) {
+  const char* ids[] = {slurm, pbs, lsb, flux};  // the order of precedence
+  for (const char* v : ids) {
+    if (v != nullptr && *v != '\0') return v;
+  }
+  return "nojob";
 }
 
 // Child-safe: one raw system call, the name copied on the stack.

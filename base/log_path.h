@@ -17,6 +17,8 @@ constexpr size_t kHostNameMax = 65;
 /// Child-safe: the job id %j stands for: the first of SLURM_JOB_ID, PBS_JOBID, LSB_JOBID and FLUX_JOB_ID
 /// set and not empty in `env`, else "nojob".
 const char* LogJobId(const char* const* env);
+/// The same, of those four variables' values (nullptr when unset), as an environment's one pass found them.
+const char* LogJobId(const char* slurm, const char* pbs, const char* lsb, const char* flux);
 
 /// Child-safe: the short host name (uname(2)'s nodename up to its first '.') into `out` (kHostNameMax
 /// bytes); "nohost" when uname fails or the name is empty.

@@ -183,4 +183,31 @@ NUMABIND_HOT bool GlobMatch(const char* pattern, const char* text) {
   return *pattern == '\0';
 }
 
+// Child-safe: reads n bytes of s at most.
+size_t Utf8Sequence(const unsigned char* s, size_t n, size_t* used) {
+  unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+  size_t len;
+  if (c < 0x80) {
+    *used = 1;
+    return 1;
+  } else if (c >= 0xc2 && c <= 0xdf) {
+    len = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    len = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    len = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    *used = 1;
+    return 0;
+  }
+  size_t i = 1;
+  for (; i < len && i < n && s[i] >= lo && s[i] <= hi; ++i) lo = 0x80, hi = 0xbf;
+  *used = i;
+  return i == len ? len : 0;
+}
+
 }  // namespace numabind::base

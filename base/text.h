@@ -1,7 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Child-safe text helpers any context may use (base/text.cc): no allocation, no locale, no libc calls.
-// The library's one copy of each: string equality and length, decimal digits, errno names.
+// The library's one copy of each: string equality and length, decimal digits, errno names, UTF-8.
 
 #ifndef NUMABIND_BASE_TEXT_H_
 #define NUMABIND_BASE_TEXT_H_
@@ -58,6 +58,11 @@ const char* ErrnoSymbol(int e, char* buf);
 
 /// Child-safe: the name of a signal ("SIGSEGV"), or "signal N" written into buf (kErrnoSymbolMax bytes).
 const char* SignalName(int sig, char* buf);
+
+/// Child-safe: the length of the well-formed UTF-8 sequence at s (n > 0 bytes; Unicode's table 3-7: no
+/// overlong forms, surrogates or code points past U+10FFFF), or 0 when there is none, with *used the bytes
+/// of its maximal subpart, at least 1: what one U+FFFD replaces (Unicode 15, section 3.9).
+size_t Utf8Sequence(const unsigned char* s, size_t n, size_t* used);
 
 /// Child-safe: fnmatch(3)-style glob (*, ?, [...], backslash escapes) without flags; fnmatch itself may
 /// allocate for multibyte locales.

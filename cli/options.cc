@@ -1,7 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // What the commands share: option parsing, the environment with the options' variables, validation through
-// config::Parse, JSON strings and aligned tables.
+// config::Parse, and aligned tables.
 
 #include <stdlib.h>
 #include <string.h>

@@ -70,35 +70,39 @@ bool DrawRows(const PlanRows& plan, const config::Config& cfg, uint32_t nranks, 
 }
 
 void PrintJson(const PlanRows& plan, const config::Config& cfg, FILE* out) {
-  fprintf(out, "[\n");
-  for (size_t i = 0; i < plan.rows.size(); ++i) {
-    const RankRow& row = plan.rows[i];
-    if (row.ok) {
-      fprintf(out, "  {\"rank\":%u,\"device\":%s,\"devices\":[", row.rank, JsonString(row.device).c_str());
-      for (size_t d = 0; d < row.devices.size(); ++d)
-        fprintf(out, "%s%s", d > 0 ? "," : "", JsonString(row.devices[d]).c_str());
-      fprintf(out, "],\"nodes\":%s,\"cpus\":%s,\"memory\":%s", JsonString(row.nodes).c_str(),
-              JsonString(row.cpus).c_str(), JsonString(row.memory).c_str());
-      if ((cfg.exports & config::kExportNic) != 0) fprintf(out, ",\"nics\":%s", JsonString(row.nics).c_str());
-      if (plan.is_auto)
-        fprintf(out, ",\"auto\":{\"decision\":%s,\"share\":%s}", JsonString(plan.decision).c_str(),
-                JsonString(row.share).c_str());
-      if (cfg.exports != 0) {
-        fprintf(out, ",\"exports\":{");
-        for (size_t e = 0; e < row.exports.size(); ++e) {
-          size_t eq = row.exports[e].find('=');
-          fprintf(out, "%s%s:%s", e > 0 ? "," : "", JsonString(row.exports[e].substr(0, eq)).c_str(),
-                  JsonString(row.exports[e].substr(eq + 1)).c_str());
-        }
-        fprintf(out, "},\"export_note\":%s", row.note.empty() ? "null" : JsonString(row.note).c_str());
-      }
-      fprintf(out, "}");
-    } else {
-      fprintf(out, "  {\"rank\":%u,\"error\":%s}", row.rank, JsonString(row.error).c_str());
+  JsonFile file(out);
+  base::JsonWriter& j = file.json();
+  j.BeginArray();
+  for (const RankRow& row : plan.rows) {
+    j.Break(2).BeginObject().Key("rank").Uint(row.rank);
+    if (!row.ok) {
+      j.Key("error").String(row.error).EndObject();
+      continue;
     }
-    fprintf(out, "%s\n", i + 1 < plan.rows.size() ? "," : "");
+    j.Key("device").String(row.device).Key("devices").BeginArray();
+    for (const std::string& d : row.devices) j.String(d);
+    j.EndArray();
+    j.Key("nodes").String(row.nodes);
+    j.Key("cpus").String(row.cpus);
+    j.Key("memory").String(row.memory);
+    if ((cfg.exports & config::kExportNic) != 0) j.Key("nics").String(row.nics);
+    if (plan.is_auto) {
+      j.Key("auto").BeginObject().Key("decision").String(plan.decision);
+      j.Key("share").String(row.share).EndObject();
+    }
+    if (cfg.exports != 0) {
+      j.Key("exports").BeginObject();
+      for (const std::string& e : row.exports) {
+        size_t eq = e.find('=');
+        size_t value = eq == std::string::npos ? e.size() : eq + 1;
+        j.Key(e.data(), eq == std::string::npos ? e.size() : eq).String(e.data() + value, e.size() - value);
+      }
+      j.EndObject().Key("export_note");
+      StringOrNull(&j, row.note);
+    }
+    j.EndObject();
   }
-  fprintf(out, "]\n");
+  j.Break(0).EndArray().Finish();
 }
 
 void PrintRows(const PlanRows& plan, const config::Config& cfg, FILE* out) {

@@ -19,6 +19,17 @@ void Append(std::string* out, const char* format, unsigned code) {
   *out += buf;
 }
 
+/// JsonString's sink: appends to a std::string.
+bool AppendTo(void* context, const char* data, size_t n) {
+  static_cast<std::string*>(context)->append(data, n);
+  return true;
+}
+
+/// JsonFile's sink: writes to a FILE.
+bool WriteTo(void* context, const char* data, size_t n) {
+  return fwrite(data, 1, n, static_cast<FILE*>(context)) == n;
+}
+
 }  // namespace
 
 std::string Printable(const std::string& s) {
@@ -38,26 +49,21 @@ std::string Printable(const std::string& s) {
 }
 
 std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          Append(&out, "\\u%04x", c);
-        } else if (IsC1(s, i)) {
-          Append(&out, "\\u%04x", static_cast<unsigned char>(s[++i]));
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  char buf[256];
+  base::JsonWriter j(buf, sizeof(buf), base::JsonEscape::kTerminal, AppendTo, &out);
+  j.String(s.data(), s.size());
+  j.Flush();
+  return out;
+}
+
+JsonFile::JsonFile(FILE* out) : json_(buf_, sizeof(buf_), base::JsonEscape::kTerminal, WriteTo, out) {}
+
+void StringOrNull(base::JsonWriter* j, const std::string& s) {
+  if (s.empty())
+    j->Null();
+  else
+    j->String(s.data(), s.size());
 }
 
 }  // namespace numabind::cli

@@ -69,28 +69,35 @@ std::string LauncherText(const PsProcess& p) {
   return p.bound == PsBound::kUnknown ? std::string("unknown (") + p.why + ")" : "-";
 }
 
-std::string JsonOrNull(const std::string& s) { return s.empty() ? "null" : JsonString(s); }
-
 void PrintJson(FILE* out, const std::vector<PsProcess>& found) {
-  fprintf(out, "[\n");
-  for (size_t i = 0; i < found.size(); ++i) {
-    const PsProcess& p = found[i];
+  JsonFile file(out);
+  base::JsonWriter& j = file.json();
+  j.BeginArray();
+  for (const PsProcess& p : found) {
     const char* bound = p.bound == PsBound::kNumabind  ? "numabind"
                         : p.bound == PsBound::kUnknown ? "unknown"
                                                        : "no";
+    j.Break(2).BeginObject().Key("pid").Int(p.pid).Key("user").String(p.user).Key("uid").Int(p.uid);
+    j.Key("bound").String(bound).Key("rank");
     bool number =
         !p.rank.empty() && p.rank.find_first_not_of("0123456789") == std::string::npos && p.rank.size() < 10;
-    std::string rank = number ? std::to_string(strtol(p.rank.c_str(), nullptr, 10)) : JsonOrNull(p.rank);
-    fprintf(out,
-            "  {\"pid\":%ld,\"user\":%s,\"uid\":%ld,\"bound\":\"%s\",\"rank\":%s,\"rank_var\":%s,"
-            "\"launcher\":%s,\"bound_by\":%s,\"cpus\":%s,\"nodes\":%s,\"memory\":%s,\"command\":%s,"
-            "\"cmdline\":%s}%s\n",
-            p.pid, JsonString(p.user).c_str(), p.uid, bound, rank.c_str(), JsonOrNull(p.rank_var).c_str(),
-            JsonOrNull(p.launcher).c_str(), p.by > 0 ? std::to_string(p.by).c_str() : "null",
-            JsonString(p.cpus).c_str(), JsonString(p.nodes).c_str(), JsonString(p.memory).c_str(),
-            JsonString(p.command).c_str(), JsonString(p.cmdline).c_str(), i + 1 < found.size() ? "," : "");
+    if (number)
+      j.Int(strtol(p.rank.c_str(), nullptr, 10));
+    else
+      StringOrNull(&j, p.rank);
+    j.Key("rank_var");
+    StringOrNull(&j, p.rank_var);
+    j.Key("launcher");
+    StringOrNull(&j, p.launcher);
+    j.Key("bound_by");
+    if (p.by > 0)
+      j.Int(p.by);
+    else
+      j.Null();
+    j.Key("cpus").String(p.cpus).Key("nodes").String(p.nodes).Key("memory").String(p.memory);
+    j.Key("command").String(p.command).Key("cmdline").String(p.cmdline).EndObject();
   }
-  fprintf(out, "]\n");
+  j.Break(0).EndArray().Finish();
 }
 
 void PrintText(FILE* out, const std::vector<PsProcess>& found) {

@@ -1,9 +1,9 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `numabind report`: a job's verdict from the library's JSON log lines (NUMABIND_LOG_FORMAT=json, one file
-// per host, shim/log/json_log.h gives the fields). report_log.cc reads the lines into hosts and ranks and
-// raises the flags, report_launch.cc those between launches, report_said.cc folds lines that say the same;
-// report_command.cc finds the files and prints the verdict.
+// per host, shim/log/json_log.h gives the fields, config/log_keys.def their keys). report_log.cc reads the
+// lines into hosts and ranks and raises the flags, report_launch.cc those between launches, report_said.cc
+// folds lines that say the same; report_command.cc finds the files and prints the verdict.
 
 #ifndef NUMABIND_CLI_REPORT_H_
 #define NUMABIND_CLI_REPORT_H_
@@ -14,19 +14,27 @@
 #include <utility>
 #include <vector>
 
+#include "config/log_keys.h"
 #include "planner/cpu_set.h"
 
 namespace numabind::cli {
 
 /// One JSON value of a log line: a string's text, or a number or literal as written.
 struct LogValue {
+  bool present = false;  ///< the line has the member
   bool is_string = false;
   std::string text;
 };
-using LogFields = std::map<std::string, LogValue>;
+
+/// One log line's members, by the key table the library writes them with (config/log_keys.def).
+struct LogFields {
+  LogValue values[config::kLogKeyCount];
+  std::vector<std::string> unknown;  ///< keys the table does not have (a newer library's), as read
+  const LogValue& operator[](config::LogKey key) const { return values[static_cast<size_t>(key)]; }
+};
 
 /// Parses one log line: a JSON object whose values are strings, numbers, true, false or null (the library
-/// writes no other kind). False when it is not one.
+/// writes no other kind), into `out` (empty). False when it is not one.
 bool ParseLogLine(const std::string& line, LogFields* out);
 
 /// One rank process: the last line its pid wrote on its host (a rebound line replaces the bound one).

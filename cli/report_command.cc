@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <initializer_list>
+#include <utility>
 
 #include "base/env.h"
 #include "base/log_path.h"
@@ -249,47 +252,75 @@ void PrintDraw(const ReportJob& job, FILE* out) {
   for (const std::string& f : job.flags) fprintf(out, "flag: %s\n", Printable(f).c_str());
 }
 
-std::string JsonList(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i > 0 ? "," : "") + JsonString(items[i]);
-  return out + "]";
+void JsonList(base::JsonWriter* j, const std::vector<std::string>& items) {
+  j->BeginArray();
+  for (const std::string& item : items) j->String(item);
+  j->EndArray();
 }
 
-std::string JsonOrNull(const std::string& s) { return s.empty() ? "null" : JsonString(s); }
+/// A rank, rank count or pid as report kept it (digits checked against the library's limits), or null.
+void NumberOrNull(base::JsonWriter* j, const std::string& digits) {
+  if (digits.empty())
+    j->Null();
+  else
+    j->Int(strtoll(digits.c_str(), nullptr, 10));
+}
+
+void PrintJsonRank(base::JsonWriter* j, const ReportRank& r) {
+  bool bound = r.by != "-";
+  j->Break(2).BeginObject().Key("rank");
+  NumberOrNull(j, r.rank);
+  j->Key("nranks");
+  NumberOrNull(j, r.nranks);
+  j->Key("rank_var");
+  StringOrNull(j, r.rank_var);
+  j->Key("pid");
+  NumberOrNull(j, r.pid);
+  j->Key("launch").String(r.launch).Key("cut").Bool(r.cut).Key("command");
+  StringOrNull(j, r.command);
+  j->Key("event").String(r.event).Key("bound").Bool(bound).Key("by");
+  StringOrNull(j, bound ? r.by : "");
+  using Field = std::pair<const char*, const std::string*>;
+  for (const auto& [key, value] : std::initializer_list<Field>{{"entry", &r.entry},
+                                                               {"policy", &r.policy},
+                                                               {"cpus", &r.cpus},
+                                                               {"nodes", &r.nodes},
+                                                               {"memory", &r.memory},
+                                                               {"device", &r.device},
+                                                               {"device_nodes", &r.device_nodes},
+                                                               {"message", &r.message}}) {
+    j->Key(key);
+    StringOrNull(j, *value);
+  }
+  j->Key("flags");
+  JsonList(j, r.flags);
+  j->EndObject();
+}
 
 void PrintJson(const ReportJob& job, FILE* out) {
-  fprintf(out, "{\"ok\":%s,\"flags\":%s,\"hosts\":[", job.Ok() ? "true" : "false",
-          JsonList(job.flags).c_str());
-  for (size_t i = 0; i < job.hosts.size(); ++i) {
-    const ReportHost& h = job.hosts[i];
-    std::string launches;
+  JsonFile file(out);
+  base::JsonWriter& j = file.json();
+  j.BeginObject().Key("ok").Bool(job.Ok()).Key("flags");
+  JsonList(&j, job.flags);
+  j.Key("hosts").BeginArray();
+  for (const ReportHost& h : job.hosts) {
+    j.Break(1).BeginObject().Key("host").String(h.host).Key("flags");
+    JsonList(&j, h.flags);
+    j.Key("warnings");
+    JsonList(&j, h.notes);
+    j.Key("launches").BeginArray();
     for (const ReportLaunch& l : h.launches) {
-      launches += (launches.empty() ? "{\"launch\":" : ",{\"launch\":") + JsonString(l.id) +
-                  ",\"ranks\":" + std::to_string(l.ranks) + ",\"first\":" + JsonOrNull(l.first) +
-                  ",\"last\":" + JsonOrNull(l.last) + ",\"group\":" + std::to_string(l.group) + "}";
+      j.BeginObject().Key("launch").String(l.id).Key("ranks").Uint(l.ranks).Key("first");
+      StringOrNull(&j, l.first);
+      j.Key("last");
+      StringOrNull(&j, l.last);
+      j.Key("group").Uint(l.group).EndObject();
     }
-    fprintf(out, "%s\n {\"host\":%s,\"flags\":%s,\"warnings\":%s,\"launches\":[%s],\"ranks\":[",
-            i > 0 ? "," : "", JsonString(h.host).c_str(), JsonList(h.flags).c_str(),
-            JsonList(h.notes).c_str(), launches.c_str());
-    for (size_t k = 0; k < h.ranks.size(); ++k) {
-      const ReportRank& r = h.ranks[k];
-      fprintf(out,
-              "%s\n  {\"rank\":%s,\"nranks\":%s,\"rank_var\":%s,\"pid\":%s,\"launch\":%s,\"cut\":%s,"
-              "\"command\":%s,\"event\":%s,"
-              "\"bound\":%s,\"by\":%s,\"entry\":%s,\"policy\":%s,\"cpus\":%s,\"nodes\":%s,\"memory\":%s,"
-              "\"device\":%s,\"device_nodes\":%s,\"message\":%s,\"flags\":%s}",
-              k > 0 ? "," : "", r.rank.empty() ? "null" : r.rank.c_str(),
-              r.nranks.empty() ? "null" : r.nranks.c_str(), JsonOrNull(r.rank_var).c_str(),
-              r.pid.empty() ? "null" : r.pid.c_str(), JsonString(r.launch).c_str(), r.cut ? "true" : "false",
-              JsonOrNull(r.command).c_str(), JsonString(r.event).c_str(), r.by != "-" ? "true" : "false",
-              r.by != "-" ? JsonString(r.by).c_str() : "null", JsonOrNull(r.entry).c_str(),
-              JsonOrNull(r.policy).c_str(), JsonOrNull(r.cpus).c_str(), JsonOrNull(r.nodes).c_str(),
-              JsonOrNull(r.memory).c_str(), JsonOrNull(r.device).c_str(), JsonOrNull(r.device_nodes).c_str(),
-              JsonOrNull(r.message).c_str(), JsonList(r.flags).c_str());
-    }
-    fprintf(out, "]}");
+    j.EndArray().Key("ranks").BeginArray();
+    for (const ReportRank& r : h.ranks) PrintJsonRank(&j, r);
+    j.EndArray().EndObject();
   }
-  fprintf(out, "]}\n");
+  j.EndArray().EndObject().Finish();
 }
 
 }  // namespace

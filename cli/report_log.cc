@@ -8,11 +8,14 @@
 #include <tuple>
 #include <utility>
 
+#include "base/text.h"
 #include "cli/report.h"
 #include "config/limits.h"
 
 namespace numabind::cli {
 namespace {
+
+using config::LogKey;
 
 /// The longest CPU or node list text read (a 4,096-CPU machine's worst list is under 20 KB).
 constexpr size_t kMaxListText = 1 << 16;
@@ -52,31 +55,14 @@ bool Hex4(const std::string& s, size_t at, unsigned* out) {
   return true;
 }
 
-/// The length of the valid UTF-8 sequence at s[i] (shortest form, no surrogates, at most U+10FFFF), or 0.
-size_t Utf8Length(const std::string& s, size_t i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80                ? 1
-             : c >= 0xc2 && c < 0xe0 ? 2
-             : c >= 0xe0 && c < 0xf0 ? 3
-             : c >= 0xf0 && c < 0xf5 ? 4
-                                     : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
-  unsigned char c1 = static_cast<unsigned char>(s[i + 1 < s.size() ? i + 1 : i]);
-  if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) ||
-      (c == 0xf4 && c1 >= 0x90))
-    return 0;
-  return n;
-}
-
 /// The text with each byte that is not part of valid UTF-8 replaced by U+FFFD, so that what report prints
 /// (JSON or text) is valid UTF-8 whatever a log holds.
 std::string ValidUtf8(const std::string& s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    size_t n = Utf8Length(s, i);
+    size_t used;
+    size_t n = base::Utf8Sequence(reinterpret_cast<const unsigned char*>(s.data()) + i, s.size() - i, &used);
     if (n == 0) {
       out += "\xef\xbf\xbd";
       ++i;
@@ -127,9 +113,10 @@ bool ParseString(const std::string& s, size_t* i, std::string* out) {
   return false;
 }
 
-std::string Get(const LogFields& f, const char* key) {
-  auto it = f.find(key);
-  return it == f.end() || (!it->second.is_string && it->second.text == "null") ? "" : it->second.text;
+/// A member's text, "" when the line does not have it or it is null.
+std::string Get(const LogFields& f, LogKey key) {
+  const LogValue& v = f[key];
+  return !v.present || (!v.is_string && v.text == "null") ? "" : v.text;
 }
 
 /// A CPU or node list as a line gives it, checked against the library's largest id: false when it is not
@@ -276,7 +263,13 @@ bool ParseLogLine(const std::string& s, LogFields* out) {
       bool number = !v.text.empty() && v.text.find_first_not_of("-0123456789.eE+") == std::string::npos;
       if (!number && v.text != "true" && v.text != "false" && v.text != "null") return false;
     }
-    (*out)[key] = v;
+    LogKey known;
+    if (config::FindLogKey(key.data(), key.size(), &known)) {
+      v.present = true;
+      out->values[static_cast<size_t>(known)] = std::move(v);
+    } else {
+      out->unknown.push_back(std::move(key));
+    }
     SkipSpace(s, &i);
     if (i >= s.size()) return false;
     if (s[i] == '}') break;
@@ -305,13 +298,13 @@ namespace {
 
 /// The launch a line names, "unknown" for a line of a library before launches had names.
 std::string LaunchOf(const LogFields& f) {
-  std::string launch = Get(f, "launch");
+  std::string launch = Get(f, LogKey::kLaunch);
   return launch.empty() ? "unknown" : launch;
 }
 
 /// The bound rank's line a later line of the same launch and pid is about ("end", "released"), or nullptr.
 ReportRank* RankOfLine(const LogFields& f, ReportHost* h) {
-  auto it = h->pid_index.find(LaunchOf(f) + "\n" + Get(f, "pid"));
+  auto it = h->pid_index.find(LaunchOf(f) + "\n" + Get(f, LogKey::kPid));
   return it == h->pid_index.end() || h->ranks[it->second].by == "-" ? nullptr : &h->ranks[it->second];
 }
 
@@ -321,35 +314,36 @@ ReportRank* RankOfLine(const LogFields& f, ReportHost* h) {
 ReportRank RankOf(const LogFields& f, const std::string& event, bool bound) {
   ReportRank r;
   r.event = event;
-  r.pid = Get(f, "pid");
+  r.pid = Get(f, LogKey::kPid);
   for (auto& [key, field] :
-       std::initializer_list<std::pair<const char*, std::string*>>{{"rank", &r.rank},
-                                                                   {"nranks", &r.nranks},
-                                                                   {"rank_var", &r.rank_var},
-                                                                   {"command", &r.command},
-                                                                   {"entry", &r.entry},
-                                                                   {"inside", &r.inside},
-                                                                   {"message", &r.message},
-                                                                   {"policy", &r.policy},
-                                                                   {"cpus", &r.cpus},
-                                                                   {"nodes", &r.nodes},
-                                                                   {"memory", &r.memory},
-                                                                   {"device", &r.device},
-                                                                   {"device_nodes", &r.device_nodes},
-                                                                   {"auto", &r.share},
-                                                                   {"launcher_cpus", &r.launcher_cpus}})
+       std::initializer_list<std::pair<LogKey, std::string*>>{{LogKey::kRank, &r.rank},
+                                                              {LogKey::kNranks, &r.nranks},
+                                                              {LogKey::kRankVar, &r.rank_var},
+                                                              {LogKey::kCommand, &r.command},
+                                                              {LogKey::kEntry, &r.entry},
+                                                              {LogKey::kInside, &r.inside},
+                                                              {LogKey::kMessage, &r.message},
+                                                              {LogKey::kPolicy, &r.policy},
+                                                              {LogKey::kCpus, &r.cpus},
+                                                              {LogKey::kNodes, &r.nodes},
+                                                              {LogKey::kMemory, &r.memory},
+                                                              {LogKey::kDevice, &r.device},
+                                                              {LogKey::kDeviceNodes, &r.device_nodes},
+                                                              {LogKey::kAuto, &r.share},
+                                                              {LogKey::kLauncherCpus, &r.launcher_cpus}})
     *field = Get(f, key);
-  r.replaced = Get(f, "replaced") == "true";
+  r.replaced = Get(f, LogKey::kReplaced) == "true";
   r.launch = LaunchOf(f);
-  r.time = Get(f, "time");
-  r.cut = Get(f, "truncated") == "true";
+  r.time = Get(f, LogKey::kTime);
+  r.cut = Get(f, LogKey::kTruncated) == "true";
   r.by = !bound ? "-" : r.entry != "start-up" ? "launcher" : r.inside.empty() ? "self" : "inherited";
-  for (auto& [name, field, max] : std::initializer_list<std::tuple<const char*, std::string*, long>>{
-           {"rank", &r.rank, config::kMaxRanks - 1L},
-           {"nranks", &r.nranks, config::kMaxRanks},
-           {"pid", &r.pid, kMaxPid}}) {
+  for (auto& [key, field, max] : std::initializer_list<std::tuple<LogKey, std::string*, long>>{
+           {LogKey::kRank, &r.rank, config::kMaxRanks - 1L},
+           {LogKey::kNranks, &r.nranks, config::kMaxRanks},
+           {LogKey::kPid, &r.pid, kMaxPid}}) {
     if (field->empty() || Number(*field, max) >= 0) continue;
-    r.flags.push_back(std::string("its line's ") + name + " is not a number up to " + std::to_string(max));
+    r.flags.push_back(std::string("its line's ") + config::LogKeyName(key) + " is not a number up to " +
+                      std::to_string(max));
     field->clear();
   }
   if (r.cut) {
@@ -368,7 +362,7 @@ ReportRank RankOf(const LogFields& f, const std::string& event, bool bound) {
 }  // namespace
 
 void AddLogLine(const LogFields& f, ReportJob* job) {
-  std::string host = Get(f, "host"), event = Get(f, "event");
+  std::string host = Get(f, LogKey::kHost), event = Get(f, LogKey::kEvent);
   if (host.empty()) return;
   ++job->lines;
   auto [at, added] = job->host_index.emplace(host, job->hosts.size());
@@ -380,22 +374,22 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
     // gives it back: its bound line no longer holds (a line the same pid writes after stands again).
     if (ReportRank* r = RankOfLine(f, h)) {
       if (event == "end")
-        r->ended = Get(f, "time");
+        r->ended = Get(f, LogKey::kTime);
       else
         r->event = event;
     } else if (event == "end") {
-      h->early_ends[LaunchOf(f) + "\n" + Get(f, "pid")] = Get(f, "time");
+      h->early_ends[LaunchOf(f) + "\n" + Get(f, LogKey::kPid)] = Get(f, LogKey::kTime);
     }
     return;
   }
   if (event == "site_file") {
-    bool file = Get(f, "ignored") == "file";
+    bool file = Get(f, LogKey::kIgnored) == "file";
     h->site_ignored.Add(std::string(file ? "site file ignored: " : "site file line ignored: ") +
-                        Get(f, "message"));
+                        Get(f, LogKey::kMessage));
     return;
   }
   if (!bound && event != "unbound" && event != "refused") {
-    if (Get(f, "level") == "warn") h->warned.Add(Get(f, "message"));
+    if (Get(f, LogKey::kLevel) == "warn") h->warned.Add(Get(f, LogKey::kMessage));
     return;
   }
   ReportRank r = RankOf(f, event, bound);

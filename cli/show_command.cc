@@ -136,14 +136,14 @@ int ShowMain(const Invocation& call) {
     }
     fputs(text.c_str(), out);
   } else if (parsed.Has("--json")) {
-    fprintf(out, "[\n");
-    for (size_t i = 0; i < found.size(); ++i) {
-      const ProcInfo& p = found[i];
-      fprintf(out, "  {\"pid\":%ld,\"command\":%s,\"cpus\":%s,\"nodes\":%s,\"memory\":%s}%s\n", p.pid,
-              JsonString(p.command).c_str(), JsonString(p.cpus).c_str(), JsonString(p.nodes).c_str(),
-              JsonString(p.memory).c_str(), i + 1 < found.size() ? "," : "");
+    JsonFile file(out);
+    base::JsonWriter& j = file.json();
+    j.BeginArray();
+    for (const ProcInfo& p : found) {
+      j.Break(2).BeginObject().Key("pid").Int(p.pid).Key("command").String(p.command);
+      j.Key("cpus").String(p.cpus).Key("nodes").String(p.nodes).Key("memory").String(p.memory).EndObject();
     }
-    fprintf(out, "]\n");
+    j.Break(0).EndArray().Finish();
   } else if (!found.empty()) {
     std::vector<std::vector<std::string>> table;
     table.push_back({"pid", "cpus", "nodes", "memory", "command"});

@@ -97,34 +97,47 @@ bool ParseVar(const char* name, const char* value, Config* out, Error* err) {
   return Read(id, value, out, err);
 }
 
+// Child-safe: reads the entry.
+NUMABIND_HOT void Ours::Take(const char* s) {
+  size_t n = kPrefixLen;
+  while (s[n] != '\0' && s[n] != '=') ++n;
+  if (s[n] != '=') return;  // not NAME=value: not a variable
+  int id = FindVar(s, n);
+  if (id < 0 && unknown == nullptr) unknown = s;
+  if (id >= 0 && value[id] == nullptr) value[id] = s + n + 1;
+}
+
+NUMABIND_HOT bool Ours::Sets(int id) const {
+  const char* v = value[id];
+  return v != nullptr && (*v != '\0' || ReadsEmpty(id));
+}
+
+// Child-safe: reads env.
+NUMABIND_HOT Ours OursOf(const char* const* env) {
+  Ours ours;
+  for (const char* const* e = env; e != nullptr && *e != nullptr; ++e) {
+    if (StartsWith(*e, kPrefix)) ours.Take(*e);
+  }
+  return ours;
+}
+
 NUMABIND_HOT bool Parse(const char* const* env, Config* out, Error* err) {
+  // One pass over env finds every variable's value (the first entry of a name, as Lookup), rather than one
+  // pass per variable, and notes the first NUMABIND_* name that is no variable, for the warning.
+  return ParseValues(OursOf(env), out, err);
+}
+
+NUMABIND_HOT bool ParseValues(const Ours& values, Config* out, Error* err) {
   Error scratch;
   if (err == nullptr) err = &scratch;
   err->text[0] = '\0';
   err->warning[0] = '\0';
   *out = Config();
   out->match = kDefaultMatch;
-  if (env == nullptr) return true;
-
   // NUMABIND_DISABLE=1 is the off switch, read first: nothing else is read, so nothing else can complain.
   // A bad value is an error like any other (before, it also stopped the reading; found by
   // fuzz/config_fuzz.cc).
-  // One pass over env finds every variable's value (the first entry of a name, as Lookup), rather than one
-  // pass per variable: this runs at the start of every process with NUMABIND_POLICY set.
-  // The same pass notes the first NUMABIND_* name that is no variable, for the warning below.
-  const char* values[kVarCount] = {};
-  const char* unknown = nullptr;
-  for (const char* const* e = env; *e != nullptr; ++e) {
-    const char* s = *e;
-    if (!StartsWith(s, kPrefix)) continue;
-    size_t n = kPrefixLen;
-    while (s[n] != '\0' && s[n] != '=') ++n;
-    if (s[n] != '=') continue;  // not NAME=value: not a variable
-    int id = FindVar(s, n);
-    if (id < 0 && unknown == nullptr) unknown = s;
-    if (id >= 0 && values[id] == nullptr) values[id] = s + n + 1;
-  }
-  const char* v = values[kVarDisable];
+  const char* v = values.value[kVarDisable];
   bool ok = v == nullptr || *v == '\0' || Read(kVarDisable, v, out, err);
   if (out->disabled) return true;
 
@@ -133,12 +146,12 @@ NUMABIND_HOT bool Parse(const char* const* env, Config* out, Error* err) {
   Error ignored;
   for (int i = 0; i < kVarCount; ++i) {
     if (i == kVarDisable) continue;
-    v = values[i];
+    v = values.value[i];
     if (v == nullptr || (*v == '\0' && !ReadsEmpty(i))) continue;
     if (!Read(i, v, out, ok ? err : &ignored)) ok = false;
   }
   // A misspelt or newer name is named (the caller prints it once) but does not switch binding off.
-  if (unknown != nullptr) UnknownVar(unknown, err->warning, sizeof(err->warning));
+  if (values.unknown != nullptr) UnknownVar(values.unknown, err->warning, sizeof(err->warning));
   out->enabled = out->policy.text != nullptr;
   return ok;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/env.h"
+#include "config/env_facts.h"
 #include "config/grammar.h"
 
 namespace numabind::config {
@@ -69,6 +70,11 @@ struct Error {
 /// NUMABIND_LOG_FILE).
 bool Parse(const char* const* env, Config* out, Error* err);
 
+struct Ours;  // config/vars.h
+/// Parse of an environment's NUMABIND_* values as its one pass collected them (config/env_facts.h), every
+/// one of them however many: what Parse does after its own pass.
+bool ParseValues(const Ours& values, Config* out, Error* err);
+
 /// Whether `entry` ("NAME=value": an environment's entry or a site file's line) names a NUMABIND_* variable
 /// that config/vars.def does not have; then writes its warning into out[0..cap): "NUMABIND_POLCY is not a
 /// numabind variable (did you mean NUMABIND_POLICY?)", or "... (numabind vars lists them)" when no known
@@ -104,21 +110,14 @@ struct RankVar {
   const char* size;
 };
 
-/// The built-in precedence of local-rank variables, SLURM_LOCALID last (launchers inside a Slurm step
-/// inherit it, stale). kRankVarCount entries. The local rank count that goes with each: rank_count.h.
-constexpr int kRankVarCount = 10;
+/// The built-in precedence of local-rank variables (config/env_vars.def), as pointers: the command's table
+/// (config/rank_vars.cc, which the library never refers to: its pointers would be relocated at every
+/// process's start; the library's names are config::kRankVarNames). kRankVarCount entries.
 extern const RankVar kRankVars[kRankVarCount];
-/// The index of SLURM_LOCALID in kRankVars (the last; config_test ties them): the one rank variable that a
-/// batch script also carries, and whose local size comes from Slurm's compressed task counts.
-constexpr int kSlurmRankVar = kRankVarCount - 1;
-/// In a set of bits over kRankVars (bit i: kRankVars[i].rank), the bit that stands for NUMABIND_RANK_VAR's
-/// variable.
-constexpr uint32_t kRankVarBit = 1u << 31;
-static_assert(kRankVarCount < 31, "a bit per rank variable, and kRankVarBit");
 
 /// The variables of the launcher's environment the planner reads (planner/devices.cc), besides hwloc's
-/// own HWLOC_*: a basis prepared under other values is another basis (shim/launcher/basis_cache.cc keys its
-/// files by them).
+/// own HWLOC_* (config/env_vars.def has them all): a basis prepared under other values is another basis
+/// (shim/launcher/basis_cache.cc keys its files by them). The command's table, as kRankVars.
 enum PlannerVar : int { kCudaVisibleDevices, kRocrVisibleDevices, kHipVisibleDevices, kPlannerVarCount };
 extern const char* const kPlannerVars[kPlannerVarCount];
 

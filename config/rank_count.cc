@@ -8,7 +8,6 @@
 #include "base/hot.h"
 #include "base/text.h"
 #include "config/config.h"
-#include "config/rank_entry.h"
 
 namespace numabind::config {
 namespace {
@@ -56,51 +55,12 @@ bool ParseTaskCounts(const char* value, uint32_t node, uint32_t* out) {
   return true;
 }
 
-// Child-safe: reads env.
-NUMABIND_HOT void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours, int cap,
-                               const char* named) {
-  *out = EnvFacts();
-  int n = 0;
-  for (const char* const* p = env; p != nullptr && *p != nullptr; ++p) {
-    const char* e = *p;
-    ++out->count;
-    if (named != nullptr && out->named == nullptr && e[0] == named[0]) out->named = base::ValueOf(e, named);
-    if (e[0] == 'N') {
-      if (ours != nullptr && base::StartsWith(e, "NUMABIND_")) {
-        if (n < cap - 1) ours[n] = e;
-        ++n;  // counted past `cap` too: the caller then reads env itself
-      }
-      continue;
-    }
-    // Most entries fail one of two bit tests (the rank and size variables' and SLURM_*'s first two letters).
-    if (!LetterIn(kRankVarLetters, e[0]) || !LetterIn(kRankVarSeconds, e[1])) continue;
-    auto take = [e](const char* name, const char** slot) {
-      if (*slot == nullptr && name != nullptr) {
-        if (const char* v = base::ValueOf(e, name)) *slot = v;
-      }
-    };
-    for (int i = 0; i < kRankVarCount; ++i) {
-      if (e[0] != kRankVars[i].rank[0]) continue;
-      take(kRankVars[i].rank, &out->rank[i]);
-      take(kRankVars[i].size, &out->size[i]);
-    }
-    if (e[0] == 'S' && e[1] == 'L') {
-      take("SLURM_STEP_ID", &out->slurm_step_id);
-      take("SLURM_STEP_TASKS_PER_NODE", &out->slurm_step_tasks);
-      take("SLURM_TASKS_PER_NODE", &out->slurm_tasks);
-      take("SLURM_NODEID", &out->slurm_node_id);
-    }
-  }
-  if (ours != nullptr && cap > 0) ours[n < cap - 1 ? n : cap - 1] = nullptr;
-  out->ours_count = n;
-}
-
 const char* LocalRankCountSource(const EnvFacts& f, int var, const char** value) {
   if (var < 0 || var >= kRankVarCount) return nullptr;
   const char* name = nullptr;
   const char* v = nullptr;
   if (!IsSlurm(var)) {
-    if (f.size[var] != nullptr) name = kRankVars[var].size, v = f.size[var];
+    if (f.size[var] != nullptr) name = kRankSizeNames[var], v = f.size[var];
   } else if (f.slurm_step_tasks != nullptr) {
     // The step's own counts first: a batch script's SLURM_TASKS_PER_NODE describes the job, not the step.
     name = "SLURM_STEP_TASKS_PER_NODE", v = f.slurm_step_tasks;

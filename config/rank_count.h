@@ -11,34 +11,9 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "config/env_facts.h"
 
 namespace numabind::config {
-
-/// What an environment says about ranks, read in one pass (ScanEnvFacts): the values of the built-in rank
-/// variables and their local-size variables, and Slurm's step facts. Everything after the pass reads this,
-/// not the environment again. Pointers into the environment (the first entry of a name, as Lookup finds
-/// it), nullptr when absent. Child-safe: plain data.
-struct EnvFacts {
-  const char* rank[kRankVarCount] = {};  ///< kRankVars[i].rank's value
-  const char* size[kRankVarCount] = {};  ///< kRankVars[i].size's value (SLURM_LOCALID has none)
-  const char* slurm_step_id = nullptr;
-  const char* slurm_step_tasks = nullptr;  ///< SLURM_STEP_TASKS_PER_NODE
-  const char* slurm_tasks = nullptr;       ///< SLURM_TASKS_PER_NODE
-  const char* slurm_node_id = nullptr;     ///< SLURM_NODEID
-  /// The value of the variable ScanEnvFacts's `named` names (NUMABIND_RANK_VAR's, read in the same pass
-  /// when the caller knows it already: a launcher's child side), nullptr when absent or not asked for.
-  const char* named = nullptr;
-  size_t count = 0;  ///< the environment's entries
-  /// The environment's NUMABIND_* entries, all of them: more than ScanEnvFacts's `cap` - 1 means `ours`
-  /// holds only the first (the caller reads the environment itself).
-  int ours_count = 0;
-};
-
-/// Child-safe: one pass over `env` (may be nullptr) into *out; when `ours` is not nullptr, also collects
-/// its NUMABIND_* entries there, at most cap - 1, NULL-terminated (config::Parse's input), and counts them
-/// all (out->ours_count); when `named` is not nullptr, also the value of that variable (out->named).
-void ScanEnvFacts(const char* const* env, EnvFacts* out, const char** ours = nullptr, int cap = 0,
-                  const char* named = nullptr);
 
 /// Child-safe: the built-in rank variable that decides (an index of kRankVars), or -1: the first whose value
 /// `facts` has, non-empty, leaving out those whose bit (1 << i) is in `skip`, and SLURM_LOCALID without

@@ -1,6 +1,6 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Whether an environment entry is a built-in rank variable's (config::kRankVars), by immediates: what the
+// Whether an environment entry is a built-in rank variable's (config/env_vars.def), by immediates: what the
 // library's inert start-up and its inert spawns test each entry with before they read the site file.
 
 #ifndef NUMABIND_CONFIG_RANK_ENTRY_H_
@@ -31,32 +31,37 @@ __attribute__((always_inline)) inline bool LetterIn(unsigned long long mask, cha
 #endif
 }
 
-/// The rank variables' first letters, and their second letters, as bits of (letter & 63).
-constexpr unsigned long long kRankVarLetters =
-    (1ull << ('L' & 63)) | (1ull << ('O' & 63)) | (1ull << ('M' & 63)) | (1ull << ('P' & 63)) |
-    (1ull << ('J' & 63)) | (1ull << ('F' & 63)) | (1ull << ('S' & 63));
-constexpr unsigned long long kRankVarSeconds =
-    (1ull << ('O' & 63)) | (1ull << ('M' & 63)) | (1ull << ('P' & 63)) | (1ull << ('V' & 63)) |
-    (1ull << ('A' & 63)) | (1ull << ('S' & 63)) | (1ull << ('L' & 63));
+/// The rank variables' first letters, and their second letters, as bits of (letter & 63), from
+/// config/env_vars.def.
+constexpr unsigned long long RankLetterBit(char c) { return 1ull << (static_cast<unsigned char>(c) & 63); }
+constexpr unsigned long long kRankVarLetters = 0
+#define NUMABIND_RANK_ENV(rank, size) | RankLetterBit((rank)[0])
+#define NUMABIND_ENV(field, name)
+#define NUMABIND_ENV_PREFIX(field, prefix, max)
+#include "config/env_vars.def"
+#undef NUMABIND_RANK_ENV
+    ;
+constexpr unsigned long long kRankVarSeconds = 0
+#define NUMABIND_RANK_ENV(rank, size) | RankLetterBit((rank)[1])
+#include "config/env_vars.def"
+#undef NUMABIND_RANK_ENV
+    ;
 
-/// Whether `e` ("NAME=value") is one of config::kRankVars' rank variables (any value), by its names alone.
-/// By immediates, no table (the caller compiles it without jump tables): the inert start-up runs it, after
-/// its two letter tests, and touches no .rodata. tests/config/site_file_test.cc ties its names to
-/// config::kRankVars.
+/// Whether `e` ("NAME=value") is one of the rank variables of config/env_vars.def (any value), by its names
+/// alone. By immediates, no table (the caller compiles it without jump tables): the inert start-up runs it,
+/// after its two letter tests, and touches no .rodata. Each name's compare begins with its first letter,
+/// so an entry costs one compare per name, and more only for the names that begin as it does.
 __attribute__((always_inline)) inline bool IsRankName(const char* e) {
-  char c = e[0];
-  if (c == 'L') return IsEntryOf(e, "LOCAL_RANK");
-  if (c == 'O') return IsEntryOf(e, "OMPI_COMM_WORLD_LOCAL_RANK");
-  if (c == 'M')
-    return IsEntryOf(e, "MPI_LOCALRANKID") || IsEntryOf(e, "MV2_COMM_WORLD_LOCAL_RANK") ||
-           IsEntryOf(e, "MPT_LRANK");
-  if (c == 'P') return IsEntryOf(e, "PMI_LOCAL_RANK") || IsEntryOf(e, "PALS_LOCAL_RANKID");
-  if (c == 'J') return IsEntryOf(e, "JSM_NAMESPACE_LOCAL_RANK");
-  if (c == 'F') return IsEntryOf(e, "FLUX_TASK_LOCAL_ID");
-  return c == 'S' && IsEntryOf(e, "SLURM_LOCALID");
+#define NUMABIND_RANK_ENV(rank, size) \
+  if (IsEntryOf(e, rank)) return true;
+#include "config/env_vars.def"
+#undef NUMABIND_RANK_ENV
+#undef NUMABIND_ENV
+#undef NUMABIND_ENV_PREFIX
+  return false;
 }
 
-/// Whether the entry "NAME=value" is one of config::kRankVars' rank variables (any value).
+/// Whether the entry "NAME=value" is one of config/env_vars.def's rank variables (any value).
 __attribute__((always_inline)) inline bool IsRankEntry(const char* e) {
   // Most names that begin alike differ by their second letter (LD_*, SHELL, SHLVL, PWD, LESS): e[1] is read
   // only after e[0] was not the NUL.

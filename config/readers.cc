@@ -1,6 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Compiled into the shim (libc alone, may run before main): no allocation, no stdio, no library state.
+// Compiled into the shim (libc alone, may run before main): no allocation, no stdio, no library state. Every
+// reader runs at the start of each configured process that sets its variable: NUMABIND_HOT, with the words'
+// lookup they share (base/hot.h), so that no variable's value costs a configured start a page fault.
 
 #include "config/readers.h"
 
@@ -18,7 +20,7 @@ bool Eq(const char* a, const char* b) { return base::StrEq(a, b); }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
 
-bool IsVarName(const char* s) {
+NUMABIND_HOT bool IsVarName(const char* s) {
   if (!IsNameStart(*s)) return false;
   for (++s; *s != '\0'; ++s) {
     if (!IsNameStart(*s) && !IsDigit(*s)) return false;
@@ -36,7 +38,7 @@ bool Say(char* why, size_t cap, const char* text) {
 
 /// The index of `value` among the words of `c`; -1 with "expected a, b or c" in why, and with `hint` the
 /// word nearest `value` when one is near: " (did you mean b?)".
-int Word(const Choices& c, const char* value, char* why, size_t cap, bool hint = true) {
+NUMABIND_HOT int Word(const Choices& c, const char* value, char* why, size_t cap, bool hint = true) {
   int i = ChoiceOf(c, value);
   if (i < 0 && cap > 0) {
     size_t n = 0;
@@ -56,7 +58,7 @@ bool Refuse(char* why, size_t cap, const char* text, const char* value, const ch
 }
 
 /// "0" or "1" into *field.
-bool ReadBool(const char* value, bool* field, char* why, size_t cap) {
+NUMABIND_HOT bool ReadBool(const char* value, bool* field, char* why, size_t cap) {
   int i = Word(kBoolWords, value, why, cap, false);  // "2": did you mean 0? helps no one
   if (i >= 0) *field = i == 1;
   return i >= 0;
@@ -65,8 +67,8 @@ bool ReadBool(const char* value, bool* field, char* why, size_t cap) {
 /// Parses into a temporary with `parse` (a grammar of config/grammar.h), so that a bad value leaves the
 /// field as it was.
 template <typename T>
-bool ParseInto(bool (*parse)(const char*, T*, char*, size_t), const char* value, T* field, char* why,
-               size_t cap) {
+NUMABIND_HOT bool ParseInto(bool (*parse)(const char*, T*, char*, size_t), const char* value, T* field,
+                            char* why, size_t cap) {
   T parsed;
   if (!parse(value, &parsed, why, cap)) return false;
   *field = parsed;
@@ -79,17 +81,17 @@ NUMABIND_HOT bool ReadPolicy(const char* value, Config* out, char* why, size_t c
   return ParseInto(ParsePolicyText, value, &out->policy, why, cap);
 }
 
-bool ReadMemory(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadMemory(const char* value, Config* out, char* why, size_t cap) {
   int i = Word(kMemoryWords, value, why, cap);
   if (i >= 0) out->memory = static_cast<MemoryKind>(i);  // kMemoryWords is in MemoryKind's order (grammar.cc)
   return i >= 0;
 }
 
-bool ReadDevices(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadDevices(const char* value, Config* out, char* why, size_t cap) {
   return ParseInto(ParseDevicesText, value, &out->devices, why, cap);
 }
 
-bool ReadNranks(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadNranks(const char* value, Config* out, char* why, size_t cap) {
   uint32_t n = 0;
   size_t len = 0;
   while (value[len] != '\0') ++len;
@@ -104,24 +106,24 @@ bool ReadNranks(const char* value, Config* out, char* why, size_t cap) {
   return false;
 }
 
-bool ReadRankVar(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadRankVar(const char* value, Config* out, char* why, size_t cap) {
   if (!IsVarName(value)) return Say(why, cap, "expected a variable name such as LOCAL_RANK");
   out->rank_var = value;
   return true;
 }
 
-bool ReadMatch(const char* value, Config* out, char*, size_t) {
+NUMABIND_HOT bool ReadMatch(const char* value, Config* out, char*, size_t) {
   out->match = value;  // any glob; empty matches nothing
   return true;
 }
 
-bool ReadForks(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadForks(const char* value, Config* out, char* why, size_t cap) {
   int i = Word(kForksWords, value, why, cap);
   if (i >= 0) out->fork_ranks = i == 1;
   return i >= 0;
 }
 
-bool ReadTopology(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadTopology(const char* value, Config* out, char* why, size_t cap) {
   const char* d = value;
   const char* prefix = "synthetic:";
   while (*prefix != '\0' && *d == *prefix) ++d, ++prefix;
@@ -134,32 +136,32 @@ bool ReadTopology(const char* value, Config* out, char* why, size_t cap) {
   return true;
 }
 
-bool ReadLog(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadLog(const char* value, Config* out, char* why, size_t cap) {
   int i = Word(kLogWords, value, why, cap);
   if (i >= 0) out->log = static_cast<LogLevel>(i);  // kLogWords is in LogLevel's order
   return i >= 0;
 }
 
-bool ReadLogFormat(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadLogFormat(const char* value, Config* out, char* why, size_t cap) {
   int i = Word(kLogFormatWords, value, why, cap);
   if (i >= 0) out->log_format = static_cast<LogFormat>(i);  // kLogFormatWords is in LogFormat's order
   return i >= 0;
 }
 
-bool ReadLogFile(const char* value, Config* out, char*, size_t) {
+NUMABIND_HOT bool ReadLogFile(const char* value, Config* out, char*, size_t) {
   out->log_file = value;
   return true;
 }
 
-bool ReadStrict(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadStrict(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->strict, why, cap);
 }
 
-bool ReadDisable(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadDisable(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->disabled, why, cap);
 }
 
-bool ReadShared(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadShared(const char* value, Config* out, char* why, size_t cap) {
   if (Eq(value, "off")) {
     out->shared = nullptr;
   } else if (*value == '/') {
@@ -176,29 +178,30 @@ NUMABIND_HOT bool ReadBound(const char* value, Config* out, char*, size_t) {
   return true;
 }
 
-bool ReadExport(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadExport(const char* value, Config* out, char* why, size_t cap) {
   uint8_t bits = 0;
   if (!ParseExportText(value, &bits, why, cap)) return false;
   out->exports = bits;
   return true;
 }
 
-bool ReadGuard(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadGuard(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->guard, why, cap);
 }
 
-bool ReadByDevice(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadByDevice(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->by_device, why, cap);
 }
 
-bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
+NUMABIND_HOT bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
   int i = Word(kContainerWords, value, why, cap);
   if (i >= 0) out->container_keep = i == 1;
   return i >= 0;
 }
 
-// Read by config::SiteFilePath from the environment itself; checked here so that a typo is an error.
-bool ReadConfigFile(const char* value, Config*, char* why, size_t cap) {
+// Read by config::SiteFilePath from the environment itself; checked here so that a typo is an error. Hot:
+// it is read with the site file it names.
+NUMABIND_HOT bool ReadConfigFile(const char* value, Config*, char* why, size_t cap) {
   if (value[0] == '/' || Eq(value, "none")) return true;
   return Refuse(why, cap, "expected none or an absolute path such as /etc/numabind.conf", value, "none");
 }

@@ -129,8 +129,10 @@ bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* e
 
 }  // namespace
 
-NUMABIND_HOT const char* SiteFilePath(const char* const* env) {
-  const char* v = base::Lookup(env, "NUMABIND_CONFIG_FILE");
+NUMABIND_HOT const char* SiteFilePath(const char* const* env) { return SiteFilePath(OursOf(env)); }
+
+NUMABIND_HOT const char* SiteFilePath(const Ours& ours) {
+  const char* v = ours.value[kVarConfigFile];
   if (v == nullptr || *v == '\0') return kSiteFilePath;
   return base::StrEq(v, "none") ? nullptr : v;
 }
@@ -241,12 +243,13 @@ const char* SiteValue(const SiteFile& site, int id, uint32_t* line) {
   return nullptr;
 }
 
-bool EnvSets(const char* const* env, int id) {
-  const char* v = base::Lookup(env, kVarNames[id]);
-  return v != nullptr && (*v != '\0' || ReadsEmpty(id));
-}
+bool EnvSets(const char* const* env, int id) { return OursOf(env).Sets(id); }
 
 void ApplySite(const char* const* env, const SiteFile& site, Config* out) {
+  ApplySite(OursOf(env), site, out);
+}
+
+NUMABIND_HOT void ApplySite(const Ours& ours, const SiteFile& site, Config* out) {
   if (site.count == 0 || out->disabled) return;
   if (const char* d = SiteValue(site, kVarDisable, nullptr)) {
     Config off;
@@ -259,7 +262,7 @@ void ApplySite(const char* const* env, const SiteFile& site, Config* out) {
   }
   for (int id = 0; id < kVarCount; ++id) {
     const char* v = id == kVarDisable ? nullptr : SiteValue(site, id, nullptr);
-    if (v != nullptr && !EnvSets(env, id)) ParseVar(kVarNames[id], v, out, nullptr);
+    if (v != nullptr && !ours.Sets(id)) ParseVar(kVarNames[id], v, out, nullptr);
   }
   out->enabled = out->policy.text != nullptr;
 }

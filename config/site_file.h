@@ -38,6 +38,8 @@ struct SiteFile {
 /// set and not empty, else kSiteFilePath; nullptr for "none". Secure-execution processes must not call it
 /// (the shim checks AT_SECURE first): the environment must not pick what they read.
 const char* SiteFilePath(const char* const* env);
+/// The same, of an environment's NUMABIND_* values as its one pass collected them (config/vars.h).
+const char* SiteFilePath(const Ours& ours);
 
 /// Told each problem of a site file as it is found, for `numabind vars --check`: `error` false for a
 /// warning (an unknown name, ignored); `text` "PATH:LINE: why".
@@ -82,6 +84,8 @@ bool EnvSets(const char* const* env, int id);
 /// not set (the environment overrides the file per variable), read by ParseVar. NUMABIND_DISABLE=1 in the
 /// file switches numabind off whatever the environment says (out->disabled, not enabled).
 void ApplySite(const char* const* env, const SiteFile& site, Config* out);
+/// The same, under an environment's NUMABIND_* values as its one pass collected them.
+void ApplySite(const Ours& ours, const SiteFile& site, Config* out);
 
 }  // namespace numabind::config
 

@@ -38,23 +38,6 @@ NUMABIND_HOT bool ReadVar(int id, const char* value, Config* out, char* why, siz
   return false;
 }
 
-// `numabind ps` names each variable's launcher in this order (cli/ps_proc.cc's LauncherOf).
-const RankVar kRankVars[kRankVarCount] = {
-    {"LOCAL_RANK", "LOCAL_WORLD_SIZE"},                            // torchrun, accelerate, ...
-    {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},  // Open MPI
-    {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},                        // MPICH hydra, Intel MPI
-    {"PMI_LOCAL_RANK", "PMI_LOCAL_SIZE"},                          // Cray PMI
-    {"PALS_LOCAL_RANKID", "PALS_LOCAL_SIZE"},                      // HPE PALS
-    {"MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"},    // MVAPICH2
-    {"JSM_NAMESPACE_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_SIZE"},      // IBM jsrun
-    {"FLUX_TASK_LOCAL_ID", nullptr},                               // Flux
-    {"MPT_LRANK", nullptr},                                        // HPE/SGI MPT
-    {"SLURM_LOCALID", "SLURM_STEP_TASKS_PER_NODE"},                // Slurm: last, inherited stale
-};
-
-const char* const kPlannerVars[kPlannerVarCount] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-                                                    "HIP_VISIBLE_DEVICES"};
-
 NUMABIND_HOT int FindVar(const char* name, size_t len) {
   for (int i = 0; i < kVarCount; ++i) {
     const char* v = kVarNames[i];

@@ -42,6 +42,24 @@ bool ReadsEmpty(int id);
 /// Runs variable `id`'s reader (config/readers.h) on `value`.
 bool ReadVar(int id, const char* value, Config* out, char* why, size_t cap);
 
+/// The NUMABIND_* entries of an environment, as one pass over it collects them (config/env_facts.h): each
+/// variable's value (its first entry, as getenv finds it), however many entries there are. Child-safe:
+/// plain data.
+struct Ours {
+  const char* value[kVarCount] = {};  ///< by VarId; nullptr when unset
+  /// The first entry whose NUMABIND_* name is no variable, for Parse's warning; nullptr when none.
+  const char* unknown = nullptr;
+  /// Takes one entry that begins with NUMABIND_ (not NAME=value: ignored).
+  void Take(const char* entry);
+  /// Whether variable `id` is set: a non-empty value, or any value for a variable that reads empty ones
+  /// (NUMABIND_MATCH). The site file's values count only for variables the environment does not set.
+  bool Sets(int id) const;
+};
+
+/// The NUMABIND_* values of `env` (NULL-terminated "NAME=value" array; nullptr counts as empty), in one
+/// pass over it. Child-safe.
+Ours OursOf(const char* const* env);
+
 /// A variable for people: the texts of its row of config/vars.def.
 struct VarInfo {
   const char* name;     ///< "NUMABIND_POLICY"

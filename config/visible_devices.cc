@@ -93,10 +93,17 @@ bool ParseDeviceUuid(const char* value, const char** id, uint32_t* len) {
 }
 
 VisibleVars LookupVisibleVars(const char* const* env) {
+  EnvFacts facts;
+  ScanEnvFacts(env, &facts);
+  return VisibleVarsOf(facts.kept);
+}
+
+// Child-safe: reads three pointers.
+VisibleVars VisibleVarsOf(const EnvKept& kept) {
   VisibleVars v;
-  v.cuda = base::Lookup(env, kPlannerVars[kCudaVisibleDevices]);
-  v.rocr = base::Lookup(env, kPlannerVars[kRocrVisibleDevices]);
-  v.hip = base::Lookup(env, kPlannerVars[kHipVisibleDevices]);
+  v.cuda = kept.cuda_visible_devices;
+  v.rocr = kept.rocr_visible_devices;
+  v.hip = kept.hip_visible_devices;
   if (v.hip != nullptr && *v.hip == '\0') v.hip = nullptr;
   return v;
 }
@@ -126,11 +133,17 @@ int32_t OneOf(const char* value, const uint32_t* from, uint32_t from_n, const ch
 }  // namespace
 
 OneDevice FindOneDevice(const char* const* env) {
+  EnvFacts facts;
+  ScanEnvFacts(env, &facts);
+  return FindOneDevice(facts);
+}
+
+OneDevice FindOneDevice(const EnvFacts& facts) {
   OneDevice d;
-  const char* cuda_name = kPlannerVars[kCudaVisibleDevices];
-  const char* rocr_name = kPlannerVars[kRocrVisibleDevices];
-  const char* hip_name = kPlannerVars[kHipVisibleDevices];
-  VisibleVars vars = LookupVisibleVars(env);
+  const char* cuda_name = kEnvNames.cuda_visible_devices;
+  const char* rocr_name = kEnvNames.rocr_visible_devices;
+  const char* hip_name = kEnvNames.hip_visible_devices;
+  VisibleVars vars = VisibleVarsOf(facts.kept);
   const char* cuda = vars.cuda;
   if (cuda != nullptr) d.nvidia = OneOf(cuda, nullptr, 0, &d.nvidia_uuid, &d.nvidia_uuid_len);
   if (cuda != nullptr) d.nvidia_var = cuda_name;

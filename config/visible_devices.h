@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/env_facts.h"
+
 namespace numabind::config {
 
 /// The runtimes' rule for a visibility value, which every reading here follows: a comma list of device
@@ -43,6 +45,8 @@ struct VisibleVars {
   const char* hip = nullptr;
 };
 VisibleVars LookupVisibleVars(const char* const* env);
+/// The same, from an environment's one pass (config/env_facts.h). Child-safe.
+VisibleVars VisibleVarsOf(const EnvKept& kept);
 
 /// The one device a process's visibility variables leave it, per vendor.
 struct OneDevice {
@@ -68,6 +72,8 @@ struct OneDevice {
 /// ROCR_VISIBLE_DEVICES selects first and HIP_VISIBLE_DEVICES indexes what it left (ROCm's rule; a UUID
 /// in HIP_VISIBLE_DEVICES names its device whatever ROCR left).
 OneDevice FindOneDevice(const char* const* env);
+/// The same, from an environment's one pass (config/env_facts.h). Child-safe.
+OneDevice FindOneDevice(const EnvFacts& facts);
 
 }  // namespace numabind::config
 

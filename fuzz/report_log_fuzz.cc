@@ -49,10 +49,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     numabind::cli::LogFields fields;
     if (!numabind::cli::ParseLogLine(line, &fields)) continue;
     ++accepted;
-    for (const auto& [key, value] : fields) {
+    for (const std::string& key : fields.unknown)
       FUZZ_CHECK(ValidUtf8(key), "key \"%s\" is not UTF-8", key.c_str());
+    for (const numabind::cli::LogValue& value : fields.values)
       FUZZ_CHECK(ValidUtf8(value.text), "value \"%s\" is not UTF-8", value.text.c_str());
-    }
     numabind::cli::AddLogLine(fields, &job);
   }
   // Every launch, or (odd sizes) the last of each host.

@@ -5,7 +5,6 @@
 
 #include "plan/rank_env.h"
 
-#include "base/env.h"
 #include "base/text.h"
 #include "config/grammar.h"
 #include "config/visible_devices.h"
@@ -19,8 +18,6 @@ constexpr int kMaxSiblings = 64;
 constexpr size_t kQuoted = 40;
 /// The most indexes of a visibility list looked at (a node has at most a few dozen devices).
 constexpr uint32_t kMaxListed = 64;
-
-using base::Lookup;  // base/env.h
 
 // Child-safe: bit c of a CPU set.
 bool Has(const uint64_t* words, uint32_t nwords, uint32_t c) {
@@ -109,17 +106,18 @@ void ForEachCpu(const uint64_t* words, uint32_t nwords, F f) {
 }
 
 // OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND. Child-safe.
-void AddOmp(const PlanBasis& basis, const RankPlan& plan, bool per_cpu, const char* const* env, Builder* b) {
+void AddOmp(const PlanBasis& basis, const RankPlan& plan, bool per_cpu, const config::EnvKept& env,
+            Builder* b) {
   bool siblings = basis.cpu_sibling != nullptr && !per_cpu;
   auto leads = [&](uint32_t c) { return !siblings || Leads(basis, plan.cpus, c); };
   uint64_t places = 0;
   ForEachCpu(plan.cpus, basis.cpu_words, [&](uint32_t c) { places += leads(c) ? 1 : 0; });
-  if (Lookup(env, "OMP_NUM_THREADS") == nullptr) {
+  if (env.omp_num_threads == nullptr) {
     b->Str("OMP_NUM_THREADS=");
     b->Num(places);
     b->End("OMP_NUM_THREADS");
   }
-  if (Lookup(env, "OMP_PLACES") == nullptr) {
+  if (env.omp_places == nullptr) {
     b->Str("OMP_PLACES=");
     bool first = true;
     ForEachCpu(plan.cpus, basis.cpu_words, [&](uint32_t c) {
@@ -139,7 +137,7 @@ void AddOmp(const PlanBasis& basis, const RankPlan& plan, bool per_cpu, const ch
     });
     b->End("OMP_PLACES");
   }
-  if (Lookup(env, "OMP_PROC_BIND") == nullptr) {
+  if (env.omp_proc_bind == nullptr) {
     b->Str("OMP_PROC_BIND=close");
     b->End("OMP_PROC_BIND");
   }
@@ -170,18 +168,18 @@ bool ListHas(const uint32_t* listed, uint32_t n, uint32_t index) {
 }
 
 // CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES. Child-safe.
-void AddGpu(const PlanBasis& basis, const RankPlan& plan, const char* const* env, Builder* b) {
+void AddGpu(const PlanBasis& basis, const RankPlan& plan, const config::EnvKept& env, Builder* b) {
   char quoted[kQuoted + 4];
   if (plan.device == nullptr || plan.device[0] == '\0') return b->Note("gpu: the rank has no device");
   if (plan.device_vendor == 0 || plan.device_ordinal < 0)
     return b->Note("gpu: device ", plan.device,
                    " is not an accelerator of the topology: no CUDA or ROCm index");
-  const char* var = plan.device_vendor == kPciNvidia ? "CUDA_VISIBLE_DEVICES"
-                    : plan.device_vendor == kPciAmd  ? "ROCR_VISIBLE_DEVICES"
+  const char* var = plan.device_vendor == kPciNvidia ? config::kEnvNames.cuda_visible_devices
+                    : plan.device_vendor == kPciAmd  ? config::kEnvNames.rocr_visible_devices
                                                      : nullptr;
   if (var == nullptr) return b->Note("gpu: device ", plan.device, " is neither NVIDIA's nor AMD's");
   uint32_t ordinal = static_cast<uint32_t>(plan.device_ordinal);
-  config::VisibleVars vis = config::LookupVisibleVars(env);
+  config::VisibleVars vis = config::VisibleVarsOf(env);
   const char* hip = plan.device_vendor == kPciAmd ? vis.hip : nullptr;
   if (hip != nullptr) return b->Note("gpu: HIP_VISIBLE_DEVICES=", Quote(hip, quoted), " is set: kept");
   // auto with fewer ranks than devices: a block of slots, all of the first's vendor with known ordinals.
@@ -215,14 +213,14 @@ void AddGpu(const PlanBasis& basis, const RankPlan& plan, const char* const* env
 }
 
 // NCCL_IB_HCA and UCX_NET_DEVICES. Child-safe.
-void AddNic(const RankPlan& plan, const char* const* env, Builder* b) {
+void AddNic(const RankPlan& plan, const config::EnvKept& env, Builder* b) {
   if (plan.nics == nullptr || plan.nics[0] == '\0') return b->Note("nic: no network device near the rank");
-  if (Lookup(env, "NCCL_IB_HCA") == nullptr) {
+  if (env.nccl_ib_hca == nullptr) {
     b->Str("NCCL_IB_HCA==");  // '=' first: exact names, or mlx5_1 would also pick mlx5_10...
     b->Str(plan.nics);
     b->End("NCCL_IB_HCA");
   }
-  if (Lookup(env, "UCX_NET_DEVICES") == nullptr) {
+  if (env.ucx_net_devices == nullptr) {
     b->Str("UCX_NET_DEVICES=");
     b->Str(plan.nics);
     b->End("UCX_NET_DEVICES");
@@ -231,8 +229,15 @@ void AddNic(const RankPlan& plan, const char* const* env, Builder* b) {
 
 }  // namespace
 
-// Child-safe: writes only into buf and *out.
 size_t BuildRankEnv(const PlanBasis& basis, const RankPlan& plan, uint8_t exports, const char* const* env,
+                    char* buf, size_t cap, RankEnv* out) {
+  config::EnvFacts facts;
+  config::ScanEnvFacts(env, &facts);
+  return BuildRankEnv(basis, plan, exports, facts.kept, buf, cap, out);
+}
+
+// Child-safe: writes only into buf and *out.
+size_t BuildRankEnv(const PlanBasis& basis, const RankPlan& plan, uint8_t exports, const config::EnvKept& env,
                     char* buf, size_t cap, RankEnv* out) {
   out->count = 0;
   out->note[0] = '\0';

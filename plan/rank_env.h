@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/env_facts.h"
 #include "plan/plan_basis.h"
 
 namespace numabind::plan {
@@ -46,6 +47,10 @@ struct RankEnv {
 /// buf[0..cap). Returns the bytes all the entries need, whether or not they fitted: call once with cap 0
 /// to size the buffer (at most kRankEnvMax), then again to fill it. Child-safe.
 size_t BuildRankEnv(const PlanBasis& basis, const RankPlan& plan, uint8_t exports, const char* const* env,
+                    char* buf, size_t cap, RankEnv* out);
+/// The same, with what the rank's environment sets of these variables as its one pass found them
+/// (config/env_facts.h: the library's spawns read their environment once). Child-safe.
+size_t BuildRankEnv(const PlanBasis& basis, const RankPlan& plan, uint8_t exports, const config::EnvKept& env,
                     char* buf, size_t cap, RankEnv* out);
 
 /// Whether entry ("NAME=value") sets a variable that env's entry `old` must give way to (the narrowed

@@ -21,6 +21,7 @@ namespace numabind::shim {
 
 /// One call that starts rank `m` with `path`; envp is the environment it would start with.
 struct BindCall {
+  const ChildArgs* args;  ///< what the process that starts it hands the child side
   Entry entry;
   const char* path;
   char* const* envp;
@@ -54,21 +55,22 @@ struct BindCall {
 template <typename Call>
 __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decltype(call(b.envp)) {
   // The binding it had and the rank's plan, computed once by BindRank and handed on to its exports.
-  NUMABIND_BIND_STORAGE(saved, plan);
+  const ChildArgs& a = *b.args;
+  NUMABIND_BIND_STORAGE(a, saved, plan);
   // Room for a Python rank's name only (a VLA: the stack is unchanged for others); the event points at it.
   bool python = base::IsPythonName(b.path) || (b.argv != nullptr && base::IsPythonName(b.argv[0]));
   char name[python ? base::kCommandNameMax : 1];
   const char* path = base::CommandName(b.path, const_cast<const char* const*>(b.argv), name, sizeof(name));
   BoundEvent event;  // its line is made when it is written (FinishBound): no line's buffer here
   b.m->spawned = b.use != BlockUse::kExec;  // a spawn's child is the rank this process binds from outside
-  BindResult r = BindRank(b.entry, path, b.m, &saved, &event, b.refused_errno, &plan);
+  BindResult r = BindRank(a, b.entry, path, b.m, &saved, &event, b.refused_errno, &plan);
   if (r == BindResult::kRefused) return decltype(call(b.envp))();
   RankBlock block;
   bool exec = b.use == BlockUse::kExec;
-  int e = BuildRankBlock(b.envp, *b.m, r == BindResult::kBound ? &plan : nullptr, path, &block, b.use);
+  int e = BuildRankBlock(a, b.envp, *b.m, r == BindResult::kBound ? &plan : nullptr, path, &block, b.use);
   if (e != 0 && r == BindResult::kBound) {
     Restore(saved);
-    r = FailEnvironment(path, *b.m, e, b.refused_errno);
+    r = FailEnvironment(a, path, *b.m, e, b.refused_errno);
     if (r == BindResult::kRefused) return decltype(call(b.envp))();
   }
   if (exec) {
@@ -79,7 +81,7 @@ __attribute__((noinline)) auto BindAndCall(const BindCall& b, Call call) -> decl
     t_exec_mapping.map = block.map;
     t_exec_mapping.size = block.map_size;
     // A launcher that binds the child between setenv and exec (hydra's -bind-to) is worth a line again.
-    if (r == BindResult::kBound && (!BoundAtSetenv(*b.m) || b.m->replaced)) FinishBound(event, b.pid);
+    if (r == BindResult::kBound && (!BoundAtSetenv(a, *b.m) || b.m->replaced)) FinishBound(event, b.pid);
   }
   auto ret = call(block.env);
   e = errno;

@@ -39,9 +39,7 @@ NUMABIND_HOT bool BoundBy(const char* bound, const char* entry) {
 
 // Child-safe: raw sched_getaffinity and getpid; the CPU array is sized by the machine (a small thread stack
 // must do).
-void AppendBoundProof(char* marker, size_t len, size_t cap, bool spawned) {
-  if (g_state.basis == nullptr) return;
-  uint32_t words = g_state.basis->cpu_words;
+void AppendBoundProof(char* marker, size_t len, size_t cap, uint32_t words, bool spawned) {
   uint64_t cpus[words];
   for (uint32_t w = 0; w < words; ++w) cpus[w] = 0;  // the kernel writes only its own mask's size
   if (base::Sys6(SYS_sched_getaffinity, 0, static_cast<long>(words) * 8, reinterpret_cast<long>(cpus)) <= 0)

@@ -23,10 +23,10 @@ namespace numabind::shim {
 /// the proof, after a space.
 bool BoundBy(const char* bound, const char* entry);
 
-/// Child-safe: appends " cpus=LIST by=PID" (the calling thread's CPUs and this process) to the marker of
-/// length len in a buffer of cap bytes, then " spawned" when this process is not the rank but the launcher
-/// that starts it bound (a spawn: `spawned`); nothing when it does not fit or there is no prepared basis.
-void AppendBoundProof(char* marker, size_t len, size_t cap, bool spawned);
+/// Child-safe: appends " cpus=LIST by=PID" (the calling thread's CPUs, in the prepared basis's `cpu_words`,
+/// and this process) to the marker of length len in a buffer of cap bytes, then " spawned" when this process
+/// is not the rank but the launcher that starts it bound (a spawn: `spawned`); nothing when it does not fit.
+void AppendBoundProof(char* marker, size_t len, size_t cap, uint32_t cpu_words, bool spawned);
 
 /// Whether the calling thread runs inside a binding numabind made: the proof in NUMABIND_BOUND value
 /// `bound` holds (above). Raw reads of /proc/PID/stat.

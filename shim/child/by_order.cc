@@ -56,7 +56,7 @@ void ProcPath(char* buf, const char* const* parts, int nparts, const long* nums)
 /// NUMABIND_MATCH, 0 when it does not or the process is gone, -1 when it is empty (a zombie's, or a process
 /// between its exec and its new arguments).
 __attribute__((noinline)) int MatchCmdline(const char* path, long pid) {
-  const char* match = g_state.config.match;
+  const char* match = g_startup.config.match;
   if (match == nullptr || *match == '\0') return 0;
   char cmd[4096];
   long len = ReadSmallFile(path, cmd, sizeof(cmd));
@@ -182,7 +182,7 @@ bool NamesProcess(const char* arg, const char* name) {
 
 // Child-safe: a copy into args, then the glob (twice at most) and, for a script, the process's name.
 NUMABIND_HOT bool ArgsMatch(const char* from_args, long len, char* args, long pid) {
-  const char* match = g_state.config.match;
+  const char* match = g_startup.config.match;
   if (match == nullptr || *match == '\0') return false;
   // The arguments end in NULs; joined with single spaces, as ArgvMatches joins an argv, in one pass.
   if (len > 0 && from_args[len - 1] == '\0') --len;
@@ -237,7 +237,7 @@ NUMABIND_HOT __attribute__((noinline)) bool JoinedMatches(char* const* argv) {
     if (argv[i + 1] != nullptr && len < kCap - 2) joined[len++] = ' ';
   }
   joined[len] = '\0';
-  return base::GlobMatch(g_state.config.match, joined);
+  return base::GlobMatch(g_startup.config.match, joined);
 }
 
 }  // namespace
@@ -247,7 +247,7 @@ NUMABIND_HOT __attribute__((noinline)) bool JoinedMatches(char* const* argv) {
 // much stack: in a fork child each page of stack written is a copy-on-write fault, and 4 KiB reached one
 // more at every configured fork+exec.
 NUMABIND_HOT __attribute__((noinline)) bool ArgvMatches(char* const* argv) {
-  if (argv == nullptr || g_state.config.match == nullptr || *g_state.config.match == '\0') return false;
+  if (argv == nullptr || g_startup.config.match == nullptr || *g_startup.config.match == '\0') return false;
   size_t len = 0;
   for (int i = 0; argv[i] != nullptr && len < 256; ++i) len += base::StrLen(argv[i]) + 1;
   return len < 256 ? JoinedMatches<256>(argv) : JoinedMatches<4096>(argv);  // 255 characters at most

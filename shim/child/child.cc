@@ -63,24 +63,26 @@ bool SameBits(const uint64_t* a, uint32_t a_words, const uint64_t* b, uint32_t b
 /// Child-safe: logs why a rank is not bound (a line of its own, on the stack only on this path) and decides
 /// between running unbound and refusing (strict). A `shared` mistake (every rank of the launch has it) is
 /// said by one rank (shim/log/shared_mistake.h).
-__attribute__((noinline)) BindResult Fail(const char* path, const RankMatch& m, const char* what,
-                                          const char* why, int e, int* err, bool shared = false) {
+__attribute__((noinline)) BindResult Fail(const ChildArgs& a, const char* path, const RankMatch& m,
+                                          const char* what, const char* why, int e, int* err,
+                                          bool shared = false) {
   bool first = false;
-  if (!shared || SaysSharedMistake(&first)) {
+  if (!shared || SaysSharedMistake(a.prepared->mistake_said, &first)) {
     Line line;
     Line* l = &line;
     l->Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
-    l->Str(g_state.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
+    l->Str(g_startup.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
     if (first) l->Str(kSaidOnce);
-    WriteUnbound({g_state.config.strict, true, m.rank, m.nranks, m.var, path}, l);
+    WriteUnbound({g_startup.config.strict, true, m.rank, m.nranks, m.var, path, a.prepared->launch}, l);
   }
-  if (!g_state.config.strict) return BindResult::kUnbound;
+  if (!g_startup.config.strict) return BindResult::kUnbound;
   *err = e;
   return BindResult::kRefused;
 }
 
 /// Child-safe: a rank variable whose value is not a rank: one line naming both, then as Fail.
-__attribute__((noinline)) BindResult FailValue(const char* path, const RankMatch& m, int* err) {
+__attribute__((noinline)) BindResult FailValue(const ChildArgs& a, const char* path, const RankMatch& m,
+                                               int* err) {
   Line l;
   l.Str("numabind: ").Str(m.var).Str("='");
   size_t shown = 0;
@@ -93,9 +95,9 @@ __attribute__((noinline)) BindResult FailValue(const char* path, const RankMatch
   bool large = config::ParseRankValue(m.bad_value, &ignored) == config::RankValue::kTooLarge;
   l.Str(large ? " is too large for a local rank (0 to " : " is not a local rank (a decimal number, 0 to ");
   l.Num(config::kMaxRanks - 1).Str("): ").Str(path);
-  l.Str(g_state.config.strict ? " not started" : " runs unbound");
-  WriteUnbound({g_state.config.strict, false, 0, m.nranks, m.var, path}, &l);
-  if (!g_state.config.strict) return BindResult::kUnbound;
+  l.Str(g_startup.config.strict ? " not started" : " runs unbound");
+  WriteUnbound({g_startup.config.strict, false, 0, m.nranks, m.var, path, a.prepared->launch}, &l);
+  if (!g_startup.config.strict) return BindResult::kUnbound;
   *err = EINVAL;
   return BindResult::kRefused;
 }
@@ -104,18 +106,18 @@ __attribute__((noinline)) BindResult FailValue(const char* path, const RankMatch
 
 // Child-safe: reads the facts and the prepared config.
 NUMABIND_HOT bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, RankMatch* out) {
-  const config::Config& c = g_state.config;
+  const config::Config& c = g_startup.config;
   const char* name = c.rank_var;
   const char* v = nullptr;
   int index = -1;  // the variable's built-in entry, for its rank count
   if (name != nullptr) {
     if ((skip & config::kRankVarBit) != 0) return false;
     for (int i = 0; i < config::kRankVarCount; ++i) {
-      if (base::StrEq(name, config::kRankVars[i].rank)) index = i;
+      if (base::StrEq(name, config::kRankVarNames[i])) index = i;
     }
     v = index >= 0 ? facts.rank[index] : facts.named;
   } else if ((index = config::FirstRankVar(facts, skip)) >= 0) {
-    name = config::kRankVars[index].rank;
+    name = config::kRankVarNames[index];
     v = facts.rank[index];
   }
   if (v == nullptr || *v == '\0') return false;
@@ -127,14 +129,12 @@ NUMABIND_HOT bool FindRankVar(const config::EnvFacts& facts, uint32_t skip, Rank
   return true;
 }
 
-// Child-safe: reads envp, the prepared config and /proc, with raw system calls.
-NUMABIND_HOT bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out) {
-  config::EnvFacts facts;  // NUMABIND_RANK_VAR's variable in the same pass
-  config::ScanEnvFacts(const_cast<const char* const*>(envp), &facts, nullptr, 0, g_state.config.rank_var);
+// Child-safe: reads the facts, the prepared config and /proc, with raw system calls.
+NUMABIND_HOT bool FindRank(char* const* argv, const config::EnvFacts& facts, pid_t parent, RankMatch* out) {
   out->env_entries = facts.count;
-  if (FindRankVar(facts, g_state.startup_rank_vars, out)) return true;
-  if (g_state.config.rank_var != nullptr && (g_state.startup_rank_vars & config::kRankVarBit) != 0)
-    return false;
+  out->kept = facts.kept;
+  if (FindRankVar(facts, g_startup.rank_vars, out)) return true;
+  if (g_startup.config.rank_var != nullptr && (g_startup.rank_vars & config::kRankVarBit) != 0) return false;
   // A child whose launcher was killed before its exec (init's now) belongs to no launch.
   if (parent <= 1 || !ArgvMatches(argv)) return false;
   out->var = nullptr;
@@ -143,7 +143,7 @@ NUMABIND_HOT bool FindRank(char* const* argv, char* const* envp, pid_t parent, R
   // where it cannot be had. A posix_spawn parent (parent is the caller) keeps its slot to give the child.
   bool spawning = parent == static_cast<pid_t>(base::Sys6(SYS_getpid));
   if (!ClaimOrderRank(parent, spawning, &out->rank, &out->order)) out->rank = CountMatchingChildren(parent);
-  out->nranks = g_state.config.nranks;
+  out->nranks = g_startup.config.nranks;
   if (out->nranks == 0) NoteUnknownCount(parent);
   return true;
 }
@@ -154,22 +154,23 @@ bool NeedsMarker(const RankMatch& m) {
 }
 
 // Child-safe: writes into the caller's buffer; raw sched_getaffinity and getpid.
-void WriteMarker(const RankMatch& m, char* marker) {
+void WriteMarker(const ChildArgs& a, const RankMatch& m, char* marker) {
   size_t len = 0;
   for (const char* s = "NUMABIND_BOUND="; *s != '\0'; ++s) marker[len++] = *s;
   for (const char* s = m.entry; *s != '\0' && len < kMarkerMax - 1; ++s) marker[len++] = *s;
   marker[len] = '\0';
-  if (m.bound) AppendBoundProof(marker, len, kMarkerMax, m.spawned);
+  if (m.bound && a.prepared->basis != nullptr)
+    AppendBoundProof(marker, len, kMarkerMax, a.prepared->basis->cpu_words, m.spawned);
 }
 
 namespace {
 
 /// Child-safe: why the prepared basis cannot bind rank m, or nullptr.
-const char* BasisProblem() {
-  if (g_state.config_error[0] != '\0') return g_state.config_error;
-  const plan::PlanBasis* basis = g_state.basis;
+const char* BasisProblem(const ChildArgs& a) {
+  if (g_startup.config_error[0] != '\0') return g_startup.config_error;
+  const plan::PlanBasis* basis = a.prepared->basis;
   if (basis == nullptr) {
-    return g_state.prepared ? g_state.prepare_error
+    return a.prepared->done ? a.prepared->error
                             : "no plan was prepared before the launcher forked (docs/limits.md)";
   }
   if (basis->cpu_words > config::kMaxCpuWords || basis->node_words > config::kMaxNodeWords)
@@ -180,8 +181,8 @@ const char* BasisProblem() {
 /// Child-safe: says that rank m is past its count (a stale NUMABIND_NRANKS, a launcher's local size that
 /// leaves ranks out), with the count and what to change. Not inlined: its line is on the stack only here.
 __attribute__((noinline)) void WarnPastCount(const char* path, const RankMatch& m) {
-  if (g_state.config.log < config::LogLevel::kWarn) return;
-  bool stated = g_state.config.nranks != 0;
+  if (g_startup.config.log < config::LogLevel::kWarn) return;
+  bool stated = g_startup.config.nranks != 0;
   Line l;
   l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
   l.Str(" is past the rank count, ").Num(m.nranks).Str(stated ? " (NUMABIND_NRANKS)" : " (its launcher's)");
@@ -196,8 +197,8 @@ __attribute__((noinline)) void WarnPastCount(const char* path, const RankMatch& 
 /// Child-safe: saves the calling thread's binding into `saved`, then applies the plan's CPUs and memory
 /// policy. Returns 0 or -errno with *what naming the call that failed; *memory_denied is why no memory
 /// policy was set (the helper found set_mempolicy refused: the CPUs are bound all the same), or nullptr.
-long ApplyPlan(const plan::RankPlan& plan, const plan::PlanBasis& basis, SavedBinding* saved,
-               const char** what, const char** memory_denied) {
+long ApplyPlan(const ChildArgs& a, const plan::RankPlan& plan, const plan::PlanBasis& basis,
+               SavedBinding* saved, const char** what, const char** memory_denied) {
   long r = base::Sys6(SYS_sched_getaffinity, 0, static_cast<long>(saved->cpu_words) * 8,
                       reinterpret_cast<long>(saved->cpus));
   saved->cpus_saved = r > 0;
@@ -208,7 +209,8 @@ long ApplyPlan(const plan::RankPlan& plan, const plan::PlanBasis& basis, SavedBi
   r = base::Sys6(SYS_sched_setaffinity, 0, static_cast<long>(basis.cpu_words) * 8,
                  reinterpret_cast<long>(plan.cpus));
   if (r < 0) return r;
-  *memory_denied = g_state.memory_policy_denied[0] != '\0' ? g_state.memory_policy_denied : nullptr;
+  const char* denied = a.prepared->memory_policy_denied;
+  *memory_denied = denied[0] != '\0' ? denied : nullptr;
   if (*memory_denied != nullptr) return 0;
   saved->memory_saved =
       base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
@@ -226,18 +228,17 @@ long ApplyPlan(const plan::RankPlan& plan, const plan::PlanBasis& basis, SavedBi
 /// Child-safe: the binding rank m started with, and whether the plan replaced it (then e->replaced is set):
 /// when it was one (other CPUs than its launcher's; at start-up, than the job's it widened to) and the
 /// plan's differs from it.
-void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t* cpus, uint32_t cpu_words,
-                  BoundEvent* e) {
+void NoteReplaced(const ChildArgs& a, const RankMatch& m, const SavedBinding& saved, const uint64_t* cpus,
+                  uint32_t cpu_words, BoundEvent* e) {
   bool widened = m.started_cpus != nullptr;
   const uint64_t* started = widened ? m.started_cpus : saved.cpus;
   uint32_t started_words = widened ? m.started_words : saved.cpu_words;
-  bool was_bound =
-      saved.cpus_saved &&
-      (widened ? !SameBits(started, started_words, saved.cpus, saved.cpu_words)
-               : g_state.launcher_cpu_words > 0 &&
-                     !SameBits(started, started_words, g_state.launcher_cpus, g_state.launcher_cpu_words));
+  bool was_bound = saved.cpus_saved &&
+                   (widened ? !SameBits(started, started_words, saved.cpus, saved.cpu_words)
+                            : a.launcher_cpu_words > 0 &&
+                                  !SameBits(started, started_words, a.launcher_cpus, a.launcher_cpu_words));
   bool replaced = was_bound && !SameBits(started, started_words, cpus, cpu_words);
-  bool slurm = m.var != nullptr && base::StrEq(m.var, config::kRankVars[config::kSlurmRankVar].rank);
+  bool slurm = m.var != nullptr && base::StrEq(m.var, config::kRankVarNames[config::kSlurmRankVar]);
   e->replaced = replaced ? started : nullptr;
   e->replaced_words = started_words;
   e->started = !widened ? StartedBinding::kLauncher : slurm ? StartedBinding::kSlurm : StartedBinding::kOwn;
@@ -246,38 +247,38 @@ void NoteReplaced(const RankMatch& m, const SavedBinding& saved, const uint64_t*
 }  // namespace
 
 // Child-safe: reads the prepared state.
-uint32_t SavedCpuWords() {
-  uint32_t w = g_state.launcher_cpu_words;
+uint32_t SavedCpuWords(const ChildArgs& a) {
+  uint32_t w = a.prepared->launcher_cpu_words;
   return w > 0 && w <= config::kMaxCpuWords ? w : config::kMaxCpuWords;
 }
 
 // Child-safe: reads the prepared basis.
-uint32_t PlanWords(bool cpus) {
-  const plan::PlanBasis* b = g_state.basis;
+uint32_t PlanWords(const ChildArgs& a, bool cpus) {
+  const plan::PlanBasis* b = a.prepared->basis;
   if (b == nullptr || b->cpu_words > config::kMaxCpuWords || b->node_words > config::kMaxNodeWords) return 1;
   return cpus ? b->cpu_words : b->node_words;
 }
 
 // Child-safe: arithmetic on the prepared basis, then raw sched_setaffinity and set_mempolicy.
-BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBinding* saved, BoundEvent* event,
-                    int* err, plan::RankPlan* planned) {
+BindResult BindRank(const ChildArgs& a, Entry entry, const char* path, RankMatch* found, SavedBinding* saved,
+                    BoundEvent* event, int* err, plan::RankPlan* planned) {
   RankMatch& m = *found;
-  if (m.bad_value != nullptr) return FailValue(path, m, err);
-  if (const char* why = BasisProblem()) return Fail(path, m, "", why, EINVAL, err, true);
-  const plan::PlanBasis& basis = *g_state.basis;
+  if (m.bad_value != nullptr) return FailValue(a, path, m, err);
+  if (const char* why = BasisProblem(a)) return Fail(a, path, m, "", why, EINVAL, err, true);
+  const plan::PlanBasis& basis = *a.prepared->basis;
   plan::RankPlan& plan = *planned;  // its sets are the caller's, of PlanWords: BasisProblem checked them
   const uint64_t* cpus = plan.cpus;
   const uint64_t* nodes = plan.nodes;
   if (m.nranks != 0 && m.rank >= m.nranks) WarnPastCount(path, m);
   if (!plan::ComputeRankPlan(basis, m.rank, m.nranks, &plan))
-    return Fail(path, m, "", plan.error, EINVAL, err);
+    return Fail(a, path, m, "", plan.error, EINVAL, err);
   const char* what = "";
   const char* memory_denied = nullptr;
-  long r = ApplyPlan(plan, basis, saved, &what, &memory_denied);
-  if (r < 0) return Fail(path, m, what, base::ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
+  long r = ApplyPlan(a, plan, basis, saved, &what, &memory_denied);
+  if (r < 0) return Fail(a, path, m, what, base::ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
   m.bound = true;
   // A forked worker bound at setenv and bound again at its exec (hydra binds the child in between).
-  bool again = entry != Entry::kSetenv && BoundAtSetenv(m);
+  bool again = entry != Entry::kSetenv && BoundAtSetenv(a, m);
   BoundEvent& e = *event;
   e = BoundEvent();
   // auto says what share it gave the rank (plan/plan_auto.h).
@@ -292,15 +293,17 @@ BindResult BindRank(Entry entry, const char* path, RankMatch* found, SavedBindin
   e.device = plan.device;
   e.entry = entry;
   e.policy = basis.policy_text;
+  e.launch = a.prepared->launch;
+  e.stack = a.prepared->stack;
   if (plan.device[0] != '\0') e.device_nodes = basis.slot_nodes + size_t{plan.device_slot} * basis.node_words;
-  NoteReplaced(m, *saved, cpus, basis.cpu_words, &e);
+  NoteReplaced(a, m, *saved, cpus, basis.cpu_words, &e);
   m.replaced = e.replaced != nullptr;
   return BindResult::kBound;
 }
 
 // Child-safe: formats on the stack and writes with raw system calls.
-BindResult FailEnvironment(const char* path, const RankMatch& m, int e, int* err) {
-  return Fail(path, m, "no memory for its environment: ", base::ErrnoName(e), e, err);
+BindResult FailEnvironment(const ChildArgs& a, const char* path, const RankMatch& m, int e, int* err) {
+  return Fail(a, path, m, "no memory for its environment: ", base::ErrnoName(e), e, err);
 }
 
 // Child-safe: two raw system calls.

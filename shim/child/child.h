@@ -35,11 +35,17 @@ struct RankMatch {
   uint32_t nranks = 0;  ///< 0 = unknown
   /// The entries of the environment it was found in (config::EnvFacts::count): room for its new one.
   size_t env_entries = 0;
+  /// What that environment sets of what NUMABIND_EXPORT sets (config::EnvFacts::kept): kept as it is.
+  config::EnvKept kept;
   bool replaced = false;  ///< set by BindRank: the binding the rank started with was another, now replaced
   /// The CPUs the rank started with, when its caller widened them before BindRank (a rank binding itself,
   /// in shim/rank/self_bind.cc), else nullptr: then it started with the binding BindRank finds.
   const uint64_t* started_cpus = nullptr;
   uint32_t started_words = 0;
+  /// A rank binding itself that planned inside the CPUs of the rank its NUMABIND_BOUND names (a launcher
+  /// inside a rank): the CPUs it started on, that rank's, which its line names; else nullptr.
+  const uint64_t* inside_cpus = nullptr;
+  uint32_t inside_words = 0;
   bool bound = false;  ///< set by BindRank: the calling thread is on the rank's CPUs
   /// The rank variable's value when it is not a usable rank (" 1", "1x", "4294967295"): BindRank then
   /// warns with one line naming the variable and value, and the program runs unbound (strict: refused).
@@ -68,25 +74,45 @@ struct SavedBinding {
   uint64_t nodes[kSavedNodeWords];
 };
 
+/// What the child side of a spawn gets from the process that starts it, as musl's posix_spawn hands its
+/// child `struct args`: made by ChildArgsNow (shim/rank/become_rank.h) on the parent side, or in the child
+/// of a fork or vfork from the memory it shares with its parent, and handed down. Nothing in shim/child/
+/// reads g_prepared or g_role; the configuration (g_startup) is the process-wide part every side reads, as
+/// musl's `struct __libc`.
+struct ChildArgs {
+  /// The launcher's preparation (shim/launcher/prepare.h): the basis, why there is none, whether ranks get a
+  /// memory policy, the launch the lines name, the shared mistake's word, the debug call stack.
+  const Prepared* prepared;
+  /// The CPUs of the process that starts the rank: a rank that started with others was bound by it between
+  /// fork and exec (its launcher's, or a forked worker's own once it is a rank).
+  const uint64_t* launcher_cpus;
+  uint32_t launcher_cpu_words;
+  /// A fork child that became rank `rank` of `nranks` already (NUMABIND_FORKS, or setenv) and said so.
+  bool taken;
+  uint32_t rank;
+  uint32_t nranks;
+};
+
 /// Child-safe: the words of the kernel's CPU mask as sched_getaffinity gave the launcher's (at least what it
 /// needs: nr_cpu_ids), or kMaxCpuWords before any was read.
-uint32_t SavedCpuWords();
+uint32_t SavedCpuWords(const ChildArgs& a);
 
 /// Declares, in the calling function's frame, a plan::RankPlan `plan` whose sets have this machine's size
-/// (PlanWords), for BindRank. A macro: the arrays have variable length and must live as long as the caller.
-#define NUMABIND_PLAN_STORAGE(plan)                          \
-  uint64_t plan##_cpus[::numabind::shim::PlanWords(true)];   \
-  uint64_t plan##_nodes[::numabind::shim::PlanWords(false)]; \
-  ::numabind::plan::RankPlan plan;                           \
+/// (PlanWords of ChildArgs `args`), for BindRank. A macro: the arrays have variable length and must live as
+/// long as the caller.
+#define NUMABIND_PLAN_STORAGE(args, plan)                          \
+  uint64_t plan##_cpus[::numabind::shim::PlanWords(args, true)];   \
+  uint64_t plan##_nodes[::numabind::shim::PlanWords(args, false)]; \
+  ::numabind::plan::RankPlan plan;                                 \
   plan.cpus = plan##_cpus, plan.nodes = plan##_nodes
 
 /// As NUMABIND_PLAN_STORAGE, with a SavedBinding `saved` whose CPU mask has the kernel's size
 /// (SavedCpuWords): what BindRank needs.
-#define NUMABIND_BIND_STORAGE(saved, plan)                               \
-  uint64_t saved##_cpus[::numabind::shim::SavedCpuWords()];              \
+#define NUMABIND_BIND_STORAGE(args, saved, plan)                         \
+  uint64_t saved##_cpus[::numabind::shim::SavedCpuWords(args)];          \
   ::numabind::shim::SavedBinding saved;                                  \
   saved.cpus = saved##_cpus, saved.cpu_words = sizeof(saved##_cpus) / 8; \
-  NUMABIND_PLAN_STORAGE(plan)
+  NUMABIND_PLAN_STORAGE(args, plan)
 
 enum class BindResult : uint8_t {
   kBound,    ///< the thread is bound; Restore(saved) undoes it
@@ -94,10 +120,11 @@ enum class BindResult : uint8_t {
   kRefused,  ///< NUMABIND_STRICT=1 and the rank could not be bound: fail the spawn with *err
 };
 
-/// Child-safe: whether a program started with argv (may be nullptr) and envp is a rank, and which. One pass
-/// over envp (config::ScanEnvFacts); nothing after it reads envp but the rank's new environment's copy.
+/// Child-safe: whether a program started with argv (may be nullptr) and an environment whose one pass is
+/// `facts` is a rank, and which (ScanSpawn, shim/entry/configure.h: facts.named is NUMABIND_RANK_VAR's
+/// variable's value); nothing after the pass reads the environment but the rank's new environment's copy.
 /// `parent` is the launcher, whose live children count for ranks found by order.
-bool FindRank(char* const* argv, char* const* envp, pid_t parent, RankMatch* out);
+bool FindRank(char* const* argv, const config::EnvFacts& facts, pid_t parent, RankMatch* out);
 
 /// Child-safe: the local-rank variable and its rank count, from `facts` (one ScanEnvFacts of the program's
 /// environment; facts.named holds NUMABIND_RANK_VAR's variable's value), leaving out the built-in variables
@@ -115,15 +142,15 @@ bool NeedsMarker(const RankMatch& m);
 /// Child-safe: writes the entry "NUMABIND_BOUND=<m.entry>" into marker (kMarkerMax bytes), which goes
 /// first in the rank's environment (shim/child/rank_exports.h) or to a forked worker's setenv. When m.bound,
 /// the value goes on with the proof that numabind made the binding: " cpus=LIST by=PID", the calling thread's
-/// CPUs and the process that bound them (the rank itself, or the launcher whose posix_spawn it is: an
-/// ancestor of the rank either way, the launcher with " spawned" after: m.spawned); left out when it does
-/// not fit.
-void WriteMarker(const RankMatch& m, char* marker);
+/// CPUs (the basis's words of a) and the process that bound them (the rank itself, or the launcher whose
+/// posix_spawn it is: an ancestor of the rank either way, the launcher with " spawned" after: m.spawned);
+/// left out when it does not fit.
+void WriteMarker(const ChildArgs& a, const RankMatch& m, char* marker);
 
 /// Child-safe: the 64-bit words of a plan's CPU set (`cpus`) or node set: the prepared basis's, or 1 when
 /// there is no usable basis. For the caller's arrays of a RankPlan, on its stack (a small thread's too:
 /// at most kMaxCpuWords and kMaxNodeWords).
-uint32_t PlanWords(bool cpus);
+uint32_t PlanWords(const ChildArgs& a, bool cpus);
 
 /// Child-safe: binds the calling thread to the plan of rank `m` (found by FindRank), computed once into
 /// *plan, whose cpus and nodes the caller points at arrays of PlanWords words; on kBound the caller hands it
@@ -131,23 +158,18 @@ uint32_t PlanWords(bool cpus);
 /// binding is described by *event (its facts, pointing into *plan, *saved and the basis), which the caller
 /// keeps and logs with FinishBound (before the exec, or after posix_spawn returns the child's pid).
 /// `path` names the program. Sets m->replaced. On kRefused, *err is the errno to fail with.
-BindResult BindRank(Entry entry, const char* path, RankMatch* m, SavedBinding* saved, BoundEvent* event,
-                    int* err, plan::RankPlan* plan);
+BindResult BindRank(const ChildArgs& a, Entry entry, const char* path, RankMatch* m, SavedBinding* saved,
+                    BoundEvent* event, int* err, plan::RankPlan* plan);
 
 /// Child-safe: rank m's new environment could not be built (errno `e`, from mmap), after BindRank bound it
 /// (the caller has Restore'd it): one warn line. kUnbound: start it with the environment it has; kRefused
 /// (NUMABIND_STRICT=1): fail the spawn with *err = e.
-BindResult FailEnvironment(const char* path, const RankMatch& m, int e, int* err);
+BindResult FailEnvironment(const ChildArgs& a, const char* path, const RankMatch& m, int e, int* err);
 
-/// Child-safe: whether this fork child bound rank m at setenv already (and logged it).
-inline bool BoundAtSetenv(const RankMatch& m) {
-  return t_fork_child && m.rank == g_state.worker_rank && m.nranks == g_state.worker_nranks;
+/// Child-safe: whether this fork child became rank m already, at fork or setenv (and logged it).
+inline bool BoundAtSetenv(const ChildArgs& a, const RankMatch& m) {
+  return a.taken && m.rank == a.rank && m.nranks == a.nranks;
 }
-
-/// Child-safe: in a fork child that took a rank under NUMABIND_FORKS=ranks (shim/entry/fork_wrappers.cc),
-/// called at exec of `path`: gives the rank's slot back to the shared counter, undoes the binding and says
-/// so (WriteGaveBack). Else nothing: in that child's own fork or vfork children too, which keep its rank.
-void GiveBackForkRank(const char* path);
 
 /// Child-safe: puts back the binding BindRank saved.
 void Restore(const SavedBinding& saved);
@@ -168,7 +190,7 @@ bool CmdlineMatches(const char* path);
 /// bytes), which may be from_args itself.
 bool ArgsMatch(const char* from_args, long len, char* args, long pid);
 
-/// Child-safe: called when a rank found by order (g_state.order_rank) starts `path` with argv, from
+/// Child-safe: called when a rank found by order (g_role, Role::kByOrder) starts `path` with argv, from
 /// `launcher` (that rank). When argv matches NUMABIND_MATCH too, the glob matches the launcher's own command
 /// line (xargs, a shell script) and no worker is bound: says so in one warn line with the fix, once per
 /// tree (FirstInOrderTree).
@@ -178,14 +200,14 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher);
 /// their plans follow (plan::ComputeRankPlan) and how to give the count.
 void NoteUnknownCount(pid_t launcher);
 
-/// Parent side of a fork or spawn (not child-safe: it writes g_state): once per process that starts ranks
+/// Parent side of a fork or spawn (not child-safe: it writes g_prepared): once per process that starts ranks
 /// by order (a NUMABIND_MATCH other than the default, or a process whose forks take ranks: ForksTakeRanks),
 /// checks that the tree's shared counter (order_counter.h) can be had and, when not, says at warn in one line
 /// what that costs and the fix (the root of the tree says it, or the topmost Python process of a pool; their
 /// configured descendants do not). Inline: a fork after the first pays one flag test.
 void CheckOrderCounter();
 inline void NoteNoOrderCounter() {
-  if (!__atomic_load_n(&g_state.order_counter_checked, __ATOMIC_ACQUIRE)) CheckOrderCounter();
+  if (!__atomic_load_n(&g_prepared.order_counter_checked, __ATOMIC_ACQUIRE)) CheckOrderCounter();
 }
 
 /// Child-safe: whether argv (may be nullptr), joined with single spaces, matches NUMABIND_MATCH.

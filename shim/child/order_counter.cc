@@ -90,7 +90,7 @@ __attribute__((noinline)) long TreeRoot(long launcher, uint64_t* start) {
 
 /// Child-safe: "<NUMABIND_SHARED>/numabind-UID" into path (256 bytes); false when NUMABIND_SHARED is off.
 bool UserDir(char* path, long uid) {
-  const char* base = g_state.config.shared;
+  const char* base = g_startup.config.shared;
   if (base == nullptr || *base == '\0') return false;
   size_t at = 0;
   path[0] = '\0';

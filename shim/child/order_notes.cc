@@ -16,11 +16,13 @@ namespace numabind::shim {
 
 // Child-safe: the glob, a flag in the shared page and a line on the stack.
 void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
-  if (g_state.config.log < config::LogLevel::kWarn || !ArgvMatches(argv) ||
+  if (g_startup.config.log < config::LogLevel::kWarn || !ArgvMatches(argv) ||
       !FirstInOrderTree(launcher, kOrderSaidGlob))
     return;
   Line l;
-  l.Str("numabind: NUMABIND_MATCH='").Str(g_state.config.match).Str("' matches the launcher's own command ");
+  l.Str("numabind: NUMABIND_MATCH='")
+      .Str(g_startup.config.match)
+      .Str("' matches the launcher's own command ");
   l.Str("line (pid ").Num(launcher).Str(", a rank found by order) as well as its program ").Str(path);
   l.Str(": the launcher took a rank and no worker is bound; write a glob that matches only the workers' ");
   l.Str("command line from its start, e.g. '/path/worker.sh*' rather than '*worker.sh*' (docs/launchers.md)");
@@ -28,10 +30,10 @@ void WarnOrderRankSpawn(const char* path, char* const* argv, pid_t launcher) {
 }
 
 void CheckOrderCounter() {
-  if (__atomic_exchange_n(&g_state.order_counter_checked, true, __ATOMIC_ACQ_REL)) return;
+  if (__atomic_exchange_n(&g_prepared.order_counter_checked, true, __ATOMIC_ACQ_REL)) return;
   pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  g_state.order_counter_pid = self;  // its exit removes the page named after it (start.cc)
-  const config::Config& c = g_state.config;
+  g_prepared.order_counter_pid = self;  // its exit removes the page named after it (start.cc)
+  const config::Config& c = g_startup.config;
   bool forks = ForksTakeRanks();
   // The default glob (Python's spawn workers, which one launcher starts: counting its children suffices)
   // is in every configured process: only a glob the user wrote is worth a probe at each first fork.
@@ -73,10 +75,11 @@ void CheckOrderCounter() {
 
 // Child-safe: a flag in the shared page and a line on the stack.
 void NoteUnknownCount(pid_t launcher) {
-  if (g_state.config.log < config::LogLevel::kInfo || !FirstInOrderTree(launcher, kOrderSaidCount)) return;
+  if (g_startup.config.log < config::LogLevel::kInfo || !FirstInOrderTree(launcher, kOrderSaidCount)) return;
   Line l;
-  l.Str(g_state.config.fork_ranks ? "numabind: ranks found by order (NUMABIND_MATCH, NUMABIND_FORKS) have no "
-                                  : "numabind: ranks found by order (NUMABIND_MATCH) have no ");
+  l.Str(g_startup.config.fork_ranks
+            ? "numabind: ranks found by order (NUMABIND_MATCH, NUMABIND_FORKS) have no "
+            : "numabind: ranks found by order (NUMABIND_MATCH) have no ");
   // The places are plan::ComputeRankPlan's (UnknownCountPlaces).
   l.Str("count: each is planned as one of as many ranks as the policy has places (exclusive: one per core, ");
   l.Str("core-complex: one per last-level cache, else one per node or device), rank r as rank r mod that; ");

@@ -39,7 +39,7 @@ bool RunsPython(pid_t pid) {
 
 bool FindForksPython() {
   bool python = RunsPython(0);
-  __atomic_store_n(&g_state.forks_python, python ? 1 : 2, __ATOMIC_RELEASE);  // racing threads store alike
+  __atomic_store_n(&g_prepared.forks_python, python ? 1 : 2, __ATOMIC_RELEASE);  // racing threads store alike
   return python;
 }
 

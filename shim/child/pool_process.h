@@ -22,7 +22,7 @@ namespace numabind::shim {
 /// False when /proc cannot tell (no /proc, another user's process).
 bool RunsPython(pid_t pid);
 
-/// Parent side (not child-safe: writes g_state once): RunsPython(0), kept in g_state.forks_python.
+/// Parent side (not child-safe: writes g_prepared once): RunsPython(0), kept in g_prepared.forks_python.
 bool FindForksPython();
 
 /// Parent side of a fork: whether the children this process forks now take ranks by order:
@@ -30,8 +30,8 @@ bool FindForksPython();
 /// first fork that asks and kept: fork children inherit the answer, an exec starts afresh). Inline: a fork
 /// without NUMABIND_FORKS pays one flag test, and later ones of a pool's process three.
 inline bool ForksTakeRanks() {
-  if (!g_state.config.fork_ranks || g_state.rank_bound) return false;
-  uint8_t known = __atomic_load_n(&g_state.forks_python, __ATOMIC_ACQUIRE);
+  if (!g_startup.config.fork_ranks || g_role.IsRank()) return false;
+  uint8_t known = __atomic_load_n(&g_prepared.forks_python, __ATOMIC_ACQUIRE);
   return known == 0 ? FindForksPython() : known == 1;
 }
 

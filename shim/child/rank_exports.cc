@@ -94,23 +94,23 @@ void KeepMapping(char* map, size_t size) {
 }
 
 // Child-safe: arithmetic on the basis and the plan.
-size_t ExportBytes(const plan::RankPlan& plan, char* const* envp) {
-  if (g_state.config.exports == 0 || g_state.basis == nullptr) return 0;
-  plan::RankEnv env;
-  size_t need = plan::BuildRankEnv(*g_state.basis, plan, g_state.config.exports,
-                                   const_cast<const char* const*>(envp), nullptr, 0, &env);
+size_t ExportBytes(const ChildArgs& a, const plan::RankPlan& plan, const config::EnvKept& env) {
+  if (g_startup.config.exports == 0 || a.prepared->basis == nullptr) return 0;
+  plan::RankEnv built;
+  size_t need =
+      plan::BuildRankEnv(*a.prepared->basis, plan, g_startup.config.exports, env, nullptr, 0, &built);
   // At least 1: with nothing to export, BuildExports still has to say why.
   return need == 0 ? 1 : need < plan::kRankEnvMax ? need : plan::kRankEnvMax;
 }
 
 // Child-safe: arithmetic on the basis, writes into buf and *out, one raw write for the log.
-void BuildExports(const RankMatch& m, const plan::RankPlan& plan, char* const* envp, const char* path,
-                  char* buf, size_t cap, plan::RankEnv* out, Line* line) {
+void BuildExports(const ChildArgs& a, const RankMatch& m, const plan::RankPlan& plan,
+                  const config::EnvKept& env, const char* path, char* buf, size_t cap, plan::RankEnv* out,
+                  Line* line) {
   out->count = 0;
   out->note[0] = '\0';
-  if (g_state.config.exports == 0 || g_state.basis == nullptr) return;
-  plan::BuildRankEnv(*g_state.basis, plan, g_state.config.exports, const_cast<const char* const*>(envp), buf,
-                     cap, out);
+  if (g_startup.config.exports == 0 || a.prepared->basis == nullptr) return;
+  plan::BuildRankEnv(*a.prepared->basis, plan, g_startup.config.exports, env, buf, cap, out);
   if (out->note[0] == '\0') return;
   Line& l = *line;
   l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
@@ -121,11 +121,11 @@ void BuildExports(const RankMatch& m, const plan::RankPlan& plan, char* const* e
 __thread ExecMapping t_exec_mapping __attribute__((tls_model("initial-exec")));
 
 // Child-safe: copies pointers into the caller's array.
-char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, char* marker,
-                             const plan::RankEnv& exports, char** out, size_t room) {
+char* const* RankEnvironment(const ChildArgs& a, char* const* envp, const RankMatch& m, bool mark,
+                             char* marker, const plan::RankEnv& exports, char** out, size_t room) {
   size_t n = 0;
   if (mark) {
-    WriteMarker(m, marker);
+    WriteMarker(a, m, marker);
     out[n++] = marker;  // first: the first entry of a name is the one getenv finds
   }
   for (int i = 0; i < exports.count; ++i) out[n++] = const_cast<char*>(exports.entries[i]);
@@ -139,13 +139,13 @@ char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, c
 }
 
 // Child-safe for kExec: a raw mmap, then arithmetic and copies into it.
-int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* bound, const char* path,
-                   RankBlock* out, BlockUse use) {
+int BuildRankBlock(const ChildArgs& a, char* const* envp, const RankMatch& m, const plan::RankPlan* bound,
+                   const char* path, RankBlock* out, BlockUse use) {
   out->env = envp;
   out->map = nullptr;
   out->map_size = 0;
   bool mark = NeedsMarker(m);
-  size_t need = bound != nullptr ? ExportBytes(*bound, envp) : 0;
+  size_t need = bound != nullptr ? ExportBytes(a, *bound, m.kept) : 0;
   if (!mark && need == 0) return 0;
   // The line that says what was not exported (here rather than on the stack: 2 KiB), the pointers
   // (NUMABIND_BOUND, the exports, envp's entries, the NULL), the marker, the exports' text.
@@ -162,8 +162,10 @@ int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* 
   char* marker = reinterpret_cast<char*>(array + pointers);
   plan::RankEnv exports;
   exports.count = 0;
-  if (need > 0) BuildExports(m, *bound, envp, path, marker + kMarkerMax, need, &exports, new (out->map) Line);
-  if (mark || exports.count > 0) out->env = RankEnvironment(envp, m, mark, marker, exports, array, pointers);
+  if (need > 0)
+    BuildExports(a, m, *bound, m.kept, path, marker + kMarkerMax, need, &exports, new (out->map) Line);
+  if (mark || exports.count > 0)
+    out->env = RankEnvironment(a, envp, m, mark, marker, exports, array, pointers);
   return 0;
 }
 

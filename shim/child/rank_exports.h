@@ -18,20 +18,21 @@
 namespace numabind::shim {
 
 /// Child-safe: the bytes rank m's exported entries need, 1 to plan::kRankEnvMax (0 when NUMABIND_EXPORT is
-/// none or the rank has no plan). `envp` is the environment the rank starts with.
-size_t ExportBytes(const plan::RankPlan& plan, char* const* envp);
+/// none or the rank has no plan). `env`: what the environment the rank starts with sets (RankMatch::kept).
+size_t ExportBytes(const ChildArgs& a, const plan::RankPlan& plan, const config::EnvKept& env);
 
 /// Child-safe: builds them into buf (cap bytes, from ExportBytes) and logs what was asked for and not
 /// exported as one warn line naming the rank and `path`, written in `line` (empty).
-void BuildExports(const RankMatch& m, const plan::RankPlan& plan, char* const* envp, const char* path,
-                  char* buf, size_t cap, plan::RankEnv* out, Line* line);
+void BuildExports(const ChildArgs& a, const RankMatch& m, const plan::RankPlan& plan,
+                  const config::EnvKept& env, const char* path, char* buf, size_t cap, plan::RankEnv* out,
+                  Line* line);
 
 /// Child-safe: fills out (room for `room` pointers, the NULL included) with NUMABIND_BOUND first (when
 /// `mark`: WriteMarker's marker), then the exported entries, then envp's entries other than NUMABIND_BOUND
 /// and those the exports replace, as many as fit: envp may be `environ`, which another thread's setenv may
 /// lengthen after FindRank counted it (m.env_entries). Returns out.
-char* const* RankEnvironment(char* const* envp, const RankMatch& m, bool mark, char* marker,
-                             const plan::RankEnv& exports, char** out, size_t room);
+char* const* RankEnvironment(const ChildArgs& a, char* const* envp, const RankMatch& m, bool mark,
+                             char* marker, const plan::RankEnv& exports, char** out, size_t room);
 
 /// What a rank's environment is for, which decides how long its mapping lives.
 enum class BlockUse : uint8_t {
@@ -56,15 +57,16 @@ struct RankBlock {
   size_t map_size = 0;
 };
 
-/// Child-safe: builds rank m's environment (envp is the one m was found in: m.env_entries counts it):
+/// Child-safe: builds rank m's environment (envp is the one m was found in: m.env_entries counts it, and
+/// m.kept holds what it sets of what NUMABIND_EXPORT sets):
 /// NUMABIND_BOUND first (when NeedsMarker), NUMABIND_EXPORT's entries from the plan BindRank computed (when
 /// `bound` is not nullptr: the rank is bound to it; a warn line naming `path` for what is not exported), then
 /// envp's other entries. Maps nothing when there is nothing to add. Returns 0, or the errno of a failed mmap
 /// (out->env is then envp). BlockUse::kSpawn (on the parent side of a spawn only, never between fork/vfork
 /// and exec) takes the mapping FreeRankBlock kept, when it is large enough; kEnviron carves its block from
 /// memory that stays mapped; kExec maps afresh.
-int BuildRankBlock(char* const* envp, const RankMatch& m, const plan::RankPlan* bound, const char* path,
-                   RankBlock* out, BlockUse use = BlockUse::kExec);
+int BuildRankBlock(const ChildArgs& a, char* const* envp, const RankMatch& m, const plan::RankPlan* bound,
+                   const char* path, RankBlock* out, BlockUse use = BlockUse::kExec);
 
 /// Child-safe for kExec: unmaps block->map, if any. kSpawn (parent side only): keeps it for the next spawn
 /// of a rank instead, which saves each an mmap, a munmap and the fault of a fresh page; threads that spawn

@@ -64,6 +64,13 @@ void Lock(bool swap) {
 
 void Unlock() { __atomic_store_n(&g_owner, 0, __ATOMIC_RELEASE); }
 
+/// Whether this process's wrappers act (its role, read with acquire: a process that became a launcher has
+/// its configuration), and so may change `environ`.
+bool Acts() {
+  __atomic_load_n(&g_role.kind, __ATOMIC_ACQUIRE);
+  return g_role.Acts();
+}
+
 /// Under the lock: the launcher's environment, not a rank environment another call made `environ`.
 char** Launcher() {
   char** now = environ;
@@ -75,7 +82,7 @@ char** Launcher() {
 // A process becomes configured once (its first rank spawn may read the site file, site_config.h): a setenv
 // of another thread that started just before and a system call that starts a rank right after are not kept
 // apart.
-EnvironmentWrite::EnvironmentWrite() : held_(__atomic_load_n(&g_state.active, __ATOMIC_ACQUIRE)) {
+EnvironmentWrite::EnvironmentWrite() : held_(Acts()) {
   if (held_) Lock(false);
 }
 

@@ -14,8 +14,10 @@
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
+#include "shim/entry/configure.h"
 #include "shim/entry/site_config.h"
 #include "shim/launcher/prepare.h"
+#include "shim/rank/become_rank.h"
 
 extern char** environ;
 
@@ -26,25 +28,28 @@ namespace {
 template <typename Call>
 NUMABIND_HOT int ExecRank(Entry entry, const char* path, char* const* argv, char* const* envp, Call call) {
   if (t_fork_child) GiveBackForkRank(path);  // NUMABIND_FORKS: a fork child that execs is no worker
-  if (!g_state.active) {
+  if (!g_role.Acts()) {
     // A child of a rank found by order starting a program its glob matches too: the glob pitfall.
-    if (g_state.order_rank != 0 && base::Sys6(SYS_getpid) != g_state.order_rank)
-      WarnOrderRankSpawn(path, argv, g_state.order_rank);
+    if (g_role.IsRank() && g_role.how == Role::kByOrder && base::Sys6(SYS_getpid) != g_role.pid)
+      WarnOrderRankSpawn(path, argv, g_role.pid);
     return call(envp);
   }
   // A process exec'ing a program of its own reads a pending site file first (site_config.h); a child
   // between fork and exec never does: its parent read it before the fork, or it goes without.
-  if (SiteFilePending() && !t_fork_child && base::Sys6(SYS_getpid) == g_state.pid && !ApplyPendingSiteFile())
+  if (SiteFilePending() && !t_fork_child && base::Sys6(SYS_getpid) == g_startup.pid &&
+      !ApplyPendingSiteFile())
     return call(envp);
   pid_t launcher = static_cast<pid_t>(base::Sys6(SYS_getppid));
   RankMatch found;
-  if (!FindRank(argv, envp, launcher, &found)) return call(envp);
+  if (!FindSpawnRank(argv, envp, launcher, &found)) return call(envp);
   pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
   // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
   // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.
-  if (self == g_state.pid && !t_fork_child && found.bad_value == nullptr) EnsurePrepared();
+  if (self == g_startup.pid && !t_fork_child && found.bad_value == nullptr) EnsurePrepared();
   int refused = 0;
-  int ret = BindAndCall({entry, path, envp, &found, BlockUse::kExec, self, nullptr, &refused, argv}, call);
+  ChildArgs args = ChildArgsNow();
+  int ret =
+      BindAndCall({&args, entry, path, envp, &found, BlockUse::kExec, self, nullptr, &refused, argv}, call);
   if (refused == 0) return ret;
   errno = refused;
   return -1;
@@ -57,8 +62,8 @@ NUMABIND_HOT int RunExec(Entry entry, const char* path, char* const* argv, char*
   ContainerStart start = ClassifyStart(path, envp);
   // A process exec'ing a runtime itself (a shell's last command) prepares as a rank's would, so that the
   // library inside finds the shared basis; a fork child's parent prepared before the fork.
-  if (start == ContainerStart::kKeepRuntime && g_state.active && !t_fork_child &&
-      static_cast<pid_t>(base::Sys6(SYS_getpid)) == g_state.pid)
+  if (start == ContainerStart::kKeepRuntime && g_role.Acts() && !t_fork_child &&
+      static_cast<pid_t>(base::Sys6(SYS_getpid)) == g_startup.pid)
     EnsurePrepared();
   ContainerBlock container;
   if (start == ContainerStart::kStrip) BuildContainerBlock(envp, &container);

@@ -1,8 +1,8 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // A bound rank's end, for `numabind report` (WriteRankEnd, with a JSON log file): written by the rank's own
-// process (rank_pid) whichever way it exits by itself: `exit` and `main`'s return (the destructor), `_exit`
-// and `_Exit` (their wrappers: dash leaves by `_exit`, Python's `os._exit`, a forked worker). A fatal
+// process (g_role's pid) whichever way it exits by itself: `exit` and `main`'s return (the destructor),
+// `_exit` and `_Exit` (their wrappers: dash leaves by `_exit`, Python's `os._exit`, a forked worker). A fatal
 // signal, SIGKILL and a raw exit_group end a rank without one (docs/log.md, docs/limits.md). The root of a
 // tree of ranks by order removes its counter page the same ways.
 
@@ -14,8 +14,6 @@
 #include "shim/log/log.h"
 #include "shim/state/state.h"
 
-extern char** environ;
-
 namespace numabind::shim {
 namespace {
 
@@ -24,18 +22,17 @@ namespace {
 int g_end_written;
 
 /// Child-safe and async-signal-safe: raw system calls and the stack. The rank's end line, when this process
-/// is the rank (rank_pid: one that bound itself, or whose NUMABIND_BOUND proof names it), named by the
-/// launch its line names: its own lines' (a rank that bound itself), else its launcher's, its parent.
+/// is the rank (Role::ends and pid: one that bound itself, or whose NUMABIND_BOUND proof names it), named by
+/// the launch its line names: its own lines' (a rank that bound itself), else its launcher's, its parent.
 /// A child of the rank (fork, vfork, or a program it runs) has another pid and writes nothing.
 __attribute__((noinline)) void EndRank() {
   pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  if (g_state.rank_pid != self) return;
+  if (g_role.pid != self) return;
   if (__atomic_exchange_n(&g_end_written, 1, __ATOMIC_ACQ_REL) != 0) return;
   char launch[kLaunchMax];
-  const char* token = g_state.launch;
+  const char* token = g_prepared.launch;
   if (token[0] == '\0') {
-    const char* const* env = &environ != nullptr ? const_cast<const char* const*>(environ) : nullptr;
-    FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), env, launch);
+    FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), g_startup.facts, launch);
     token = launch;
   }
   WriteRankEnd(self, token);
@@ -44,13 +41,13 @@ __attribute__((noinline)) void EndRank() {
 /// Whether this process may be the rank whose end to write: a load and a branch in a process that is no
 /// rank (a rank's command), a call into .text.hot in a rank without a JSON log file; neither reaches
 /// EndRank's page.
-inline bool MayEndRank() { return g_state.rank_pid != 0 && RecordsRanks(); }
+inline bool MayEndRank() { return g_role.ends && RecordsRanks(); }
 
 /// The by-order counter page of the tree this process is the root of (CheckOrderCounter set
 /// order_counter_pid), removed as it ends; one left behind (a root killed) is removed by the next tree's
 /// creator (shim/child/order_counter.h). A vfork child of the root has another pid and removes nothing.
 inline void EndOrderTree() {
-  if (g_state.order_counter_pid != 0 && g_state.order_counter_pid == base::Sys6(SYS_getpid))
+  if (g_prepared.order_counter_pid != 0 && g_prepared.order_counter_pid == base::Sys6(SYS_getpid))
     RemoveOwnOrderCounter();
 }
 

@@ -14,8 +14,10 @@
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
 #include "shim/entry/caller_environment.h"
+#include "shim/entry/configure.h"
 #include "shim/entry/site_config.h"
 #include "shim/launcher/prepare.h"
+#include "shim/rank/become_rank.h"
 #include "shim/state/guard.h"
 
 namespace numabind::shim {
@@ -31,9 +33,10 @@ auto RunSpawn(Entry entry, BlockUse use, const char* path, char* const* argv, ch
   if (SiteFilePending() && !ApplyPendingSiteFile()) return call(envp);  // site_config.h
   NoteNoOrderCounter();
   RankMatch m;
-  if (!FindRank(argv, envp, static_cast<pid_t>(base::Sys6(SYS_getpid)), &m)) return call(envp);
+  if (!FindSpawnRank(argv, envp, static_cast<pid_t>(base::Sys6(SYS_getpid)), &m)) return call(envp);
   if (m.bad_value == nullptr) EnsurePrepared();
-  auto ret = BindAndCall({entry, path, envp, &m, use, 0, child_pid, refused_errno, argv}, call);
+  ChildArgs args = ChildArgsNow();
+  auto ret = BindAndCall({&args, entry, path, envp, &m, use, 0, child_pid, refused_errno, argv}, call);
   // The by-order slot passes to the child; a failed spawn frees it. Without a pid (pidfd_spawn) the caller
   // keeps it until it exits.
   if (m.order.map != nullptr && child_pid != nullptr)
@@ -42,7 +45,7 @@ auto RunSpawn(Entry entry, BlockUse use, const char* path, char* const* argv, ch
   return ret;
 }
 
-bool Passthrough() { return !g_state.active || t_in_shim; }
+bool Passthrough() { return !g_role.Acts() || t_in_shim; }
 
 using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
                         char* const[], char* const[]);
@@ -51,7 +54,8 @@ int SpawnRank(Entry entry, SpawnFn real, pid_t* pid, const char* path,
               const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr, char* const argv[],
               char* const envp[]) {
   if (Passthrough()) {
-    if (g_state.order_rank != 0 && !t_in_shim) WarnOrderRankSpawn(path, argv, g_state.order_rank);
+    if (g_role.IsRank() && g_role.how == Role::kByOrder && !t_in_shim)
+      WarnOrderRankSpawn(path, argv, g_role.pid);
     return real(pid, path, actions, attr, argv, envp);
   }
   Guard guard;
@@ -76,7 +80,7 @@ int Spawn(Entry entry, SpawnFn real, pid_t* pid, const char* path, const posix_s
           const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   if (real == nullptr) return ENOSYS;  // pidfd_spawn: glibc 2.39 and later only
   // An inert launcher's first spawn of a rank reads the site file, which may configure it (docs/site.md).
-  if (!g_state.active && !t_in_shim) ActivateForRankSpawn(envp);
+  if (!g_role.Acts() && !t_in_shim) ActivateForRankSpawn(envp);
   // A container runtime gets LD_PRELOAD without the library (shim/child/container.h), inert or not; with
   // NUMABIND_CONTAINER=keep, the shared basis for the library inside.
   ContainerStart start = ClassifyStart(path, envp);

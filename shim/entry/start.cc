@@ -9,8 +9,9 @@
 
 #include "base/hot.h"
 #include "config/rank_count.h"
+#include "config/rank_entry.h"
+#include "shim/entry/configure.h"
 #include "shim/entry/site_config.h"
-#include "shim/rank/affinity_guard.h"
 #include "shim/rank/self_bind.h"
 #include "shim/state/state.h"
 
@@ -32,29 +33,19 @@ const char* const* StartupEnvironment() {
 NUMABIND_HOT __attribute__((noinline)) void StartConfigured(const char* const* env, bool rank) {
   // Secure-execution programs (setuid, file capabilities) must not be steered by the environment.
   if (getauxval(AT_SECURE) != 0) return;
-  // The one pass over the environment (config/rank_count.h): what everything after it reads.
-  const char* collected[kOursMax];
-  config::EnvFacts facts;
-  config::ScanEnvFacts(env, &facts, collected, kOursMax);
+  // The one pass over the environment (shim/entry/configure.h): what everything after it reads.
+  EnvScan scan;
+  ScanEnvironment(env, &scan);
   for (int i = 0; i < config::kRankVarCount; ++i) {
-    if (facts.rank[i] != nullptr) g_state.startup_rank_vars |= 1u << i;
+    if (scan.facts.rank[i] != nullptr) g_startup.rank_vars |= 1u << i;
   }
-  // More NUMABIND_* entries than `collected` holds (state.h's kOursMax): the configuration reads the
-  // environment itself.
-  const char* const* ours = facts.ours_count < kOursMax ? collected : env;
-  if (!TakeConfiguration(ours)) return;
-  // The site file's defaults under the environment's values (shim/entry/site_config.h): a rank reads it now,
-  // to bind itself with them; any other configured process at its first start of a program
-  // (ApplyPendingSiteFile), so that one which starts none never opens it.
-  if (rank || g_state.startup_rank_vars != 0 || g_state.config.rank_var != nullptr) ApplySiteFile(ours);
-  if (g_state.config.disabled || (rank && g_state.config.policy.text == nullptr)) return;
-  // NUMABIND_RANK_VAR (the environment's or the site file's, known only now): its variable, looked up once.
-  if (g_state.config.rank_var != nullptr) facts.named = config::Lookup(env, g_state.config.rank_var);
-  if (StartAsRank(facts, env)) {  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
-    ArmAffinityGuard();           // NUMABIND_GUARD=1: shim/rank/affinity_guard.h
-    return;
-  }
-  BecomeConfigured();
+  // The configuration, and the site file's defaults under it: a rank reads the file now, to bind itself with
+  // them; any other configured process at its first start of a program (ApplyPendingSiteFile).
+  if (!Configure(scan, rank) || (rank && g_startup.config.policy.text == nullptr)) return;
+  // NUMABIND_RANK_VAR (the environment's or the site file's, known only now): its variable's value.
+  g_startup.facts.named = RankVarValue(scan, env);
+  if (StartAsRank()) return;  // a rank (bound now if no launcher did): shim/rank/self_bind.cc
+  BecomeLauncher();
 }
 
 // Portable start-up (musl, glibc): only glibc passes (argc, argv, envp) to constructors, and reading them

@@ -24,8 +24,6 @@
 #include "shim/log/line.h"
 #include "shim/state/state.h"
 
-extern char** environ;
-
 namespace numabind::shim {
 namespace {
 
@@ -73,18 +71,18 @@ struct Hash {
 
 /// What the basis depends on in this process: the helper, the configuration, the environment the helper
 /// reads, and the CPUs and nodes it may use (the cgroup cpuset bounds both).
-uint64_t NameHash(const char* helper) {
+uint64_t NameHash(const char* helper, char* const* planner_env) {
   Hash h;
   h.Str("numabind plan basis"), h.Value(plan::kBasisLayoutVersion);  // layouts keep a file each
   h.Str(helper);  // two installations (or build trees) keep a file each
   // The helper's inputs as its argv gives them (config/planner_inputs.h): nothing reaches one but not the
   // other.
   const char* texts[config::kPlannerInputCount];
-  config::PlannerInputTexts(g_state.config, texts);
+  config::PlannerInputTexts(g_startup.config, texts);
   const char* args[2 * config::kPlannerInputCount];
   for (int i = 0, n = config::PlannerInputArgs(texts, args); i < n; ++i) h.Str(args[i]);
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    if (PlannerReads(*e)) h.Str(*e);
+  for (char* const* e = planner_env; *e != nullptr; ++e) {
+    if (PlannerReads(*e, false)) h.Str(*e);
   }
   uint64_t cpus[config::kMaxCpuWords] = {0};
   long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(cpus), reinterpret_cast<long>(cpus));
@@ -104,7 +102,7 @@ uint64_t Identity(const char* helper) {
   h.File("/sys/devices/system/cpu/online");
   h.File("/sys/devices/system/node/online");
   h.Stat(helper);
-  const char* topology = g_state.config.topology;
+  const char* topology = g_startup.config.topology;
   if (topology != nullptr && strncmp(topology, "synthetic:", 10) != 0) h.Stat(topology);
   return h.h;
 }
@@ -112,7 +110,7 @@ uint64_t Identity(const char* helper) {
 }  // namespace
 
 int OpenSharedDirectory() {
-  const char* base = g_state.config.shared;
+  const char* base = g_startup.config.shared;
   if (base == nullptr) return -1;
   uid_t uid = geteuid();
   Line path;
@@ -128,7 +126,9 @@ int OpenSharedDirectory() {
   return fd;
 }
 
-uint64_t SharedBasisName(const char* helper) { return NameHash(helper); }
+SharedKey SharedBasisKey(const char* helper, char* const* planner_env) {
+  return {helper, NameHash(helper, planner_env)};
+}
 
 namespace {
 
@@ -162,20 +162,19 @@ bool WriteAll(int fd, const char* buf, size_t n) {
 
 }  // namespace
 
-bool PlannerReads(const char* entry) {
+bool PlannerReads(const char* entry, bool all_devices) {
   if (strncmp(entry, "HWLOC_", 6) == 0) return true;
-  // A device's rank (NUMABIND_BY_DEVICE) is planned over every device of the machine, not the one it sees.
-  if (g_state.plan_all_devices) return false;
-  for (const char* name : config::kPlannerVars) {
-    if (config::ValueOf(entry, name) != nullptr) return true;
-  }
-  return false;
+  if (all_devices) return false;
+  const config::EnvNames& n = config::kEnvNames;
+  return config::ValueOf(entry, n.cuda_visible_devices) != nullptr ||
+         config::ValueOf(entry, n.rocr_visible_devices) != nullptr ||
+         config::ValueOf(entry, n.hip_visible_devices) != nullptr;
 }
 
-bool LoadSharedBasis(const char* helper, HelperRun* run) {
+bool LoadSharedBasis(const SharedKey& key, HelperRun* run) {
   int dir = OpenSharedDirectory();
   if (dir < 0) return false;
-  uint64_t name = NameHash(helper);
+  uint64_t name = key.name;
   char file[32];
   FileName(name, file);
   int fd = base::OpenAt(dir, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -189,7 +188,7 @@ bool LoadSharedBasis(const char* helper, HelperRun* run) {
             (st.st_mode & 022) == 0 && ReadAll(fd, reinterpret_cast<char*>(&header), sizeof(header)) &&
             memcmp(header.magic, kMagic, sizeof(kMagic)) == 0 && header.name == name &&
             header.size <= kMaxFrame && static_cast<uint64_t>(st.st_size) == sizeof(header) + header.size &&
-            header.identity == Identity(helper);
+            header.identity == Identity(key.helper);
   size_t mapped = (header.size + 4095) & ~static_cast<size_t>(4095);
   if (ok && header.size > 0) {
     long m = base::Sys6(SYS_mmap, 0, static_cast<long>(mapped), PROT_READ | PROT_WRITE,
@@ -213,13 +212,13 @@ bool LoadSharedBasis(const char* helper, HelperRun* run) {
   return true;
 }
 
-void StoreSharedBasis(const char* helper, const char* frame, size_t size) {
+void StoreSharedBasis(const SharedKey& key, const char* frame, size_t size) {
   int dir = OpenSharedDirectory();
   if (dir < 0) return;
   FileHeader header;
   memcpy(header.magic, kMagic, sizeof(kMagic));
-  header.name = NameHash(helper);
-  header.identity = Identity(helper);
+  header.name = key.name;
+  header.identity = Identity(key.helper);
   header.size = size;
   Hash sum;
   sum.Bytes(frame, size);

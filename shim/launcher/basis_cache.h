@@ -29,19 +29,32 @@ namespace numabind::shim {
 
 struct HelperRun;
 
-/// The helper's answer (a plan::BasisFrameHeader and its payload) shared for this process's configuration
-/// and machine state, into run->out (mmap'd: release with FreeHelperOutput) and run->size; false when there
-/// is none to trust. `helper` is the planner that would otherwise run (its file is part of the identity).
+/// What names one preparation's shared basis, made once per preparation (SharedBasisKey): the helper that
+/// would otherwise run (its file is part of the machine's identity) and the hash of what the basis depends
+/// on in this process (the helper, the configuration, the environment the helper reads, the CPUs and nodes
+/// it may use).
+struct SharedKey {
+  const char* helper;
+  uint64_t name;
+};
+
+/// The key of this process's basis now; `planner_env` is the environment the helper gets (what the planner
+/// reads of this process's, shim/launcher/prepare.cc), whose planner entries (PlannerReads) it hashes.
+SharedKey SharedBasisKey(const char* helper, char* const* planner_env);
+
+/// The helper's answer (a plan::BasisFrameHeader and its payload) shared for `key` and the machine's state,
+/// into run->out (mmap'd: release with FreeHelperOutput) and run->size; false when there is none to trust.
 /// Async-signal-safe (no malloc), like the helper launch it saves.
-bool LoadSharedBasis(const char* helper, HelperRun* run);
+bool LoadSharedBasis(const SharedKey& key, HelperRun* run);
 
 /// Shares a basis frame the helper just produced; failures only mean the next process prepares again.
-void StoreSharedBasis(const char* helper, const char* frame, size_t size);
+void StoreSharedBasis(const SharedKey& key, const char* frame, size_t size);
 
 /// Whether the planner helper reads the environment entry ("NAME=value"): hwloc's HWLOC_* and the device
-/// lists planner/devices.cc reads (CUDA_VISIBLE_DEVICES...). The helper is given only these (with what starts
-/// it), and the shared basis is named by them. Async-signal-safe.
-bool PlannerReads(const char* entry);
+/// lists planner/devices.cc reads (CUDA_VISIBLE_DEVICES...), these unless `all_devices` (a device's rank,
+/// NUMABIND_BY_DEVICE, is planned over every device of the machine, not the one it sees). The helper is
+/// given only these (with what starts it), and the shared basis is named by them. Async-signal-safe.
+bool PlannerReads(const char* entry, bool all_devices);
 
 /// The configuration's lock, held while this process prepares; released (closed) when it goes out of
 /// scope, after StoreSharedBasis.
@@ -60,15 +73,12 @@ struct PreparationLock {
 /// dies and one of the waiters takes over), then prepares without it. A signal handler that runs ends the
 /// wait too (the host may have something to do). No signal is blocked or handled here, so a signal's
 /// default action (SIGTERM) takes effect at once; every descriptor opened here is closed but lock->fd.
-bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, PreparationLock* lock);
+bool AwaitSharedBasis(const SharedKey& key, int timeout_ms, HelperRun* run, PreparationLock* lock);
 
 // Shared by basis_cache.cc and basis_herd.cc.
 
 /// DIR/numabind-UID opened (created when missing), or -1 when it is not the user's own private directory.
 int OpenSharedDirectory();
-
-/// The hash that names this process's configuration's files.
-uint64_t SharedBasisName(const char* helper);
 
 /// Removes the temporaries (.basis-HASH.PID.NS) in `dir` whose writer is dead or that are older than any
 /// write takes. Called by a writer before it writes its own, never on the path that only reads.

@@ -97,7 +97,7 @@ int WatchDirectory(int dir) {
 /// only here.
 __attribute__((noinline)) void LogWait(const char* what, long ms) {
   Line l;
-  l.Str("numabind: ").Str(what).Str(" NUMABIND_POLICY=").Str(g_state.config.policy.text).Str(" (").Num(ms);
+  l.Str("numabind: ").Str(what).Str(" NUMABIND_POLICY=").Str(g_startup.config.policy.text).Str(" (").Num(ms);
   l.Str(" ms, pid ").Num(base::Sys6(SYS_getpid)).Str(")");
   size_t len = l.Finish();
   WriteLog(config::LogLevel::kDebug, l.data(), len);
@@ -109,12 +109,12 @@ PreparationLock::~PreparationLock() {
   if (fd >= 0) close(fd);  // releases the flock: the waiters' inotify sees the close
 }
 
-bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, PreparationLock* lock) {
-  if (LoadSharedBasis(helper, run)) return true;
+bool AwaitSharedBasis(const SharedKey& key, int timeout_ms, HelperRun* run, PreparationLock* lock) {
+  if (LoadSharedBasis(key, run)) return true;
   int saved_errno = errno;
   int dir = OpenSharedDirectory();
-  int fd = dir >= 0 ? OpenLock(dir, SharedBasisName(helper)) : -1;
-  bool loaded = false, debug = g_state.config.log >= config::LogLevel::kDebug;
+  int fd = dir >= 0 ? OpenLock(dir, key.name) : -1;
+  bool loaded = false, debug = g_startup.config.log >= config::LogLevel::kDebug;
   int watch = -1;
   bool watched = false;
   long start = NowMs();
@@ -125,7 +125,7 @@ bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, Prepar
   while (fd >= 0) {
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
       // This process prepares, unless the last holder stored the basis since it was looked for.
-      loaded = LoadSharedBasis(helper, run);
+      loaded = LoadSharedBasis(key, run);
       if (!loaded) {
         lock->fd = fd;
         fd = -1;
@@ -139,7 +139,7 @@ bool AwaitSharedBasis(const char* helper, int timeout_ms, HelperRun* run, Prepar
       watched = true;
       if (debug) LogWait("waiting for another process preparing", timeout_ms);
     }
-    if ((loaded = LoadSharedBasis(helper, run))) break;
+    if ((loaded = LoadSharedBasis(key, run))) break;
     long left = start + timeout_ms - NowMs();
     if (left <= 0) {
       // The holder is stuck or stopped: the bound is the helper's own, as if this process had run it.

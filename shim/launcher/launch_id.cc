@@ -5,17 +5,14 @@
 
 #include "shim/launcher/launch_id.h"
 
-#include "base/env.h"
 #include "base/proc_stat.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "shim/state/state.h"
 
-extern char** environ;
-
 namespace numabind::shim {
 
-static_assert(sizeof(State::launch) >= kLaunchMax, "g_state.launch holds a token");
+static_assert(sizeof(Prepared::launch) >= kLaunchMax, "g_prepared.launch holds a token");
 
 namespace {
 
@@ -43,19 +40,19 @@ bool PlainId(const char* v) {
   return true;
 }
 
-/// The scheduler's step named by env into out ("" when none).
-void FormatStep(const char* const* env, char* out, size_t cap) {
+/// The scheduler's step named by the facts into out ("" when none).
+void FormatStep(const config::EnvFacts& f, char* out, size_t cap) {
   size_t at = 0;
   out[0] = '\0';
-  const char* job = base::Lookup(env, "SLURM_JOB_ID");
-  const char* step = base::Lookup(env, "SLURM_STEP_ID");
+  const char* job = f.slurm_job_id;
+  const char* step = f.slurm_step_id;
   bool ok = false;
   if (PlainId(job) && PlainId(step)) {
     ok = Append(out, &at, cap, "slurm:") && Append(out, &at, cap, job) && Append(out, &at, cap, ".") &&
          Append(out, &at, cap, step);
-  } else if (const char* flux = base::Lookup(env, "FLUX_JOB_ID"); PlainId(flux)) {
+  } else if (const char* flux = f.flux_job_id; PlainId(flux)) {
     ok = Append(out, &at, cap, "flux:") && Append(out, &at, cap, flux);
-  } else if (const char* pbs = base::Lookup(env, "PBS_JOBID"); PlainId(pbs)) {
+  } else if (const char* pbs = f.pbs_jobid; PlainId(pbs)) {
     ok = Append(out, &at, cap, "pbs:") && Append(out, &at, cap, pbs);
   }
   if (!ok) out[0] = '\0';
@@ -63,10 +60,10 @@ void FormatStep(const char* const* env, char* out, size_t cap) {
 
 }  // namespace
 
-void FormatLaunch(pid_t launcher, const char* const* env, char* out) {
+void FormatLaunch(pid_t launcher, const config::EnvFacts& facts, char* out) {
   size_t at = 0;
   char step[kLaunchStepMax + 1];
-  FormatStep(env, step, sizeof(step));
+  FormatStep(facts, step, sizeof(step));
   out[0] = '\0';
   if (step[0] != '\0') Append(out, &at, kLaunchMax, step), Append(out, &at, kLaunchMax, "/");
   char digits[base::kDecimalMax + 1];
@@ -83,9 +80,8 @@ void FormatLaunch(pid_t launcher, const char* const* env, char* out) {
 }
 
 void NoteOwnLaunch() {
-  if (g_state.launch[0] != '\0') return;
-  FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getpid)), const_cast<const char* const*>(environ),
-               g_state.launch);
+  if (g_prepared.launch[0] != '\0') return;
+  FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getpid)), g_startup.facts, g_prepared.launch);
 }
 
 }  // namespace numabind::shim

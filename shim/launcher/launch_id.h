@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "config/env_facts.h"
+
 namespace numabind::shim {
 
 /// The longest token FormatLaunch writes, with its NUL: a step of kLaunchStepMax bytes, '/', a pid and a
@@ -23,13 +25,13 @@ constexpr size_t kLaunchMax = kLaunchStepMax + 1 + 20 + 1 + 20 + 1;
 
 /// Parent side: the launch token of `launcher` into `out` (kLaunchMax bytes): "PID@START", START its start
 /// time in clock ticks after boot (base::ReadProcStat; "PID@?" when it cannot be read), after "STEP/" when
-/// `env` names a scheduler's step: "slurm:JOB.STEP" (SLURM_JOB_ID and SLURM_STEP_ID: a step's tasks, not a
-/// batch script), else "flux:FLUX_JOB_ID", else "pbs:PBS_JOBID". A step value longer than kLaunchStepMax, or
-/// with a byte that is not a letter, digit, '.',
+/// the environment's `facts` name a scheduler's step: "slurm:JOB.STEP" (SLURM_JOB_ID and SLURM_STEP_ID: a
+/// step's tasks, not a batch script), else "flux:FLUX_JOB_ID", else "pbs:PBS_JOBID". A step value longer than
+/// kLaunchStepMax, or with a byte that is not a letter, digit, '.',
 /// '-', '_' or ':' (or UTF-8, as Flux's ids), is left out.
-void FormatLaunch(pid_t launcher, const char* const* env, char* out);
+void FormatLaunch(pid_t launcher, const config::EnvFacts& facts, char* out);
 
-/// Parent side: g_state.launch for the ranks this process starts, once (when it is still empty): its own
+/// Parent side: g_prepared.launch for the ranks this process starts, once (when it is still empty): its own
 /// token. A rank binding itself sets its parent's first (shim/rank/self_bind.cc).
 void NoteOwnLaunch();
 

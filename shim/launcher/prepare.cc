@@ -50,34 +50,71 @@ static_assert(kHelperPath[0] == '/', "HELPER_PATH must be an absolute path");
 constexpr int kHelperTimeoutMs = 10000;
 constexpr size_t kMaxBasisBytes = 16u << 20;
 
-/// Writes the parts into g_state.prepare_error (cut to fit); `n` limits the fourth part's length.
+/// Writes the parts into g_prepared.error (cut to fit); `n` limits the fourth part's length.
 void SetPrepareError(const char* a, const char* b = "", const char* c = "", const char* d = "",
                      size_t n = ~size_t{0}, const char* e = "") {
   const char* parts[] = {a, b, c, d, e};
-  size_t at = 0, cap = sizeof(g_state.prepare_error) - 1;
+  size_t at = 0, cap = sizeof(g_prepared.error) - 1;
   for (int i = 0; i < 5; ++i) {
     size_t limit = i == 3 ? n : ~size_t{0};
     for (size_t j = 0; parts[i][j] != '\0' && j < limit && at < cap; ++j)
-      g_state.prepare_error[at++] = parts[i][j];
+      g_prepared.error[at++] = parts[i][j];
   }
-  g_state.prepare_error[at] = '\0';
+  g_prepared.error[at] = '\0';
 }
 
 /// NUMABIND_LOG=debug: how long preparing took. Not inlined: its line is on the stack only here.
 __attribute__((noinline)) void LogPrepared(long us, bool shared) {
   Line l;
-  l.Str("numabind: prepared NUMABIND_POLICY=").Str(g_state.config.policy.text);
+  l.Str("numabind: prepared NUMABIND_POLICY=").Str(g_startup.config.policy.text);
   l.Str(" in ").Num(us / 1000).Str(".");
   l.Num(us % 1000 / 100).Num(us % 100 / 10).Str(shared ? " ms from the shared basis, not " : " ms by ");
   l.Str(kHelperPath).Str(" prepare-basis (pid ").Num(base::Sys6(SYS_getpid)).Str(")");
   WriteLog(config::LogLevel::kDebug, &l);
 }
 
-/// The environment for the helper: the entries it reads (PlannerReads) and LD_LIBRARY_PATH (the loader's,
-/// for a libhwloc that a module put there), with the library switched off. Not the launcher's whole
-/// environment: a rank's may be near the kernel's exec limit, and the helper's arguments would tip it over
-/// (E2BIG). mmap'd (no malloc: see the top of this file); the caller unmaps `*bytes`.
-char** HelperEnvironment(size_t* bytes) {
+/// The most entries HelperEnvironmentOf gives the helper: NUMABIND_DISABLE=1, hwloc's, the three visibility
+/// lists, LD_LIBRARY_PATH and the NULL.
+static_assert(sizeof(Prepared::helper_env) / sizeof(char*) >=
+                  1 + sizeof(config::EnvFacts::hwloc) / sizeof(char*) + 3 + 1 + 1,
+              "room for the helper's environment");
+
+/// The environment for the helper, from the environment's one pass `f` (config/env_facts.h), into env
+/// (g_prepared.helper_env): the library switched off (NUMABIND_DISABLE=1: one loaded otherwise than by
+/// LD_PRELOAD, /etc/ld.so.preload), the entries the planner reads (hwloc's HWLOC_*, the visibility lists
+/// unless `all_devices`: PlannerReads) and LD_LIBRARY_PATH (the loader's, for a libhwloc that a module put
+/// there). Not the launcher's whole environment: a rank's may be near the kernel's exec limit, and the
+/// helper's arguments would tip it over (E2BIG). False when the pass kept fewer HWLOC_* entries than there
+/// are (HelperEnvironment then walks the environment).
+bool HelperEnvironmentOf(const config::EnvFacts& f, bool all_devices, const char** env) {
+  size_t k = 0;
+  env[k++] = "NUMABIND_DISABLE=1";
+  if (f.hwloc_more) return false;
+  for (int i = 0; i < f.hwloc_count; ++i) env[k++] = f.hwloc[i];
+  const config::EnvNames& n = config::kEnvNames;
+  const char* const lists[][2] = {{f.kept.cuda_visible_devices, n.cuda_visible_devices},
+                                  {f.kept.rocr_visible_devices, n.rocr_visible_devices},
+                                  {f.kept.hip_visible_devices, n.hip_visible_devices}};
+  for (const auto& l : lists) {
+    if (!all_devices && l[0] != nullptr) env[k++] = config::EntryOf(l[0], base::StrLen(l[1]));
+  }
+  if (f.ld_library_path != nullptr)
+    env[k++] = config::EntryOf(f.ld_library_path, base::StrLen(n.ld_library_path));
+  env[k] = nullptr;
+  return true;
+}
+
+/// HelperEnvironmentOf of this process's environment now, in one pass. Not inlined: the pass is on the stack
+/// only here, not while the helper runs (a thread's stack may be 16 KiB).
+__attribute__((noinline)) bool HelperEnvironmentNow(bool all_devices, const char** env) {
+  config::EnvFacts now;
+  config::ScanEnvFacts(const_cast<const char* const*>(environ), &now);
+  return HelperEnvironmentOf(now, all_devices, env);
+}
+
+/// HelperEnvironmentOf's entries walked from `environ`, for an environment with more HWLOC_* entries than
+/// one pass keeps: mmap'd (no malloc: see the top of this file); the caller unmaps `*bytes`.
+char** HelperEnvironment(bool all_devices, size_t* bytes) {
   size_t n = 0;
   while (environ != nullptr && environ[n] != nullptr) ++n;
   *bytes = (n + 2) * sizeof(char*);
@@ -89,7 +126,8 @@ char** HelperEnvironment(size_t* bytes) {
   size_t k = 0;
   envp[k++] = const_cast<char*>("NUMABIND_DISABLE=1");
   for (size_t i = 0; i < n; ++i) {
-    if (PlannerReads(environ[i]) || strncmp(environ[i], "LD_LIBRARY_PATH=", 16) == 0) envp[k++] = environ[i];
+    if (PlannerReads(environ[i], all_devices) || strncmp(environ[i], "LD_LIBRARY_PATH=", 16) == 0)
+      envp[k++] = environ[i];
   }
   envp[k] = nullptr;
   return envp;
@@ -126,14 +164,25 @@ bool SeccompFiltered() {
   return verdict != 0;
 }
 
-void Prepare() {
-  const config::Config& c = g_state.config;
+void Prepare(const config::EnvFacts* facts, bool all_devices) {
+  const config::Config& c = g_startup.config;
   timespec start = base::ClockNow(CLOCK_MONOTONIC);
+  // What the planner reads of the environment: the caller's pass, or this process's environment now, in one.
+  const char** fixed = g_prepared.helper_env;
+  size_t env_bytes = 0;
+  char** envp = const_cast<char**>(fixed);
+  bool made = facts != nullptr ? HelperEnvironmentOf(*facts, all_devices, fixed)
+                               : HelperEnvironmentNow(all_devices, fixed);
+  if (!made && (envp = HelperEnvironment(all_devices, &env_bytes)) == nullptr) {
+    SetPrepareError("cannot start the planner helper ", kHelperPath, ": out of memory");
+    return;
+  }
   HelperRun run;
   // Another process of this user prepared the same configuration on this machine, or is preparing it and
   // this one waits (shim/launcher/basis_cache.h). The lock, when this process got it, is released on return.
   PreparationLock lock;
-  bool shared = !SeccompFiltered() && AwaitSharedBasis(kHelperPath, kHelperTimeoutMs, &run, &lock);
+  SharedKey key = SharedBasisKey(kHelperPath, envp);
+  bool shared = !SeccompFiltered() && AwaitSharedBasis(key, kHelperTimeoutMs, &run, &lock);
   bool ran = shared;
   if (!shared) {
     const char* texts[config::kPlannerInputCount];
@@ -141,16 +190,10 @@ void Prepare() {
     const char* argv[3 + 2 * config::kPlannerInputCount] = {kHelperPath, "prepare-basis"};
     int argc = 2 + config::PlannerInputArgs(texts, argv + 2);
     argv[argc] = nullptr;
-    size_t env_bytes = 0;
-    char** envp = HelperEnvironment(&env_bytes);
-    if (envp == nullptr) {
-      SetPrepareError("cannot start the planner helper ", kHelperPath, ": out of memory");
-      return;
-    }
     ran = RunHelper(kHelperPath, const_cast<char* const*>(argv), envp, kHelperTimeoutMs, kMaxBasisBytes, true,
                     &run);
-    base::Sys6(SYS_munmap, reinterpret_cast<long>(envp), static_cast<long>(env_bytes));
   }
+  if (env_bytes != 0) base::Sys6(SYS_munmap, reinterpret_cast<long>(envp), static_cast<long>(env_bytes));
   timespec end = base::ClockNow(CLOCK_MONOTONIC);
   plan::BasisFrameHeader header;
   if (!ran || run.size < sizeof(header)) {
@@ -171,42 +214,43 @@ void Prepare() {
   }
   bool basis = memcmp(header.tag, plan::kBasisTag, sizeof(header.tag)) == 0 && header.length == length;
   // Shared as it came: BasisFromOffsets turns the payload's offsets into this process's pointers.
-  if (basis && !shared) StoreSharedBasis(kHelperPath, run.out, run.size);
+  if (basis && !shared) StoreSharedBasis(key, run.out, run.size);
   if (!basis || !plan::BasisFromOffsets(payload, length)) {
     SetPrepareError("the planner helper ", kHelperPath, " answered with a malformed plan");
     FreeHelperOutput(&run);
     return;
   }
-  long r = base::Sys6(SYS_sched_getaffinity, 0, sizeof(g_state.launcher_cpus),
-                      reinterpret_cast<long>(g_state.launcher_cpus));
-  g_state.launcher_cpu_words = r > 0 ? static_cast<uint32_t>(r / 8) : 0;
+  long r = base::Sys6(SYS_sched_getaffinity, 0, sizeof(g_prepared.launcher_cpus),
+                      reinterpret_cast<long>(g_prepared.launcher_cpus));
+  g_prepared.launcher_cpu_words = r > 0 ? static_cast<uint32_t>(r / 8) : 0;
   // Containers often forbid set_mempolicy (EPERM), kernels without NUMA lack it (ENOSYS), and a seccomp
   // profile may kill on it: the helper's keeper tried it in a process of its own. Ranks then get their
   // CPUs only, and the launcher says so once.
   if (run.mempolicy[0] != '\0') {
-    memcpy(g_state.memory_policy_denied, run.mempolicy, sizeof(g_state.memory_policy_denied));
-    g_state.memory_policy_denied[sizeof(g_state.memory_policy_denied) - 1] = '\0';
+    memcpy(g_prepared.memory_policy_denied, run.mempolicy, sizeof(g_prepared.memory_policy_denied));
+    g_prepared.memory_policy_denied[sizeof(g_prepared.memory_policy_denied) - 1] = '\0';
     LogMemoryPolicyDenied(run.mempolicy);
   }
-  g_state.basis = reinterpret_cast<const plan::PlanBasis*>(payload);  // mapped as long as the process lives
+  g_prepared.basis =
+      reinterpret_cast<const plan::PlanBasis*>(payload);  // mapped as long as the process lives
   long us = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
   if (c.log >= config::LogLevel::kDebug) LogPrepared(us, shared);
 }
 
 }  // namespace
 
-const plan::PlanBasis* EnsurePrepared() {
+const plan::PlanBasis* EnsurePrepared(const config::EnvFacts* facts, bool all_devices) {
   // A lock that knows its owner: a signal handler's _Fork on the thread that is preparing, or a process
   // copied by a raw clone() while another thread prepared (the owner is not one of its threads), must not
   // wait for it forever. Both go on without a plan (their ranks run unbound, with a line).
-  static int owner;  // tid, 0 when free; plain int: a guarded static would pull in libstdc++
-  if (__atomic_load_n(&g_state.prepared, __ATOMIC_ACQUIRE)) return g_state.basis;
+  int& owner = g_prepared.preparing;
+  if (__atomic_load_n(&g_prepared.done, __ATOMIC_ACQUIRE)) return g_prepared.basis;
   int self = static_cast<int>(base::Sys6(SYS_gettid));
   for (;;) {
     int held = 0;
     if (__atomic_compare_exchange_n(&owner, &held, self, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
     if (held == self || base::Sys6(SYS_tgkill, base::Sys6(SYS_getpid), held, 0) == -ESRCH)
-      return g_state.basis;
+      return g_prepared.basis;
     // Sleep, not spin: the helper the owner waits for needs the CPUs (16 threads yielding in a loop starved
     // it past its time limit in the 16-CPU guest). Woken when the owner is done; the owner is looked at
     // again every 10 ms.
@@ -214,20 +258,20 @@ const plan::PlanBasis* EnsurePrepared() {
     base::Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAIT_PRIVATE, held,
                reinterpret_cast<long>(&nap));
   }
-  if (!g_state.prepared) {
+  if (!g_prepared.done) {
     int saved_errno = errno;
     Guard guard;
     NoteOwnLaunch();  // the ranks' lines name their launch, bound or not
     // A bad configuration leaves nothing to plan with; one of the ranks says it.
-    if (g_state.config_error[0] == '\0') Prepare();
+    if (g_startup.config_error[0] == '\0') Prepare(facts, all_devices);
     // A launcher's ranks would each say the same mistake: one of them says it.
-    if (g_state.active && g_state.basis == nullptr) ShareMistakeWord();
+    if (g_role.Acts() && g_prepared.basis == nullptr) ShareMistakeWord();
     errno = saved_errno;
-    __atomic_store_n(&g_state.prepared, true, __ATOMIC_RELEASE);
+    __atomic_store_n(&g_prepared.done, true, __ATOMIC_RELEASE);
   }
   __atomic_store_n(&owner, 0, __ATOMIC_RELEASE);
   base::Sys6(SYS_futex, reinterpret_cast<long>(&owner), FUTEX_WAKE_PRIVATE, 0x7fffffff);
-  return g_state.basis;
+  return g_prepared.basis;
 }
 
 namespace {
@@ -243,7 +287,17 @@ void CopyOut(char* out, size_t cap, Line& l) {
 
 }  // namespace
 
-void CaptureStack() { CaptureStack(g_state.stack, sizeof(g_state.stack), false); }
+/// The debug stack's page: 4 KiB, of which CaptureStack writes kStackMax.
+constexpr size_t kStackMax = 1024;
+
+void CaptureStack() {
+  if (g_prepared.stack == nullptr) {
+    long page = base::Sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base::SysFailed(page)) return;
+    g_prepared.stack = reinterpret_cast<char*>(page);
+  }
+  CaptureStack(g_prepared.stack, kStackMax, false);
+}
 
 void CaptureStack(char* out, size_t cap, bool callers_only) {
   using Backtrace = int (*)(void**, int);

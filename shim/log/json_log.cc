@@ -8,30 +8,61 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "base/json_writer.h"
 #include "base/syscalls.h"
+#include "config/log_keys.h"
+#include "plan/plan_basis.h"
 #include "shim/state/state.h"
 
 namespace numabind::shim {
 namespace {
 
+using config::LogKey;
+using Json = base::JsonWriter;
+
 constexpr size_t kMaxCommand = 512;  // of JSON output: the members after it still fit
-constexpr char kTruncated[] = ",\"truncated\":true";
-/// What Close must still be able to write: "truncated" and the closing brace.
-constexpr size_t kTail = sizeof(kTruncated) - 1 + 1;
-/// The most Head writes, and the comma before a bound line's body: a host name of 64 bytes each escaped
-/// as \u00XX, a pid of 20 characters.
-constexpr size_t kHeadMax = sizeof("{\"time\":\"2026-12-02T17:30:00.123Z\"") - 1 + sizeof(",\"host\":") - 1 +
-                            2 + size_t{6} * 64 + sizeof(",\"pid\":") - 1 + 20 +
-                            sizeof(",\"level\":\"debug\"") - 1 + 1;
 
 /// Child-safe: writes n as exactly `width` digits at d.
 void Digits(char* d, long n, int width) {
   for (int i = width - 1; i >= 0; --i, n /= 10) d[i] = static_cast<char>('0' + n % 10);
 }
 
-/// Child-safe: starts the object: {"time":"2026-12-02T17:30:00.123Z","host":"...","pid":N,"level":"...".
-/// The caller has reserved kTail.
-void Head(Line* l, config::LogLevel level, long pid) {
+/// Child-safe: a member's key, as config/log_keys.def spells it.
+Json& Key(Json* j, LogKey key) { return j->Key(config::LogKeyName(key)); }
+
+/// Child-safe: a member whose value is a C string (nullptr: null), cut after `max` bytes of output.
+void Str(Json* j, LogKey key, const char* s, size_t max = Json::kNoMax) {
+  Key(j, key);
+  if (s == nullptr)
+    j->Null();
+  else
+    j->String(s, base::StrLen(s), max);
+}
+
+struct BitList {
+  const uint64_t* words;
+  uint32_t nwords;
+};
+
+/// Child-safe: a bit set in Linux list form ("0-3,8"), or "none", at `at` when it fits `room` bytes.
+size_t FillBits(const void* data, char* at, size_t room) {
+  const BitList* b = static_cast<const BitList*>(data);
+  size_t need = plan::FormatBitList(b->words, b->nwords, at, room + 1);
+  if (need > 0) return need;
+  const char kNone[] = "none";
+  for (size_t i = 0; i < sizeof(kNone) && i <= room; ++i) at[i] = kNone[i];
+  return sizeof(kNone) - 1;
+}
+
+/// Child-safe: a member whose value is a bit set as a string, whole or not at all (Json::Verbatim).
+void Bits(Json* j, LogKey key, const uint64_t* words, uint32_t nwords) {
+  BitList b{words, nwords};
+  Key(j, key).Verbatim(FillBits, &b);
+}
+
+/// Child-safe: starts the object: {"time":"2026-12-02T17:30:00.123Z","host":"...","pid":N,"level":"...",
+/// keeping room for "truncated" and the object's end.
+void Head(Json* j, config::LogLevel level, long pid) {
   timespec ts = {0, 0};
   base::Sys6(SYS_clock_gettime, CLOCK_REALTIME, reinterpret_cast<long>(&ts));
   // Days since 1970-01-01 to a civil date (Howard Hinnant's days_from_civil, inverted).
@@ -56,253 +87,141 @@ void Head(Line* l, config::LogLevel level, long pid) {
   utsname u;
   bool named = base::Sys6(SYS_uname, reinterpret_cast<long>(&u)) == 0;
   static const char kLevels[][6] = {"off", "warn", "info", "debug"};  // no relocations
-  l->Str("{");
-  JsonMembers j(l);
-  j.Str("time", time).Str("host", named ? u.nodename : nullptr, sizeof(u.nodename));
+  j->TruncatedKey(config::LogKeyName(LogKey::kTruncated));
+  j->BeginObject();
+  Str(j, LogKey::kTime, time);
+  Str(j, LogKey::kHost, named ? u.nodename : nullptr);
+  Key(j, LogKey::kPid);
   if (pid > 0)
-    j.Num("pid", pid);
+    j->Int(pid);
   else
-    j.Literal("pid", "null");
-  j.Str("level", kLevels[static_cast<int>(level)]);
+    j->Null();
+  Str(j, LogKey::kLevel, kLevels[static_cast<int>(level)]);
 }
 
 /// Child-safe: ends the object (saying so when something was left out) and the line; returns its length.
-size_t Close(Line* l) {
-  l->Reserve(0);
-  if (l->truncated()) l->Str(kTruncated);
-  l->Str("}");
-  return l->Finish();
-}
-
-/// Child-safe: the length of the valid UTF-8 sequence at s (at most n bytes; a NUL ends it), or 0 when it
-/// is not one, with *used the bytes to replace: its maximal subpart (Unicode 15, section 3.9, U+FFFD
-/// substitution), at least 1. Table 3-7's well-formed sequences: no overlongs, surrogates or past U+10FFFF.
-size_t Utf8At(const unsigned char* s, size_t n, size_t* used) {
-  unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-  size_t len;
-  if (c >= 0xc2 && c <= 0xdf) {
-    len = 2;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    len = 3;
-    if (c == 0xe0) lo = 0xa0;
-    if (c == 0xed) hi = 0x9f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    len = 4;
-    if (c == 0xf0) lo = 0x90;
-    if (c == 0xf4) hi = 0x8f;
-  } else {
-    *used = 1;
-    return 0;
-  }
-  size_t i = 1;
-  for (; i < len && i < n && s[i] >= lo && s[i] <= hi; ++i) lo = 0x80, hi = 0xbf;
-  *used = i;
-  return i == len ? len : 0;
+size_t Close(Json* j) {
+  j->EndObject();
+  return j->Finish();
 }
 
 /// Child-safe: a text line (`len` bytes) as the "message" member, without "numabind: " and the newline.
-void Message(Line* l, const char* text, size_t len) {
+void Message(Json* j, const char* text, size_t len) {
   const char kPrefix[] = "numabind: ";
   size_t skip = 0;
   while (skip < sizeof(kPrefix) - 1 && skip < len && text[skip] == kPrefix[skip]) ++skip;
   if (skip == sizeof(kPrefix) - 1) text += skip, len -= skip;
   while (len > 0 && text[len - 1] == '\n') --len;
-  JsonMembers(l).Str("message", text, len);
+  Key(j, LogKey::kMessage).String(text, len);
 }
-
-}  // namespace
-
-// Child-safe: writes into the line's own buffer.
-Line& Line::JsonStr(const char* s, size_t n, size_t max) {
-  if (s == nullptr) return room() < 4 ? Cut(len_) : Str("null");
-  if (room() < 2) return Cut(len_);
-  size_t limit = len_ + (max < room() ? (max < 2 ? 2 : max) : room()) - 1;  // the last byte: the quote
-  static const char kHex[] = "0123456789abcdef";
-  const unsigned char* u = reinterpret_cast<const unsigned char*>(s);
-  buf_[len_++] = '"';
-  for (size_t k = 0, used = 1; k < n && u[k] != '\0'; k += used) {
-    unsigned char c = u[k];
-    char out[6] = {'\\', static_cast<char>(c)};
-    const char* from = out;
-    size_t w = 2;
-    used = 1;
-    if (c >= 0x80) {
-      w = Utf8At(u + k, n - k, &used);
-      from = s + k;
-      if (w == 0) from = "\xef\xbf\xbd", w = 3;  // U+FFFD
-    } else if (c == '\n') {
-      out[1] = 'n';
-    } else if (c == '\t') {
-      out[1] = 't';
-    } else if (c < 0x20 || c == 0x7f) {
-      out[1] = 'u', out[2] = '0', out[3] = '0', out[4] = kHex[c >> 4], out[5] = kHex[c & 15];
-      w = 6;
-    } else if (c != '"' && c != '\\') {
-      out[0] = static_cast<char>(c);
-      w = 1;
-    }
-    if (len_ + w > limit) {
-      truncated_ = true;
-      break;
-    }
-    for (size_t i = 0; i < w; ++i) buf_[len_++] = from[i];
-  }
-  buf_[len_++] = '"';
-  return *this;
-}
-
-// Child-safe: appends to the caller's line.
-size_t JsonMembers::Begin(const char* key) {
-  size_t mark = line_->size();
-  if (mark > 0 && line_->data()[mark - 1] != '{') line_->Str(",");
-  line_->Str("\"").Str(key).Str("\":");
-  return mark;
-}
-
-// Child-safe: rewinds the caller's line.
-JsonMembers& JsonMembers::End(size_t mark, bool was_truncated, bool cut_ok) {
-  if (line_->truncated() && !cut_ok) line_->Rewind(mark);
-  line_->set_truncated(was_truncated || line_->truncated());
-  return *this;
-}
-
-// Child-safe: appends to the caller's line.
-JsonMembers& JsonMembers::Str(const char* key, const char* value, size_t n, size_t max) {
-  bool was = line_->truncated();
-  line_->set_truncated(false);
-  size_t mark = Begin(key), at = line_->size();
-  if (!line_->truncated()) line_->JsonStr(value, n, max);
-  return End(mark, was, line_->size() > at);
-}
-
-// Child-safe: appends to the caller's line.
-JsonMembers& JsonMembers::Num(const char* key, long long value) {
-  bool was = line_->truncated();
-  line_->set_truncated(false);
-  size_t mark = Begin(key);
-  line_->Num(value);
-  return End(mark, was, false);
-}
-
-// Child-safe: appends to the caller's line.
-JsonMembers& JsonMembers::Literal(const char* key, const char* json) {
-  bool was = line_->truncated();
-  line_->set_truncated(false);
-  size_t mark = Begin(key);
-  line_->Str(json);
-  return End(mark, was, false);
-}
-
-// Child-safe: appends to the caller's line.
-JsonMembers& JsonMembers::Bits(const char* key, const uint64_t* words, uint32_t nwords) {
-  bool was = line_->truncated();
-  line_->set_truncated(false);
-  size_t mark = Begin(key);
-  line_->Str("\"").Bits(words, nwords).Str("\"");
-  return End(mark, was, false);
-}
-
-namespace {
 
 // Child-safe: the members that say which rank a line is about, bound or not (null for what is unknown).
-void RankMembers(JsonMembers* j, const char* event, bool rank_known, uint32_t rank, uint32_t nranks,
-                 const char* rank_var, const char* command) {
-  j->Str("event", event);
+void RankMembers(Json* j, const char* event, bool rank_known, uint32_t rank, uint32_t nranks,
+                 const char* rank_var, const char* command, const char* launch) {
+  Str(j, LogKey::kEvent, event);
+  Key(j, LogKey::kRank);
   if (rank_known)
-    j->Num("rank", rank);
+    j->Uint(rank);
   else
-    j->Literal("rank", "null");
+    j->Null();
+  Key(j, LogKey::kNranks);
   if (nranks != 0)
-    j->Num("nranks", nranks);
+    j->Uint(nranks);
   else
-    j->Literal("nranks", "null");
-  j->Str("rank_var", rank_var != nullptr ? rank_var : "NUMABIND_MATCH")
-      .Str("command", command, ~size_t{0}, kMaxCommand);
-  // The launch (shim/launcher/launch_id.h) the parent side named before the fork: read here, never made.
-  if (g_state.launch[0] != '\0') j->Str("launch", g_state.launch);
+    j->Null();
+  Str(j, LogKey::kRankVar, rank_var != nullptr ? rank_var : "NUMABIND_MATCH");
+  Str(j, LogKey::kCommand, command, kMaxCommand);
+  // The launch (shim/launcher/launch_id.h) the parent side named before the fork: never made here.
+  if (launch != nullptr && launch[0] != '\0') Str(j, LogKey::kLaunch, launch);
+}
+
+/// Child-safe: the whole line of a bound rank; *left_out says whether a list was left out for want of room.
+size_t BoundLine(Line* out, const BoundEvent& b, pid_t pid, const char* stack, bool* left_out) {
+  Json j = out->Json();
+  Head(&j, config::LogLevel::kInfo, pid);
+  RankMembers(&j, b.again ? "rebound" : "bound", true, b.rank, b.nranks, b.rank_var, b.command, b.launch);
+  Bits(&j, LogKey::kCpus, b.cpus, b.cpu_words);
+  Bits(&j, LogKey::kNodes, b.nodes, b.node_words);
+  Str(&j, LogKey::kMemory, b.memory_denied != nullptr ? "unchanged" : b.memory);
+  Str(&j, LogKey::kDevice, b.device != nullptr && b.device[0] != '\0' ? b.device : nullptr);
+  Str(&j, LogKey::kEntry, EntryName(b.entry));
+  Key(&j, LogKey::kReplaced).Bool(b.replaced != nullptr);
+  if (b.replaced != nullptr) Bits(&j, LogKey::kLauncherCpus, b.replaced, b.replaced_words);
+  if (b.device_nodes != nullptr) Bits(&j, LogKey::kDeviceNodes, b.device_nodes, b.node_words);
+  if (b.policy != nullptr) Str(&j, LogKey::kPolicy, b.policy);
+  if (b.share[0] != '\0') Str(&j, LogKey::kAuto, b.share);
+  if (b.inside != nullptr) Key(&j, LogKey::kInside).String(b.inside, b.inside_len);
+  if (stack != nullptr) Str(&j, LogKey::kStack, stack);
+  *left_out = j.left_out_whole();
+  return Close(&j);
 }
 
 }  // namespace
 
-// Child-safe: appends to the caller's line.
-void JsonBound(Line* line, const BoundEvent& b) {
-  line->Reserve(kHeadMax + kTail);  // JsonBoundLine puts the body after Head
-  JsonMembers j(line);
-  RankMembers(&j, b.again ? "rebound" : "bound", true, b.rank, b.nranks, b.rank_var, b.command);
-  j.Bits("cpus", b.cpus, b.cpu_words).Bits("nodes", b.nodes, b.node_words);
-  j.Str("memory", b.memory_denied != nullptr ? "unchanged" : b.memory);
-  j.Str("device", b.device != nullptr && b.device[0] != '\0' ? b.device : nullptr);
-  j.Str("entry", EntryName(b.entry)).Literal("replaced", b.replaced != nullptr ? "true" : "false");
-  if (b.replaced != nullptr) j.Bits("launcher_cpus", b.replaced, b.replaced_words);
-  if (b.device_nodes != nullptr) j.Bits("device_nodes", b.device_nodes, b.node_words);
-  if (b.policy != nullptr) j.Str("policy", b.policy);
-  if (b.share[0] != '\0') j.Str("auto", b.share);
+// Child-safe: formats into the caller's line (grown: a mapping the line unmaps).
+size_t JsonBoundLine(Line* out, const BoundEvent& event, pid_t pid, const char* stack) {
+  bool left_out = false;
+  size_t n = BoundLine(out, event, pid, stack, &left_out);
+  // A list is written whole or not at all: when one was left out (more than 2 KiB: a large machine's
+  // scattered CPUs), the line is made again in a mapping where the largest machine's lists fit.
+  if (left_out && out->Grow()) n = BoundLine(out, event, pid, stack, &left_out);
+  return n;
 }
 
 // Child-safe: formats into the caller's line.
 size_t JsonEndLine(Line* out, pid_t pid, const char* launch) {
-  out->Reserve(kTail);
-  Head(out, config::LogLevel::kInfo, pid);
-  JsonMembers(out).Str("event", "end").Str("launch", launch);
-  return Close(out);
+  Json j = out->Json();
+  Head(&j, config::LogLevel::kInfo, pid);
+  Str(&j, LogKey::kEvent, "end");
+  Str(&j, LogKey::kLaunch, launch);
+  return Close(&j);
 }
 
 // Child-safe: formats into the caller's line.
-size_t JsonBoundLine(Line* l, const Line& body, pid_t pid, const char* stack) {
-  l->Reserve(kTail);
-  Head(l, config::LogLevel::kInfo, pid);
-  // JsonBound left room for Head: the body fits, whole members.
-  bool fits = body.size() + 1 <= l->room();
-  if (body.size() > 0 && fits) l->Str(",").Str(body.data(), body.size());
-  l->set_truncated(l->truncated() || body.truncated() || !fits);
-  if (stack != nullptr) JsonMembers(l).Str("stack", stack);
-  return Close(l);
-}
-
-// Child-safe: formats into the caller's line.
-size_t JsonMessage(Line* l, config::LogLevel level, const char* text, size_t len, bool truncated,
+size_t JsonMessage(Line* out, config::LogLevel level, const char* text, size_t len, bool truncated,
                    const char* site_ignored) {
-  l->Reserve(kTail);
-  l->set_truncated(truncated);
-  Head(l, level, base::Sys6(SYS_getpid));
-  if (site_ignored != nullptr) JsonMembers(l).Str("event", "site_file").Str("ignored", site_ignored);
-  Message(l, text, len);
-  return Close(l);
+  Json j = out->Json();
+  if (truncated) j.SayTruncated();
+  Head(&j, level, base::Sys6(SYS_getpid));
+  if (site_ignored != nullptr) {
+    Str(&j, LogKey::kEvent, "site_file");
+    Str(&j, LogKey::kIgnored, site_ignored);
+  }
+  Message(&j, text, len);
+  return Close(&j);
 }
 
 // Child-safe: formats into the caller's line.
-size_t JsonUnbound(Line* l, const UnboundEvent& e, const char* text, size_t len, bool truncated) {
-  l->Reserve(kTail);
-  l->set_truncated(truncated);
-  Head(l, config::LogLevel::kWarn, base::Sys6(SYS_getpid));
-  JsonMembers j(l);
-  RankMembers(&j, e.refused ? "refused" : "unbound", e.rank_known, e.rank, e.nranks, e.rank_var, e.command);
-  Message(l, text, len);
-  return Close(l);
+size_t JsonUnbound(Line* out, const UnboundEvent& e, const char* text, size_t len, bool truncated) {
+  Json j = out->Json();
+  if (truncated) j.SayTruncated();
+  Head(&j, config::LogLevel::kWarn, base::Sys6(SYS_getpid));
+  RankMembers(&j, e.refused ? "refused" : "unbound", e.rank_known, e.rank, e.nranks, e.rank_var, e.command,
+              e.launch);
+  Message(&j, text, len);
+  return Close(&j);
 }
 
 // Child-safe: formats into the caller's line.
-size_t JsonReleased(Line* l, uint32_t rank, uint32_t nranks, const char* command, const char* text,
-                    size_t len, bool truncated) {
-  l->Reserve(kTail);
-  l->set_truncated(truncated);
-  Head(l, config::LogLevel::kInfo, base::Sys6(SYS_getpid));
-  JsonMembers j(l);
-  RankMembers(&j, "released", true, rank, nranks, nullptr, command != nullptr ? command : "");
-  j.Str("entry", EntryName(Entry::kFork));
-  Message(l, text, len);
-  return Close(l);
+size_t JsonReleased(Line* out, uint32_t rank, uint32_t nranks, const char* command, const char* launch,
+                    const char* text, size_t len, bool truncated) {
+  Json j = out->Json();
+  if (truncated) j.SayTruncated();
+  Head(&j, config::LogLevel::kInfo, base::Sys6(SYS_getpid));
+  RankMembers(&j, "released", true, rank, nranks, nullptr, command != nullptr ? command : "", launch);
+  Str(&j, LogKey::kEntry, EntryName(Entry::kFork));
+  Message(&j, text, len);
+  return Close(&j);
 }
 
 // Child-safe: formats into the caller's line.
-size_t JsonLogFileNote(Line* l, const char* file, const char* why) {
-  l->Reserve(kTail);
-  Head(l, config::LogLevel::kWarn, base::Sys6(SYS_getpid));
-  JsonMembers(l)
-      .Str("message", "NUMABIND_LOG_FILE cannot be written: logging to standard error")
-      .Str("log_file", file)
-      .Str("error", why);
-  return Close(l);
+size_t JsonLogFileNote(Line* out, const char* file, const char* why) {
+  Json j = out->Json();
+  Head(&j, config::LogLevel::kWarn, base::Sys6(SYS_getpid));
+  Str(&j, LogKey::kMessage, "NUMABIND_LOG_FILE cannot be written: logging to standard error");
+  Str(&j, LogKey::kLogFile, file);
+  Str(&j, LogKey::kError, why);
+  return Close(&j);
 }
 
 }  // namespace numabind::shim

@@ -1,17 +1,17 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// NUMABIND_LOG_FORMAT=json: every log line one JSON object of strict UTF-8, built like the text lines
-// (shim/log/line.h: on the stack, no allocation, raw system calls for the time and host name), so the child
-// side of a spawn can write it. These only format; shim/log/log.cc writes. Fields: time (UTC, ISO 8601 with
-// milliseconds), host, pid, level; then, for a bound rank, event, rank, nranks, rank_var, command, launch
-// (shim/launcher/launch_id.h: "PID@START" or "STEP/PID@START", when known), cpus,
-// nodes, memory, device, device_nodes (with a device), entry, replaced (launcher_cpus when true: the binding
-// it started with), policy, auto (its share, under auto) and, at NUMABIND_LOG=debug, stack; for a rank not
+// NUMABIND_LOG_FORMAT=json: every log line one JSON object of strict UTF-8, written by base/json_writer.h
+// into a Line (shim/log/line.h: on the stack, no allocation, raw system calls for the time and host name),
+// so the child side of a spawn can write it. These only format; shim/log/log.cc writes. Fields: time (UTC,
+// ISO 8601 with milliseconds), host, pid, level; then, for a bound rank, event, rank, nranks, rank_var,
+// command, launch (shim/launcher/launch_id.h: "PID@START" or "STEP/PID@START", when known), cpus, nodes,
+// memory, device, device_nodes (with a device), entry, replaced (launcher_cpus when true: the binding it
+// started with), policy, auto (its share, under auto) and, at NUMABIND_LOG=debug, stack; for a rank not
 // bound, event (unbound, refused), rank, nranks, rank_var, command, launch and message; for a rank's exit,
 // event (end) and launch; for a site file ignored, or a line of it, event (site_file), ignored (file, line)
 // and message; for anything else, message (the text line without "numabind: "). A line that would not fit
 // Line::kCapacity leaves out what does not fit (members whole, strings cut between two characters) and ends
-// with "truncated":true.
+// with "truncated":true. The keys are config/log_keys.def's, by which `numabind report` reads them.
 
 #ifndef NUMABIND_SHIM_LOG_JSON_LOG_H_
 #define NUMABIND_SHIM_LOG_JSON_LOG_H_
@@ -26,33 +26,10 @@
 
 namespace numabind::shim {
 
-/// Child-safe: members of a JSON object appended to a Line, each preceded by a comma unless it is the first
-/// of the line or follows '{'. A member that does not fit is left out whole, a string value cut between two
-/// characters instead; either way the line's truncated() says so.
-class JsonMembers {
- public:
-  explicit JsonMembers(Line* line) : line_(line) {}
-  JsonMembers& Str(const char* key, const char* value, size_t n = ~size_t{0}, size_t max = Line::kCapacity);
-  JsonMembers& Num(const char* key, long long value);
-  JsonMembers& Literal(const char* key, const char* json);                     ///< true, false, null
-  JsonMembers& Bits(const char* key, const uint64_t* words, uint32_t nwords);  ///< "0-3,8" as a string
-
- private:
-  /// Writes the comma and the key; returns where the member began, for End.
-  size_t Begin(const char* key);
-  /// Keeps the member when it fit whole (or, `cut_ok`, as a cut string), else drops it.
-  JsonMembers& End(size_t mark, bool was_truncated, bool cut_ok);
-
-  Line* line_;
-};
-
-/// Child-safe: the bound rank's members, comma separated, without braces (time, host and pid come later),
-/// leaving room in `line` for them and the object's end.
-void JsonBound(Line* line, const BoundEvent& event);
-
-/// Child-safe: the whole JSON line, into `out` (empty), for the members JsonBound put in `body`, with pid
-/// (<= 0: null) and, when `stack` is not nullptr, the call stack. Returns the line's length.
-size_t JsonBoundLine(Line* out, const Line& body, pid_t pid, const char* stack);
+/// Child-safe: the line of a bound rank, into `out` (empty), with pid (<= 0: null) and, when `stack` is not
+/// nullptr, the call stack. A CPU or node list is written whole or not at all: when one did not fit, the
+/// line grows (Line::Grow) and is made again. Returns the line's length.
+size_t JsonBoundLine(Line* out, const BoundEvent& event, pid_t pid, const char* stack);
 
 /// Child-safe: the line a bound rank writes when it exits, into `out` (empty): time, host, pid, level info,
 /// "event":"end" and its launch. Returns the line's length.
@@ -70,8 +47,8 @@ size_t JsonUnbound(Line* out, const UnboundEvent& event, const char* text, size_
 
 /// Child-safe: the line of a fork child that gave back the rank it took at fork (WriteGaveBack), with event
 /// "released", into `out` (empty). Returns the line's length.
-size_t JsonReleased(Line* out, uint32_t rank, uint32_t nranks, const char* command, const char* text,
-                    size_t len, bool truncated);
+size_t JsonReleased(Line* out, uint32_t rank, uint32_t nranks, const char* command, const char* launch,
+                    const char* text, size_t len, bool truncated);
 
 /// Child-safe: the JSON line saying that NUMABIND_LOG_FILE `file` cannot be written (`why`) and that the log
 /// goes to standard error instead, into `out` (empty). Returns the line's length.

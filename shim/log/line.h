@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
+#include "base/json_writer.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "plan/plan_basis.h"
@@ -64,12 +65,9 @@ class Line {
     if (need == 0) Str("none");
     return *this;
   }
-  /// Child-safe: appends s (nullptr: null; at most n bytes, up to a NUL) as a JSON string of strict UTF-8,
-  /// quotes included: quotes, backslashes and control characters escaped, each maximal invalid UTF-8
-  /// subpart replaced by U+FFFD (as Unicode recommends). Cut short, between two characters, after `max`
-  /// bytes of output or at the line's end, the closing quote always written; nothing when not even ""
-  /// fits. A cut sets truncated().
-  Line& JsonStr(const char* s, size_t n = ~size_t{0}, size_t max = kCapacity);
+  /// Child-safe: a JSON writer (base/json_writer.h, the log's strict UTF-8) over the whole line, grown or
+  /// not, for shim/log/json_log.cc: the line's own text is not used beside it, and data() is the writer's.
+  base::JsonWriter Json() { return base::JsonWriter(buf_, cap_, base::JsonEscape::kStrictUtf8); }
   /// Child-safe: terminates the line with '\n' and returns its length.
   size_t Finish() {
     buf_[len_++] = '\n';

@@ -20,7 +20,7 @@
 namespace numabind::shim {
 namespace {
 
-bool Json() { return g_state.config.log_format == config::LogFormat::kJson; }
+bool Json() { return g_startup.config.log_format == config::LogFormat::kJson; }
 
 /// Child-safe: opens NUMABIND_LOG_FILE for one line, or returns -1 with *why set. Never blocks: a FIFO
 /// without a reader would hang open() (O_NONBLOCK makes it ENXIO), and a FIFO, terminal or device at a
@@ -55,7 +55,7 @@ __attribute__((noinline)) long OpenExpandedLogFile(const char* pattern, bool not
   char host[base::kHostNameMax], pid[base::kDecimalMax], path[kMaxExpandedLogFile];
   base::ShortHostName(host);
   base::FormatDecimal(static_cast<uint64_t>(base::Sys6(SYS_getpid)), pid);
-  base::LogPathFields fields{host, base::LogJobId(const_cast<const char* const*>(environ)), pid};
+  base::LogPathFields fields{host, JobId(), pid};
   const char* why = "is too long once its % sequences are expanded";
   bool expanded = base::ExpandLogPath(pattern, fields, path, sizeof(path)) != 0;
   long fd = expanded ? OpenLogFile(path, &why) : -1;
@@ -98,11 +98,11 @@ __attribute__((noinline)) void WriteJsonUnbound(const UnboundEvent& e, const cha
   WriteLogRaw(l.data(), n);
 }
 
-/// Child-safe: the JSON line of a bound rank. Not inlined, as above.
-__attribute__((noinline)) void WriteJsonBound(const Line& body, pid_t pid, const char* stack) {
+/// Child-safe: the JSON line of a bound rank (grown when its lists do not fit 2 KiB: unmapped when it goes).
+/// Not inlined, as above.
+__attribute__((noinline)) void WriteJsonBound(const BoundEvent& event, pid_t pid, const char* stack) {
   Line l;
-  if (body.grown()) l.Grow();  // the body's lists did not fit 2 KiB: nor does the line
-  size_t n = JsonBoundLine(&l, body, pid, stack);
+  size_t n = JsonBoundLine(&l, event, pid, stack);
   WriteLogRaw(l.data(), n);
 }
 
@@ -147,20 +147,16 @@ void TextBound(const BoundEvent& e, Line* line, size_t command_max) {
 /// The longest command a grown text line keeps: its lists are whole, its command not (JSON: 512 bytes).
 constexpr size_t kGrownCommandMax = 1024;
 
-/// Child-safe: the event's words in the log's format.
+/// Child-safe: the event's words.
 void FormatBoundIn(const BoundEvent& event, Line* line) {
-  if (Json()) {
-    JsonBound(line, event);
-    if (event.inside != nullptr) JsonMembers(line).Str("inside", event.inside, event.inside_len);
-    return;
-  }
   TextBound(event, line, line->grown() ? kGrownCommandMax : ~size_t{0});
   if (event.inside == nullptr) return;
   line->Str(" (inside the cpus ").Bits(event.inside_cpus, event.inside_words).Str(" of rank ");
   line->Str(event.inside, event.inside_len).Str(", which numabind bound)");
 }
 
-/// Child-safe: describes `event` in `line` (empty), grown (mmap) when a list did not fit; without the pid.
+/// Child-safe: describes `event` in `line` (empty) as text, grown (mmap) when a list did not fit; without the
+/// pid.
 void FormatBound(const BoundEvent& event, Line* line) {
   size_t start = line->size();
   FormatBoundIn(event, line);
@@ -176,26 +172,33 @@ void FormatBound(const BoundEvent& event, Line* line) {
 
 }  // namespace
 
+// Child-safe: reads the facts.
+const char* JobId() {
+  const config::EnvFacts& f = g_startup.facts;
+  return base::LogJobId(f.slurm_job_id, f.pbs_jobid, f.lsb_jobid, f.flux_job_id);
+}
+
 // Child-safe: reads the configuration.
 NUMABIND_HOT bool RecordsRanks() {
-  const config::Config& c = g_state.config;
+  const config::Config& c = g_startup.config;
   return c.log_format == config::LogFormat::kJson && c.log_file != nullptr && c.log_file[0] != '\0';
 }
 
 // Child-safe: formats on the stack (a grown line in a mapping it unmaps) and writes with raw system calls.
 __attribute__((noinline)) void FinishBound(const BoundEvent& event, pid_t pid) {
   // An info event, in either format; a JSON log file records it whatever the level (numabind report).
-  if (g_state.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
+  if (g_startup.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
+  const char* stack = event.stack;
+  bool debug = g_startup.config.log == config::LogLevel::kDebug && stack != nullptr && stack[0] != '\0';
+  if (Json()) return WriteJsonBound(event, pid, debug ? stack : nullptr);
   Line line;  // unmapped when it goes: a vfork child's mapping would be its parent's after the exec
   FormatBound(event, &line);
-  bool debug = g_state.config.log == config::LogLevel::kDebug && g_state.stack[0] != '\0';
-  if (Json()) return WriteJsonBound(line, pid, debug ? g_state.stack : nullptr);
   if (pid > 0)
     line.Str(" pid ").Num(pid);
   else
     line.Str(" pid unknown");
-  if (g_state.launch[0] != '\0') line.Str(" launch=").Str(g_state.launch);
-  if (debug) line.Str("\n").Str(g_state.stack);
+  if (event.launch != nullptr && event.launch[0] != '\0') line.Str(" launch=").Str(event.launch);
+  if (debug) line.Str("\n").Str(stack);
   size_t len = line.Finish();
   WriteLogRaw(line.data(), len);
 }
@@ -208,8 +211,8 @@ void WriteRankEnd(pid_t pid, const char* launch) {
 }
 
 // Child-safe: formats on the stack and writes with raw system calls.
-void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path) {
-  if (g_state.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
+void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path, const char* launch) {
+  if (g_startup.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
   pid_t pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   Line text;
   text.Str("numabind: gave back rank ").Num(rank);
@@ -218,7 +221,7 @@ void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path) {
   text.Str(", so it is no forked worker; its binding is undone pid ").Num(pid);
   if (Json()) {
     Line l;
-    size_t n = JsonReleased(&l, rank, nranks, path, text.CStr(), text.size(), text.truncated());
+    size_t n = JsonReleased(&l, rank, nranks, path, launch, text.CStr(), text.size(), text.truncated());
     return WriteLogRaw(l.data(), n);
   }
   size_t len = text.Finish();
@@ -227,16 +230,16 @@ void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path) {
 
 // Child-safe: as WriteLog at warn, with the event's members in JSON.
 void WriteUnbound(const UnboundEvent& event, Line* text) {
-  if (g_state.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
+  if (g_startup.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
   if (Json()) return WriteJsonUnbound(event, text->CStr(), text->size(), text->truncated());
-  if (g_state.launch[0] != '\0') text->Str(" launch=").Str(g_state.launch);
+  if (event.launch != nullptr && event.launch[0] != '\0') text->Str(" launch=").Str(event.launch);
   size_t len = text->Finish();
   WriteLogRaw(text->data(), len);
 }
 
 // Child-safe: as WriteLog at warn, with the site file's members in JSON.
 void WriteSiteFileWarning(Line* line, bool whole_file) {
-  if (g_state.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
+  if (g_startup.config.log < config::LogLevel::kWarn && !RecordsRanks()) return;
   if (Json())
     return WriteJsonMessage(config::LogLevel::kWarn, line->CStr(), line->size(), line->truncated(),
                             whole_file ? "file" : "line");
@@ -246,15 +249,14 @@ void WriteSiteFileWarning(Line* line, bool whole_file) {
 
 // Child-safe: a JSON line of its own in JSON mode, else one raw write.
 void WriteLog(config::LogLevel level, const char* text, size_t len) {
-  if (g_state.config.log < level) return;
+  if (g_startup.config.log < level) return;
   if (Json()) return WriteJsonMessage(level, text, len, false);
   WriteLogRaw(text, len);
 }
 
 NUMABIND_HOT void WriteConfigWarning(const char* warning) {
-  static bool written = false;  // the start-up and the site file's late configuration both parse
-  if (warning[0] == '\0' || written) return;
-  written = true;
+  if (warning[0] == '\0' || g_startup.warned) return;
+  g_startup.warned = true;  // the start-up and the site file's late configuration both parse
   Line line;
   line.Str("numabind: ").Str(warning).Str("; ignored");
   WriteLog(config::LogLevel::kWarn, &line);
@@ -262,7 +264,7 @@ NUMABIND_HOT void WriteConfigWarning(const char* warning) {
 
 // Child-safe: as above, saying in JSON when the line was cut short.
 void WriteLog(config::LogLevel level, Line* line) {
-  if (g_state.config.log < level) return;
+  if (g_startup.config.log < level) return;
   if (Json()) return WriteJsonMessage(level, line->CStr(), line->size(), line->truncated());
   size_t len = line->Finish();
   WriteLogRaw(line->data(), len);
@@ -270,7 +272,7 @@ void WriteLog(config::LogLevel level, Line* line) {
 
 // Child-safe: raw open, write and close; one write per line, so lines from many ranks stay whole.
 void WriteLogRaw(const char* text, size_t len, bool file_only) {
-  const char* file = g_state.config.log_file;
+  const char* file = g_startup.config.log_file;
   long fd = 2;
   if (file != nullptr && *file != '\0') {
     // On every line that falls back, the note: a vfork child must not remember it.

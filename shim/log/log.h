@@ -72,6 +72,10 @@ struct BoundEvent {
   size_t inside_len = 0;
   const uint64_t* inside_cpus = nullptr;
   uint32_t inside_words = 0;
+  /// The launch its line names (shim/launcher/launch_id.h), "" or nullptr when none; NUMABIND_LOG=debug:
+  /// the spawning call stack, or nullptr.
+  const char* launch = nullptr;
+  const char* stack = nullptr;
 };
 
 /// A rank that is not bound: what the warning line's JSON form carries besides its message.
@@ -82,7 +86,12 @@ struct UnboundEvent {
   uint32_t nranks;       ///< 0 = unknown
   const char* rank_var;  ///< nullptr: found by order (NUMABIND_MATCH)
   const char* command;
+  const char* launch;  ///< the launch its line names, "" or nullptr when none
 };
+
+/// Child-safe: the job id NUMABIND_LOG_FILE's %j stands for (base::LogJobId), from the configured
+/// environment's facts (g_startup.facts).
+const char* JobId();
 
 /// Child-safe: whether rank events are recorded whatever NUMABIND_LOG says: NUMABIND_LOG_FORMAT=json with a
 /// NUMABIND_LOG_FILE, what `numabind report` reads. Every bound and unbound rank then has its line.
@@ -108,7 +117,7 @@ void WriteRankEnd(pid_t pid, const char* launch);
 /// bound, execs `path`: it is no forked worker, and gave the rank and its binding back. Says so in a line,
 /// at NUMABIND_LOG=info or always when RecordsRanks(): as text, or (JSON) with event "released", which ends
 /// that pid's rank for `numabind report`.
-void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path);
+void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path, const char* launch);
 
 }  // namespace numabind::shim
 

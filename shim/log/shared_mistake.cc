@@ -14,22 +14,21 @@ namespace numabind::shim {
 
 // Async-signal-safe: one raw mmap, under EnsurePrepared's lock.
 void ShareMistakeWord() {
-  if (g_state.mistake_said != nullptr) return;
+  if (g_prepared.mistake_said != nullptr) return;
   // MAP_SHARED: a fork child's claim must reach its siblings, which copy-on-write memory would hide. The
   // page lives as long as the launcher; its children inherit it until they exec.
   long page = base::Sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (base::SysFailed(page)) return;
-  g_state.mistake_said = reinterpret_cast<uint32_t*>(page);
+  g_prepared.mistake_said = reinterpret_cast<uint32_t*>(page);
 }
 
 // Child-safe: one atomic exchange on the shared word (the one write of the child side that its parent
 // and siblings are meant to see).
-bool SaysSharedMistake(bool* first) {
-  uint32_t* word = g_state.mistake_said;
+bool SaysSharedMistake(uint32_t* word, bool* first) {
   *first = false;
   if (word == nullptr) return true;  // no word: every rank says it, as it always did
   *first = __atomic_exchange_n(word, 1u, __ATOMIC_ACQ_REL) == 0;
-  return *first || g_state.config.log >= config::LogLevel::kDebug || RecordsRanks();
+  return *first || g_startup.config.log >= config::LogLevel::kDebug || RecordsRanks();
 }
 
 }  // namespace numabind::shim

@@ -10,20 +10,23 @@
 #ifndef NUMABIND_SHIM_LOG_SHARED_MISTAKE_H_
 #define NUMABIND_SHIM_LOG_SHARED_MISTAKE_H_
 
+#include <stdint.h>
+
 namespace numabind::shim {
 
 /// What the one line that says a shared mistake adds, so that no one looks for the other ranks' lines.
 inline constexpr char kSaidOnce[] = " (said once for all ranks that share it; NUMABIND_LOG=debug shows each)";
 
-/// Parent side, a launcher with a shared mistake (g_state.config_error, or no basis): maps the word its ranks
-/// claim (g_state.mistake_said), once; without it (mmap failed) every rank says it, as before.
+/// Parent side, a launcher with a shared mistake (g_startup.config_error, or no basis): maps the word its
+/// ranks claim (g_prepared.mistake_said), once; without it (mmap failed) every rank says it, as before.
 /// Async-signal-safe: one raw mmap.
 void ShareMistakeWord();
 
-/// Child-safe: whether this rank writes the line of a shared mistake: true for the first to claim the word
-/// (then *first is true), for every rank when there is no word, and for every rank at NUMABIND_LOG=debug or
+/// Child-safe: whether this rank writes the line of a shared mistake: true for the first to claim `word`
+/// (g_prepared.mistake_said, handed to the child side; then *first is true), for every rank when there is
+/// no word, and for every rank at NUMABIND_LOG=debug or
 /// when the JSON log file records every rank (RecordsRanks: `numabind report` counts them).
-bool SaysSharedMistake(bool* first);
+bool SaysSharedMistake(uint32_t* word, bool* first);
 
 }  // namespace numabind::shim
 

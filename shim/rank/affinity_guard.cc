@@ -113,7 +113,7 @@ Narrowed Narrow(const cpu_set_t* set, size_t n, uint8_t* out) {
 /// call loads libunwind (dlopen), as the debug log's stack does.
 __attribute__((noinline)) void LogOnce(const char* fn, long target, const uint8_t* asked, const uint8_t* got,
                                        size_t n) {
-  if (g_state.config.log < config::LogLevel::kWarn || base::Sys6(SYS_getpid) != g_armed_pid) return;
+  if (g_startup.config.log < config::LogLevel::kWarn || base::Sys6(SYS_getpid) != g_armed_pid) return;
   if (__atomic_exchange_n(&g_logged, 1, __ATOMIC_ACQ_REL) != 0) return;
   int saved_errno = errno;
   uint64_t a[config::kMaxCpuWords] = {0}, g[config::kMaxCpuWords] = {0};
@@ -188,7 +188,7 @@ int GuardedThread(pthread_t thread, size_t size, const cpu_set_t* set) {
 }  // namespace
 
 NUMABIND_HOT void ArmAffinityGuard() {
-  if (!g_state.config.guard || !g_state.rank_bound) return;
+  if (!g_startup.config.guard || !g_role.IsRank()) return;
   if (Next(NUMABIND_SLOT(sched_setaffinity)) == nullptr) return;
   Next(NUMABIND_SLOT(pthread_setaffinity_np));
   long map =

@@ -18,7 +18,7 @@
 
 namespace numabind::shim {
 
-/// Called once the process is a rank numabind bound (g_state.rank_bound: the constructor, or a forked
+/// Called once the process is a rank numabind bound (g_role, by BecomeRank: at start-up, or a forked
 /// worker's setenv): with NUMABIND_GUARD=1, records the calling thread's CPUs as the rank's set and points
 /// the affinity wrappers at the guard. Does nothing otherwise. Not child-side: dlsym, parent memory.
 void ArmAffinityGuard();

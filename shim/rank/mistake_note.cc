@@ -12,13 +12,11 @@
 #include <time.h>
 
 #include "base/dir_entries.h"
-#include "base/log_path.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "shim/launcher/basis_cache.h"
+#include "shim/log/log.h"
 #include "shim/state/state.h"
-
-extern char** environ;
 
 namespace numabind::shim {
 namespace {
@@ -52,14 +50,14 @@ void RemoveOldNotes(int dir) {
 }  // namespace
 
 void NoteSharedMistake(const char* text) {
-  static uint32_t said;  // this rank's word: it has no launcher's to share
+  uint32_t& said = g_prepared.own_mistake_said;  // this rank's word: it has no launcher's to share
   int dir = OpenSharedDirectory();
   if (dir < 0) return;
   uint64_t h = Mix(14695981039346656037ull, text);
-  const char* job = base::LogJobId(const_cast<const char* const*>(environ));
-  // No job: its launch, the parent's pid and start time (g_state.launch, set before it prepared), so that a
-  // later launch by a reused pid says the mistake again.
-  h = base::StrEq(job, "nojob") ? Mix(Mix(h, ""), g_state.launch) : Mix(h, job);
+  const char* job = JobId();
+  // No job: its launch, the parent's pid and start time (g_prepared.launch, set before it prepared), so that
+  // a later launch by a reused pid says the mistake again.
+  h = base::StrEq(job, "nojob") ? Mix(Mix(h, ""), g_prepared.launch) : Mix(h, job);
   char name[] = "note-0123456789abcdef";
   for (int i = 0; i < 16; ++i) name[5 + i] = "0123456789abcdef"[(h >> (60 - 4 * i)) & 15];
   int fd = base::OpenAt(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
@@ -75,7 +73,7 @@ void NoteSharedMistake(const char* text) {
   }
   base::Sys6(SYS_close, dir);
   if (fd < 0 && fd != -EEXIST) return;  // cannot tell: say it
-  g_state.mistake_said = &said;
+  g_prepared.mistake_said = &said;
 }
 
 }  // namespace numabind::shim

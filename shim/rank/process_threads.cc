@@ -71,8 +71,8 @@ OtherThreads BindOtherThreads() {
 
 void LogOtherThreads(const char* program, const OtherThreads& t, ThreadsFrom from) {
   if (t.bound == 0 && t.failed == 0) return;
-  const config::Config& c = g_state.config;
-  bool memory = g_state.memory_policy_denied[0] == '\0' && c.memory != config::MemoryKind::kLocal;
+  const config::Config& c = g_startup.config;
+  bool memory = g_prepared.memory_policy_denied[0] == '\0' && c.memory != config::MemoryKind::kLocal;
   config::LogLevel level = memory || t.failed > 0 ? config::LogLevel::kWarn : config::LogLevel::kInfo;
   if (c.log < level) return;
   Line l;

@@ -12,18 +12,16 @@
 #include "base/command_name.h"
 #include "base/hot.h"
 #include "base/syscalls.h"
-#include "config/bound_marker.h"
 #include "config/rank_count.h"
 #include "config/visible_devices.h"
 #include "plan/device_rank.h"
 #include "shim/child/bound_marker.h"
 #include "shim/child/child.h"
-#include "shim/child/rank_exports.h"
 #include "shim/launcher/launch_id.h"
 #include "shim/launcher/prepare.h"
 #include "shim/log/json_log.h"
+#include "shim/rank/become_rank.h"
 #include "shim/rank/mistake_note.h"
-#include "shim/rank/process_threads.h"
 
 extern char** environ;
 
@@ -36,14 +34,14 @@ bool Same(const char* a, const char* b) { return a != nullptr && b != nullptr &&
 /// hydra's proxy under `srun --ntasks-per-node=1`, which starts ranks rather than being one.
 bool OnlyTaskOfStep(const RankMatch& m, const config::EnvFacts& facts) {
   constexpr int slurm = config::kSlurmRankVar;
-  const config::Config& c = g_state.config;
-  if (c.rank_var != nullptr || !Same(m.var, config::kRankVars[slurm].rank)) return false;
+  const config::Config& c = g_startup.config;
+  if (c.rank_var != nullptr || !Same(m.var, config::kRankVarNames[slurm])) return false;
   // FindRankVar counted this node's tasks already, unless NUMABIND_NRANKS stood in for them.
   return (c.nranks == 0 ? m.nranks : config::LocalRankCount(facts, slurm)) == 1;
 }
 
 void LogLauncher(const char* program, const config::EnvFacts& facts) {
-  if (g_state.config.log < config::LogLevel::kInfo) return;
+  if (g_startup.config.log < config::LogLevel::kInfo) return;
   const char* value = nullptr;
   const char* source = config::LocalRankCountSource(facts, config::kSlurmRankVar, &value);
   Line l;
@@ -53,30 +51,18 @@ void LogLauncher(const char* program, const config::EnvFacts& facts) {
   WriteLog(config::LogLevel::kInfo, &l);
 }
 
-/// Makes `environ` the start-up environment with NUMABIND_BOUND first, in pages of its own (this runs
-/// before main: no malloc). glibc passes environ, read after the constructors, to main.
-/// NUMABIND_EXPORT's entries (when `bound`) go in after it: they reach this process's getenv from now on,
-/// its children, and runtimes loaded later (Python importing torch); a runtime linked into the program
-/// (libgomp) has read its variables already, in its own constructor, which runs before this library's.
-void MarkOwnEnvironment(const RankMatch& m, const plan::RankPlan* bound, const char* program) {
-  RankBlock block;
-  // On failure the children bind themselves again: the same plan. The block stays: it is environ now.
-  if (BuildRankBlock(environ, m, bound, program, &block, BlockUse::kEnviron) == 0)
-    environ = const_cast<char**>(block.env);
-}
-
 /// NUMABIND_BY_DEVICE: the rank of the one device `d` names, once the basis is prepared over every device.
 /// False (not a rank) when it names none of the basis's devices; a basis that could not be prepared is said
 /// once, as a rank's would be.
 bool ResolveDeviceRank(const char* program, const config::OneDevice& d, RankMatch* m) {
-  const plan::PlanBasis* basis = g_state.basis;
+  const plan::PlanBasis* basis = g_prepared.basis;
   if (basis != nullptr && plan::DeviceRank(*basis, d, &m->rank, &m->nranks)) return true;
   config::LogLevel level = basis == nullptr ? config::LogLevel::kWarn : config::LogLevel::kDebug;
-  if (g_state.config.log < level) return false;
+  if (g_startup.config.log < level) return false;
   Line l;
   l.Str("numabind: ").Str(program).Str(" (").Str(m->entry).Str(") not bound by its device: ");
   if (basis == nullptr) {
-    l.Str(g_state.prepare_error);
+    l.Str(g_prepared.error);
   } else {
     l.Str("no one device of the plan (").Str(basis->policy_text).Str(") is the one it names");
   }
@@ -90,14 +76,14 @@ bool ResolveDeviceRank(const char* program, const config::OneDevice& d, RankMatc
 /// info, where one line is enough: whether another rank of its node and job said it (shim/rank/
 /// mistake_note.h). At debug, and into a JSON log file that records every rank, each rank says it.
 void NoteMistake(const RankMatch& m) {
-  const config::Config& c = g_state.config;
+  const config::Config& c = g_startup.config;
   if (m.bad_value != nullptr || c.log < config::LogLevel::kWarn || c.log >= config::LogLevel::kDebug ||
       RecordsRanks())
     return;
-  if (g_state.config_error[0] != '\0')
-    NoteSharedMistake(g_state.config_error);
-  else if (g_state.basis == nullptr)
-    NoteSharedMistake(g_state.prepare_error);
+  if (g_startup.config_error[0] != '\0')
+    NoteSharedMistake(g_startup.config_error);
+  else if (g_prepared.basis == nullptr)
+    NoteSharedMistake(g_prepared.error);
 }
 
 /// Binds this process as rank *m (by device when `device` is not nullptr: the rank is found once the basis
@@ -109,74 +95,38 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   // share that rank's CPUs out, and the ranks of the rank next to it do the same with its own.
   uint64_t started[config::kMaxCpuWords] = {0}, widened[config::kMaxCpuWords];
   long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(started), reinterpret_cast<long>(started));
-  bool nested = got > 0 && InsideNumabindBinding(g_state.config.bound);
+  bool nested = got > 0 && InsideNumabindBinding(g_startup.config.bound);
   for (uint32_t w = 0; w < config::kMaxCpuWords; ++w) widened[w] = ~0ull;
   bool widen = got > 0 && !nested &&
                base::Sys6(SYS_sched_setaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened)) == 0;
   if (widen) base::Sys6(SYS_sched_getaffinity, 0, sizeof(widened), reinterpret_cast<long>(widened));
   // Its launch is its parent's (slurmstepd, torchrun, a launcher's daemon), which started its siblings;
   // before EnsurePrepared, which would name this process's own.
-  FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), const_cast<const char* const*>(environ),
-               g_state.launch);
-  EnsurePrepared();
+  FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), g_startup.facts, g_prepared.launch);
+  EnsurePrepared(&g_startup.facts, device != nullptr);
   if (device != nullptr && !ResolveDeviceRank(program, *device, m)) {
     if (widen) base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
     // No rank after all: the ranks it may start are a launch of its own.
-    FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getpid)), const_cast<const char* const*>(environ),
-                 g_state.launch);
+    FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getpid)), g_startup.facts, g_prepared.launch);
     return false;
   }
   if (widen) m->started_cpus = started, m->started_words = static_cast<uint32_t>(got / 8);
+  if (nested) m->inside_cpus = started, m->inside_words = static_cast<uint32_t>(got / 8);
   NoteMistake(*m);
-  NUMABIND_BIND_STORAGE(saved, plan);
-  BoundEvent event;
-  int err = 0;
-  BindResult r = BindRank(Entry::kStartup, program, m, &saved, &event, &err, &plan);
-  if (r == BindResult::kRefused) base::Sys6(SYS_exit_group, kStrictExitStatus);
-  g_state.rank_bound = r == BindResult::kBound;
-  if (g_state.rank_bound) g_state.rank_pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  if (r != BindResult::kBound) {
-    if (widen) base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
-  } else {
-    if (nested) {  // the rank it planned inside: NUMABIND_BOUND's "VAR=value"
-      const char* b = g_state.config.bound;
-      size_t n = 0;
-      while (b[n] != '\0' && b[n] != ' ') ++n;
-      event.inside = b, event.inside_len = n;
-      event.inside_cpus = started, event.inside_words = static_cast<uint32_t>(got / 8);
-    }
-    FinishBound(event, static_cast<pid_t>(base::Sys6(SYS_getpid)));  // says whether it replaced `started`
-    LogOtherThreads(program, BindOtherThreads(), ThreadsFrom::kStartup);
-  }
-  MarkOwnEnvironment(*m, r == BindResult::kBound ? &plan : nullptr, program);
-  return true;
-}
-
-/// A process that started with its rank variable's NUMABIND_BOUND: it keeps the binding it has. It is the
-/// rank its launcher bound, whose exit is the rank's end (rank_pid: shim/entry/exit_wrappers.cc), when the
-/// proof names it: it bound itself before its exec (by=its pid), or its parent started it bound (by=its
-/// parent, " spawned"). Any other is a child of a rank (by=its parent, not spawned: a rank's command, a
-/// shell script's) or further down, which inherits the binding and ends no rank. Read only with a JSON log
-/// file, the end line's one reader, before the parent can have exited.
-NUMABIND_HOT bool StartedBound() {
-  g_state.rank_bound = true;
-  config::BoundProof proof;
-  if (!RecordsRanks() || !config::ParseBoundProof(g_state.config.bound, &proof)) return true;
-  pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  if (proof.by == self || (proof.spawned && proof.by == static_cast<pid_t>(base::Sys6(SYS_getppid))))
-    g_state.rank_pid = self;
+  if (!BecomeRank(ChildArgsNow(), device != nullptr ? Role::kDevice : Role::kSelf, program, m) && widen)
+    base::Sys6(SYS_sched_setaffinity, 0, got, reinterpret_cast<long>(started));
   return true;
 }
 
 /// NUMABIND_BY_DEVICE=1 in a process that nothing else made a rank: whether its visibility variables leave
 /// it one device, and then its binding as that device's rank. A process with no device or several is no
 /// rank, silently (debug says why): most processes of a machine are such.
-bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* program) {
-  config::OneDevice d = config::FindOneDevice(env);
+bool StartAsDeviceRank(const config::EnvFacts& facts, const char* program) {
+  config::OneDevice d = config::FindOneDevice(facts);
   bool nvidia = config::OneDevice::One(d.nvidia) && d.amd == config::OneDevice::kNone;
   bool amd = config::OneDevice::One(d.amd) && d.nvidia == config::OneDevice::kNone;
   if (!nvidia && !amd) {
-    if (g_state.config.log >= config::LogLevel::kDebug && (d.nvidia != d.kNone || d.amd != d.kNone)) {
+    if (g_startup.config.log >= config::LogLevel::kDebug && (d.nvidia != d.kNone || d.amd != d.kNone)) {
       Line l;
       l.Str("numabind: ").Str(program).Str(" is no device's rank: its visibility variables name no one ");
       l.Str("device pid ").Num(base::Sys6(SYS_getpid));
@@ -187,12 +137,18 @@ bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* p
   }
   RankMatch m;
   m.var = nvidia ? d.nvidia_var : d.amd_var;
-  m.entry = config::Lookup(env, m.var) - base::StrLen(m.var) - 1;
-  m.env_entries = env_entries;
+  const char* value = nvidia ? facts.kept.cuda_visible_devices
+                      : base::StrEq(m.var, config::kEnvNames.hip_visible_devices)
+                          ? facts.kept.hip_visible_devices
+                          : facts.kept.rocr_visible_devices;
+  m.entry = config::EntryOf(value, base::StrLen(m.var));
+  m.env_entries = facts.count;
+  m.kept = facts.kept;
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
-  if (BoundBy(g_state.config.bound, m.entry)) return StartedBound();
-  g_state.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
-  g_state.plan_all_devices = true;
+  if (BoundBy(g_startup.config.bound, m.entry)) {
+    BecomeBoundRank(Role::kByLauncher);
+    return true;
+  }
   return BindSelf(program, &m, &d);
 }
 
@@ -202,11 +158,11 @@ bool StartAsDeviceRank(const char* const* env, size_t env_entries, const char* p
 /// other (/proc/self/cmdline is the first area), and before main program_invocation_name and environ still
 /// point at the first of each (glibc and musl set them before constructors run). /proc is read when the
 /// memory is not laid out so (no environment, a replaced name) or the line is longer than /proc's read.
-NUMABIND_HOT bool OwnCmdlineMatches(const char* const* env) {
-  const char* match = g_state.config.match;
+NUMABIND_HOT bool OwnCmdlineMatches(const config::EnvFacts& facts) {
+  const char* match = g_startup.config.match;
   if (match == nullptr || *match == '\0') return false;
   const char* start = program_invocation_name;
-  const char* end = env != nullptr ? env[0] : nullptr;
+  const char* end = facts.first;
   char cmd[4096];
   if (start == nullptr || end == nullptr || end <= start || end - start >= static_cast<long>(sizeof(cmd)) ||
       end[-1] != '\0') {
@@ -218,9 +174,9 @@ NUMABIND_HOT bool OwnCmdlineMatches(const char* const* env) {
 /// This process's arguments, read from memory as OwnCmdlineMatches reads them, into argv (at most cap - 1,
 /// NULL-terminated): argv[0] alone when the memory is not laid out so. For the rank's name (a Python rank's
 /// script: base/command_name.h).
-void OwnArgs(const char* const* env, const char** argv, int cap) {
+void OwnArgs(const config::EnvFacts& facts, const char** argv, int cap) {
   const char* start = program_invocation_name;
-  const char* end = env != nullptr ? env[0] : nullptr;
+  const char* end = facts.first;
   int n = 0;
   if (start != nullptr) argv[n++] = start;
   if (start != nullptr && end != nullptr && end > start && end[-1] == '\0') {
@@ -235,36 +191,40 @@ void OwnArgs(const char* const* env, const char** argv, int cap) {
 
 }  // namespace
 
-NUMABIND_HOT bool StartAsRank(const config::EnvFacts& facts, const char* const* env) {
-  const config::Config& c = g_state.config;
-  if (c.rank_var != nullptr) g_state.startup_rank_vars = facts.named != nullptr ? config::kRankVarBit : 0;
+NUMABIND_HOT bool StartAsRank() {
+  const config::Config& c = g_startup.config;
+  const config::EnvFacts& facts = g_startup.facts;
+  if (c.rank_var != nullptr) g_startup.rank_vars = facts.named != nullptr ? config::kRankVarBit : 0;
   RankMatch m;
   m.env_entries = facts.count;
+  m.kept = facts.kept;
   // The built-in variables the start-up scan did not see are skipped rather than looked up again.
-  uint32_t absent = ~g_state.startup_rank_vars & ((1u << config::kRankVarCount) - 1);
+  uint32_t absent = ~g_startup.rank_vars & ((1u << config::kRankVarCount) - 1);
   // No rank variable: a launcher, or a worker found by order (NUMABIND_MATCH), which its launcher binds.
   // The program's name for its lines (python3 train.py), made only on a path that writes one: most
   // configured processes are no rank. program_invocation_name is set by glibc and musl before constructors.
   char name[base::kCommandNameMax];
   auto program = [&] {
     const char* args[16];
-    OwnArgs(env, args, 16);
+    OwnArgs(g_startup.facts, args, 16);
     return base::CommandName(program_invocation_name, args, name, sizeof(name));
   };
   if (!FindRankVar(facts, absent, &m)) {
-    if (OwnCmdlineMatches(env)) {
-      g_state.order_rank = static_cast<pid_t>(base::Sys6(SYS_getpid));
-      return g_state.rank_bound = true;
+    if (OwnCmdlineMatches(facts)) {
+      BecomeBoundRank(Role::kByOrder);
+      return true;
     }
-    return c.by_device && StartAsDeviceRank(env, facts.count, program());
+    return c.by_device && StartAsDeviceRank(facts, program());
   }
   if (OnlyTaskOfStep(m, facts)) {
     LogLauncher(program(), facts);
     return false;
   }
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
-  if (BoundBy(c.bound, m.entry)) return StartedBound();
-  g_state.pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
+  if (BoundBy(c.bound, m.entry)) {
+    BecomeBoundRank(Role::kByLauncher);
+    return true;
+  }
   BindSelf(program(), &m, nullptr);
   return true;
 }

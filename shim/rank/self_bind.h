@@ -11,17 +11,15 @@
 
 namespace numabind::shim {
 
-/// Exit status of a rank that binds itself at start-up, cannot be bound and runs in strict mode
-/// (NUMABIND_STRICT=1): it stops before main, as a refused exec would (the shell's 127).
-constexpr int kStrictExitStatus = 127;
-
-/// Constructor, once the configuration is parsed, from the start-up environment's one pass (`facts`, of
-/// `env`; facts.named is NUMABIND_RANK_VAR's variable's value, when it is set): decides, by the rule in
+/// Constructor, once the configure step (shim/entry/configure.h) has parsed the configuration, from the
+/// start-up environment's one pass (g_startup.facts; facts.named is NUMABIND_RANK_VAR's variable's value,
+/// when it is set): decides, by the rule in
 /// docs/launchers.md ("Who binds itself"), whether this process is a rank, and binds it when it is one that
 /// no launcher bound. Returns true for a rank (bound now, bound before, or found by NUMABIND_MATCH), false
-/// for a launcher. Records the rank variables of the start-up environment (g_state.startup_rank_vars). In
-/// strict mode a rank that cannot be bound exits here with kStrictExitStatus.
-bool StartAsRank(const config::EnvFacts& facts, const char* const* env);
+/// for a launcher. Records the rank variables of the start-up environment (g_startup.rank_vars). In
+/// strict mode a rank that cannot be bound exits here (BecomeRank, shim/rank/become_rank.h). Makes the role
+/// of a rank (BecomeRank, BecomeBoundRank); leaves a launcher's to the caller.
+bool StartAsRank();
 
 }  // namespace numabind::shim
 
