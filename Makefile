@@ -17,10 +17,10 @@ PYTHON ?= /usr/bin/python3
 HELPER_PATH ?= $(abspath $(BUILD))/numabind
 # The library `numabind run` preloads when it is not next to the command (installed: LIBDIR's copy).
 SHIM_PATH ?=
-# The site file of defaults (docs/site.md), compiled into the library and the command; the package's is
-# /etc/numabind.conf.
-SYSCONFDIR ?= /etc
-SITE_FILE ?= $(SYSCONFDIR)/numabind.conf
+# The site file of defaults (docs/site.md), compiled into the library and the command. A build tree reads the
+# machine's, /etc/numabind.conf (the package's path, where the cluster suite puts one); what install copies
+# reads $(SYSCONFDIR)/numabind.conf, where install puts it (below).
+SITE_FILE ?= /etc/numabind.conf
 
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CXXFLAGS_BASE := -std=c++17 $(OPT) -g -fPIC $(WARN) -I. -D_GNU_SOURCE $(SAN_FLAGS)
@@ -358,9 +358,16 @@ LIB32DIRS := $(PREFIX)/lib32
 LIBEXECDIR := $(PREFIX)/libexec/numabind
 MANDIR := $(PREFIX)/share/man
 COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
-PROFILEDIR := /etc/profile.d
+# The site file and the profile.d script: GNU's sysconfdir, $(PREFIX)/etc, except for PREFIX=/usr, a
+# distribution's layout (Debian's --sysconfdir=/etc), where they go to /etc/numabind.conf and
+# /etc/profile.d/numabind.sh as the package's do. So `make install PREFIX=DIR` writes under DIR alone; a
+# login shell reads /etc/profile.d only, so a site that wants the script there says PROFILEDIR=/etc/profile.d.
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+PROFILEDIR ?= $(SYSCONFDIR)/profile.d
+INSTALL_SITE_FILE = $(SYSCONFDIR)/numabind.conf
 PKG_BUILD ?= $(BUILD)/pkg$(subst /,_,$(PREFIX))
-PKG_PATHS = HELPER_PATH=$(LIBEXECDIR)/numabind SHIM_PATH=$(LIBDIR)/libnumabind.so SITE_FILE=$(SITE_FILE)
+PKG_PATHS = HELPER_PATH=$(LIBEXECDIR)/numabind SHIM_PATH=$(LIBDIR)/libnumabind.so \
+            SITE_FILE=$(INSTALL_SITE_FILE)
 STUB32 := $(BUILD)/lib32/libnumabind.so
 MANPAGES := $(BUILD)/man/numabind.1 $(BUILD)/man/numabind.7
 COMPLETION := $(BUILD)/completion/numabind
@@ -409,13 +416,15 @@ install: install-build
 	install -m 644 $(PKG_BUILD)/numabind.sh $(DESTDIR)$(PROFILEDIR)/numabind.sh
 	# The site file, every line a comment: an administrator's own is never replaced (the package's is a
 	# conffile: dpkg asks).
-	install -d $(DESTDIR)$(dir $(SITE_FILE))
-	[ -e $(DESTDIR)$(SITE_FILE) ] || install -m 644 packaging/numabind.conf $(DESTDIR)$(SITE_FILE)
+	install -d $(DESTDIR)$(SYSCONFDIR)
+	[ -e $(DESTDIR)$(INSTALL_SITE_FILE) ] || \
+	  install -m 644 packaging/numabind.conf $(DESTDIR)$(INSTALL_SITE_FILE)
 
 # Removes the files install put there and numabind's own libexec directory, nothing else.
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	! cmp -s packaging/numabind.conf $(DESTDIR)$(SITE_FILE) || rm -f $(DESTDIR)$(SITE_FILE)  # not an edited one
+	! cmp -s packaging/numabind.conf $(DESTDIR)$(INSTALL_SITE_FILE) || \
+	  rm -f $(DESTDIR)$(INSTALL_SITE_FILE)  # not an edited one
 	[ ! -d $(DESTDIR)$(LIBEXECDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR)
 
 # build/numabind_<version>_amd64.deb, from a PREFIX=/usr install (scripts/deb.sh).

@@ -280,16 +280,52 @@ bool PlanRankOf(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan
   return true;
 }
 
+// True when n ranks give no group with units more ranks than it has units (cores, caches); a group with
+// none fails its ranks whatever the count. O(slots^2). Child-safe: pure arithmetic.
+bool EachGroupHasUnitsFor(const PlanBasis& basis, uint32_t n) {
+  for (uint32_t t = 0; t < basis.slot_count; ++t) {
+    const PlanSlot& slot = basis.slots[t];
+    bool seen = false;
+    for (uint32_t u = 0; u < t && !seen; ++u) seen = basis.slots[u].group == slot.group;
+    if (seen || slot.unit_count == 0) continue;
+    uint64_t ranks = 0;
+    for (uint32_t u = t; u < basis.slot_count; ++u)
+      if (basis.slots[u].group == slot.group) ranks += RanksOnSlot(basis, u, n, n);
+    if (ranks > slot.unit_count) return false;
+  }
+  return true;
+}
+
+// How many places an unknown count is planned over. exclusive and core-complex: one per unit (core,
+// last-level cache) of every group, or the largest count under that which gives no group more ranks than
+// units (nodes of unequal size, devices spread unevenly), so that each rank has units of its own; never fewer
+// than the slots. Every other policy: its slots (nodes, devices, map entries). Child-safe: pure arithmetic.
+uint32_t UnknownCountPlaces(const PlanBasis& basis) {
+  if (basis.policy != config::PolicyKind::kExclusive && basis.policy != config::PolicyKind::kCoreComplex)
+    return basis.slot_count;
+  uint64_t units = 0;
+  for (uint32_t t = 0; t < basis.slot_count; ++t) {
+    bool seen = false;
+    for (uint32_t u = 0; u < t && !seen; ++u) seen = basis.slots[u].group == basis.slots[t].group;
+    if (!seen) units += basis.slots[t].unit_count;
+  }
+  if (units > 0xffffffffu) units = 0xffffffffu;
+  for (uint64_t n = units; n > basis.slot_count; --n)
+    if (EachGroupHasUnitsFor(basis, static_cast<uint32_t>(n))) return static_cast<uint32_t>(n);
+  return basis.slot_count;
+}
+
 }  // namespace
 
 bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan* out) {
   // An unknown count (ranks found by order with no NUMABIND_NRANKS): planned as if there were as many ranks
-  // as the policy has places (nodes, devices, cores), rank r as rank r mod that. Counting rank + 1 instead
-  // gave sets that partly overlap (rank 0 of 1 on CPUs 0-1, rank 1 of 2 on CPU 1): now two ranks' sets
-  // are disjoint or the same.
+  // as the policy has places (UnknownCountPlaces: cores under exclusive, caches under core-complex, else
+  // nodes or devices), rank r as rank r mod that. Counting rank + 1 instead gave sets that partly overlap
+  // (rank 0 of 1 on CPUs 0-1, rank 1 of 2 on CPU 1); counting the slots gave every worker of an exclusive
+  // node all of its cores. Now two ranks' sets are disjoint or the same.
   if (nranks != 0 || basis.slot_count == 0) return PlanRankOf(basis, rank, nranks, out);
-  uint32_t place = rank % basis.slot_count;
-  if (PlanRankOf(basis, place, basis.slot_count, out)) return true;
+  uint32_t places = UnknownCountPlaces(basis);
+  if (PlanRankOf(basis, rank % places, places, out)) return true;
   // The error names the rank asked for: "rank 9: ..." rather than "rank 1: ...".
   char tail[sizeof out->error];
   const char* colon = out->error;

@@ -150,8 +150,9 @@ struct RankPlan {
   char error[160];
 };
 
-/// Fills `out` for local rank `rank` of `nranks`. nranks 0 means unknown: rank `rank % slot_count` of
-/// slot_count (the policy's places), so that two ranks' CPU sets are disjoint or the same, never partly
+/// Fills `out` for local rank `rank` of `nranks`. nranks 0 means unknown: rank `rank % P` of P, P the
+/// policy's places (exclusive: the cores, core-complex: the last-level caches, as many as give each rank
+/// its own; else the slots), so that two ranks' CPU sets are disjoint or the same, never partly
 /// overlapping. Returns false, with out->error set, when the rank's CPU set is empty.
 /// Child-safe: no allocation, locks or system calls.
 bool ComputeRankPlan(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan* out);

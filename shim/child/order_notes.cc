@@ -80,10 +80,10 @@ void NoteUnknownCount(pid_t launcher) {
   l.Str(g_startup.config.fork_ranks
             ? "numabind: ranks found by order (NUMABIND_MATCH, NUMABIND_FORKS) have no "
             : "numabind: ranks found by order (NUMABIND_MATCH) have no ");
-  l.Str("count: each is planned as one of as many ");
-  l.Str(
-      "ranks as the policy has places (nodes, devices or cores), rank r as rank r mod that; give the count ");
-  l.Str("with numabind run --ranks N or NUMABIND_NRANKS=N");
+  // The places are plan::ComputeRankPlan's (UnknownCountPlaces).
+  l.Str("count: each is planned as one of as many ranks as the policy has places (exclusive: one per core, ");
+  l.Str("core-complex: one per last-level cache, else one per node or device), rank r as rank r mod that; ");
+  l.Str("give the count with numabind run --ranks N or NUMABIND_NRANKS=N");
   WriteLog(config::LogLevel::kInfo, &l);
 }
 

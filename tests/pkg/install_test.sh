@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # `make install DESTDIR=... PREFIX=/usr` and `make uninstall`: the files and only those, the helper path
 # compiled into the library, the library never running a program found next to itself, the profile.d
-# script, the loader's $LIB for 64-bit programs (32-bit ones run in the guest) and the manual pages. Needs
-# no root. Prints "PASS name" or "FAIL name: why" per check and ends with "install: N passed, N failed".
+# script, the loader's $LIB for 64-bit programs (32-bit ones run in the guest) and the manual pages; and
+# `make install PREFIX=DIR`, which writes under DIR alone. Needs no root (without it, a user namespace for
+# the private mount namespace; with neither that check counts as skipped). Prints "PASS name" or "FAIL name:
+# why" per check and ends with "install: N passed, N failed[, N skipped]".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 # shellcheck source=lib.sh
 . tests/pkg/lib.sh
-finish() { echo "install: $PASSED passed, $FAILED failed"; [ "$FAILED" -eq 0 ]; exit; }
+SKIPPED=0
+finish() {
+  echo "install: $PASSED passed, $FAILED failed$([ "$SKIPPED" -eq 0 ] || echo ", $SKIPPED skipped")"
+  [ "$FAILED" -eq 0 ]; exit
+}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -130,7 +136,70 @@ got=$(bash --norc -c ". '$comp'; t() { COMP_WORDS=(\"\$@\"); COMP_CWORD=\$((\$# 
   t numabind pl; t numabind run --policy ex" 2>&1)
 check completion_completes "$([ "$got" = "$(printf 'plan\nexclusive')" ] || echo "$got")"
 
-# 8. uninstall removes exactly what install put there.
+# 8. `make install PREFIX=DIR` without DESTDIR writes under DIR alone (it wrote /etc/numabind.conf and
+# /etc/profile.d/numabind.sh): it runs in a private mount namespace whose root is read-only but for a fresh
+# directory (DIR, the install's own build directory and TMPDIR) and the build tree, so that a write anywhere
+# else fails it. The site file and the profile.d script go to DIR/etc, and the installed library and command
+# read the site file from there. SYSCONFDIR and PROFILEDIR move them (a dry run).
+fresh=$tmp/fresh prefix=$tmp/fresh/prefix
+mkdir -p "$fresh/tmp"
+ns=(unshare --mount --propagation private)
+[ "$(id -u)" -eq 0 ] || ns=(unshare --user --map-root-user --mount --propagation private)
+in_fresh_root() {  # ARGS...: make ARGS with every path read-only but $fresh and $BUILD
+  # shellcheck disable=SC2016  # the inner shell's arguments
+  "${ns[@]}" sh -c 'mount --bind "$1" "$1" && mount --bind "$2" "$2" && mount -o remount,bind,ro / &&
+    shift 2 && exec "$@"' sh "$fresh" "$(realpath "$BUILD")" env TMPDIR="$fresh/tmp" \
+    make --no-print-directory BUILD="$BUILD" PKG_BUILD="$fresh/pkg" "$@"
+}
+listing() { (cd "$1" && find . \( -type f -printf '/%P %m\n' \) -o \( -type l -printf '/%P -> %l\n' \) | sort); }
+if ! "${ns[@]}" true 2>/dev/null; then
+  echo "SKIP prefix_writes_under_prefix: no private mount namespace here (unshare --mount)"
+  SKIPPED=$((SKIPPED + 1))
+elif ! in_fresh_root install PREFIX="$prefix" >"$tmp/make.log" 2>&1; then
+  fail prefix_writes_under_prefix "$(grep -m 3 -E 'Read-only|rror' "$tmp/make.log" | tr '\n' ' ')"
+else
+  expected="/bin/numabind 755
+/etc/numabind.conf 644
+/etc/profile.d/numabind.sh 644
+/lib/$multiarch/libnumabind.so 644
+/lib32/libnumabind.so 644
+/libexec/numabind/numabind -> ../../bin/numabind
+/share/bash-completion/completions/numabind 644
+/share/man/man1/numabind.1 644
+/share/man/man7/numabind.7 644"
+  got=$(listing "$prefix")
+  why=$([ "$got" = "$expected" ] || diff <(echo "$expected") <(echo "$got") | tr '\n' ' ')
+  others=$(find "$fresh" -mindepth 1 -maxdepth 1 -printf '%P\n' | sort | tr '\n' ' ')
+  [ "$others" = "pkg prefix tmp " ] || why+=" also wrote $others"
+  check prefix_writes_under_prefix "$why"
+  why=""
+  grep -qaF "$prefix/etc/numabind.conf" "$prefix/lib/$multiarch/libnumabind.so" ||
+    why="the library does not read $prefix/etc/numabind.conf;"
+  said=$("$prefix/bin/numabind" vars 2>&1 | sed -n 's/^Site file: //p')
+  [[ $said == "$prefix/etc/numabind.conf"* ]] || why+=" numabind vars: site file $said"
+  check prefix_site_file_compiled_in "$why"
+  if in_fresh_root uninstall PREFIX="$prefix" >"$tmp/make.log" 2>&1; then
+    check prefix_uninstall "$(listing "$prefix" | tr '\n' ' ')"
+  else
+    fail prefix_uninstall "$(tail -3 "$tmp/make.log")"
+  fi
+fi
+# A dry run: SYSCONFDIR moves the site file (and the path compiled in) and the profile.d script with it;
+# PROFILEDIR moves the script alone, say to where login shells read it.
+dry() { make --no-print-directory -n BUILD="$BUILD" PKG_BUILD="$fresh/pkg" install "$@" 2>&1; }
+why=""
+out=$(dry PREFIX=/opt/nb SYSCONFDIR=/srv/etc)
+for want in "SITE_FILE=/srv/etc/numabind.conf" "/srv/etc/numabind.conf" "/srv/etc/profile.d/numabind.sh"; do
+  [[ $out == *"$want"* ]] || why+=" SYSCONFDIR=/srv/etc: no $want;"
+done
+[[ $out != *"/opt/nb/etc"* && $out != *" /etc/"* ]] || why+=" SYSCONFDIR=/srv/etc: names /opt/nb/etc or /etc;"
+out=$(dry PREFIX=/opt/nb PROFILEDIR=/etc/profile.d)
+for want in "SITE_FILE=/opt/nb/etc/numabind.conf" "/opt/nb/etc/numabind.conf" "/etc/profile.d/numabind.sh"; do
+  [[ $out == *"$want"* ]] || why+=" PROFILEDIR=/etc/profile.d: no $want;"
+done
+check sysconfdir_and_profiledir "$why"
+
+# 9. uninstall removes exactly what install put there.
 make --no-print-directory BUILD="$BUILD" uninstall DESTDIR="$dest" PREFIX=/usr >"$tmp/make.log" 2>&1 ||
   fail make_uninstall "$(tail -3 "$tmp/make.log")"
 left=$(cd "$dest" && find . -type f -o -type l | sort | tr '\n' ' ')

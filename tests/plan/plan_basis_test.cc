@@ -189,9 +189,9 @@ Test(compute_rank_plan, blocks) {
 }
 
 Test(compute_rank_plan, unknown_rank_count) {
-  HandBasis h(PolicyKind::kCoreComplex, true);
+  HandBasis h(PolicyKind::kNode, true);
   h.Slot(3, 2, 6, 1, "node 2", "");
-  // nranks 0 counts as slot_count (4) ranks: ranks 0..3 take one slot each.
+  // Under node, nranks 0 counts as slot_count (4) ranks: ranks 0..3 take one slot each.
   STR_EQ(PlanRank(h.basis, 2, 0).device, "0000:03:00.0");
   STR_EQ(PlanRank(h.basis, 3, 0).device, "");
   // Rank 6 of unknown is rank 2 of 4, with the same CPUs: not rank 6 of 7, whose set would partly overlap
@@ -204,6 +204,35 @@ Test(compute_rank_plan, unknown_rank_count) {
   RankText t = PlanRank(h.basis, 9, 4);
   cr_assert(t.ok);
   STR_EQ(t.label, "node 2");
+}
+
+Test(compute_rank_plan, unknown_rank_count_one_rank_per_unit) {
+  // Under exclusive and core-complex the places are the units (8: 5, 2 and 1), as many as give no group
+  // more ranks than units: 8 ranks in blocks would put 2 on slot 3's one unit, so 7 (slots 0,0,1,1,2,2,3).
+  for (PolicyKind policy : {PolicyKind::kExclusive, PolicyKind::kCoreComplex}) {
+    HandBasis h(policy, true);
+    h.Slot(3, 2, 6, 1, "node 2", "");
+    std::vector<RankText> seven = numabind::testing::PlanAll(h.basis, 7);
+    for (uint32_t r = 0; r < 21; ++r) {
+      RankText t = PlanRank(h.basis, r, 0);
+      cr_assert(t.ok, "rank %u: %s", r, t.error.c_str());
+      cr_expect_str_eq(t.cpus.c_str(), seven[r % 7].cpus.c_str(), "rank %u of unknown", r);
+      cr_expect_str_eq(t.device.c_str(), seven[r % 7].device.c_str(), "rank %u of unknown", r);
+    }
+  }
+  // Group 0's 5 cores to ranks 0 to 3 (2, 1, 1, 1), group 1's 2 to ranks 4 and 5.
+  HandBasis h(PolicyKind::kExclusive, true);
+  h.Slot(3, 2, 6, 1, "node 2", "");
+  STR_EQ(PlanRank(h.basis, 0, 0).cpus, "0-1");
+  STR_EQ(PlanRank(h.basis, 3, 0).cpus, "4");
+  STR_EQ(PlanRank(h.basis, 4, 0).cpus, "8");
+  STR_EQ(PlanRank(h.basis, 5, 0).cpus, "9");
+  // Devices, one group per node: group 0 (slots 0 and 1) takes ranks 0,1,4,5 of 7 on its 5 cores, group 1
+  // ranks 2 and 6 one core each; group 2 has none, whatever the count.
+  HandBasis d(PolicyKind::kExclusive, false);
+  const char* cpus[] = {"0-1", "2", "8", "", "3", "4", "9"};
+  for (uint32_t r = 0; r < 7; ++r) STR_EQ(PlanRank(d.basis, r + 7, 0).cpus, cpus[r]);
+  STR_EQ(PlanRank(d.basis, 3, 0).error, "rank 3: policy exclusive: node 2 has no allowed CPUs");
 }
 
 Test(compute_rank_plan, clears_the_callers_storage) {

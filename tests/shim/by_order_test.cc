@@ -169,11 +169,46 @@ Test(by_order, no_shared_counter_is_said_once, .timeout = 60) {
   }
 }
 
+namespace {
+
+// The CPUs of a Linux list ("0-3,8").
+std::set<int> CpuList(const std::string& list) {
+  std::set<int> out;
+  for (size_t at = 0; at < list.size();) {
+    size_t end = list.find(',', at);
+    if (end == std::string::npos) end = list.size();
+    std::string part = list.substr(at, end - at);
+    size_t dash = part.find('-');
+    int lo = atoi(part.c_str()), hi = dash == std::string::npos ? lo : atoi(part.c_str() + dash + 1);
+    for (int c = lo; c <= hi; ++c) out.insert(c);
+    at = end + 1;
+  }
+  return out;
+}
+
+// How many physical cores this process's CPUs belong to (their distinct thread_siblings_list).
+size_t AllowedCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  std::set<std::string> cores;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    std::string siblings = numabind::shim::test::ReadFile("/sys/devices/system/cpu/cpu" + std::to_string(c) +
+                                                          "/topology/thread_siblings_list");
+    cores.insert(siblings.empty() ? std::to_string(c) : siblings);
+  }
+  return cores.size();
+}
+
+}  // namespace
+
 // Unknown count: 4 ranks found by order under `exclusive` on this machine's one node, with no
-// NUMABIND_NRANKS. Each is planned as one of as many ranks as the policy has places (one node): the same CPUs
-// for all, never sets that partly overlap (rank 0 of 1 on CPUs 0-1, rank 1 of 2 on CPU 1, as before). One
-// line says so.
-Test(by_order, unknown_count_gives_no_partly_overlapping_sets, .timeout = 60) {
+// NUMABIND_NRANKS, twice. Each is planned as one of as many ranks as the node has cores, so the workers of
+// a launch run on min(4, cores) different cores, one each: never sets that partly overlap (rank 0 of 1 on
+// CPUs 0-1, rank 1 of 2 on CPU 1, as before), and never all on the whole node while the log says "one per
+// core" (issue 35 part 8). One line says so.
+Test(by_order, unknown_count_gives_each_rank_a_core, .timeout = 60) {
   std::string dir = MakeTempDir("by-order");
   std::vector<std::string> argv = {"bash",
                                    Absolute(RepoDir() + "/tests/shim/scripts/order_launch.sh"),
@@ -183,21 +218,32 @@ Test(by_order, unknown_count_gives_no_partly_overlapping_sets, .timeout = 60) {
                                    dir};
   PreloadedRun r = RunPreloaded(argv, {"NUMABIND_POLICY=exclusive", "NUMABIND_MATCH=/*/helpers/barrier *"},
                                 "by-order-count");
+  std::vector<std::map<long, std::string>> launches = {numabind::shim::test::WorkerEntries(dir + "/0"),
+                                                       numabind::shim::test::WorkerEntries(dir + "/1")};
   RemoveTree(dir);
   cr_assert(r.run.started && r.run.exit_code == 0, "%s", Tail(r.output + r.log).c_str());
-  std::vector<std::string> bound = numabind::shim::test::LinesWith(r.log, "bound rank");
-  cr_assert_eq(bound.size(), 8u, "%s", Tail(r.log).c_str());
-  std::set<std::string> sets;
-  for (const std::string& line : bound) {
-    size_t at = line.find(": cpus ");
-    cr_assert(at != std::string::npos, "%s", line.c_str());
-    sets.insert(line.substr(at + 7, line.find(' ', at + 7) - at - 7));
+  std::map<long, int> ranks = RanksByPid(r.log, "numabind: bound rank ");
+  size_t cores = AllowedCores(), want = cores < 4 ? cores : 4;
+  for (const auto& workers : launches) {
+    cr_assert_eq(workers.size(), 4u, "%s", Tail(r.log).c_str());
+    std::set<std::set<int>> sets;
+    for (const auto& [pid, cpus] : workers) {
+      cr_expect(ranks.count(pid) == 1, "worker %ld unbound:\n%s", pid, Tail(r.log).c_str());
+      std::set<int> mine = CpuList(cpus);
+      for (const std::set<int>& other : sets) {
+        bool same = other == mine, apart = true;
+        for (int c : mine) apart &= other.count(c) == 0;
+        cr_expect(same || apart, "worker %ld's CPUs %s partly overlap another's", pid, cpus.c_str());
+      }
+      sets.insert(mine);
+    }
+    cr_expect_eq(sets.size(), want, "%zu different CPU sets for 4 workers on %zu cores:\n%s", sets.size(),
+                 cores, Tail(r.log).c_str());
   }
-  // One node: every rank on all of its CPUs.
-  cr_expect_eq(sets.size(), 1u, "CPU sets of ranks with no count differ:\n%s", Tail(r.log).c_str());
   std::vector<std::string> said = numabind::shim::test::LinesWith(r.log, "have no count");
   cr_expect_eq(said.size(), 1u, "want one line about the count, got %zu:\n%s", said.size(),
                Tail(r.log).c_str());
+  cr_expect(r.log.find("exclusive: one per core") != std::string::npos, "%s", Tail(r.log).c_str());
   cr_expect(r.log.find("NUMABIND_NRANKS=N") != std::string::npos);
 }
 
