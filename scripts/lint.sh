@@ -22,6 +22,21 @@ echo "--- format (scripts/format.sh --check)"
 scripts/format.sh --check; rc=$?
 case $rc in 0) passed=$((passed + 1)) ;; 2) skipped=$((skipped + 1)) ;; *) failed=$((failed + 1)) ;; esac
 
+# The docs a newcomer reads: README.md at most 250 lines, and no line of prose over 110 columns in it or in
+# docs/ (tables, code blocks and docs/figures.md, the lab notebook, may be wider: a table row or a program's
+# output cannot be wrapped).
+echo "--- docs (README.md 250 lines, prose within 110 columns)"
+docs_bad=$(awk 'FNR == 1 { code = 0 } /^ *```/ { code = !code; next }
+  !code && length($0) > 110 && $0 !~ /^ *\|/ { print FILENAME ":" FNR ": " length($0) " columns" }' \
+  README.md $(ls docs/*.md | grep -v -x docs/figures.md))
+readme_lines=$(wc -l <README.md)
+[ "$readme_lines" -le 250 ] || docs_bad+=$'\n'"README.md: $readme_lines lines, more than 250"
+if [ -n "$docs_bad" ]; then
+  echo "$docs_bad" | sed '/^$/d'; failed=$((failed + 1))
+else
+  echo "docs: README.md $readme_lines lines, prose within 110 columns"; passed=$((passed + 1))
+fi
+
 echo "--- tidy ($TIDY, .clang-tidy)"
 if ! command -v "$TIDY" >/dev/null; then
   echo "lint: $TIDY not found (scripts/install-deps.sh installs clang-tidy): skipped"; skipped=$((skipped + 1))
