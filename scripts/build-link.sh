@@ -11,6 +11,7 @@ preloadable_build() {
   case $abs in
     *[[:space:]:]*)
       BUILD_LINK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/numabind-build.XXXXXX")
+      chmod 755 "$BUILD_LINK_DIR"  # tests start ranks as nobody, who must reach the library through it
       ln -s "$abs" "$BUILD_LINK_DIR/build"
       PRELOAD_BUILD=$BUILD_LINK_DIR/build ;;
     *) PRELOAD_BUILD=$abs ;;
