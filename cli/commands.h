@@ -87,7 +87,7 @@ std::string Synopsis(const Command& c);
 /// An option as its help and manual name it: "--policy P", "--json".
 std::string OptionHead(const OptionSpec& o);
 /// What an option does, in one line: the words its variable takes, its help, and its variable:
-/// "local, preferred, bind or interleave (NUMABIND_MEMORY)".
+/// "local, preferred, bind, interleave, near or weighted (NUMABIND_MEMORY)".
 std::string OptionText(const OptionSpec& o);
 
 /// A command's start, the same for each: parses its arguments with its record's options and operands and

@@ -27,7 +27,7 @@ struct Choices {
 inline constexpr Choices kPolicyWords = {
     {"node", "socket", "exclusive", "core-complex", "auto", "cpus:LIST|LIST...", "nodes:LIST|LIST..."}, 7};
 constexpr int kPolicyKeywords = 5;  ///< the words of kPolicyWords that are keywords
-inline constexpr Choices kMemoryWords = {{"local", "preferred", "bind", "interleave"}, 4};
+inline constexpr Choices kMemoryWords = {{"local", "preferred", "bind", "interleave", "near", "weighted"}, 6};
 inline constexpr Choices kLogWords = {{"off", "warn", "info", "debug"}, 4};
 inline constexpr Choices kLogFormatWords = {{"text", "json"}, 2};
 inline constexpr Choices kForksWords = {{"off", "ranks"}, 2};

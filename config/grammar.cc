@@ -206,7 +206,7 @@ size_t FormatBusId(const BusId& id, char* out) {
 }
 
 // kMemoryWords is in MemoryKind's order (ReadMemory, config/readers.cc, casts an index to a kind).
-static_assert(static_cast<int>(MemoryKind::kInterleave) == 3 && kMemoryWords.count == 4, "one word per kind");
+static_assert(static_cast<int>(MemoryKind::kWeighted) == 5 && kMemoryWords.count == 6, "one word per kind");
 
 // Child-safe: a word of a constant table.
 const char* MemoryName(MemoryKind kind) {

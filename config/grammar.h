@@ -43,6 +43,12 @@ enum class MemoryKind : uint8_t {
   kPreferred,   ///< MPOL_PREFERRED on the first node (MPOL_PREFERRED_MANY when several, where supported)
   kBind,        ///< MPOL_BIND
   kInterleave,  ///< MPOL_INTERLEAVE
+  /// MPOL_PREFERRED_MANY (Linux 5.15) over the rank's nodes and the memory-only nodes of its socket nearest
+  /// them (HBM, CXL); MPOL_PREFERRED on the rank's own node before 5.15
+  kNear,
+  /// MPOL_WEIGHTED_INTERLEAVE (Linux 6.9, the kernel's weights) over the same nodes as kNear; plain
+  /// MPOL_INTERLEAVE before 6.9
+  kWeighted,
 };
 
 /// NUMABIND_DEVICES: auto, none, or a list of bus ids (walk `list` with BusIds).

@@ -30,6 +30,7 @@ void BasisToOffsets(PlanBasis* basis) {
   if (basis->unit_domains != nullptr) ToOffset(&basis->unit_domains, basis);  // offset 0 (the header): none
   ToOffset(&basis->cpu_sibling, basis);
   NicsToOffsets(basis);
+  TiersToOffsets(basis);
 }
 
 bool BasisFromOffsets(void* block, size_t size) {
@@ -40,7 +41,7 @@ bool BasisFromOffsets(void* block, size_t size) {
   // undefined behaviour (found by fuzz/plan_basis_fuzz.cc).
   const uint8_t* raw = static_cast<const uint8_t*>(block);
   if (raw[offsetof(PlanBasis, policy)] > static_cast<uint8_t>(config::PolicyKind::kAuto) ||
-      raw[offsetof(PlanBasis, memory)] > static_cast<uint8_t>(config::MemoryKind::kInterleave) ||
+      raw[offsetof(PlanBasis, memory)] > static_cast<uint8_t>(config::MemoryKind::kWeighted) ||
       raw[offsetof(PlanBasis, spread_in_blocks)] > 1) {
     return false;
   }
@@ -62,7 +63,7 @@ bool BasisFromOffsets(void* block, size_t size) {
       !inside(siblings, cpu_bits, sizeof(uint32_t))) {
     return false;
   }
-  if (!NicsFromOffsets(block, size)) return false;
+  if (!NicsFromOffsets(block, size) || !TiersFromOffsets(block, size)) return false;
   // auto reads three domain words per unit; other policies none.
   uintptr_t domains = reinterpret_cast<uintptr_t>(b->unit_domains);
   bool is_auto = raw[offsetof(PlanBasis, policy)] == static_cast<uint8_t>(config::PolicyKind::kAuto);

@@ -277,6 +277,7 @@ bool PlanRankOf(const PlanBasis& basis, uint32_t rank, uint32_t nranks, RankPlan
   if (slot.unit_count == 0) return NoAllowedCpus(basis, slot, rank, out);
   if (!PlaceCpus(basis, s, block, rank, n, nranks, out)) return false;
   if (CountBits(out->cpus, basis.cpu_words) == 0) return NoAllowedCpus(basis, slot, rank, out);
+  AddNearTiers(basis, out);
   return true;
 }
 

@@ -113,7 +113,16 @@ struct PlanBasis {
   const uint32_t* nic_ranges;
   uint64_t nic_text_bytes;
   const char* nic_text;
+  /// NUMABIND_MEMORY=near and weighted (plan_tiers.cc; tier_rows 0 and tier_nodes offset 0 otherwise):
+  /// node_words * 64 + 1 rows of node_words words. Row n holds the memory-only nodes a rank on node n adds
+  /// (its socket's nearest, planner/memory_tiers.h); the last row every memory-only node of the machine.
+  uint32_t tier_rows;
+  uint32_t tier_flags;  ///< kTier* bits
+  const uint64_t* tier_nodes;
 };
+
+/// tier_flags: the machine has accelerators (weighted interleave is then usually a loss: said once).
+constexpr uint32_t kTierGpus = 1;
 
 /// The level at which auto shared out a rank's group: whole nodes, whole last-level caches of one node,
 /// cores of one cache, threads of one core, or one thread that several ranks share (oversubscribed).
@@ -185,6 +194,22 @@ const char* PickNics(const PlanBasis& basis, int32_t set, uint64_t index, uint64
 /// BasisToOffsets and BasisFromOffsets for the NIC arrays (plan_nics.cc).
 void NicsToOffsets(PlanBasis* basis);
 bool NicsFromOffsets(void* block, size_t size);
+
+/// NUMABIND_MEMORY=near and weighted: adds to out->nodes the memory-only nodes near its nodes (the rows of
+/// basis.tier_nodes); nothing for other memory policies. Child-safe (plan_tiers.cc).
+void AddNearTiers(const PlanBasis& basis, RankPlan* out);
+
+/// The lowest of `nodes` that is not memory-only (the rank's own node, what near falls back to preferring),
+/// or -1. Child-safe.
+int64_t FirstOwnNode(const PlanBasis& basis, const uint64_t* nodes);
+
+/// Whether the basis has a memory-only node to add (near and weighted are then more than the rank's own
+/// nodes). Child-safe.
+bool HasTierNodes(const PlanBasis& basis);
+
+/// BasisToOffsets and BasisFromOffsets for the tier table (plan_tiers.cc).
+void TiersToOffsets(PlanBasis* basis);
+bool TiersFromOffsets(void* block, size_t size);
 
 /// Number of set bits. Child-safe.
 uint32_t CountBits(const uint64_t* words, uint32_t nwords);

@@ -10,6 +10,9 @@
 
 #include <algorithm>
 
+#include "planner/devices.h"
+#include "planner/memory_tiers.h"
+
 namespace numabind::planner {
 
 namespace {
@@ -28,11 +31,11 @@ void CopyText(char* dst, size_t cap, const std::string& src) {
 
 /// Where each array of the block starts (8-byte aligned where its elements need it), and the block's size.
 struct Layout {
-  size_t slots, nodes, units, siblings, domains, sets, ranges, text, total;
+  size_t slots, nodes, units, siblings, domains, sets, ranges, text, tiers, total;
 };
 
 Layout LayOut(size_t slot_count, size_t unit_count, uint32_t cpu_words, uint32_t node_words,
-              const AutoUnits& extra, const NicTables& nics) {
+              const AutoUnits& extra, const NicTables& nics, size_t tier_rows) {
   auto align8 = [](size_t v) { return (v + 7) & ~size_t{7}; };
   Layout l;
   l.slots = align8(sizeof(plan::PlanBasis));
@@ -43,7 +46,8 @@ Layout LayOut(size_t slot_count, size_t unit_count, uint32_t cpu_words, uint32_t
   l.sets = align8(l.domains + extra.domains.size() * sizeof(uint32_t));
   l.ranges = l.sets + nics.sets.size() * sizeof(plan::PlanNicSet);
   l.text = l.ranges + nics.ranges.size() * sizeof(uint32_t);
-  l.total = align8(l.text + nics.text.size());
+  l.tiers = align8(l.text + nics.text.size());
+  l.total = l.tiers + tier_rows * node_words * sizeof(uint64_t);
   return l;
 }
 
@@ -96,6 +100,22 @@ void CopyNics(const NicTables& nics, const Layout& l, char* block, plan::PlanBas
   memcpy(block + l.text, nics.text.data(), nics.text.size());
 }
 
+/// near and weighted: the memory-only nodes each node adds, and every memory-only node in the last row
+/// (plan/plan_tiers.cc).
+void FillTiers(const Topology& topo, uint32_t node_words, char* block, const Layout& l,
+               plan::PlanBasis* basis) {
+  uint32_t rows = node_words * 64 + 1;
+  uint64_t* table = reinterpret_cast<uint64_t*>(block + l.tiers);
+  MemoryTiers tiers = NearMemoryTiers(topo);
+  for (size_t n = 0; n < tiers.near.size() && n + 1 < rows; ++n)
+    tiers.near[n].CopyTo(table + n * node_words, node_words);
+  tiers.memory_only.CopyTo(table + static_cast<size_t>(rows - 1) * node_words, node_words);
+  basis->tier_rows = rows;
+  basis->tier_nodes = table;
+  for (const PciDevice& d : topo.pci)
+    if (IsAccelerator(d)) basis->tier_flags |= plan::kTierGpus;
+}
+
 }  // namespace
 
 plan::PlanBasis* Pack(const Topology& topo, const Policy& policy, config::MemoryKind memory, bool spread,
@@ -111,7 +131,9 @@ plan::PlanBasis* Pack(const Topology& topo, const Policy& policy, config::Memory
   uint32_t node_words = std::max((topo.NodeLimit() + 63) / 64, 1u);
   for (const Draft& d : drafts) node_words = std::max(node_words, d.nodes.UsedWords());
 
-  Layout l = LayOut(drafts.size(), units.size(), cpu_words, node_words, extra, nics);
+  bool tiers = memory == config::MemoryKind::kNear || memory == config::MemoryKind::kWeighted;
+  Layout l = LayOut(drafts.size(), units.size(), cpu_words, node_words, extra, nics,
+                    tiers ? node_words * 64 + 1 : 0);
   char* block = static_cast<char*>(calloc(1, l.total));
   if (!block) {
     *err = "out of memory preparing the plan";
@@ -147,6 +169,7 @@ plan::PlanBasis* Pack(const Topology& topo, const Policy& policy, config::Memory
   for (size_t i = 0; i < units.size(); ++i) units[i].CopyTo(unit_cpus + i * cpu_words, cpu_words);
   FillSiblings(topo, cpu_words * 64, siblings);
   basis->cpu_sibling = siblings;
+  if (tiers) FillTiers(topo, node_words, block, l, basis);
   return basis;
 }
 

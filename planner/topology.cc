@@ -53,10 +53,16 @@ NodeSet Topology::MemoryNodes() const {
   for (const TopoNode& n : nodes) {
     if (!allowed_nodes.Has(n.os)) continue;
     permitted.Set(n.os);
-    if (n.subtype.empty() || n.subtype == "DRAM") ordinary.Set(n.os);
+    if (!n.memory_only) ordinary.Set(n.os);
   }
   if (!ordinary.Empty()) return ordinary;
   return permitted.Empty() ? CpuNodes() : permitted;
+}
+
+uint64_t Topology::Distance(uint32_t from, uint32_t to) const {
+  int a = NodeIndex(from), b = NodeIndex(to);
+  if (a < 0 || b < 0 || distances.size() != nodes.size() * nodes.size()) return 0;
+  return distances[static_cast<size_t>(a) * nodes.size() + static_cast<size_t>(b)];
 }
 
 uint32_t Topology::NodeLimit() const {

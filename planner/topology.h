@@ -46,6 +46,10 @@ struct TopoNode {
   CpuSet locality;      ///< hwloc's cpuset of the node (CPUs near it; non-empty for HBM too)
   uint64_t memory = 0;  ///< bytes of local memory, 0 when unknown
   std::string subtype;  ///< hwloc's subtype ("MCDRAM", "HBM", ...), "" for ordinary memory
+  /// No CPU's local node, not even an offline or disallowed one's: memory that belongs to no CPU (CXL
+  /// expanders, HBM in flat mode, KNL MCDRAM, GPU memory), which hwloc attaches beside a CPU node. Never a
+  /// rank's node; NUMABIND_MEMORY=near and weighted add the nearest ones (planner/memory_tiers.h).
+  bool memory_only = false;
 };
 
 struct TopoPackage {
@@ -109,6 +113,9 @@ struct Topology {
   std::vector<PciDevice> pci;  ///< in increasing bus id order
   bool nics_loaded = false;    ///< NIC discovery ran (LoadOptions::nics)
   std::vector<Nic> nics;       ///< by bus id, then name
+  /// The firmware's relative latencies between nodes (hwloc's NUMALatency: ACPI SLIT, or a file's),
+  /// nodes.size() squared by index into nodes, row-major; empty when unknown. Distance() reads it.
+  std::vector<uint64_t> distances;
 
   const TopoPu* FindPu(uint32_t os) const;
   /// Index into nodes of node number os, or -1.
@@ -121,9 +128,12 @@ struct Topology {
   CpuSet CpusOfNodes(const NodeSet& nodes) const;
   /// Local nodes of the CPUs in `cpus` (node numbers).
   NodeSet NodesOfCpus(const CpuSet& cpus) const;
-  /// The nodes memory may go on: the allowed ones (cpuset.mems) that hold ordinary memory, else every
-  /// allowed one, else every node with CPUs (a topology without an allowed node set).
+  /// The nodes memory may go on by default: the allowed ones (cpuset.mems) that are not memory-only, else
+  /// every allowed one, else every node with CPUs (a topology without an allowed node set).
   NodeSet MemoryNodes() const;
+  /// The latency from node `from` to node `to` (node numbers) in the firmware's units (10 is local); 0 when
+  /// unknown.
+  uint64_t Distance(uint32_t from, uint32_t to) const;
   /// Every node number the topology has, plus one (0 when it has none).
   uint32_t NodeLimit() const;
 };

@@ -234,19 +234,19 @@ std::vector<hwloc_obj_t> ObjectsByOsIndex(hwloc_topology_t topo, hwloc_obj_type_
   return objs;
 }
 
-/// NUMA nodes, in node number order; the number of CPUs near each.
-std::vector<uint32_t> ReadNodes(const std::vector<hwloc_obj_t>& node_objs, Topology* out) {
-  std::vector<uint32_t> node_weight;
+/// NUMA nodes, in node number order; the online CPUs near each.
+std::vector<CpuSet> ReadNodes(const std::vector<hwloc_obj_t>& node_objs, Topology* out) {
+  std::vector<CpuSet> locality;
   for (hwloc_obj_t n : node_objs) {
     TopoNode tn;
     tn.os = n->os_index;
     tn.locality = FromBitmap(n->cpuset).IntersectWith(out->online);
     tn.memory = n->attr ? n->attr->numanode.local_memory : 0;
     if (n->subtype) tn.subtype = n->subtype;
-    node_weight.push_back(tn.locality.Count());
+    locality.push_back(tn.locality);
     out->nodes.push_back(std::move(tn));
   }
-  return node_weight;
+  return locality;
 }
 
 /// Packages, in hwloc's order; the index of each in out->packages.
@@ -263,14 +263,16 @@ std::map<hwloc_obj_t, int> ReadPackages(hwloc_topology_t topo, Topology* out) {
   return package_index;
 }
 
-/// The PU's local node: of the nodes near it, an ordinary one before HBM/MCDRAM, then the most local
-/// (fewest CPUs), then the lowest number. Linux gives every CPU exactly one node; hwloc attaches CPU-less
-/// memory (KNL MCDRAM, HBM) to the same CPUs, so the subtype tells them apart. -1 for none.
-int LocalNode(const std::vector<hwloc_obj_t>& node_objs, const std::vector<uint32_t>& node_weight,
-              const Topology& topo, uint32_t pu) {
+/// A CPU's local node among `nodes` (indexes), by `locality`: of the nodes near it, an ordinary one before
+/// HBM/MCDRAM, then the most local (fewest CPUs), then the lowest number. Linux gives every CPU exactly one
+/// node; hwloc attaches CPU-less memory (KNL MCDRAM, HBM, CXL) to the same CPUs, so the subtype tells them
+/// apart, and where it cannot (hwloc guessed HBM for a CPU node of fakeheteromemtiers), the kernel's
+/// numbering does: it numbers the nodes with CPUs first. -1 for none.
+int LocalNode(const std::vector<hwloc_obj_t>& node_objs, const std::vector<CpuSet>& locality,
+              const std::vector<bool>& candidate, uint32_t pu) {
   int best = -1;
   for (size_t i = 0; i < node_objs.size(); ++i) {
-    if (!topo.nodes[i].locality.Has(pu)) continue;
+    if (!candidate[i] || !locality[i].Has(pu)) continue;
     if (best < 0) {
       best = static_cast<int>(i);
       continue;
@@ -279,17 +281,54 @@ int LocalNode(const std::vector<hwloc_obj_t>& node_objs, const std::vector<uint3
          special_b = IsSpecialMemory(node_objs[best]->subtype);
     if (special_i != special_b) {
       if (!special_i) best = static_cast<int>(i);
-    } else if (node_weight[i] < node_weight[best]) {
+    } else if (locality[i].Count() < locality[best].Count()) {
       best = static_cast<int>(i);
     }
   }
   return best;
 }
 
+/// Marks the memory-only nodes: those that are no CPU's local node over every CPU the machine has (offline
+/// and disallowed ones too: a node whose CPUs are all offline still has CPUs). Returns the nodes a PU may
+/// have as its local node.
+std::vector<bool> MarkMemoryOnly(const std::vector<hwloc_obj_t>& node_objs, Topology* out) {
+  std::vector<CpuSet> complete;
+  CpuSet every;
+  for (hwloc_obj_t n : node_objs) {
+    complete.push_back(FromBitmap(n->complete_cpuset ? n->complete_cpuset : n->cpuset));
+    every.UnionWith(complete.back());
+  }
+  std::vector<bool> all(node_objs.size(), true), local(node_objs.size(), false);
+  for (int64_t c = every.First(); c >= 0; c = every.Next(c)) {
+    int i = LocalNode(node_objs, complete, all, static_cast<uint32_t>(c));
+    if (i >= 0) local[i] = true;
+  }
+  for (size_t i = 0; i < node_objs.size(); ++i) out->nodes[i].memory_only = !local[i];
+  return local;
+}
+
+/// hwloc's NUMALatency matrix into out->distances (by index into out->nodes); left empty without one.
+void ReadDistances(hwloc_topology_t topo, Topology* out) {
+  unsigned nr = 1;
+  hwloc_distances_s* d = nullptr;
+  if (hwloc_distances_get_by_name(topo, "NUMALatency", &nr, &d, 0) != 0 || nr == 0 || d == nullptr) return;
+  size_t n = out->nodes.size();
+  out->distances.assign(n * n, 0);
+  for (unsigned a = 0; a < d->nbobjs; ++a) {
+    for (unsigned b = 0; b < d->nbobjs; ++b) {
+      int ia = d->objs[a] ? out->NodeIndex(d->objs[a]->os_index) : -1;
+      int ib = d->objs[b] ? out->NodeIndex(d->objs[b]->os_index) : -1;
+      if (ia >= 0 && ib >= 0) out->distances[static_cast<size_t>(ia) * n + ib] = d->values[a * d->nbobjs + b];
+    }
+  }
+  hwloc_distances_release(topo, d);
+}
+
 /// The nodes, and the packages, cores and last-level caches PUs belong to, numbered as they are first met.
 struct PuIndexes {
   std::vector<hwloc_obj_t> node_objs;
-  std::vector<uint32_t> node_weight;
+  std::vector<CpuSet> node_locality;  // online CPUs near each node
+  std::vector<bool> cpu_node;         // may be a PU's local node (not memory-only)
   std::map<hwloc_obj_t, int> package, core, cache;
 };
 
@@ -329,7 +368,7 @@ TopoPu ReadPu(hwloc_obj_t pu, PuIndexes* index, Topology* out) {
   }
   p.llc = it->second;
   if (package) p.package = index->package[package];
-  p.node = LocalNode(index->node_objs, index->node_weight, *out, p.os);
+  p.node = LocalNode(index->node_objs, index->node_locality, index->cpu_node, p.os);
   if (p.node >= 0) out->nodes[p.node].cpus.Set(p.os);
   return p;
 }
@@ -364,7 +403,9 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
 
   PuIndexes index;
   index.node_objs = ObjectsByOsIndex(topo, HWLOC_OBJ_NUMANODE);
-  index.node_weight = ReadNodes(index.node_objs, out);
+  index.node_locality = ReadNodes(index.node_objs, out);
+  index.cpu_node = MarkMemoryOnly(index.node_objs, out);
+  ReadDistances(topo, out);
   index.package = ReadPackages(topo, out);
   for (hwloc_obj_t pu : ObjectsByOsIndex(topo, HWLOC_OBJ_PU)) out->pus.push_back(ReadPu(pu, &index, out));
 

@@ -141,6 +141,28 @@ __attribute__((noinline)) void LogMemoryPolicyDenied(const char* why) {
   WriteLog(config::LogLevel::kWarn, &l);
 }
 
+/// NUMABIND_MEMORY=near or weighted.
+bool WantsTiers(const plan::PlanBasis& b) {
+  return b.memory == config::MemoryKind::kNear || b.memory == config::MemoryKind::kWeighted;
+}
+
+/// Says once what near and weighted cannot do here: a machine without memory-only nodes (the ranks' own
+/// nodes, at info), weighted interleave on a machine with accelerators (usually a loss: host memory that
+/// feeds a device is best on the device's node). Not inlined, as LogPrepared.
+__attribute__((noinline)) void LogTiers(const plan::PlanBasis& b) {
+  Line l;
+  l.Str("numabind: NUMABIND_MEMORY=").Str(config::MemoryName(b.memory)).Str(": ");
+  if (!plan::HasTierNodes(b)) {
+    l.Str("no memory-only node (HBM, CXL) on this machine: ranks use their own nodes");
+    WriteLog(config::LogLevel::kInfo, &l);
+  } else if (b.memory == config::MemoryKind::kWeighted && (b.tier_flags & plan::kTierGpus) != 0) {
+    l.Str(
+        "this machine has accelerators: interleaving the host memory that feeds one is usually slower "
+        "than keeping it on the device's node");
+    WriteLog(config::LogLevel::kWarn, &l);
+  }
+}
+
 /// Whether this process runs under a seccomp filter (/proc/self/status "Seccomp:" other than 0). Only then
 /// may set_mempolicy be refused or kill the caller, so only then must the helper's keeper try it first; a
 /// process without one may take the shared basis. Raw reads in small pieces (small thread stacks).
@@ -233,6 +255,7 @@ void Prepare(const config::EnvFacts* facts, bool all_devices) {
   }
   g_prepared.basis =
       reinterpret_cast<const plan::PlanBasis*>(payload);  // mapped as long as the process lives
+  if (WantsTiers(*g_prepared.basis)) LogTiers(*g_prepared.basis);
   long us = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
   if (c.log >= config::LogLevel::kDebug) LogPrepared(us, shared);
 }
@@ -266,6 +289,11 @@ const plan::PlanBasis* EnsurePrepared(const config::EnvFacts* facts, bool all_de
     if (g_startup.config_error[0] == '\0') Prepare(facts, all_devices);
     // A launcher's ranks would each say the same mistake: one of them says it.
     if (g_role.Acts() && g_prepared.basis == nullptr) ShareMistakeWord();
+    // near and weighted fall back on an older kernel: one of the ranks says so (the page's next word).
+    if (g_role.Acts() && g_prepared.basis != nullptr && WantsTiers(*g_prepared.basis)) {
+      ShareMistakeWord();
+      if (g_prepared.mistake_said != nullptr) g_prepared.memory_said = g_prepared.mistake_said + 1;
+    }
     errno = saved_errno;
     __atomic_store_n(&g_prepared.done, true, __ATOMIC_RELEASE);
   }

@@ -130,6 +130,11 @@ void TextBound(const BoundEvent& e, Line* line, size_t command_max) {
     line->Str("unchanged (set_mempolicy: ").Str(e.memory_denied).Str(")");
   else
     line->Str(e.memory);
+  if (e.memory_asked != nullptr) {
+    line->Str(" (").Str(e.memory_asked).Str(e.memory_why != nullptr ? " refused: " : ": not in this kernel");
+    if (e.memory_why != nullptr) line->Str(e.memory_why);
+    line->Str(")");
+  }
   if (e.device != nullptr && e.device[0] != '\0') line->Str(" device ").Str(e.device);
   if (e.share[0] != '\0') line->Str(" (auto: ").Str(e.share).Str(")");
   if (e.entry == Entry::kStartup)

@@ -56,7 +56,11 @@ struct BoundEvent {
   uint32_t node_words = 0;
   const char* memory = nullptr;         ///< the plan's memory policy ("bind", ...)
   const char* memory_denied = nullptr;  ///< why set_mempolicy was not made ("EPERM"...), or nullptr
-  const char* device = nullptr;         ///< "" or nullptr when none
+  /// The policy NUMABIND_MEMORY asked for when the kernel gave `memory` instead (a kernel without it, or
+  /// one that refused it: memory_why is then the errno's name, "EINVAL"); nullptr when it got what it asked.
+  const char* memory_asked = nullptr;
+  const char* memory_why = nullptr;
+  const char* device = nullptr;  ///< "" or nullptr when none
   Entry entry = Entry::kStartup;
   const uint64_t* replaced = nullptr;  ///< the binding the rank started with when the plan replaced it
   uint32_t replaced_words = 0;

@@ -110,6 +110,9 @@ struct Prepared {
   /// shim/rank/mistake_note.h); nullptr: every rank says it.
   uint32_t* mistake_said = nullptr;
   uint32_t own_mistake_said = 0;
+  /// Nonzero once a rank said that the kernel lacks the memory policy NUMABIND_MEMORY asks for (near,
+  /// weighted): the next word of the launcher's shared page; nullptr: every rank says it.
+  uint32_t* memory_said = nullptr;
   /// EnsurePrepared's lock: the thread preparing (its tid, a futex word), 0 when free.
   int preparing = 0;
   /// The planner helper's environment, NULL-terminated, made once when preparing from what the planner reads

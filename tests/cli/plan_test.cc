@@ -189,8 +189,9 @@ Test(plan, topology_that_cannot_be_read) {
 Test(plan, bad_option_values_name_the_option) {
   Result r = Run({"plan", "--memory", "fast"});
   cr_assert_eq(r.status, 2);
-  EXPECT_STREQ(r.err.c_str(),
-               "numabind plan: --memory fast: expected local, preferred, bind or interleave\n");
+  EXPECT_STREQ(
+      r.err.c_str(),
+      "numabind plan: --memory fast: expected local, preferred, bind, interleave, near or weighted\n");
   cr_assert_str_empty(r.out.c_str());
   r = Run({"plan", "--ranks", "0"});
   cr_assert_eq(r.status, 2);
@@ -206,8 +207,9 @@ Test(plan, bad_option_values_name_the_option) {
 Test(plan, bad_variables_name_the_variable) {
   Result r = Run({"plan"}, {"NUMABIND_MEMORY=fast"});
   cr_assert_eq(r.status, 2);
-  EXPECT_STREQ(r.err.c_str(),
-               "numabind plan: NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave\n");
+  EXPECT_STREQ(
+      r.err.c_str(),
+      "numabind plan: NUMABIND_MEMORY=fast: expected local, preferred, bind, interleave, near or weighted\n");
 }
 
 Test(plan, an_unknown_name_is_said_and_ignored_as_the_library_ignores_it) {

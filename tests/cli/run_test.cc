@@ -254,7 +254,9 @@ Test(run, bad_values_stop_before_anything_runs) {
   Result r =
       RunProgram({dir + "/numabind", "run", "--policy", "node", "--memory", "fast", "--", "touch", marker});
   cr_assert_eq(r.status, 2);
-  EXPECT_STREQ(r.err.c_str(), "numabind run: --memory fast: expected local, preferred, bind or interleave\n");
+  EXPECT_STREQ(
+      r.err.c_str(),
+      "numabind run: --memory fast: expected local, preferred, bind, interleave, near or weighted\n");
   r = RunProgram({dir + "/numabind", "run", "--policy", "node", "--", "touch", marker},
                  {"NUMABIND_LOG=loud"});
   cr_assert_eq(r.status, 2);
@@ -282,10 +284,11 @@ Test(run, bad_site_file_stops_before_anything_runs) {
   numabind::test::WriteAll(site, "NUMABIND_POLICY=node\nNUMABIND_MEMORY=fast\nNUMABIND_LOG=loud\n");
   Result r = RunProgram({dir + "/numabind", "run", "--", "touch", marker}, {"NUMABIND_CONFIG_FILE=" + site});
   cr_assert_eq(r.status, 2, "%s", r.err.c_str());
-  EXPECT_STREQ(r.err.c_str(), "numabind run: " + site +
-                                  ":2: NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave\n"
-                                  "numabind run: " +
-                                  site + ":3: NUMABIND_LOG=loud: expected off, warn, info or debug\n");
+  EXPECT_STREQ(r.err.c_str(),
+               "numabind run: " + site +
+                   ":2: NUMABIND_MEMORY=fast: expected local, preferred, bind, interleave, near or weighted\n"
+                   "numabind run: " +
+                   site + ":3: NUMABIND_LOG=loud: expected off, warn, info or debug\n");
   cr_assert_neq(access(marker.c_str(), F_OK), 0, "the command ran");
 }
 

@@ -66,9 +66,10 @@ Test(vars, bad_site_file_reported_once_and_ignored) {
                     {"NUMABIND_CONFIG_FILE=" + site});
   unlink(site.c_str());
   cr_assert_eq(r.status, 0);
-  std::string want = "numabind: " + site +
-                     ":2: NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave (the file is "
-                     "ignored)\n";
+  std::string want =
+      "numabind: " + site +
+      ":2: NUMABIND_MEMORY=fast: expected local, preferred, bind, interleave, near or weighted (the file is "
+      "ignored)\n";
   Expect(r.err, want);
   Expect(InEffect(r.out, "NUMABIND_POLICY"), "      in effect: unset (the default)");
   cr_assert_eq(plan.status, 0, "%s", plan.err.c_str());
@@ -133,9 +134,10 @@ Test(vars, check_lists_every_bad_line) {
   Result r = Run({"vars", "--check"}, {"NUMABIND_CONFIG_FILE=" + site});
   unlink(site.c_str());
   cr_assert_eq(r.status, 1, "%s", r.out.c_str());
-  Expect(r.out, site + ":2: NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave\n" + site +
-                    ":4: NUMABIND_LOG=loud: expected off, warn, info or debug\n" +
-                    "numabind vars --check: 2 errors, 0 warnings (the environment and " + site + ")\n");
+  Expect(r.out,
+         site + ":2: NUMABIND_MEMORY=fast: expected local, preferred, bind, interleave, near or weighted\n" +
+             site + ":4: NUMABIND_LOG=loud: expected off, warn, info or debug\n" +
+             "numabind vars --check: 2 errors, 0 warnings (the environment and " + site + ")\n");
 }
 
 // An unknown name, in the environment or the file: its nearest known name, exit 1 (a prologue must hear of

@@ -216,17 +216,21 @@ Test(policy, long_values_are_shortened) {
 // ------------------------------------------------------------------------------------------------ memory
 
 Test(memory, values) {
-  for (const char* m : {"local", "preferred", "bind", "interleave"}) {
+  for (const char* m : {"local", "preferred", "bind", "interleave", "near", "weighted"}) {
     Config c = Good({std::string("NUMABIND_MEMORY=") + m});
     cr_assert_str_eq(numabind::config::MemoryName(c.memory), m);
   }
+  cr_assert_eq(Good({"NUMABIND_MEMORY=near"}).memory, numabind::config::MemoryKind::kNear);
+  cr_assert_eq(Good({"NUMABIND_MEMORY=weighted"}).memory, numabind::config::MemoryKind::kWeighted);
 }
 
 Test(memory, bad) {
-  Bad({"NUMABIND_MEMORY=fast"}, "NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave");
-  Bad({"NUMABIND_MEMORY=Bind"},
-      "NUMABIND_MEMORY=Bind: expected local, preferred, bind or interleave (did you mean bind?)");
-  Bad({"NUMABIND_MEMORY=default"}, "NUMABIND_MEMORY=default: expected local, preferred, bind or interleave");
+  const std::string words = "expected local, preferred, bind, interleave, near or weighted";
+  Bad({"NUMABIND_MEMORY=fast"}, ("NUMABIND_MEMORY=fast: " + words).c_str());
+  Bad({"NUMABIND_MEMORY=Bind"}, ("NUMABIND_MEMORY=Bind: " + words + " (did you mean bind?)").c_str());
+  Bad({"NUMABIND_MEMORY=default"}, ("NUMABIND_MEMORY=default: " + words).c_str());
+  Bad({"NUMABIND_MEMORY=weighted-interleave"}, ("NUMABIND_MEMORY=weighted-interleave: " + words).c_str());
+  Bad({"NUMABIND_MEMORY=Near"}, ("NUMABIND_MEMORY=Near: " + words + " (did you mean near?)").c_str());
 }
 
 // ----------------------------------------------------------------------------------------------- devices
@@ -426,7 +430,7 @@ Test(disable, zero_keeps_numabind_on) {
   cr_assert_not(c.disabled);
   cr_assert(c.enabled);
   Bad({"NUMABIND_POLICY=node", "NUMABIND_DISABLE=0", "NUMABIND_MEMORY=fast"},
-      "NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave");
+      "NUMABIND_MEMORY=fast: expected local, preferred, bind, interleave, near or weighted");
 }
 
 Test(disable, bad) {
@@ -557,7 +561,8 @@ Test(values, did_you_mean_a_listed_value) {
       "NUMABIND_POLICY=exlusive: expected node, socket, exclusive, core-complex, auto, cpus:LIST|LIST... or "
       "nodes:LIST|LIST... (did you mean exclusive?)");
   Bad({"NUMABIND_MEMORY=interleaf"},
-      "NUMABIND_MEMORY=interleaf: expected local, preferred, bind or interleave (did you mean interleave?)");
+      "NUMABIND_MEMORY=interleaf: expected local, preferred, bind, interleave, near or weighted (did you "
+      "mean interleave?)");
   Bad({"NUMABIND_DEVICES=nnoe"},
       "NUMABIND_DEVICES=nnoe: expected auto, none or PCI bus ids such as 0000:34:00.0,0000:4e:00.0 (did you "
       "mean none?)");
@@ -727,7 +732,8 @@ Test(all, reads_every_variable_after_an_error) {
   cr_expect(c.strict);
   cr_expect_str_eq(c.log_file, "/tmp/x.log");
   cr_expect_str_eq(numabind::config::MemoryName(c.memory), "local");
-  cr_expect_str_eq(err.text, "NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave");
+  cr_expect_str_eq(err.text,
+                   "NUMABIND_MEMORY=fast: expected local, preferred, bind, interleave, near or weighted");
 }
 
 Test(rank_value, digits_below_the_cap) {

@@ -102,7 +102,7 @@ Test(site_file, bad_value_names_file_and_line_and_ignores_the_file) {
   Read r("NUMABIND_POLICY=auto\n# comment\nNUMABIND_MEMORY=bogus\n");
   cr_assert_not(r.ok);
   const std::string want =
-      r.path + ":3: NUMABIND_MEMORY=bogus: expected local, preferred, bind or interleave";
+      r.path + ":3: NUMABIND_MEMORY=bogus: expected local, preferred, bind, interleave, near or weighted";
   cr_assert_str_eq(r.err.text, want.c_str());
   cr_assert_eq(r.site->count, 0, "a bad file is ignored as a whole: its good lines too");
   Env c_env({});
@@ -241,7 +241,7 @@ Test(site_file, listener_hears_every_problem) {
       path +
           ":1: NUMABIND_POLICY=sockte: expected node, socket, exclusive, core-complex, auto, "
           "cpus:LIST|LIST... or nodes:LIST|LIST... (did you mean socket?)",
-      path + ":5: NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave",
+      path + ":5: NUMABIND_MEMORY=fast: expected local, preferred, bind, interleave, near or weighted",
       path +
           ":6: PATH=/bin: expected NUMABIND_NAME=value (no quotes, no export; comments on lines of their "
           "own)",

@@ -5,7 +5,8 @@
 // 1 to 1,000 ranks (20 counts sampled; NUMABIND_SWEEP_FULL=1, `make sweep`, runs every count), and the
 // invariants:
 //   - a rank placed has CPUs and memory nodes (no empty set with success), all of them allowed;
-//   - never a memory-only node (KNL MCDRAM, HBM, CXL memory, GPU memory: a node whose subtype says so);
+//   - never a memory-only node (KNL MCDRAM, HBM, CXL memory, GPU memory: a node that is no CPU's own,
+//     TopoNode::memory_only; tiers_test.cc checks that against the kernel's lists);
 //   - exclusive: ranks of one place never share a CPU;
 //   - auto without devices: every allowed CPU used when ranks >= CPUs, and the ranks of one node hold
 //     within one physical core of each other while every node has a rank and no node more ranks than cores;
@@ -83,7 +84,7 @@ void Sweep(const Topology& t, const PlanBasis& b, const char* policy, bool devic
       t.source + " " + policy + (devices ? " devices" : "") + " " + std::to_string(n) + " ranks";
   NodeSet special, cpu_nodes = t.CpuNodes();
   for (const TopoNode& node : t.nodes)
-    if (!node.subtype.empty() && node.subtype != "DRAM") special.Set(node.os);
+    if (node.memory_only) special.Set(node.os);
   std::vector<uint64_t> cpus(b.cpu_words), nodes(b.node_words), used(b.cpu_words, 0);
   CpuSet allowed_nodes_cpus = t.allowed;
   bool all_ok = true, overlap = false;

@@ -205,7 +205,8 @@ Test(json_log, problems_are_objects_with_a_message) {
     cr_expect_eq(l.Get("nranks"), "2", "%s", l.line.c_str());
     cr_expect_eq(l.Get("rank_var"), "LOCAL_RANK", "%s", l.line.c_str());
     cr_expect_eq(l.Get("command"), BuildDir() + "/helpers/report", "%s", l.line.c_str());
-    cr_expect(l.Get("message").find("NUMABIND_MEMORY=fast: expected local, preferred, bind or interleave") !=
+    cr_expect(l.Get("message").find(
+                  "NUMABIND_MEMORY=fast: expected local, preferred, bind, interleave, near or weighted") !=
                   std::string::npos,
               "%s", l.line.c_str());
   }
