@@ -116,6 +116,30 @@ Test(self_bind, rank_count_and_memory_policy) {
   cr_expect_eq(LinesWith(o.log, "bound rank 1 of 2 (LOCAL_RANK)").size(), 1u, "log:\n%s", o.log.c_str());
 }
 
+// Issue 36: near is MPOL_PREFERRED_MANY (Linux 5.15) and weighted MPOL_WEIGHTED_INTERLEAVE (6.9) over the
+// rank's nodes; this machine's one node has no memory-only node beside it, which is said at info.
+Test(self_bind, near_and_weighted_memory) {
+  Cpus c = MachineCpus();
+  struct {
+    const char* memory;
+    const char* mode;
+  } cases[] = {{"near", "preferred_many"}, {"weighted", "weighted_interleave"}};
+  for (const auto& k : cases) {
+    Outcome o =
+        Report1({c.map, "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=1", std::string("NUMABIND_MEMORY=") + k.memory});
+    ExpectOneReport(o, c.second, k.memory);
+    cr_expect_eq(o.reports[0].Get("policy"), k.mode, "%s", o.reports[0].line.c_str());
+    cr_expect_eq(o.reports[0].Get("policy_nodes"), "0", "%s", o.reports[0].line.c_str());
+    cr_expect_eq(LinesWith(o.log, std::string("memory ") + k.memory + " at start-up").size(), 1u, "log:\n%s",
+                 o.log.c_str());
+    cr_expect_eq(
+        LinesWith(o.log, std::string("NUMABIND_MEMORY=") + k.memory +
+                             ": no memory-only node (HBM, CXL) on this machine: ranks use their own nodes")
+            .size(),
+        1u, "log:\n%s", o.log.c_str());
+  }
+}
+
 Test(self_bind, srun_task) {
   Cpus c = MachineCpus();
   Outcome o = Report1(With({c.map, "SLURM_LOCALID=1"}, kStep));

@@ -263,8 +263,8 @@ int main(int argc, char** argv) {
   Put(",\"mems\":");
   PutString(list);
 
-  static const char* const kModes[] = {"default",    "preferred", "bind",
-                                       "interleave", "local",     "preferred_many"};
+  static const char* const kModes[] = {"default",        "preferred",          "bind", "interleave", "local",
+                                       "preferred_many", "weighted_interleave"};
   static unsigned long mask[kMaxNodeBits / (8 * sizeof(long))];
   int mode = -1;
   if (syscall(SYS_get_mempolicy, &mode, mask, (unsigned long)kMaxNodeBits, NULL, 0UL) != 0)
@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
   else
     mode &= ~MPOL_MODE_FLAGS_MASK;
   Put(",\"policy\":");
-  PutString(mode >= 0 && mode < 6 ? kModes[mode] : "unknown");
+  PutString(mode >= 0 && mode < 7 ? kModes[mode] : "unknown");
   FormatList(list, sizeof list, kMaxNodeBits, TestBit, mask);
   Put(",\"policy_nodes\":");
   PutString(mode >= 0 ? list : "");
