@@ -144,9 +144,13 @@ launch() {
   esac
 }
 
+# The mode NUMABIND_MEMORY=weighted gets from this kernel: MPOL_WEIGHTED_INTERLEAVE from Linux 6.9, plain
+# interleave before.
+IFS=.- read -r KMAJ KMIN _ < /proc/sys/kernel/osrelease
+WEIGHTED_MODE=interleave; [ "$KMAJ" -gt 6 ] || { [ "$KMAJ" -eq 6 ] && [ "$KMIN" -ge 9 ]; } && WEIGHTED_MODE=weighted_interleave
 # ranks_match N "TOKENS..." MEMORY: the reports in $WORK/ranks hold one line per rank 0..N-1 with the
-# expected CPUs; with MEMORY (local|preferred|bind|interleave) also its memory policy and, when the reporter
-# touched memory (--touch), where the pages landed. Prints why not; nothing when they match.
+# expected CPUs; with MEMORY (local|preferred|bind|interleave|near|weighted) also its memory policy and, when
+# the reporter touched memory (--touch), where the pages landed. Prints why not; nothing when they match.
 ranks_match() {
   local n=$1 mem=${3:-} r line cpus pol pn pages total on k v kv want_pol nn why=""
   local -a want=($2) lines=() byrank=() pg=()
@@ -169,6 +173,8 @@ ranks_match() {
       local) [ "$pol" = default ] || [ "$pol" = local ] || why+="rank $r memory policy $pol, want default; " ;;
       *) want_pol=$mem  # preferred over several nodes is MPOL_PREFERRED_MANY
          [ "$mem" = preferred ] && [ "$nn" -gt 1 ] && want_pol=preferred_many
+         [ "$mem" = near ] && want_pol=preferred_many  # Linux 5.15
+         [ "$mem" = weighted ] && want_pol=$WEIGHTED_MODE
          [ "$pol" = "$want_pol" ] && [ "$pn" = "$E_NODES" ] || why+="rank $r memory policy $pol on $pn, want $want_pol on $E_NODES; " ;;
     esac
     [[ $line =~ \"pages\":\{([^}]*)\} ]] || continue
@@ -179,7 +185,7 @@ ranks_match() {
     done
     [ "$total" -gt 0 ] || { why+="rank $r touched no pages ($pages); "; continue; }
     [ $((on * 10)) -ge $((total * 9)) ] || why+="rank $r pages on nodes {$pages}, want >= 90% on $E_NODES; "
-    [ "$mem" = interleave ] || continue
+    [ "$mem" = interleave ] || [ "$mem" = weighted ] || continue
     for k in "$@"; do  # every node of the set holds at least half its fair share
       v=${pg[k]:-0}
       [ $((v * 2 * nn)) -ge "$total" ] || why+="rank $r interleave: node $k has $v of $total pages; "

@@ -5,13 +5,15 @@
 # killed by a timeout and counted as a failure; missing qemu, kernel or busybox is a failure, never a skip.
 # Ends with "vm: N passed, N failed" (scripts/run-tests.sh reads it).
 #
-# Layouts (VM_LAYOUTS, default "A B"):
+# Layouts (VM_LAYOUTS, default "A B C"):
 #   A  2 packages x 2 dies, one NUMA node and one L3 per die, 2 cores x 2 threads per die: 16 CPUs, node n =
 #      CPUs 4n..4n+3. Two display devices behind PCI expander bridges: 0000:21:01.0 on node 2,
 #      0000:41:01.0 on node 1.
 #   B  2 packages x 1 NUMA node, 2 dies (one L3 each) per package, 2 cores per die, no SMT: 8 CPUs, node n =
 #      CPUs 4n..4n+3, L3 = CPU pairs. One display device, 0000:21:01.0, on node 1. Four virtio-net functions
 #      for Soft-RoCE (rdma.sh): 0000:11:01.0 and 11:02.0 on node 0, 21:02.0 and 21:03.0 on node 1.
+#   C  2 packages x 2 cores, one NUMA node each (node n = CPUs 2n..2n+1), and memory-only nodes 2 and 3,
+#      nearest nodes 0 and 1 by the distances (memory tiers, issue 36).
 # The guest runs with mitigations=off: page-table isolation makes every system call flush the emulated TLB.
 # Environment: BUILD (default build), VM_LAYOUTS, VM_TIMEOUT (seconds per guest, default 600), VM_KERNEL
 # (a /boot/vmlinuz-* to boot; default the newest one with modules in /lib/modules), VM_SCRIPT (run this
@@ -24,7 +26,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 build=$(realpath -m "${BUILD:-build}")
-layouts=${VM_LAYOUTS:-A B}
+layouts=${VM_LAYOUTS:-A B C}
 timeout_s=${VM_TIMEOUT:-600}
 out=$build/vm
 passed=0 failed=0
@@ -89,6 +91,18 @@ layout_args() {
         echo "-netdev hubport,id=n$n,hubid=$n -device virtio-net-pci,netdev=n$n,bus=$v"
         n=$((n + 1))
       done
+      ;;
+    C)
+      # Two CPU nodes (one per package) and two memory-only nodes, each nearest one package's node, as
+      # HBM or a CXL expander shows: the firmware's distances are what hwloc attaches them by.
+      echo "-smp 4,sockets=2,cores=2,threads=1 -m 1536M"
+      for n in 0 1; do
+        echo "-object memory-backend-ram,id=m$n,size=512M -numa node,nodeid=$n,memdev=m$n"
+        echo "-numa cpu,node-id=$n,socket-id=$n"
+      done
+      for n in 2 3; do echo "-object memory-backend-ram,id=m$n,size=256M -numa node,nodeid=$n,memdev=m$n"; done
+      echo "-numa dist,src=0,dst=1,val=21 -numa dist,src=0,dst=2,val=14 -numa dist,src=0,dst=3,val=24"
+      echo "-numa dist,src=1,dst=2,val=24 -numa dist,src=1,dst=3,val=14 -numa dist,src=2,dst=3,val=28"
       ;;
     *) return 1 ;;
   esac
