@@ -193,6 +193,10 @@ int PlanMain(const Invocation& call) {
   PlanRows plan = PlaceRanks(*basis, nranks, cfg, merged.get());
   plan.heading = std::to_string(nranks) + (nranks == 1 ? " rank" : " ranks") + ", policy " + cfg.policy.text +
                  source + ", memory " + config::MemoryName(cfg.memory);
+  // near and weighted add memory-only nodes (plan/plan_tiers.cc): say when the machine has none.
+  if ((cfg.memory == config::MemoryKind::kNear || cfg.memory == config::MemoryKind::kWeighted) &&
+      !plan::HasTierNodes(*basis))
+    plan.heading += " (no memory-only node on this machine: the ranks' own nodes)";
   // The rows hold copies of what they need; LeakSanitizer (make test's asan suites) checks the command.
   free(basis);
 

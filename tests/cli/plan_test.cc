@@ -71,6 +71,28 @@ Test(plan, options_beat_the_variables) {
                "1     -       0      0-1   interleave\n");
 }
 
+// Issue 36: near and weighted show each rank's node with its socket's memory-only nodes, and say when a
+// machine has none.
+Test(plan, near_and_weighted_memory) {
+  Result r = Run({"plan", "--topology", RealTopology("hwloc/fakeheteromemtiers.xml"), "--policy", "node",
+                  "--ranks", "3", "--memory", "near"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(r.out.c_str(),
+               "3 ranks, policy node, memory near\n"
+               "rank  device  nodes  cpus  memory\n"
+               "0     -       0,8    0-1   near\n"
+               "1     -       1,4,6  2-3   near\n"
+               "2     -       2,9    4-5   near\n");
+  r = Run({"plan", "--topology", kTwoPackages, "--policy", "node", "--ranks", "2", "--memory", "weighted"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(r.out.c_str(),
+               "2 ranks, policy node, memory weighted (no memory-only node on this machine: the ranks' own "
+               "nodes)\n"
+               "rank  device  nodes  cpus  memory\n"
+               "0     -       0      0-1   weighted\n"
+               "1     -       1      2-3   weighted\n");
+}
+
 Test(plan, disable_does_not_hide_the_plan) {
   Result r = Run({"plan", "--topology", kTwoPackages, "--policy", "nodes:1", "--ranks", "1"},
                  {"NUMABIND_DISABLE=1"});
