@@ -356,7 +356,7 @@ BindResult BindRank(const ChildArgs& a, Entry entry, const char* path, RankMatch
   // What it asked for, when the kernel gave it another policy: "near" (refused: EINVAL), or why not.
   if (memory.applied != plan.memory && memory_denied == nullptr) {
     e.memory_asked = config::MemoryName(plan.memory);
-    e.memory_why = memory.refused != 0 ? base::ErrnoName(static_cast<int>(-memory.refused)) : nullptr;
+    e.memory_why = memory.refused == 0 ? nullptr : memory.refused == -EPERM ? "EPERM" : "EINVAL";
   }
   e.device = plan.device;
   e.entry = entry;

@@ -339,3 +339,43 @@ Test(prepare, missing_helper_says_to_rebuild_or_reinstall, .timeout = 60) {
 }
 
 }  // namespace numabind::shim::test
+
+namespace numabind::shim::test {
+
+// Issue 36: a kernel (here a seccomp profile, EPERM for the listed MPOL_* modes) that refuses the memory
+// policy asked for leaves the rank's CPUs bound and falls back to bind over its nodes, then preferred on its
+// own node, then none; each rank's line says which. Both ranks of hostile (posix_spawn, fork + execve).
+Test(prepare, refused_memory_policy_falls_back_to_bind_then_preferred) {
+  if (AllowedCpus().size() < 2) cr_assert_fail("needs 2 CPUs");
+  std::string build = BuildDir();
+  struct {
+    const char* memory;
+    const char* refused;  // modes: 5 MPOL_PREFERRED_MANY, 6 MPOL_WEIGHTED_INTERLEAVE, 2 bind, 1 preferred
+    const char* policy;   // what the rank gets (report.c's words)
+    const char* says;
+  } cases[] = {
+      {"near", "eperm:5", "bind", "memory bind (near refused: EPERM)"},
+      {"weighted", "eperm:6", "bind", "memory bind (weighted refused: EPERM)"},
+      {"near", "eperm:5,2", "preferred", "memory preferred (near refused: EPERM)"},
+      {"interleave", "eperm:3,2,1", "default", "memory unchanged (set_mempolicy: EPERM)"},
+  };
+  for (const auto& k : cases) {
+    std::string dir = MakeTempDir("numabind-prepare");
+    Outcome o = RunIn(dir,
+                      {build + "/helpers/hostile", "seccomp-mempolicy", k.refused, build + "/helpers/report",
+                       "--out", dir + "/reports"},
+                      {Shim(), "NUMABIND_POLICY=cpus:1|0", "NUMABIND_LOG=info",
+                       std::string("NUMABIND_MEMORY=") + k.memory});
+    RemoveTree(dir);
+    std::string what = std::string(k.memory) + " " + k.refused + ": " + o.output;
+    cr_expect_eq(o.run.exit_code, 0, "%s", what.c_str());
+    cr_assert_eq(o.reports.size(), 2u, "%s", what.c_str());
+    for (const Report& r : o.reports) {
+      cr_expect_eq(r.Get("cpus"), "1", "%s", what.c_str());
+      cr_expect_eq(r.Get("policy"), k.policy, "%s", what.c_str());
+    }
+    cr_expect_eq(LinesWith(o.output, k.says).size(), 2u, "%s", what.c_str());
+  }
+}
+
+}  // namespace numabind::shim::test

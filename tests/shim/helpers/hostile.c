@@ -5,8 +5,9 @@
  *   hostile helper-invisible    prepares (first fork), then checks that no SIGCHLD came but its own child's
  *                               and that waitid(P_ALL) finds no other child (the planner helper)
  *   hostile chdir-fork DIR      changes to DIR, then forks (the shim prepares there) and waits
- *   hostile seccomp-mempolicy enosys|kill PROGRAM [ARGS]
+ *   hostile seccomp-mempolicy enosys|kill|eperm:MODE,... PROGRAM [ARGS]
  *                               a seccomp filter makes set_mempolicy fail with ENOSYS or kill the process,
+ *                               or fail with EPERM for the listed modes (MPOL_*) only,
  *                               then PROGRAM runs as rank 0 of 1 twice: posix_spawn, then fork + execve
  *   hostile no-fallocate PROGRAM [ARGS]
  *                               a seccomp filter makes fallocate fail with EOPNOTSUPP (as on a file system
@@ -126,14 +127,27 @@ static int ChdirFork(const char* dir) {
 }
 
 static int SeccompMempolicy(const char* how, char** prog) {
-  struct sock_filter f[] = {
+  struct sock_filter f[24] = {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_set_mempolicy, 0, 1),
       BPF_STMT(BPF_RET | BPF_K,
                strcmp(how, "kill") == 0 ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | ENOSYS),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
-  struct sock_fprog fprog = {sizeof f / sizeof f[0], f};
+  unsigned short n = 4;
+  if (strncmp(how, "eperm:", 6) == 0) {  // EPERM for the listed modes only ("eperm:5,2"), as a profile might
+    n = 0;
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_set_mempolicy, 1, 0);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+    for (const char* m = how + 6; *m != '\0' && n < 20; m += strspn(m, "0123456789"), m += *m == ',') {
+      f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)atoi(m), 0, 1);
+      f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+    }
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  }
+  struct sock_fprog fprog = {n, f};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) {
     perror("seccomp");
