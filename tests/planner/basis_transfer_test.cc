@@ -105,3 +105,30 @@ Test(basis_transfer, refuses_malformed_blocks) {
   cr_expect_str_eq(raw->slots[0].label, "node?0?[2J");
   cr_expect(BasisFromOffsets(good.data(), good.size()), "refused the good block");
 }
+
+// Issue 36: near's table of memory-only nodes travels with the basis; a table of the wrong size or outside
+// the block is refused.
+Test(basis_transfer, memory_tiers_travel_and_are_checked) {
+  Topology topo = Load(TopologyFile("hwloc/fakeheteromemtiers.xml"));
+  Basis b;
+  PrepareOn(topo, "node", &b, "none", "near");
+  cr_assert_not_null(b.basis, "%s", b.error.c_str());
+  std::vector<char> good = Sent(b.basis);
+  std::vector<char> moved = good;
+  cr_assert(BasisFromOffsets(moved.data(), moved.size()));
+  std::vector<RankText> want = PlanAll(*b.basis, 3),
+                        got = PlanAll(*reinterpret_cast<PlanBasis*>(moved.data()), 3);
+  for (uint32_t r = 0; r < 3; ++r) cr_expect_eq(got[r].nodes, want[r].nodes, "rank %u", r);
+  cr_expect_eq(got[1].nodes, "1,4,6");
+
+  std::vector<char> rows = good;
+  reinterpret_cast<PlanBasis*>(rows.data())->tier_rows = 2;
+  cr_expect_not(BasisFromOffsets(rows.data(), rows.size()), "accepted a table of the wrong size");
+  std::vector<char> outside = good;
+  reinterpret_cast<PlanBasis*>(outside.data())->tier_nodes =
+      reinterpret_cast<const uint64_t*>(good.size() - 8);
+  cr_expect_not(BasisFromOffsets(outside.data(), outside.size()), "accepted a table past the end");
+  std::vector<char> stray = good;
+  reinterpret_cast<PlanBasis*>(stray.data())->tier_rows = 0;
+  cr_expect_not(BasisFromOffsets(stray.data(), stray.size()), "accepted a table with no rows");
+}

@@ -173,3 +173,16 @@ Test(tiers, near_without_memory_only_nodes_is_the_ranks_own_nodes) {
   cr_assert(!HasTierNodes(*local.basis));
   cr_assert_eq(local.basis->tier_rows, 0u, "local carries no tier table");
 }
+
+// weighted on a machine with accelerators is usually a loss: the basis says the machine has them, and the
+// launcher warns once (shim/launcher/prepare.cc).
+Test(tiers, the_basis_knows_whether_the_machine_has_accelerators) {
+  Topology gpus = Load(TopologyFile("24em64t-2n6c2t-pci.xml"), true);
+  Topology none = Load(TopologyFile("hwloc/fakeheteromemtiers.xml"), true);
+  Basis with, without;
+  PrepareOn(gpus, "node", &with, "auto", "weighted");
+  PrepareOn(none, "node", &without, "auto", "weighted");
+  cr_assert(with.basis && without.basis, "%s %s", with.error.c_str(), without.error.c_str());
+  cr_expect_eq(with.basis->tier_flags & kTierGpus, kTierGpus);
+  cr_expect_eq(without.basis->tier_flags & kTierGpus, 0u);
+}
