@@ -58,12 +58,12 @@ std::string MemoryPolicyText(int mode_and_flags, const std::string& nodes) {
       if (nodes.empty()) return config::MemoryName(MemoryKind::kLocal);  // older kernels' MPOL_LOCAL
       name = config::MemoryName(MemoryKind::kPreferred);
       break;
-    case kMpolPreferredMany:  // what NUMABIND_MEMORY=preferred applies over several nodes
+    case kMpolPreferredMany:  // what NUMABIND_MEMORY=preferred applies over several nodes, and near
       name = config::MemoryName(MemoryKind::kPreferred);
       break;
     case kMpolBind: name = config::MemoryName(MemoryKind::kBind); break;
     case kMpolInterleave: name = config::MemoryName(MemoryKind::kInterleave); break;
-    case kMpolWeightedInterleave: name = "weighted-interleave"; break;
+    case kMpolWeightedInterleave: name = config::MemoryName(MemoryKind::kWeighted); break;
     default: name = "mode-" + std::to_string(mode); break;
   }
   if (flags != 0) {

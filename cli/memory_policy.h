@@ -12,8 +12,8 @@
 namespace numabind::cli {
 
 /// The one mapping from a kernel memory policy (MPOL_* mode with its MPOL_F_* flags, and its node list
-/// such as "0-1") to text: "local", "preferred:1", "bind:0-1", "interleave:0-3", "bind=static:0"; a mode
-/// numabind never applies keeps a name of its own ("weighted-interleave:0-1").
+/// such as "0-1") to text: "local", "preferred:1", "bind:0-1", "interleave:0-3", "weighted:0-1",
+/// "bind=static:0"; a mode numabind never applies keeps a name of its own ("mode-9:0").
 std::string MemoryPolicyText(int mode_and_flags, const std::string& nodes);
 
 /// This process's memory policy (get_mempolicy), in those words; "? (get_mempolicy: ...)" on failure.

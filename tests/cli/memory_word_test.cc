@@ -66,7 +66,7 @@ Test(memory_word, kernel_names_read_into_numabinds_words) {
       {"7f0000000000 bind:0-1 anon=1", "bind:0-1"},
       {"7f0000000000 bind=static:0 anon=1", "bind=static:0"},
       {"7f0000000000 interleave=relative|balancing:0-3 anon=1", "interleave=relative|balancing:0-3"},
-      {"7f0000000000 weighted interleave:0-1 anon=1", "weighted-interleave:0-1"},
+      {"7f0000000000 weighted interleave:0-1 anon=1", "weighted:0-1"},  // NUMABIND_MEMORY=weighted
       {"7f0000000000 nosuch:1 anon=1", "nosuch:1"},
       {"7f0000000000", "?"},
   };
