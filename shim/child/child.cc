@@ -89,9 +89,10 @@ long ApplyMemory(const plan::RankPlan& plan, const plan::PlanBasis& basis, Memor
   out->applied = plan.memory;
   out->why = nullptr;
   long r = ApplyAsked(plan, basis, out);
-  if (r != -EINVAL && r != -EPERM) return r;
+  // local asks for no policy of the rank's own: nothing narrower to fall back to.
+  if ((r != -EINVAL && r != -EPERM) || plan.memory == config::MemoryKind::kLocal) return r;
   out->refused = r;
-  if (plan.memory != config::MemoryKind::kBind && plan.memory != config::MemoryKind::kLocal) {
+  if (plan.memory != config::MemoryKind::kBind) {
     out->applied = config::MemoryKind::kBind;
     long b = SetPolicy(MPOL_BIND, plan.nodes, basis.node_words);
     if (b == 0) return 0;
