@@ -47,6 +47,44 @@ constexpr unsigned long long kRankVarSeconds = 0
 #undef NUMABIND_RANK_ENV
     ;
 
+/// The visibility lists' first and second letters (NUMABIND_DEVICE_ENV), as kRankVarLetters.
+constexpr unsigned long long kDeviceVarLetters = 0
+#define NUMABIND_RANK_ENV(rank, size)
+#define NUMABIND_ENV(field, name)
+#define NUMABIND_ENV_PREFIX(field, prefix, max)
+#define NUMABIND_DEVICE_ENV(field, name) | RankLetterBit((name)[0])
+#include "config/env_vars.def"
+#undef NUMABIND_DEVICE_ENV
+    ;
+constexpr unsigned long long kDeviceVarSeconds = 0
+#define NUMABIND_DEVICE_ENV(field, name) | RankLetterBit((name)[1])
+#include "config/env_vars.def"
+#undef NUMABIND_DEVICE_ENV
+#undef NUMABIND_RANK_ENV
+#undef NUMABIND_ENV
+#undef NUMABIND_ENV_PREFIX
+    ;
+
+/// Whether `e` ("NAME=value") is a visibility list (NUMABIND_DEVICE_ENV) that may name one device: a value
+/// that is not empty and has no comma (which device, if any, FindOneDevice says once the site file is read).
+/// By immediates, as IsRankName.
+__attribute__((always_inline)) inline bool IsOneDeviceEntry(const char* e) {
+  const char* v = nullptr;
+#define NUMABIND_RANK_ENV(rank, size)
+#define NUMABIND_ENV(field, name)
+#define NUMABIND_ENV_PREFIX(field, prefix, max)
+#define NUMABIND_DEVICE_ENV(field, name) \
+  if (v == nullptr && IsEntryOf(e, name)) v = e + sizeof(name);
+#include "config/env_vars.def"
+#undef NUMABIND_DEVICE_ENV
+#undef NUMABIND_RANK_ENV
+#undef NUMABIND_ENV
+#undef NUMABIND_ENV_PREFIX
+  if (v == nullptr || *v == '\0') return false;
+  while (*v != '\0' && *v != ',') ++v;
+  return *v == '\0';
+}
+
 /// Whether `e` ("NAME=value") is one of the rank variables of config/env_vars.def (any value), by its names
 /// alone. By immediates, no table (the caller compiles it without jump tables): the inert start-up runs it,
 /// after its two letter tests, and touches no .rodata. Each name's compare begins with its first letter,
@@ -54,6 +92,8 @@ constexpr unsigned long long kRankVarSeconds = 0
 __attribute__((always_inline)) inline bool IsRankName(const char* e) {
 #define NUMABIND_RANK_ENV(rank, size) \
   if (IsEntryOf(e, rank)) return true;
+#define NUMABIND_ENV(field, name)
+#define NUMABIND_ENV_PREFIX(field, prefix, max)
 #include "config/env_vars.def"
 #undef NUMABIND_RANK_ENV
 #undef NUMABIND_ENV

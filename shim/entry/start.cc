@@ -58,22 +58,31 @@ __attribute__((constructor, optimize("no-jump-tables"))) void Init() {
   // 1,400 instructions), no dlsym (the real functions are found by the first wrapper called; _Fork's
   // without dlsym, see ResolveSafe), no string read from .rodata (the name is compared as immediates: no
   // page of .rodata touched).
-  // A built-in rank variable (config/rank_entry.h) makes a rank, which reads the site file (docs/site.md):
+  // A built-in rank variable, or a visibility list that may name one device (config/rank_entry.h), may make a
+  // rank (the site file's NUMABIND_BY_DEVICE=1 makes a daemon's worker its device's), which reads the site
+  // file (docs/site.md):
   // each entry costs two bit tests of its first two letters (one compare with N before), and only those
   // that pass them (NUMABIND_*, PATH, LANG, LOGNAME...) are compared by name.
   const char* const* env = StartupEnvironment();
   if (env == nullptr) return;
   static constexpr char kPolicy[] = "NUMABIND_POLICY=";
   constexpr int kLen = sizeof(kPolicy) - 1;
-  constexpr unsigned long long kFirst = config::kRankVarLetters | 1ull << ('N' & 63);
-  constexpr unsigned long long kSecond = config::kRankVarSeconds | 1ull << ('U' & 63);
+  constexpr unsigned long long kFirst =
+      config::kRankVarLetters | config::kDeviceVarLetters | 1ull << ('N' & 63);
+  constexpr unsigned long long kSecond =
+      config::kRankVarSeconds | config::kDeviceVarSeconds | 1ull << ('U' & 63);
+  static_assert((config::kDeviceVarLetters & (config::kRankVarLetters | 1ull << ('N' & 63))) == 0,
+                "a visibility list's first letter is no rank variable's");
   bool rank = false;
   for (const char* const* p = env; *p != nullptr; ++p) {
     const char* e = *p;
     // e[1] is read only when e[0] is a letter (bit 0, the NUL's, is clear): the entry goes on.
     if (!config::LetterIn(kFirst, e[0]) || !config::LetterIn(kSecond, e[1])) continue;
     if (e[0] != 'N') {
-      rank = rank || config::IsRankName(e);
+      if (config::LetterIn(config::kDeviceVarLetters, e[0]))
+        rank = rank || config::IsOneDeviceEntry(e);
+      else
+        rank = rank || config::IsRankName(e);
       continue;
     }
     int i = 0;

@@ -333,3 +333,23 @@ Test(site_file, rank_entry_names_are_the_rank_variables) {
   for (const char* e : {"PATH=/bin", "LOCAL_RANKS=1", "SLURM_LOCALIDX=0", "MPI_LOCALRANKI=1", "", "L"})
     cr_assert_not(IsRankEntry(e), "%s", e);
 }
+
+// A visibility list that may name one device makes the start-up read the site file (NUMABIND_BY_DEVICE=1
+// there binds a daemon's worker): one entry, not empty, for each of config/env_vars.def's device variables.
+Test(site_file, one_device_entries_are_the_visibility_lists_with_one_entry) {
+  using numabind::config::IsOneDeviceEntry;
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"}) {
+    for (const char* v : {"1", "GPU-8a2b", "-1"}) {
+      std::string e = std::string(name) + "=" + v;
+      cr_assert(IsOneDeviceEntry(e.c_str()), "%s", e.c_str());
+    }
+    for (const char* v : {"=", "=0,1", "=1,-1", "X=1"}) {
+      std::string e = std::string(name) + v;
+      cr_assert_not(IsOneDeviceEntry(e.c_str()), "%s", e.c_str());
+    }
+    cr_assert(numabind::config::LetterIn(numabind::config::kDeviceVarLetters, name[0]), "%s", name);
+    cr_assert(numabind::config::LetterIn(numabind::config::kDeviceVarSeconds, name[1]), "%s", name);
+  }
+  for (const char* e : {"PATH=/bin", "CUDA_HOME=/usr/local/cuda", "LOCAL_RANK=0", "", "C"})
+    cr_assert_not(IsOneDeviceEntry(e), "%s", e);
+}

@@ -330,3 +330,30 @@ Test(site_file, an_ignored_file_is_one_flag_in_reports_verdict) {
   cr_expect_eq(LinesWith(out, "NUMABIND_FUTURE_KNOB").size(), 1u, "%s", out.c_str());
   RemoveTree(dir);
 }
+
+// The site-wide device rule (issue 37): NUMABIND_POLICY and NUMABIND_BY_DEVICE=1 in the site file and nothing
+// of numabind in the environment; a daemon's worker started with one device (CUDA_VISIBLE_DEVICES=1) reads
+// the file at its start and binds as that device's rank (the machine: 2 nodes of one CPU each, a GPU near
+// each, mapped onto this machine's first two CPUs). A worker with two devices, or none, stays on every CPU.
+// Before, start-up read the file only for a policy or a rank variable: the worker ran everywhere, silently.
+Test(site_file, a_worker_with_one_device_binds_by_the_site_files_device_rule) {
+  std::vector<int> allowed = AllowedCpus();
+  if (allowed.size() < 2 || allowed[0] != 0 || allowed[1] != 1)
+    cr_skip_test("the topology file names CPUs 0, 1");
+  std::string dir = MakeTempDir("numabind-site-device");
+  std::string site = dir + "/numabind.conf";
+  WriteSite(site, "NUMABIND_POLICY=node\nNUMABIND_BY_DEVICE=1\nNUMABIND_TOPOLOGY=" + RepoDir() +
+                      "/tests/data/topologies/2synth-2n1c1t-2gpu.xml\n");
+  std::string all = FormatCpuList(allowed);
+  for (auto [devices, cpus] : {std::pair<const char*, std::string>{"1", "1"}, {"0", "0"}, {"0,1", all}}) {
+    PreloadedRun o = RunPreloaded(
+        {"@REPORT", "--out", "@OUT"},
+        {"NUMABIND_CONFIG_FILE=" + site, "NUMABIND_SHARED=", std::string("CUDA_VISIBLE_DEVICES=") + devices},
+        "numabind-site-device-run");
+    cr_assert_eq(o.run.exit_code, 0, "%s: exit %d\n%s", devices, o.run.exit_code, o.output.c_str());
+    cr_assert_eq(o.reports.size(), 1u, "%s: %zu reports\n%s", devices, o.reports.size(), o.output.c_str());
+    cr_expect_eq(o.reports[0].Get("cpus"), cpus, "CUDA_VISIBLE_DEVICES=%s: on cpus %s, expected %s\nlog:\n%s",
+                 devices, o.reports[0].Get("cpus").c_str(), cpus.c_str(), o.log.c_str());
+  }
+  RemoveTree(dir);
+}
