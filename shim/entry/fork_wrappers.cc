@@ -21,6 +21,7 @@
 #include "shim/entry/vfork.h"
 #include "shim/launcher/prepare.h"
 #include "shim/rank/become_rank.h"
+#include "shim/rank/self_bind.h"
 #include "shim/state/guard.h"
 
 extern char** environ;
@@ -93,13 +94,6 @@ NUMABIND_HOT pid_t RunFork(pid_t (*real)()) {
   return pid;
 }
 
-/// A forked worker's NUMABIND_BOUND value, through the real setenv under the environment lock that system and
-/// popen of its other threads take (shim/entry/caller_environment.h).
-void SetWorkerMarker(const char* value) {
-  EnvironmentWrite write;
-  g_real.setenv("NUMABIND_BOUND", value, 1);
-}
-
 /// After setenv/putenv of `name` in a forked child: becomes a rank if the child's environment now makes it
 /// one (shim/rank/become_rank.h), once per rank and count.
 void MaybeBindForkedWorker(const char* name, size_t name_len) {
@@ -116,10 +110,26 @@ void MaybeBindForkedWorker(const char* name, size_t name_len) {
   pid_t launcher = static_cast<pid_t>(base::Sys6(SYS_getppid));
   if (!FindSpawnRank(nullptr, environ, launcher, &m)) return;  // its environment now, in one pass
   if (g_role.IsRank() && m.rank == g_role.rank && m.nranks == g_role.nranks) return;
-  BecomeRank(ChildArgsNow(), Role::kSetenv, "(forked worker)", &m, SetWorkerMarker);
+  BecomeRank(ChildArgsNow(), Role::kSetenv, "(forked worker)", &m, SetMarkerNow);
+}
+
+/// After setenv/putenv of `name` (name_len characters) succeeded: what it may make of this process.
+void AfterSetenv(const char* name, size_t name_len) {
+  if (!g_role.Acts() || t_in_shim) return;
+  int e = errno;
+  if (!AssignedDevice(name, name_len) && t_fork_child) MaybeBindForkedWorker(name, name_len);
+  errno = e;
 }
 
 }  // namespace
+
+// A rank's NUMABIND_BOUND value, through the real setenv under the environment lock that system and popen of
+// its other threads take (shim/entry/caller_environment.h).
+void SetMarkerNow(const char* value) {
+  EnvironmentWrite write;
+  g_real.setenv("NUMABIND_BOUND", value, 1);
+}
+
 }  // namespace numabind::shim
 
 using numabind::shim::g_real;
@@ -195,11 +205,7 @@ NUMABIND_EXPORT int setenv(const char* name, const char* value, int overwrite) {
     numabind::shim::EnvironmentWrite write;
     ret = real(name, value, overwrite);
   }
-  if (ret == 0 && g_role.Acts() && numabind::shim::t_fork_child && !numabind::shim::t_in_shim) {
-    int e = errno;
-    numabind::shim::MaybeBindForkedWorker(name, strlen(name));
-    errno = e;
-  }
+  if (ret == 0) numabind::shim::AfterSetenv(name, strlen(name));
   return ret;
 }
 
@@ -210,12 +216,10 @@ NUMABIND_EXPORT int putenv(char* string) {
     numabind::shim::EnvironmentWrite write;
     ret = real(string);
   }
-  if (ret == 0 && g_role.Acts() && numabind::shim::t_fork_child && !numabind::shim::t_in_shim) {
-    int e = errno;
+  if (ret == 0 && g_role.Acts()) {
     size_t n = 0;  // the name's length; a loop, not strchr: the C++ overload would be a strong import
     while (string[n] != '\0' && string[n] != '=') ++n;
-    if (string[n] == '=') numabind::shim::MaybeBindForkedWorker(string, n);
-    errno = e;
+    if (string[n] == '=') numabind::shim::AfterSetenv(string, n);
   }
   return ret;
 }

@@ -96,7 +96,7 @@ bool Sized(const RankMatch& m) {
 
 /// The entry that names a way in the bound line.
 Entry EntryOf(Role::How how) {
-  return how == Role::kFork ? Entry::kFork : how == Role::kSetenv ? Entry::kSetenv : Entry::kStartup;
+  return how == Role::kFork ? Entry::kFork : how >= Role::kSetenv ? Entry::kSetenv : Entry::kStartup;
 }
 
 }  // namespace
@@ -120,7 +120,7 @@ NUMABIND_HOT void BecomeBoundRank(Role::How how) {
 }
 
 bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatch* m, SetMarker set_marker) {
-  bool late = how == Role::kFork || how == Role::kSetenv;
+  bool late = how >= Role::kFork;  // in a running process: kFork, kSetenv, kSetDevice
   RankPage* page = late ? TakeRankPage() : nullptr;
   if (how == Role::kFork) {
     if (page == nullptr) {  // cannot undo a binding it could not save: take no rank
@@ -148,7 +148,7 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
   // Strict mode cannot refuse a process that is already running: it stops it, as a failed exec would.
   if (r == BindResult::kRefused) base::Sys6(SYS_exit_group, kStrictExitStatus);
   bool bound = r == BindResult::kBound;
-  if (how == Role::kSetenv) MarkBySetenv(a, *m, set_marker);
+  if (how >= Role::kSetenv) MarkBySetenv(a, *m, set_marker);
   if (bound) {
     pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
     SetRank(how, *m, self, true);

@@ -118,15 +118,15 @@ bool BindSelf(const char* program, RankMatch* m, const config::OneDevice* device
   return true;
 }
 
-/// NUMABIND_BY_DEVICE=1 in a process that nothing else made a rank: whether its visibility variables leave
-/// it one device, and then its binding as that device's rank. A process with no device or several is no
-/// rank, silently (debug says why): most processes of a machine are such.
-bool StartAsDeviceRank(const config::EnvFacts& facts, const char* program) {
-  config::OneDevice d = config::FindOneDevice(facts);
-  bool nvidia = config::OneDevice::One(d.nvidia) && d.amd == config::OneDevice::kNone;
-  bool amd = config::OneDevice::One(d.amd) && d.nvidia == config::OneDevice::kNone;
+/// Whether the visibility variables of `facts` leave this process one device (*d), and then its match
+/// (*m: the variable, its entry). No device or several is no rank, silently (debug says why): most
+/// processes of a machine are such.
+bool OneDeviceMatch(const config::EnvFacts& facts, const char* program, config::OneDevice* d, RankMatch* m) {
+  *d = config::FindOneDevice(facts);
+  bool nvidia = config::OneDevice::One(d->nvidia) && d->amd == config::OneDevice::kNone;
+  bool amd = config::OneDevice::One(d->amd) && d->nvidia == config::OneDevice::kNone;
   if (!nvidia && !amd) {
-    if (g_startup.config.log >= config::LogLevel::kDebug && (d.nvidia != d.kNone || d.amd != d.kNone)) {
+    if (g_startup.config.log >= config::LogLevel::kDebug && (d->nvidia != d->kNone || d->amd != d->kNone)) {
       Line l;
       l.Str("numabind: ").Str(program).Str(" is no device's rank: its visibility variables name no one ");
       l.Str("device pid ").Num(base::Sys6(SYS_getpid));
@@ -135,15 +135,23 @@ bool StartAsDeviceRank(const config::EnvFacts& facts, const char* program) {
     }
     return false;
   }
-  RankMatch m;
-  m.var = nvidia ? d.nvidia_var : d.amd_var;
+  m->var = nvidia ? d->nvidia_var : d->amd_var;
   const char* value = nvidia ? facts.kept.cuda_visible_devices
-                      : base::StrEq(m.var, config::kEnvNames.hip_visible_devices)
+                      : base::StrEq(m->var, config::kEnvNames.hip_visible_devices)
                           ? facts.kept.hip_visible_devices
                           : facts.kept.rocr_visible_devices;
-  m.entry = config::EntryOf(value, base::StrLen(m.var));
-  m.env_entries = facts.count;
-  m.kept = facts.kept;
+  m->entry = config::EntryOf(value, base::StrLen(m->var));
+  m->env_entries = facts.count;
+  m->kept = facts.kept;
+  return true;
+}
+
+/// NUMABIND_BY_DEVICE=1 in a process that nothing else made a rank at start-up: its binding as its one
+/// device's rank.
+bool StartAsDeviceRank(const config::EnvFacts& facts, const char* program) {
+  config::OneDevice d;
+  RankMatch m;
+  if (!OneDeviceMatch(facts, program, &d, &m)) return false;
   // Bound by a numabind launcher, or a child of a rank (or a taskset inside one): keep what it has.
   if (BoundBy(g_startup.config.bound, m.entry)) {
     BecomeBoundRank(Role::kByLauncher);
@@ -227,6 +235,31 @@ NUMABIND_HOT bool StartAsRank() {
   }
   BindSelf(program(), &m, nullptr);
   return true;
+}
+
+NUMABIND_HOT bool AssignedDevice(const char* name, size_t name_len) {
+  if (!g_startup.config.by_device) return false;
+  bool visibility = false;
+  const char* const lists[] = {config::kEnvNames.cuda_visible_devices, config::kEnvNames.rocr_visible_devices,
+                               config::kEnvNames.hip_visible_devices};
+  for (const char* var : lists) {
+    visibility = visibility || (base::StrLen(var) == name_len && base::StartsWith(name, var));
+  }
+  if (!visibility) return false;
+  // Its environment now, in one pass: the list it set, and the planner's variables.
+  config::EnvFacts facts;
+  config::ScanEnvFacts(const_cast<const char* const*>(environ), &facts, nullptr, 0, nullptr, nullptr);
+  const char* program = "(device assigned)";
+  config::OneDevice d;
+  RankMatch m;
+  if (!OneDeviceMatch(facts, program, &d, &m)) return false;
+  EnsurePrepared(&facts, true);
+  if (!ResolveDeviceRank(program, d, &m)) return false;
+  if (g_role.IsRank() && m.rank == g_role.rank && m.nranks == g_role.nranks) return false;  // the same one
+  // Planned within the CPUs this process had before any device made it a rank, not within the last rank's.
+  ChildArgs a = ChildArgsNow();
+  a.launcher_cpus = g_prepared.launcher_cpus, a.launcher_cpu_words = g_prepared.launcher_cpu_words;
+  return BecomeRank(a, Role::kSetDevice, program, &m, SetMarkerNow);
 }
 
 }  // namespace numabind::shim

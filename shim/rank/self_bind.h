@@ -7,6 +7,8 @@
 #ifndef NUMABIND_SHIM_RANK_SELF_BIND_H_
 #define NUMABIND_SHIM_RANK_SELF_BIND_H_
 
+#include <stddef.h>
+
 #include "config/rank_count.h"
 
 namespace numabind::shim {
@@ -20,6 +22,17 @@ namespace numabind::shim {
 /// strict mode a rank that cannot be bound exits here (BecomeRank, shim/rank/become_rank.h). Makes the role
 /// of a rank (BecomeRank, BecomeBoundRank); leaves a launcher's to the caller.
 bool StartAsRank();
+
+/// NUMABIND_BY_DEVICE=1, after this running process set `name` (its first name_len characters: setenv,
+/// putenv, Python's os.environ) in its environment: when `name` is a visibility list that now leaves it one
+/// device, it becomes that device's rank (Role::kSetDevice, BecomeRank: its threads, then its pages), or
+/// that of another device it is given later. Ray's workers get their GPU so, in a process started before.
+/// Returns whether it bound.
+bool AssignedDevice(const char* name, size_t name_len);
+
+/// NUMABIND_BOUND's value into this process's environment: the real setenv under the environment lock
+/// (shim/entry/fork_wrappers.cc), for a rank that became one in a running process.
+void SetMarkerNow(const char* value);
 
 }  // namespace numabind::shim
 

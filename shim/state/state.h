@@ -147,7 +147,7 @@ struct Role {
     kLauncher,  ///< configured and no rank: its wrappers look at each spawn
     kRank,      ///< a rank numabind bound (`how`)
   };
-  /// How it became a rank; the last two in a running launcher, whose wrappers go on looking at spawns.
+  /// How it became a rank; the last three in a running launcher, whose wrappers go on looking at spawns.
   enum How : uint8_t {
     kSelf,        ///< bound itself at start-up: a rank variable no launcher bound it by
     kByLauncher,  ///< started bound (NUMABIND_BOUND: by its launcher, or a child of a rank)
@@ -155,6 +155,7 @@ struct Role {
     kDevice,      ///< bound itself at start-up as its one device's rank (NUMABIND_BY_DEVICE=1)
     kFork,        ///< a fork child of a launcher under NUMABIND_FORKS=ranks, bound before fork returned
     kSetenv,      ///< a forked worker that set its rank variable
+    kSetDevice,   ///< a running process given one device in its environment (NUMABIND_BY_DEVICE=1)
   };
   Kind kind = kInert;
   How how = kSelf;

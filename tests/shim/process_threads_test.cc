@@ -76,5 +76,42 @@ Test(process_threads, a_forked_workers_threads_join_it_when_it_becomes_a_rank) {
   cr_expect_eq(lines.size(), 2u, "one line per worker, log:\n%s", o.log.c_str());
 }
 
+// NUMABIND_BY_DEVICE=1 and a device given in the running process (Ray's prestarted workers: os.environ's
+// CUDA_VISIBLE_DEVICES): the process becomes that device's rank then, every thread it has with it, and a
+// second device rebinds it (the machine: 2 nodes of one CPU each, a GPU near each, onto this machine's
+// CPUs 0 and 1). Without NUMABIND_BY_DEVICE nothing is bound. Before, it stayed on every CPU.
+Test(process_threads, a_device_given_in_process_binds_every_thread) {
+  std::vector<int> allowed = AllowedCpus();
+  if (allowed.size() < 2 || allowed[0] != 0 || allowed[1] != 1)
+    cr_skip_test("the topology file names CPUs 0, 1");
+  std::string script = RepoDir() + "/tests/shim/scripts/device_worker.py";
+  std::vector<std::string> env = {"NUMABIND_POLICY=node",
+                                  "NUMABIND_TOPOLOGY=" + RepoDir() +
+                                      "/tests/data/topologies/2synth-2n1c1t-2gpu.xml"};
+  std::vector<std::string> by_device = env;
+  by_device.emplace_back("NUMABIND_BY_DEVICE=1");
+  Outcome o =
+      RunPreloaded({"/usr/bin/python3", script, "@OUT", "1", "0", "0,1"}, by_device, "numabind-device");
+  cr_assert_eq(o.run.exit_code, 0, "%s\nlog:\n%s", Tail(o.output).c_str(), o.log.c_str());
+  cr_assert_eq(o.reports.size(), 3u, "%s\nlog:\n%s", Tail(o.output).c_str(), o.log.c_str());
+  // Two devices name no one device: the binding of the last one stays.
+  const char* want[] = {"1", "0", "0"};
+  for (size_t i = 0; i < 3; ++i) {
+    const Report& r = o.reports[i];
+    cr_expect_eq(r.Get("cpus"), want[i], "main thread: %s\nlog:\n%s", r.line.c_str(), o.log.c_str());
+    cr_expect_eq(r.Get("thread"), want[i], "a thread started before: %s\nlog:\n%s", r.line.c_str(),
+                 o.log.c_str());
+  }
+  cr_expect_eq(LinesWith(o.log, "bound rank 1 of 2 (CUDA_VISIBLE_DEVICES)").size(), 1u, "log:\n%s",
+               o.log.c_str());
+  cr_expect_eq(LinesWith(o.log, "bound rank 0 of 2 (CUDA_VISIBLE_DEVICES)").size(), 1u, "log:\n%s",
+               o.log.c_str());
+  std::string all = FormatCpuList(allowed);
+  Outcome off = RunPreloaded({"/usr/bin/python3", script, "@OUT", "1"}, env, "numabind-device-off");
+  cr_assert_eq(off.reports.size(), 1u, "%s", Tail(off.output).c_str());
+  cr_expect_eq(off.reports[0].Get("cpus"), all, "without NUMABIND_BY_DEVICE: %s",
+               off.reports[0].line.c_str());
+}
+
 }  // namespace
 }  // namespace numabind::shim::test
