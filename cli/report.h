@@ -37,6 +37,30 @@ struct LogFields {
 /// writes no other kind), into `out` (empty). False when it is not one.
 bool ParseLogLine(const std::string& line, LogFields* out);
 
+/// Where a rank's memory and threads were at its end, as its end line says (NUMABIND_LOCALITY: issue 37).
+struct ReportLocality {
+  bool known = false;  ///< the end line measured them
+  uint64_t anon_kb = 0, local_kb = 0, threads = 0, outside = 0;
+  std::string remote_node, by_node, planned_nodes, outside_threads;
+  bool partial = false;  ///< numa_maps read in part
+  /// The share of its private anonymous memory on its planned nodes, in percent (100 without any).
+  double LocalPercent() const {
+    return anon_kb == 0 ? 100.0 : 100.0 * static_cast<double>(local_kb) / anon_kb;
+  }
+};
+
+/// What a rank's end line says: when, and where it was.
+struct ReportEnd {
+  std::string time;
+  ReportLocality where;
+};
+
+/// A rank's end line's fields (ParseLogLine's).
+ReportEnd EndOf(const LogFields& f);
+
+/// Below this much private anonymous memory a rank is shown but not judged by its share.
+constexpr uint64_t kJudgedKb = 16 * 1024;
+
 /// One rank process: the last line its pid wrote on its host (a rebound line replaces the bound one).
 struct ReportRank {
   std::string event;  ///< bound, rebound (bound as planned), unbound or refused (not bound)
@@ -52,6 +76,7 @@ struct ReportRank {
   /// The time of its "end" line (written when it exits by itself: shim/entry/exit_wrappers.cc), "" when it
   /// wrote none: its end is unknown (a signal, SIGKILL: docs/limits.md).
   std::string ended;
+  ReportLocality where;  ///< from its end line
   /// The line was cut short ("truncated":true): its lists may be partial, so the rank's CPUs are unknown.
   bool cut = false;
   /// launcher (bound between fork and exec), self (at start-up), inherited (at start-up, inside the CPUs of
@@ -95,7 +120,7 @@ struct ReportHost {
   std::unordered_map<std::string, size_t> pid_index;  ///< a pid's line in ranks (before Judge sorts them)
   /// End lines read before their rank's line (launch, then pid): a rank a posix_spawn launcher started may
   /// exit before its launcher writes the line that it bound it.
-  std::unordered_map<std::string, std::string> early_ends;
+  std::unordered_map<std::string, ReportEnd> early_ends;
   std::unordered_map<std::string, size_t> launch_index;  ///< a launch's place in launches (before Judge)
 };
 
@@ -104,6 +129,8 @@ struct ReportJob {
   std::vector<std::string> flags;            ///< the job's: hosts expected but without a log
   size_t lines = 0;                          ///< JSON lines read
   std::map<std::string, size_t> host_index;  ///< a host's place in hosts (before Judge sorts them)
+  /// --min-local: a rank with less of its memory on its planned nodes (percent) is flagged.
+  double min_local = 90;
   /// Every rank bound as planned and nothing flagged.
   bool Ok() const;
 };
@@ -131,6 +158,10 @@ struct LaunchChoice {
 /// overlap, and is flagged so. `choice` keeps some launches only (hosts left without one are dropped; a job
 /// flag when no host has the one named).
 void Judge(ReportJob* job, size_t expected_hosts, const LaunchChoice& choice = LaunchChoice());
+
+/// Report_locality.cc, for Judge: flags a rank whose memory is under min_local percent on its planned nodes
+/// (with kJudgedKb or more of it), and one with threads outside its CPUs at its end.
+void FlagLocality(double min_local, ReportRank* r);
 
 /// Report_launch.cc, for Judge: keeps the launches `choice` names; false when it named one no host has.
 bool SelectLaunches(const LaunchChoice& choice, ReportJob* job);

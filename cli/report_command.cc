@@ -35,6 +35,8 @@ const OptionSpec kReportOptions[] = {
     {"--launch", kNoVar, false, "ID",
      "judge that launch alone: its token, its step (slurm:JOB.STEP) or its PID@START"},
     {"--last", kNoVar, true, "", "judge the last launch on each host alone", true},
+    {"--min-local", kNoVar, false, "PCT",
+     "flag a rank with less than PCT% of its memory on its planned nodes at its end (default 90)"},
 };
 
 const char* const kReportAbout[] = {
@@ -167,6 +169,17 @@ std::string LaunchHeading(const ReportLaunch& l) {
   return Printable(out);
 }
 
+/// Where a rank's memory was at its end: "98% of 64M", "-" (not bound), "unknown" (no end line, or one
+/// that did not measure: NUMABIND_LOCALITY=0, a library before it).
+std::string LocalCell(const ReportRank& r) {
+  if (r.by == "-") return "-";
+  if (!r.where.known) return "unknown";
+  char cell[48];
+  snprintf(cell, sizeof(cell), "%.0f%% of %lluM%s", r.where.LocalPercent(),
+           static_cast<unsigned long long>((r.where.anon_kb + 512) / 1024), r.where.partial ? "+" : "");
+  return cell;
+}
+
 void PrintText(const ReportJob& job, FILE* out) {
   for (const ReportHost& h : job.hosts) {
     fprintf(out, "host %s: %zu rank%s in %zu launch%s\n", Printable(h.host).c_str(), h.ranks.size(),
@@ -174,8 +187,9 @@ void PrintText(const ReportJob& job, FILE* out) {
     size_t next = 0;  // the next rank to print: ranks are by launch
     for (const ReportLaunch& l : h.launches) {
       fprintf(out, "  %s\n", LaunchHeading(l).c_str());
-      std::vector<std::vector<std::string>> table = {
-          {"  rank", "pid", "planned (policy: cpus / nodes / memory / device)", "applied", "by", "flags"}};
+      std::vector<std::vector<std::string>> table = {{"  rank", "pid",
+                                                      "planned (policy: cpus / nodes / memory / device)",
+                                                      "applied", "by", "local", "flags"}};
       for (size_t end = next + l.ranks; next < end; ++next) {
         const ReportRank& r = h.ranks[next];
         std::string planned = r.by == "-" ? "-"
@@ -186,7 +200,7 @@ void PrintText(const ReportJob& job, FILE* out) {
                               : r.memory == "unchanged" ? "cpus only"
                                                         : "yes";
         table.push_back({"  " + Dash(r.rank) + (r.nranks.empty() ? "" : "/" + r.nranks), Dash(r.pid), planned,
-                         applied, r.by == "launcher" ? "launcher (" + r.entry + ")" : r.by,
+                         applied, r.by == "launcher" ? "launcher (" + r.entry + ")" : r.by, LocalCell(r),
                          r.flags.empty() ? "ok" : Joined(r.flags, "; ")});
         for (std::string& cell : table.back()) cell = Printable(cell);
       }
@@ -292,6 +306,18 @@ void PrintJsonRank(base::JsonWriter* j, const ReportRank& r) {
     j->Key(key);
     StringOrNull(j, *value);
   }
+  j->Key("locality");
+  if (!r.where.known) {
+    j->Null();
+  } else {
+    const ReportLocality& w = r.where;
+    j->BeginObject().Key("anon_kb").Uint(w.anon_kb).Key("local_kb").Uint(w.local_kb).Key("local_percent");
+    j->Int(static_cast<int64_t>(w.LocalPercent()));
+    j->Key("planned_nodes").String(w.planned_nodes).Key("by_node").String(w.by_node).Key("threads");
+    j->Uint(w.threads).Key("outside").Uint(w.outside).Key("outside_threads");
+    StringOrNull(j, w.outside_threads);
+    j->Key("partial").Bool(w.partial).EndObject();
+  }
   j->Key("flags");
   JsonList(j, r.flags);
   j->EndObject();
@@ -335,7 +361,8 @@ OptionList ReportOptions() { return {kReportOptions, sizeof(kReportOptions) / si
 namespace {
 
 /// --nodes, --launch and --last, checked: kExitUsage (said on err) when one is bad, else -1.
-int ReadSelection(const ParsedArgs& parsed, FILE* err, size_t* expected, LaunchChoice* choice) {
+int ReadSelection(const ParsedArgs& parsed, FILE* err, size_t* expected, LaunchChoice* choice,
+                  double* min_local) {
   if (const std::string* n = parsed.Value("--nodes")) {
     char* end = nullptr;
     unsigned long v = strtoul(n->c_str(), &end, 10);
@@ -347,6 +374,17 @@ int ReadSelection(const ParsedArgs& parsed, FILE* err, size_t* expected, LaunchC
   }
   if (const std::string* id = parsed.Value("--launch")) choice->id = *id;
   choice->last = parsed.Has("--last");  // not with --launch: they are alternatives (kReportOptions)
+  if (const std::string* m = parsed.Value("--min-local")) {
+    char* end = nullptr;
+    double v = strtod(m->c_str(), &end);
+    if (m->empty() || *end != '\0' || !(v >= 0 && v <= 100)) {
+      fprintf(err,
+              "numabind report: --min-local %s: expected a percentage from 0 to 100, such as 90; using 90\n",
+              m->c_str());
+    } else {
+      *min_local = v;
+    }
+  }
   if (parsed.Value("--launch") != nullptr && choice->id.empty()) {
     fprintf(err, "numabind report: --launch: expected a launch (as report shows it)\n");
     return kExitUsage;
@@ -399,9 +437,9 @@ int ReportMain(const Invocation& call) {
   int status = StartCommand(call, &parsed);
   size_t expected = 0;
   LaunchChoice choice;
-  if (status < 0) status = ReadSelection(parsed, err, &expected, &choice);
-  std::vector<std::string> named;
   ReportJob job;
+  if (status < 0) status = ReadSelection(parsed, err, &expected, &choice, &job.min_local);
+  std::vector<std::string> named;
   if (status < 0) status = ReadLogs(parsed, env, err, &named, &job);
   if (status >= 0) return status;
   Judge(&job, expected, choice);

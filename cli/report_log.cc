@@ -373,12 +373,14 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
     // A bound rank's exit; or a fork child that took a rank at fork (NUMABIND_FORKS) and then execs, which
     // gives it back: its bound line no longer holds (a line the same pid writes after stands again).
     if (ReportRank* r = RankOfLine(f, h)) {
-      if (event == "end")
-        r->ended = Get(f, LogKey::kTime);
-      else
+      if (event == "end") {
+        ReportEnd end = EndOf(f);
+        r->ended = end.time, r->where = end.where;
+      } else {
         r->event = event;
+      }
     } else if (event == "end") {
-      h->early_ends[LaunchOf(f) + "\n" + Get(f, LogKey::kPid)] = Get(f, LogKey::kTime);
+      h->early_ends[LaunchOf(f) + "\n" + Get(f, LogKey::kPid)] = EndOf(f);
     }
     return;
   }
@@ -403,7 +405,7 @@ void AddLogLine(const LogFields& f, ReportJob* job) {
   // rank tells them apart.
   std::string key = r.launch + "\n" + r.pid + (bound ? "" : "\n" + r.rank);
   if (auto early = h->early_ends.find(key); bound && early != h->early_ends.end()) {
-    r.ended = early->second;
+    r.ended = early->second.time, r.where = early->second.where;
     h->early_ends.erase(early);
   }
   auto [same, fresh] = h->pid_index.emplace(key, h->ranks.size());
@@ -449,6 +451,7 @@ void Judge(ReportJob* job, size_t expected_hosts, const LaunchChoice& choice) {
       if (r.by == "-")
         r.flags.push_back((r.event == "refused" ? "not started: " : "ran unbound: ") + r.message);
       if (r.memory == "unchanged") r.flags.push_back("memory policy not applied (the kernel refused it)");
+      FlagLocality(job->min_local, &r);
       if (!r.device_nodes.empty() && !r.cut && !r.node_set.Intersects(Set(r.device_nodes)))
         r.flags.push_back("nodes " + r.nodes + " miss its device's node " + r.device_nodes);
     }

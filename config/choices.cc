@@ -56,6 +56,7 @@ const Choices* ChoicesOfVar(int id) {
     case kVarStrict:
     case kVarDisable:
     case kVarGuard:
+    case kVarLocality:
     case kVarByDevice: return &kBoolWords;
     default: return nullptr;
   }

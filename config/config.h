@@ -46,6 +46,9 @@ struct Config {
   /// NUMABIND_GUARD=1: a bound rank's own affinity calls are narrowed to its CPUs
   /// (shim/rank/affinity_guard.h).
   bool guard = false;
+  /// NUMABIND_LOCALITY=0: a rank's end event leaves out where its memory and threads are
+  /// (shim/rank/locality.h).
+  bool locality = true;
   /// NUMABIND_BY_DEVICE=1: a process that no launcher ranks and that sees exactly one device binds as that
   /// device's rank at start-up (shim/rank/self_bind.h).
   bool by_device = false;

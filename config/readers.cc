@@ -189,6 +189,10 @@ NUMABIND_HOT bool ReadGuard(const char* value, Config* out, char* why, size_t ca
   return ReadBool(value, &out->guard, why, cap);
 }
 
+NUMABIND_HOT bool ReadLocality(const char* value, Config* out, char* why, size_t cap) {
+  return ReadBool(value, &out->locality, why, cap);
+}
+
 NUMABIND_HOT bool ReadByDevice(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->by_device, why, cap);
 }

@@ -12,6 +12,7 @@
 #include "shim/child/order_counter.h"
 #include "shim/launcher/launch_id.h"
 #include "shim/log/log.h"
+#include "shim/rank/locality.h"
 #include "shim/state/state.h"
 
 namespace numabind::shim {
@@ -35,7 +36,9 @@ __attribute__((noinline)) void EndRank() {
     FormatLaunch(static_cast<pid_t>(base::Sys6(SYS_getppid)), g_startup.facts, launch);
     token = launch;
   }
-  WriteRankEnd(self, token);
+  Locality where;  // where its memory and threads are now (NUMABIND_LOCALITY)
+  MeasureLocality(&where);
+  WriteRankEnd(self, token, where);
 }
 
 /// Whether this process may be the rank whose end to write: a load and a branch in a process that is no

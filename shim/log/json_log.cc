@@ -169,11 +169,52 @@ size_t JsonBoundLine(Line* out, const BoundEvent& event, pid_t pid, const char* 
 }
 
 // Child-safe: formats into the caller's line.
-size_t JsonEndLine(Line* out, pid_t pid, const char* launch) {
+size_t JsonEndLine(Line* out, pid_t pid, const char* launch, const Locality& where) {
   Json j = out->Json();
   Head(&j, config::LogLevel::kInfo, pid);
   Str(&j, LogKey::kEvent, "end");
   Str(&j, LogKey::kLaunch, launch);
+  if (!where.measured) return Close(&j);
+  const base::NodeMemory& m = where.memory;
+  Key(&j, LogKey::kAnonKb).Uint(m.AnonKb());
+  Key(&j, LogKey::kLocalKb).Uint(where.local_kb);
+  Key(&j, LogKey::kRemoteNode);
+  if (where.most_remote < 0)
+    j.Null();
+  else
+    j.Int(where.most_remote);
+  char by_node[base::kNumaMapsNodes * 24];
+  size_t at = 0;
+  for (uint32_t n = 0; n < base::kNumaMapsNodes; ++n) {
+    if (m.anon_kb[n] == 0) continue;
+    if (at > 0) by_node[at++] = ',';
+    at += base::FormatDecimal(n, by_node + at);
+    by_node[at++] = ':';
+    at += base::FormatDecimal(m.anon_kb[n], by_node + at);
+  }
+  Key(&j, LogKey::kByNode).String(by_node, at);
+  uint64_t file = 0;
+  for (uint64_t kb : m.file_kb) file += kb;
+  Key(&j, LogKey::kFileKb).Uint(file);
+  Bits(&j, LogKey::kPlannedNodes, where.nodes, 2);
+  Key(&j, LogKey::kThreads).Uint(where.threads);
+  Key(&j, LogKey::kOutside).Uint(where.outside);
+  if (where.outside > 0) {
+    char named[kNamedOutside * 100];
+    size_t k = 0;
+    auto put = [&](const char* s) {
+      while (*s != '\0' && k + 1 < sizeof(named)) named[k++] = *s++;
+    };
+    for (uint32_t i = 0; i < where.outside && i < kNamedOutside; ++i) {
+      const OutsideThread& t = where.named[i];
+      if (i > 0) put("; ");
+      char tid[24];
+      tid[base::FormatDecimal(static_cast<uint64_t>(t.tid), tid)] = '\0';
+      put(tid), put(" "), put(t.name[0] != '\0' ? t.name : "?"), put(" "), put(t.cpus);
+    }
+    Key(&j, LogKey::kOutsideThreads).String(named, k);
+  }
+  if (m.cut) Key(&j, LogKey::kPartial).Bool(true);
   return Close(&j);
 }
 

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "config/config.h"
+#include "shim/log/end_event.h"
 #include "shim/log/line.h"
 #include "shim/log/log.h"
 
@@ -33,7 +34,7 @@ size_t JsonBoundLine(Line* out, const BoundEvent& event, pid_t pid, const char* 
 
 /// Child-safe: the line a bound rank writes when it exits, into `out` (empty): time, host, pid, level info,
 /// "event":"end" and its launch. Returns the line's length.
-size_t JsonEndLine(Line* out, pid_t pid, const char* launch);
+size_t JsonEndLine(Line* out, pid_t pid, const char* launch, const Locality& where);
 
 /// Child-safe: `text` (one text log line at `level`, cut short when `truncated`) as a JSON object line, into
 /// `out` (empty); with `site_ignored` ("file" or "line"), it says that the site file or one of its lines was

@@ -208,10 +208,10 @@ __attribute__((noinline)) void FinishBound(const BoundEvent& event, pid_t pid) {
   WriteLogRaw(line.data(), len);
 }
 
-void WriteRankEnd(pid_t pid, const char* launch) {
+void WriteRankEnd(pid_t pid, const char* launch, const Locality& where) {
   if (!RecordsRanks()) return;
   Line line;
-  size_t n = JsonEndLine(&line, pid, launch);
+  size_t n = JsonEndLine(&line, pid, launch, where);
   WriteLogRaw(line.data(), n, true);  // for report: never on the program's standard error
 }
 

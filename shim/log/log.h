@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "config/config.h"
+#include "shim/log/end_event.h"
 #include "shim/log/line.h"
 #include "shim/state/entry.h"
 
@@ -115,7 +116,7 @@ void FinishBound(const BoundEvent& event, pid_t pid);
 /// At the exit of a rank numabind bound (shim/entry/start.cc): with a JSON log file (RecordsRanks), one line
 /// "event":"end" with its pid and launch, from which `numabind report` knows when the launch's ranks ended
 /// (docs/log.md). Nothing otherwise.
-void WriteRankEnd(pid_t pid, const char* launch);
+void WriteRankEnd(pid_t pid, const char* launch, const Locality& where);
 
 /// Child-safe: a fork child that took rank `rank` of `nranks` at fork (NUMABIND_FORKS=ranks), and logged it
 /// bound, execs `path`: it is no forked worker, and gave the rank and its binding back. Says so in a line,

@@ -10,7 +10,9 @@
 #include "base/syscalls.h"
 #include "config/bound_marker.h"
 #include "shim/child/rank_exports.h"
+#include "shim/log/log.h"
 #include "shim/rank/affinity_guard.h"
+#include "shim/rank/locality.h"
 #include "shim/rank/process_threads.h"
 
 extern char** environ;
@@ -28,6 +30,7 @@ struct RankPage {
   SavedBinding saved;
   uint64_t saved_cpus[config::kMaxCpuWords];
   uint64_t cpus[config::kMaxCpuWords];
+  uint32_t planned_words;  ///< words of `cpus` KeepPlannedCpus kept (a rank that writes its end)
 };
 static_assert(sizeof(RankPage) <= 4096, "one page");
 
@@ -116,7 +119,22 @@ NUMABIND_HOT ChildArgs ChildArgsNow() {
 NUMABIND_HOT void BecomeBoundRank(Role::How how) {
   pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
   SetRank(how, RankMatch(), self, how == Role::kByLauncher && ProofNamesSelf(self));
+  if (g_role.ends) KeepPlannedCpus();
   ArmAffinityGuard();
+}
+
+void KeepPlannedCpus() {
+  if (!g_startup.config.locality || !RecordsRanks()) return;
+  RankPage* page = TakeRankPage();
+  if (page == nullptr) return;
+  long got = base::Sys6(SYS_sched_getaffinity, 0, sizeof(page->cpus), reinterpret_cast<long>(page->cpus));
+  page->planned_words = got > 0 ? static_cast<uint32_t>(got / 8) : 0;
+}
+
+const uint64_t* PlannedCpus(uint32_t* words) {
+  RankPage* page = g_role.page;
+  *words = page != nullptr ? page->planned_words : 0;
+  return *words != 0 ? page->cpus : nullptr;
 }
 
 bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatch* m, SetMarker set_marker) {
@@ -173,6 +191,7 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
       OtherThreads threads = BindOtherThreads();
       if (sized) LogOtherThreads(program, threads, late ? ThreadsFrom::kBecameRank : ThreadsFrom::kStartup);
     }
+    KeepPlannedCpus();   // what its end event compares its threads with (shim/rank/locality.h)
     ArmAffinityGuard();  // after the binding: the rank's CPUs are the calling thread's
   }
   if (!late) MarkOwnEnvironment(a, *m, bound ? &plan : nullptr, program);

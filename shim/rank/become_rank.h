@@ -48,6 +48,10 @@ using SetMarker = void (*)(const char* value);
 bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatch* m,
                 SetMarker set_marker = nullptr);
 
+/// The CPUs this rank was bound to, when KeepPlannedCpus (shim/rank/locality.h) kept them: *words of them;
+/// nullptr when it did not.
+const uint64_t* PlannedCpus(uint32_t* words);
+
 /// Child-safe: in a fork child that took a rank under NUMABIND_FORKS=ranks, called at exec of `path`: gives
 /// the rank's slot back to the shared counter, undoes the binding, says so (WriteGaveBack) and is the
 /// launcher it was again. Else nothing: in that child's own fork or vfork children too, which keep its rank.

@@ -206,7 +206,7 @@ std::vector<std::string> OptionVocabulary() {
 Test(commands, synopsis_is_made_from_the_options) {
   auto synopsis = [](const char* name) { return numabind::cli::Synopsis(*numabind::cli::FindCommand(name)); };
   EXPECT_STREQ(synopsis("ps"), "[--json|--draw] [--user NAME|UID] [--all]");
-  EXPECT_STREQ(synopsis("report"), "[--json|--draw] [--nodes N] [--launch ID|--last] [FILE|DIR|PATTERN...]");
+  EXPECT_STREQ(synopsis("report"), "[OPTIONS] [FILE|DIR|PATTERN...]");
   EXPECT_STREQ(synopsis("run"), "[OPTIONS] [--] CMD [ARGS...]");
   EXPECT_STREQ(synopsis("vars"), "[--markdown|--check]");
   EXPECT_STREQ(synopsis("completion"), "bash");

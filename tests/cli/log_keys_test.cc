@@ -101,6 +101,12 @@ Test(log_keys, every_key_the_library_writes_is_one_report_reads, .timeout = 60) 
   Start("-", {"/bin/true", "true"},
         with({"NUMABIND_POLICY=node", "NUMABIND_MEMORY=fast", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2",
               "NUMABIND_CONFIG_FILE=" + dir + "/numabind.conf"}));
+  // Rank 0 on CPU 0 whose second thread widens itself to both CPUs: its end names it (outside_threads).
+  Start("-", {build + "/helpers/widen", "widen", "--cpus", "0-1"},
+        with({"NUMABIND_POLICY=cpus:0", "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=1"}));
+  // 60,000 mappings: its end reads numa_maps in part (partial).
+  Start("-", {build + "/helpers/many_maps", "many_maps", "60000", "4"},
+        with({"NUMABIND_POLICY=cpus:0", "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=1"}));
   // A log file that cannot be written: the lines go to standard error, after one that says why.
   Result fallback = Start("-", {"/bin/true", "true"},
                           {"NUMABIND_POLICY=node", "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=2",
