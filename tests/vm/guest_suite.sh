@@ -77,6 +77,10 @@ if [ -f "$here/layout_$layout.sh" ]; then
     # shellcheck source=byorder.sh
     . "$here/byorder.sh"
     byorder_checks
+    # Where a rank's memory is at its end: numabind report judges it (issue 37).
+    # shellcheck source=locality.sh
+    . "$here/locality.sh"
+    locality_checks
   fi
   # Site-wide use of the installed package, in the quicker layout; before it, network rails on Soft-RoCE.
   if [ "$layout" = B ]; then

@@ -12,6 +12,8 @@
  * Options: --out FILE  append the line to FILE (one O_APPEND write) instead of stdout
  *          --hold      stay alive after reporting until standard input ends (the launcher holds a pipe)
  *          --touch MB  touch MB of fresh memory and add "pages":{"node":count} from /proc/self/numa_maps
+ *          --touch-node N  bind that memory to node N first (mbind MPOL_BIND): a rank that keeps memory on
+ *                      another node until it exits
  *          --env NAME  add NAME's value (null when unset) to "env"; repeatable
  *          --env-skip NAME  leave NAME out of env_hash and env_count; repeatable
  * Raw system calls for memory policy: no libnuma. */
@@ -185,7 +187,7 @@ static void PutPages(void* addr) {
 
 int main(int argc, char** argv) {
   const char* out = NULL;
-  long touch_mb = 0;
+  long touch_mb = 0, touch_node = -1;
   int hold = 0;
   char *env_names[kMaxArgs], *skip_names[kMaxArgs];
   int n_env = 0, n_skip = 0;
@@ -197,13 +199,16 @@ int main(int argc, char** argv) {
       hold = 1;
     else if (has && strcmp(argv[i], "--touch") == 0)
       touch_mb = atol(argv[++i]);
+    else if (has && strcmp(argv[i], "--touch-node") == 0)
+      touch_node = atol(argv[++i]);
     else if (has && strcmp(argv[i], "--env") == 0 && n_env < kMaxArgs)
       env_names[n_env++] = argv[++i];
     else if (has && strcmp(argv[i], "--env-skip") == 0 && n_skip < kMaxArgs)
       skip_names[n_skip++] = argv[++i];
     else {
       fprintf(stderr,
-              "usage: report [--out FILE] [--hold] [--touch MB] [--env NAME]... [--env-skip NAME]...\n");
+              "usage: report [--out FILE] [--hold] [--touch MB [--touch-node N]] [--env NAME]... "
+              "[--env-skip NAME]...\n");
       return 2;
     }
   }
@@ -322,6 +327,10 @@ int main(int argc, char** argv) {
     if (mem != MAP_FAILED) {
       /* A VMA of its own (different flags never merge), so numa_maps has one line starting at mem. */
       madvise(mem, len, MADV_DONTFORK);
+      if (touch_node >= 0 && touch_node < 64) {
+        unsigned long mask = 1ul << touch_node;
+        syscall(SYS_mbind, mem, len, 2 /* MPOL_BIND */, &mask, 65ul, 0u);
+      }
       for (size_t off = 0; off < len; off += (size_t)page) mem[off] = 1;
       PutPages(mem);
     } else {
