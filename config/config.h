@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "config/limits.h"
+
 #include "base/env.h"
 #include "config/env_facts.h"
 #include "config/grammar.h"
@@ -46,6 +48,8 @@ struct Config {
   /// NUMABIND_GUARD=1: a bound rank's own affinity calls are narrowed to its CPUs
   /// (shim/rank/affinity_guard.h).
   bool guard = false;
+  /// NUMABIND_MOVE: bytes a late rank may move to its nodes (shim/rank/page_move.h); 0 = off.
+  uint64_t move_bytes = kMoveAuto;
   /// NUMABIND_LOCALITY=0: a rank's end event leaves out where its memory and threads are
   /// (shim/rank/locality.h).
   bool locality = true;

@@ -10,6 +10,7 @@
 #include "base/text.h"
 #include "base/text_writer.h"
 #include "config/choices.h"
+#include "config/limits.h"
 
 namespace numabind::config {
 namespace {
@@ -306,6 +307,29 @@ bool ParseExportText(const char* value, uint8_t* out, char* why, size_t cap) {
     if (*end == '\0') break;
     p = end + 1;
   }
+  return true;
+}
+
+NUMABIND_HOT bool ParseMoveBudget(const char* value, uint64_t* bytes) {
+  if (base::StrEq(value, "auto")) {
+    *bytes = kMoveAuto;
+    return true;
+  }
+  if (base::StrEq(value, "off")) {
+    *bytes = 0;
+    return true;
+  }
+  uint64_t n = 0;
+  const char* p = value;
+  for (; *p >= '0' && *p <= '9'; ++p) {
+    if (n > (uint64_t{1} << 50)) return false;
+    n = n * 10 + static_cast<uint64_t>(*p - '0');
+  }
+  if (p == value) return false;
+  int shift = *p == 'K' || *p == 'k' ? 10 : *p == 'M' || *p == 'm' ? 20 : *p == 'G' || *p == 'g' ? 30 : 0;
+  if (shift != 0) ++p;
+  if (*p != '\0' || n == 0 || n > (uint64_t{1} << 50) >> shift) return false;
+  *bytes = n << shift;
   return true;
 }
 

@@ -153,6 +153,10 @@ constexpr uint8_t kExportNic = 8;      ///< NCCL_IB_HCA, UCX_NET_DEVICES
 /// expected none or a comma list of omp, omp-cpus, gpu, nic").
 bool ParseExportText(const char* value, uint8_t* out, char* why, size_t cap);
 
+/// NUMABIND_MOVE: "auto" (kMoveAuto, config/config.h), "off" (0), or a size: digits, optionally K, M or G
+/// (powers of 1024), above 0 and at most 1 PiB. Child-safe.
+bool ParseMoveBudget(const char* value, uint64_t* bytes);
+
 }  // namespace numabind::config
 
 #endif  // NUMABIND_CONFIG_GRAMMAR_H_

@@ -29,6 +29,9 @@ constexpr uint32_t kMaxSetBits = 1u << 22;
 constexpr uint32_t kMaxCpuWords = 128;
 constexpr uint32_t kMaxNodeWords = 64;
 
+/// NUMABIND_MOVE=auto: the budget of a late rank's page move, 4 GiB (shim/rank/page_move.h).
+constexpr uint64_t kMoveAuto = 4ull << 30;
+
 }  // namespace numabind::config
 
 #endif  // NUMABIND_CONFIG_LIMITS_H_

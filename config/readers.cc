@@ -193,6 +193,18 @@ NUMABIND_HOT bool ReadLocality(const char* value, Config* out, char* why, size_t
   return ReadBool(value, &out->locality, why, cap);
 }
 
+NUMABIND_HOT bool ReadMove(const char* value, Config* out, char* why, size_t cap) {
+  uint64_t bytes = 0;
+  if (ParseMoveBudget(value, &bytes)) {
+    out->move_bytes = bytes;
+    return true;
+  }
+  base::TextWriter w{why, cap, 0};
+  if (cap > 0) why[0] = '\0';
+  w.Str("expected auto, off or a size such as 512M or 2G (bytes, or K, M, G); auto (4 GiB) is used");
+  return false;
+}
+
 NUMABIND_HOT bool ReadByDevice(const char* value, Config* out, char* why, size_t cap) {
   return ReadBool(value, &out->by_device, why, cap);
 }

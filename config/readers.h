@@ -33,6 +33,7 @@ bool ReadBound(const char* value, Config* out, char* why, size_t cap);
 bool ReadExport(const char* value, Config* out, char* why, size_t cap);
 bool ReadGuard(const char* value, Config* out, char* why, size_t cap);
 bool ReadLocality(const char* value, Config* out, char* why, size_t cap);
+bool ReadMove(const char* value, Config* out, char* why, size_t cap);
 bool ReadForks(const char* value, Config* out, char* why, size_t cap);
 bool ReadByDevice(const char* value, Config* out, char* why, size_t cap);
 bool ReadContainer(const char* value, Config* out, char* why, size_t cap);

@@ -13,6 +13,7 @@
 #include "shim/log/log.h"
 #include "shim/rank/affinity_guard.h"
 #include "shim/rank/locality.h"
+#include "shim/rank/page_move.h"
 #include "shim/rank/process_threads.h"
 
 extern char** environ;
@@ -190,6 +191,13 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
     if (how != Role::kFork) {
       OtherThreads threads = BindOtherThreads();
       if (sized) LogOtherThreads(program, threads, late ? ThreadsFrom::kBecameRank : ThreadsFrom::kStartup);
+    }
+    // Then the memory it already has, when it became a rank while it ran (shim/rank/page_move.h).
+    if (late && sized && g_startup.config.move_bytes > 0) {
+      uint32_t words = PlanWords(a, false);
+      bool spread = plan.memory == config::MemoryKind::kInterleave || plan.memory == config::MemoryKind::kWeighted;
+      PagesMoved moved = MoveOwnPages(plan.nodes, words, spread, g_startup.config.move_bytes);
+      LogPagesMoved(program, moved, plan.nodes, words);
     }
     KeepPlannedCpus();   // what its end event compares its threads with (shim/rank/locality.h)
     ArmAffinityGuard();  // after the binding: the rank's CPUs are the calling thread's

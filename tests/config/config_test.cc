@@ -679,9 +679,10 @@ Test(table, every_variable_once_and_known_to_parse) {
                             "NUMABIND_FORKS",      "NUMABIND_TOPOLOGY",  "NUMABIND_LOG",
                             "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE",  "NUMABIND_STRICT",
                             "NUMABIND_DISABLE",    "NUMABIND_SHARED",    "NUMABIND_BOUND",
-                            "NUMABIND_EXPORT",     "NUMABIND_GUARD",     "NUMABIND_LOCALITY",
+                            "NUMABIND_EXPORT",     "NUMABIND_GUARD",     "NUMABIND_MOVE",
+                            "NUMABIND_LOCALITY",
                             "NUMABIND_BY_DEVICE",  "NUMABIND_CONTAINER", "NUMABIND_CONFIG_FILE"};
-  cr_assert_eq(kVarCount, 21);
+  cr_assert_eq(kVarCount, 22);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
     char accepts[256];

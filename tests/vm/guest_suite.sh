@@ -81,6 +81,10 @@ if [ -f "$here/layout_$layout.sh" ]; then
     # shellcheck source=locality.sh
     . "$here/locality.sh"
     locality_checks
+    # A late rank's pages moved to its node (issue 37).
+    # shellcheck source=move.sh
+    . "$here/move.sh"
+    move_checks
   fi
   # Site-wide use of the installed package, in the quicker layout; before it, network rails on Soft-RoCE.
   if [ "$layout" = B ]; then
