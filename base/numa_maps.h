@@ -31,9 +31,9 @@ struct NodeMemory {
 /// ... N0=PAGES N1=PAGES ... kernelpagesize_kB=K".
 void AddNumaMapsLine(const char* line, size_t n, NodeMemory* out);
 
-/// Child-safe: reads `path` (/proc/self/numa_maps, /proc/PID/numa_maps) into *out through buf[0..cap), at most
-/// max_bytes of it (bounded cost: a process with many mappings is cut, and says so). False when it cannot be
-/// opened (no NUMA support in the kernel, another user's process).
+/// Child-safe: reads `path` (/proc/self/numa_maps, /proc/PID/numa_maps) into *out through buf[0..cap), at
+/// most max_bytes of it (bounded cost: a process with many mappings is cut, and says so). False when it
+/// cannot be opened (no NUMA support in the kernel, another user's process).
 bool ReadNumaMaps(const char* path, NodeMemory* out, char* buf, size_t cap, uint64_t max_bytes);
 
 }  // namespace numabind::base

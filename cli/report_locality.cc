@@ -59,10 +59,11 @@ void FlagLocality(double min_local, ReportRank* r) {
     char share[16];
     snprintf(share, sizeof(share), "%.0f%%", local);
     std::string rest = Size(w.anon_kb - w.local_kb);
-    r->flags.push_back(std::string("memory: ") + share + " of its " + Size(w.anon_kb) + " on its nodes " +
-                       w.planned_nodes + " at its end (--min-local " + std::to_string(static_cast<int>(min_local)) +
-                       "%), " + rest + " elsewhere" +
-                       (w.remote_node.empty() || w.remote_node == "null" ? "" : ", most on node " + w.remote_node));
+    r->flags.push_back(
+        std::string("memory: ") + share + " of its " + Size(w.anon_kb) + " on its nodes " + w.planned_nodes +
+        " at its end (--min-local " + std::to_string(static_cast<int>(min_local)) + "%), " + rest +
+        " elsewhere" +
+        (w.remote_node.empty() || w.remote_node == "null" ? "" : ", most on node " + w.remote_node));
   }
   if (w.outside > 0) {
     r->flags.push_back(std::to_string(w.outside) + (w.outside == 1 ? " thread" : " threads") +

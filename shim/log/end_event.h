@@ -17,18 +17,18 @@ constexpr uint32_t kNamedOutside = 4;
 
 struct OutsideThread {
   int tid = 0;
-  char name[16] = {};   ///< /proc/self/task/TID/comm
-  char cpus[64] = {};   ///< its CPUs, a Linux list, cut at 63 characters
+  char name[16] = {};  ///< /proc/self/task/TID/comm
+  char cpus[64] = {};  ///< its CPUs, a Linux list, cut at 63 characters
 };
 
 struct Locality {
-  bool measured = false;      ///< NUMABIND_LOCALITY=1 and the rank's CPUs were kept
-  base::NodeMemory memory;    ///< from /proc/self/numa_maps
-  uint64_t nodes[2] = {};     ///< its planned nodes (0..127)
-  uint64_t local_kb = 0;      ///< private anonymous memory on them
-  int64_t most_remote = -1;   ///< the node (not planned) that holds most of the rest; -1: none
-  uint32_t threads = 0;       ///< threads seen
-  uint32_t outside = 0;       ///< threads with a CPU outside the rank's
+  bool measured = false;     ///< NUMABIND_LOCALITY=1 and the rank's CPUs were kept
+  base::NodeMemory memory;   ///< from /proc/self/numa_maps
+  uint64_t nodes[2] = {};    ///< its planned nodes (0..127)
+  uint64_t local_kb = 0;     ///< private anonymous memory on them
+  int64_t most_remote = -1;  ///< the node (not planned) that holds most of the rest; -1: none
+  uint32_t threads = 0;      ///< threads seen
+  uint32_t outside = 0;      ///< threads with a CPU outside the rank's
   OutsideThread named[kNamedOutside];
 };
 

@@ -195,7 +195,8 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
     // Then the memory it already has, when it became a rank while it ran (shim/rank/page_move.h).
     if (late && sized && g_startup.config.move_bytes > 0) {
       uint32_t words = PlanWords(a, false);
-      bool spread = plan.memory == config::MemoryKind::kInterleave || plan.memory == config::MemoryKind::kWeighted;
+      bool spread =
+          plan.memory == config::MemoryKind::kInterleave || plan.memory == config::MemoryKind::kWeighted;
       PagesMoved moved = MoveOwnPages(plan.nodes, words, spread, g_startup.config.move_bytes);
       LogPagesMoved(program, moved, plan.nodes, words);
     }

@@ -81,7 +81,8 @@ void PlannedNodes(const uint64_t* cpus, uint32_t words, char* buf, size_t cap, u
       if (*p != '\0' || p == name + 4 || n >= 128) return;
       char path[96];
       PathOf("/sys/devices/system/node/node", n, "/cpulist", path);
-      if (ReadSmall(path, buf, cap) > 0 && ListMeets(buf, cpus, words)) nodes[n / 64] |= uint64_t{1} << (n % 64);
+      if (ReadSmall(path, buf, cap) > 0 && ListMeets(buf, cpus, words))
+        nodes[n / 64] |= uint64_t{1} << (n % 64);
     });
     base::Sys6(SYS_close, fd);
   }

@@ -24,8 +24,8 @@ constexpr int kMpolBind = 2, kMpolInterleave = 3, kMpolMfMove = 1 << 1;
 struct Range {
   uint64_t start, end, off_kb;
 };
-constexpr size_t kMaxRanges = 32768;                   ///< past it, the rest is left (and counted)
-constexpr size_t kBuf = 64 * 1024;                     ///< the read buffer
+constexpr size_t kMaxRanges = 32768;                        ///< past it, the rest is left (and counted)
+constexpr size_t kBuf = 64 * 1024;                          ///< the read buffer
 constexpr size_t kMap = kBuf + kMaxRanges * sizeof(Range);  ///< one mapping for both
 
 long NowMs() {
@@ -85,7 +85,8 @@ size_t PrivateAnonymous(char* buf, Range* ranges, uint64_t skip) {
       f[k] = p;
       while (p < end && *p != ' ') ++p;
     }
-    if (k < 4 || f[0][3] != 'p' || f[3][0] != '0' || (f[3] + 1 < end && f[3][1] != ' ') || start == skip) return;
+    if (k < 4 || f[0][3] != 'p' || f[3][0] != '0' || (f[3] + 1 < end && f[3][1] != ' ') || start == skip)
+      return;
     bool named = k == 5 && f[4] < end;
     if (named && !(base::StartsWith(f[4], "[heap]") || base::StartsWith(f[4], "[stack]") ||
                    base::StartsWith(f[4], "[anon:")))
@@ -107,7 +108,10 @@ uint64_t OffNodes(char* buf, Range* ranges, size_t n, const uint64_t* nodes, uin
     size_t lo = 0, hi = n;  // ranges are in address order: find the one at `start`
     while (lo < hi) {
       size_t mid = (lo + hi) / 2;
-      if (ranges[mid].start < start) lo = mid + 1; else hi = mid;
+      if (ranges[mid].start < start)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     if (lo == n || ranges[lo].start != start) return;
     base::NodeMemory m;
@@ -176,8 +180,10 @@ void LogPagesMoved(const char* program, const PagesMoved& m, const uint64_t* nod
   l.Str(node_words > 0 && (nodes[0] & (nodes[0] - 1)) == 0 ? " " : "s ").Bits(nodes, node_words);
   l.Str(" in ").Num(m.ms).Str(" ms, ").Num(static_cast<long long>((m.left_kb + 512) / 1024)).Str(" MiB left");
   if (m.over_budget) l.Str(" (past NUMABIND_MOVE's budget)");
-  if (m.error != 0) l.Str(" (mbind: ").Str(base::ErrnoName(static_cast<int>(-m.error))).Str(")");
-  else if (m.left_kb > 0 && !m.over_budget) l.Str(" (shared with another process)");
+  if (m.error != 0)
+    l.Str(" (mbind: ").Str(base::ErrnoName(static_cast<int>(-m.error))).Str(")");
+  else if (m.left_kb > 0 && !m.over_budget)
+    l.Str(" (shared with another process)");
   size_t len = l.Finish();
   WriteLog(level, l.data(), len);
 }

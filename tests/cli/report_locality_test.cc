@@ -29,7 +29,8 @@ std::string Rank(int r, const std::string& where) {
          ",\"level\":\"info\",\"event\":\"bound\",\"rank\":" + std::to_string(r) +
          ",\"nranks\":2,\"rank_var\":\"LOCAL_RANK\",\"command\":\"./app\",\"launch\":\"9@1\",\"cpus\":\"" +
          cpus + "\",\"nodes\":\"" + node +
-         "\",\"memory\":\"local\",\"device\":null,\"entry\":\"start-up\",\"replaced\":false,\"policy\":\"node\"}\n"
+         "\",\"memory\":\"local\",\"device\":null,\"entry\":\"start-up\",\"replaced\":false,\"policy\":"
+         "\"node\"}\n"
          "{\"time\":\"2026-12-03T10:00:09.000Z\",\"host\":\"n1\",\"pid\":" +
          pid + ",\"level\":\"info\",\"event\":\"end\",\"launch\":\"9@1\"" + where + "}\n";
 }
@@ -114,7 +115,7 @@ Test(report_locality, a_rank_whose_thread_widened_itself_fails_and_one_without_p
     cr_assert_eq(run.status, 0, "%s%s", run.out.c_str(), run.err.c_str());
     Result r = Run({"report", dir + "/n.log"});
     cr_expect_eq(r.status, widen ? 1 : 0, "widen %d: %s", widen, r.out.c_str());
-    cr_expect_eq(r.out.find("threads outside its CPUs at its end (TID NAME CPUS: ") != std::string::npos, widen, "%s",
-                 r.out.c_str());
+    cr_expect_eq(r.out.find("threads outside its CPUs at its end (TID NAME CPUS: ") != std::string::npos,
+                 widen, "%s", r.out.c_str());
   }
 }

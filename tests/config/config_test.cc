@@ -674,14 +674,13 @@ Test(rank_vars, documented_in_the_table) {
 Test(table, every_variable_once_and_known_to_parse) {
   using numabind::config::kVarCount;
   using numabind::config::kVars;
-  const char* expected[] = {"NUMABIND_POLICY",     "NUMABIND_MEMORY",    "NUMABIND_DEVICES",
-                            "NUMABIND_NRANKS",     "NUMABIND_RANK_VAR",  "NUMABIND_MATCH",
-                            "NUMABIND_FORKS",      "NUMABIND_TOPOLOGY",  "NUMABIND_LOG",
-                            "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE",  "NUMABIND_STRICT",
-                            "NUMABIND_DISABLE",    "NUMABIND_SHARED",    "NUMABIND_BOUND",
-                            "NUMABIND_EXPORT",     "NUMABIND_GUARD",     "NUMABIND_MOVE",
-                            "NUMABIND_LOCALITY",
-                            "NUMABIND_BY_DEVICE",  "NUMABIND_CONTAINER", "NUMABIND_CONFIG_FILE"};
+  const char* expected[] = {
+      "NUMABIND_POLICY",    "NUMABIND_MEMORY",     "NUMABIND_DEVICES",  "NUMABIND_NRANKS",
+      "NUMABIND_RANK_VAR",  "NUMABIND_MATCH",      "NUMABIND_FORKS",    "NUMABIND_TOPOLOGY",
+      "NUMABIND_LOG",       "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE", "NUMABIND_STRICT",
+      "NUMABIND_DISABLE",   "NUMABIND_SHARED",     "NUMABIND_BOUND",    "NUMABIND_EXPORT",
+      "NUMABIND_GUARD",     "NUMABIND_MOVE",       "NUMABIND_LOCALITY", "NUMABIND_BY_DEVICE",
+      "NUMABIND_CONTAINER", "NUMABIND_CONFIG_FILE"};
   cr_assert_eq(kVarCount, 22);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
