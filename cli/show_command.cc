@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/draw.h"
 #include "cli/memory_policy.h"
+#include "cli/proc_locality.h"
 #include "cli/proc_text.h"
 
 namespace numabind::cli {
@@ -26,16 +27,22 @@ const OptionSpec kShowOptions[] = {
      "draw this machine (packages, NUMA nodes with their CPUs, memory and devices) with a mark per "
      "process on its CPUs, and a legend",
      true},
+    {"--threads", kNoVar, true, "",
+     "also one line per thread: its id, name and CPUs, marked when it has a CPU outside the process's"},
 };
 
 const char* const kShowAbout[] = {
-    "Prints each process's CPUs (Cpus_allowed_list), NUMA nodes (Mems_allowed_list), memory policy and\n"
-    "command; without PID, this process's own.",
+    "Prints each process's CPUs (Cpus_allowed_list), NUMA nodes (Mems_allowed_list), memory policy,\n"
+    "its own resident memory per node (private anonymous: heap, stacks, anonymous mappings, from\n"
+    "numa_maps, as numastat -p) and command; without PID, this process's own.",
     nullptr};
 
 struct ProcInfo {
   long pid = 0;
   std::string command, cpus, nodes, memory;
+  base::NodeMemory resident;  ///< from its numa_maps; all zero when unreadable
+  bool resident_known = false;
+  std::vector<ThreadInfo> threads;  ///< with --threads
 };
 
 /// A /proc/PID/status line's value, or "?" when it has none.
@@ -44,7 +51,7 @@ std::string StatusField(const std::string& status, const char* name) {
   return StatusValue(status, name, &value) ? value : "?";
 }
 
-bool ReadProc(long pid, bool self, ProcInfo* info, std::string* error) {
+bool ReadProc(long pid, bool self, bool threads, ProcInfo* info, std::string* error) {
   std::string dir = "/proc/" + std::to_string(pid) + "/";
   std::string status, cmdline, maps;
   int e = ReadProcFile(dir + "status", 1 << 20, &status);
@@ -64,13 +71,16 @@ bool ReadProc(long pid, bool self, ProcInfo* info, std::string* error) {
   } else {
     info->command = "[" + StatusField(status, "Name") + "]";  // kernel threads and zombies have no cmdline
   }
+  bool maps_read = ReadProcFile(dir + "numa_maps", 64 << 20, &maps) == 0 && !maps.empty();
   if (self) {
     info->memory = OwnMemoryPolicy();
-  } else if (ReadProcFile(dir + "numa_maps", 64 << 20, &maps) == 0 && !maps.empty()) {
+  } else if (maps_read) {
     info->memory = NumaMapsPolicy(maps);
   } else {
     info->memory = "?";  // no permission (another user's process), no mappings, or a kernel without NUMA
   }
+  if (maps_read) info->resident = CountNumaMaps(maps), info->resident_known = true;
+  if (threads) info->threads = ReadThreads(pid, info->cpus);
   return true;
 }
 
@@ -121,7 +131,7 @@ int ShowMain(const Invocation& call) {
   std::vector<ProcInfo> found;
   for (long pid : pids) {
     ProcInfo info;
-    if (!ReadProc(pid, pid == self, &info, &error)) {
+    if (!ReadProc(pid, pid == self, parsed.Has("--threads"), &info, &error)) {
       fprintf(err, "numabind show: %ld: %s\n", pid, error.c_str());
       status = kExitFailure;
       continue;
@@ -141,17 +151,46 @@ int ShowMain(const Invocation& call) {
     j.BeginArray();
     for (const ProcInfo& p : found) {
       j.Break(2).BeginObject().Key("pid").Int(p.pid).Key("command").String(p.command);
-      j.Key("cpus").String(p.cpus).Key("nodes").String(p.nodes).Key("memory").String(p.memory).EndObject();
+      j.Key("cpus").String(p.cpus).Key("nodes").String(p.nodes).Key("memory").String(p.memory);
+      j.Key("anon_kb_by_node");
+      if (!p.resident_known) {
+        j.Null();
+      } else {
+        j.BeginObject();
+        for (uint32_t n = 0; n < base::kNumaMapsNodes; ++n) {
+          if (p.resident.anon_kb[n] != 0) j.Key(std::to_string(n)).Uint(p.resident.anon_kb[n]);
+        }
+        j.EndObject();
+      }
+      if (parsed.Has("--threads")) {
+        j.Key("threads").BeginArray();
+        for (const ThreadInfo& t : p.threads) {
+          j.BeginObject().Key("tid").Int(t.tid).Key("name").String(t.name).Key("cpus").String(t.cpus);
+          j.Key("outside").Bool(t.outside).EndObject();
+        }
+        j.EndArray();
+      }
+      j.EndObject();
     }
     j.Break(0).EndArray().Finish();
   } else if (!found.empty()) {
     std::vector<std::vector<std::string>> table;
-    table.push_back({"pid", "cpus", "nodes", "memory", "command"});
+    table.push_back({"pid", "cpus", "nodes", "memory", "resident per node", "command"});
     for (const ProcInfo& p : found) {
-      table.push_back({std::to_string(p.pid), p.cpus, p.nodes, p.memory, p.command});
+      table.push_back({std::to_string(p.pid), p.cpus, p.nodes, p.memory,
+                       p.resident_known ? PerNode(p.resident, false) : "?", p.command});
       for (std::string& cell : table.back()) cell = Printable(cell);  // another user's command line
     }
     PrintTable(out, table);
+    for (const ProcInfo& p : found) {
+      if (!parsed.Has("--threads")) break;
+      fprintf(out, "\nthreads of %ld (! a CPU outside the process's %s)\n", p.pid, Printable(p.cpus).c_str());
+      std::vector<std::vector<std::string>> rows = {{"  tid", "name", "cpus"}};
+      for (const ThreadInfo& t : p.threads)
+        rows.push_back(
+            {std::string(t.outside ? "! " : "  ") + std::to_string(t.tid), Printable(t.name), t.cpus});
+      PrintTable(out, rows);
+    }
   }
   return status;
 }

@@ -55,8 +55,9 @@ Test(show, itself_by_default) {
   std::string row = r.out.substr(r.out.find('\n') + 1);
   // The child inherits this process's CPUs and nodes, and has the default memory policy (MPOL_DEFAULT:
   // local).
-  std::string expected_tail = "  local   " + numabind::test::Numabind() + " show\n";
+  std::string expected_tail = "  " + numabind::test::Numabind() + " show\n";
   cr_assert(row.find("  " + StatusField("Cpus_allowed_list") + "  ") != std::string::npos, "%s", row.c_str());
+  cr_assert(row.find("  local   0:") != std::string::npos, "its memory on node 0: %s", row.c_str());
   cr_assert(row.size() > expected_tail.size() &&
                 row.compare(row.size() - expected_tail.size(), expected_tail.size(), expected_tail) == 0,
             "%s", row.c_str());
@@ -67,7 +68,7 @@ Test(show, itself_as_json) {
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   std::string expected = "\",\"command\":\"" + numabind::test::Numabind() + " show --json\",\"cpus\":\"" +
                          StatusField("Cpus_allowed_list") + "\",\"nodes\":\"" +
-                         StatusField("Mems_allowed_list") + "\",\"memory\":\"local\"}\n]\n";
+                         StatusField("Mems_allowed_list") + "\",\"memory\":\"local\",\"anon_kb_by_node\":{\"";
   cr_assert(r.out.rfind("[\n  {\"pid\":", 0) == 0, "%s", r.out.c_str());
   cr_assert(r.out.find(expected.substr(1)) != std::string::npos, "%s\nexpected ...%s", r.out.c_str(),
             expected.c_str());
@@ -171,4 +172,42 @@ Test(show, bad_usage) {
   cr_assert_eq(r.status, 2);
   EXPECT_STREQ(r.err.c_str(),
                "numabind show: unknown option --pid (numabind show --help lists the options)\n");
+}
+
+// Where a live process's memory and threads are (issue 37, issue 35): its own resident memory per node,
+// and with --threads one line per thread, the one with a CPU outside the process's marked. A Python process
+// on CPU 0 with 32 MiB touched and a second thread it left on two CPUs.
+Test(show, memory_per_node_and_threads_outside) {
+  std::vector<int> cpus = numabind::test::TwoCpus();
+  std::string script =
+      "import os, sys, threading, time\n"
+      "x = bytearray(32 << 20)\n"
+      "t = threading.Thread(target=time.sleep, args=(30,), daemon=True); t.start()\n"
+      "os.sched_setaffinity(0, {" +
+      std::to_string(cpus[0]) +
+      "})\n"
+      "print(os.getpid(), flush=True)\n"
+      "time.sleep(30)\n";
+  std::string cmd = "exec /usr/bin/python3 -c '" + script + "'";
+  FILE* p = popen(cmd.c_str(), "r");
+  cr_assert_not_null(p);
+  long pid = 0;
+  cr_assert_eq(fscanf(p, "%ld", &pid), 1);
+  Result text = Run({"show", "--threads", std::to_string(pid)});
+  Result json = Run({"show", "--json", "--threads", std::to_string(pid)});
+  kill(static_cast<pid_t>(pid), SIGKILL);
+  pclose(p);
+  cr_assert_eq(text.status, 0, "%s", text.err.c_str());
+  cr_expect(text.out.find("resident per node") != std::string::npos, "%s", text.out.c_str());
+  size_t at = json.out.find("\"anon_kb_by_node\":{\"");
+  cr_assert_neq(at, std::string::npos, "%s", json.out.c_str());
+  long kb = 0;
+  for (size_t q = json.out.find(':', json.out.find(':', at) + 1) + 1; isdigit(json.out[q]); ++q)
+    kb = kb * 10 + (json.out[q] - '0');
+  cr_expect_geq(kb, 32 * 1024, "%s", json.out.c_str());
+  cr_expect_eq(CountLines(text.out.substr(text.out.find("threads of"))), 4, "heading, columns, 2 threads: %s",
+               text.out.c_str());
+  cr_expect(text.out.find("\n! ") != std::string::npos, "the widened thread is marked: %s", text.out.c_str());
+  cr_expect(json.out.find("\"outside\":true") != std::string::npos, "%s", json.out.c_str());
+  cr_expect(json.out.find("\"outside\":false") != std::string::npos, "%s", json.out.c_str());
 }
