@@ -33,7 +33,7 @@ const OptionSpec kPlanOptions[] = {
     {"--devices", config::kVarDevices, false, "D", ""},
     {"--memory", config::kVarMemory, false, "M", ""},
     {"--export", config::kVarExport, false, "E",
-     "none or a comma list of omp, omp-cpus, gpu, nic: show the variables each rank would get"},
+     "none or a comma list of " NUMABIND_EXPORT_PROSE ": show the variables each rank would get"},
     {"--json", kNoVar, true, "", "print a JSON array, one object per rank"},
     {"--draw", kNoVar, true, "",
      "draw the machine (packages, NUMA nodes with their CPUs, memory and devices) with a mark per rank "

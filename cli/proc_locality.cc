@@ -38,7 +38,8 @@ std::string PerNode(const base::NodeMemory& m, bool file) {
   }
   if (!file && m.higher_kb > 0) {
     char cell[48];
-    snprintf(cell, sizeof(cell), "%s64+:%.1fM", out.empty() ? "" : " ", static_cast<double>(m.higher_kb) / 1024);
+    snprintf(cell, sizeof(cell), "%s64+:%.1fM", out.empty() ? "" : " ",
+             static_cast<double>(m.higher_kb) / 1024);
     out += cell;
   }
   return out.empty() ? "-" : out;
@@ -67,7 +68,8 @@ std::vector<ThreadInfo> ReadThreads(long pid, const std::string& process_cpus) {
     threads.push_back(std::move(t));
   }
   closedir(d);
-  std::sort(threads.begin(), threads.end(), [](const ThreadInfo& a, const ThreadInfo& b) { return a.tid < b.tid; });
+  std::sort(threads.begin(), threads.end(),
+            [](const ThreadInfo& a, const ThreadInfo& b) { return a.tid < b.tid; });
   return threads;
 }
 

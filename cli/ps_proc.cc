@@ -41,7 +41,7 @@ std::string NodesOfCpus(const PsMachine& machine, const std::string& cpus) {
 
 /// Fills out's binding from its environment, as NUMABIND_BOUND says.
 void ReadMarker(const std::vector<std::string>& env, PsProcess* out) {
-  const std::string prefix = "NUMABIND_BOUND=";
+  const std::string prefix = config::kBoundEntry;
   for (const std::string& e : env) {
     if (e.compare(0, prefix.size(), prefix) != 0) continue;
     out->bound = PsBound::kNumabind;

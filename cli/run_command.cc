@@ -40,7 +40,7 @@ const OptionSpec kRunOptions[] = {
     {"--log-format", config::kVarLogFormat, false, "F", "json: one JSON object per line"},
     {"--strict", config::kVarStrict, true, "", "do not start a rank that cannot be bound"},
     {"--export", config::kVarExport, false, "E",
-     "none or a comma list of omp, omp-cpus, gpu, nic (rank variables)"},
+     "none or a comma list of " NUMABIND_EXPORT_PROSE " (rank variables)"},
     {"--guard", config::kVarGuard, true, "",
      "narrow a rank's own affinity calls to its CPUs (docs/guard.md)"},
     {"--by-device", config::kVarByDevice, true, "",

@@ -16,8 +16,8 @@
 namespace numabind::config {
 namespace {
 
-constexpr char kPrefix[] = "NUMABIND_";
-constexpr size_t kPrefixLen = sizeof(kPrefix) - 1;
+constexpr const char* kPrefix = kVarPrefix;
+constexpr size_t kPrefixLen = kVarPrefixLen;
 constexpr size_t kMaxValueShown = 96;
 
 using Msg = base::TextWriter;

@@ -73,7 +73,7 @@ NUMABIND_HOT void ScanEnvFacts(const char* const* env, EnvFacts* out, const char
     char c = e[0];
     if (out->count++ == 0) out->first = e;
     if (named != nullptr && out->named == nullptr && c == named[0]) out->named = base::ValueOf(e, named);
-    if (c == 'N' && base::StartsWith(e, "NUMABIND_")) {
+    if (c == 'N' && base::StartsWith(e, kVarPrefix)) {
       if (ours != nullptr) {
         if (n < cap - 1) ours[n] = e;
         ++n;  // counted past `cap` too: the caller then reads env itself

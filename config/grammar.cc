@@ -269,24 +269,23 @@ bool ParseExportText(const char* value, uint8_t* out, char* why, size_t cap) {
     if (cap > 0) why[at] = '\0';
     return false;
   };
-  constexpr const char* kExpected = ": expected none or a comma list of omp, omp-cpus, gpu, nic";
+  constexpr const char* kExpected = ": expected none or a comma list of " NUMABIND_EXPORT_PROSE;
   if (value == nullptr || value[0] == '\0') return true;
   if (Eq(value, "none")) return true;
   struct Item {
     const char* name;
     uint8_t bits;
   };
-  const Item items[] = {{"omp", kExportOmp},
-                        {"omp-cpus", kExportOmp | kExportOmpCpus},
-                        {"gpu", kExportGpu},
-                        {"nic", kExportNic}};
+#define NUMABIND_EXPORT_ITEM(name, bits) {name, bits},
+  const Item items[] = {NUMABIND_EXPORT_WORDS(NUMABIND_EXPORT_ITEM, )};
+#undef NUMABIND_EXPORT_ITEM
   uint8_t seen = 0;
   for (const char* p = value;;) {
     const char* end = p;
     while (*end != '\0' && *end != ',') ++end;
     size_t n = static_cast<size_t>(end - p);
     int found = -1;
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < static_cast<int>(sizeof(items) / sizeof(items[0])); ++i) {
       size_t k = 0;
       while (k < n && items[i].name[k] == p[k]) ++k;
       if (k == n && items[i].name[k] == '\0') found = i;

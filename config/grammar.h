@@ -148,6 +148,17 @@ constexpr uint8_t kExportOmpCpus = 2;  ///< with kExportOmp: one place per CPU i
 constexpr uint8_t kExportGpu = 4;      ///< CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES narrowed
 constexpr uint8_t kExportNic = 8;      ///< NCCL_IB_HCA, UCX_NET_DEVICES
 
+/// NUMABIND_EXPORT's words and their bits, spelled here only: X(NAME, BITS) for each, SEP between them.
+/// ParseExportText's table, the values config/vars.def shows and every text that lists them are made of it.
+#define NUMABIND_EXPORT_WORDS(X, SEP)                                                    \
+  X("omp", ::numabind::config::kExportOmp)                                               \
+  SEP X("omp-cpus", ::numabind::config::kExportOmp | ::numabind::config::kExportOmpCpus) \
+      SEP X("gpu", ::numabind::config::kExportGpu) SEP X("nic", ::numabind::config::kExportNic)
+#define NUMABIND_EXPORT_NAME(name, bits) name
+/// "omp,omp-cpus,gpu,nic" (a value's form) and "omp, omp-cpus, gpu, nic" (prose).
+#define NUMABIND_EXPORT_LIST NUMABIND_EXPORT_WORDS(NUMABIND_EXPORT_NAME, ",")
+#define NUMABIND_EXPORT_PROSE NUMABIND_EXPORT_WORDS(NUMABIND_EXPORT_NAME, ", ")
+
 /// Parses a NUMABIND_EXPORT value: "none" or a comma list of omp, omp-cpus (implies omp), gpu and nic, no
 /// spaces, each at most once. "" is none. On failure writes why into why[0..cap) ("unknown item ompp:
 /// expected none or a comma list of omp, omp-cpus, gpu, nic").

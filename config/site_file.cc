@@ -83,7 +83,7 @@ bool TakeLine(const char* path, uint32_t line, char* s, SiteFile* site, Error* e
               const SiteListener* listener) {
   char* eq = s;
   while (*eq != '\0' && *eq != '=') ++eq;
-  if (!StartsWith(s, "NUMABIND_") || *eq != '=') {
+  if (!StartsWith(s, kVarPrefix) || *eq != '=') {
     Error e;
     base::TextWriter w{e.text, sizeof(e.text), 0};
     w.Str(s).Str(": expected NUMABIND_NAME=value (no quotes, no export; comments on lines of their own)");

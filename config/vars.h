@@ -29,6 +29,13 @@ enum VarId : int {
 /// Room for the longest name and its NUL.
 constexpr size_t kVarNameMax = 24;
 
+/// What every variable of config/vars.def begins with (config's tests check each), spelled here only.
+constexpr char kVarPrefix[] = "NUMABIND_";
+constexpr size_t kVarPrefixLen = sizeof(kVarPrefix) - 1;
+
+/// NUMABIND_BOUND's entry as the library writes it into a rank's environment: kVarNames[kVarBound], '='.
+constexpr char kBoundEntry[] = "NUMABIND_BOUND=";
+
 /// Each variable's name ("NUMABIND_POLICY"), as characters in the table itself.
 extern const char kVarNames[kVarCount][kVarNameMax];
 

@@ -21,22 +21,22 @@ namespace numabind::shim {
 
 /// One call that starts rank `m` with `path`; envp is the environment it would start with.
 struct BindCall {
-  const ChildArgs* args;  ///< what the process that starts it hands the child side
-  Entry entry;
-  const char* path;
-  char* const* envp;
-  RankMatch* m;
+  const ChildArgs* args = nullptr;  ///< what the process that starts it hands the child side
+  Entry entry = Entry::kStartup;
+  const char* path = nullptr;
+  char* const* envp = nullptr;
+  RankMatch* m = nullptr;
   /// What the rank's environment is for (rank_exports.h). kExec: the bound line is written before the call,
   /// which does not come back (with `pid`, the caller's, unless setenv bound and logged this rank already),
   /// and the rank's environment is noted in t_exec_mapping for numabind_after_vfork. Else a spawn: the line
   /// is written after the call, with *child_pid (when child_pid is nullptr: with the pid unknown; when
   /// *child_pid is 0: not at all).
-  BlockUse use;
-  pid_t pid;
-  const pid_t* child_pid;
+  BlockUse use = BlockUse::kExec;
+  pid_t pid = 0;
+  const pid_t* child_pid = nullptr;
   /// Set when the call is refused (NUMABIND_STRICT=1 and the rank could not be bound): the errno to fail
   /// with; `call` is then not made.
-  int* refused_errno;
+  int* refused_errno = nullptr;
   /// The program's arguments (may be nullptr): a Python rank is named by its script (base/command_name.h).
   char* const* argv = nullptr;
 };

@@ -23,6 +23,19 @@
 namespace numabind::shim {
 namespace {
 
+/// Child-safe: the unbound event of rank m (its rank known or not: a rank past the plan, a bad value).
+UnboundEvent UnboundOf(const ChildArgs& a, const RankMatch& m, const char* path, bool rank_known) {
+  UnboundEvent e;
+  e.refused = g_startup.config.strict;
+  e.rank_known = rank_known;
+  e.rank = rank_known ? m.rank : 0;
+  e.nranks = m.nranks;
+  e.rank_var = m.var;
+  e.command = path;
+  e.launch = a.prepared->launch;
+  return e;
+}
+
 /// What a rank's memory policy became: the one asked for, or what the kernel took instead.
 struct MemoryOutcome {
   config::MemoryKind applied = config::MemoryKind::kLocal;
@@ -130,10 +143,10 @@ __attribute__((noinline)) BindResult Fail(const ChildArgs& a, const char* path, 
   if (!shared || SaysSharedMistake(a.prepared->mistake_said, &first)) {
     Line line;
     Line* l = &line;
-    l->Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
+    RankHeading(&l->Str("numabind: "), m.rank, 0, m.var).Str(" ").Str(path);  // its count: in the JSON
     l->Str(g_startup.config.strict ? " not started: " : " runs unbound: ").Str(what).Str(why);
     if (first) l->Str(kSaidOnce);
-    WriteUnbound({g_startup.config.strict, true, m.rank, m.nranks, m.var, path, a.prepared->launch}, l);
+    WriteUnbound(UnboundOf(a, m, path, true), l);
   }
   if (!g_startup.config.strict) return BindResult::kUnbound;
   *err = e;
@@ -156,7 +169,7 @@ __attribute__((noinline)) BindResult FailValue(const ChildArgs& a, const char* p
   l.Str(large ? " is too large for a local rank (0 to " : " is not a local rank (a decimal number, 0 to ");
   l.Num(config::kMaxRanks - 1).Str("): ").Str(path);
   l.Str(g_startup.config.strict ? " not started" : " runs unbound");
-  WriteUnbound({g_startup.config.strict, false, 0, m.nranks, m.var, path, a.prepared->launch}, &l);
+  WriteUnbound(UnboundOf(a, m, path, false), &l);
   if (!g_startup.config.strict) return BindResult::kUnbound;
   *err = EINVAL;
   return BindResult::kRefused;
@@ -210,13 +223,13 @@ NUMABIND_HOT bool FindRank(char* const* argv, const config::EnvFacts& facts, pid
 
 // Child-safe: a length check.
 bool NeedsMarker(const RankMatch& m) {
-  return m.entry != nullptr && base::StrLen(m.entry) + sizeof("NUMABIND_BOUND=") <= kMarkerMax;
+  return m.entry != nullptr && base::StrLen(m.entry) + sizeof(config::kBoundEntry) <= kMarkerMax;
 }
 
 // Child-safe: writes into the caller's buffer; raw sched_getaffinity and getpid.
 void WriteMarker(const ChildArgs& a, const RankMatch& m, char* marker) {
   size_t len = 0;
-  for (const char* s = "NUMABIND_BOUND="; *s != '\0'; ++s) marker[len++] = *s;
+  for (const char* s = config::kBoundEntry; *s != '\0'; ++s) marker[len++] = *s;
   for (const char* s = m.entry; *s != '\0' && len < kMarkerMax - 1; ++s) marker[len++] = *s;
   marker[len] = '\0';
   if (m.bound && a.prepared->basis != nullptr)
@@ -244,7 +257,7 @@ __attribute__((noinline)) void WarnPastCount(const char* path, const RankMatch& 
   if (g_startup.config.log < config::LogLevel::kWarn) return;
   bool stated = g_startup.config.nranks != 0;
   Line l;
-  l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
+  RankHeading(&l.Str("numabind: "), m.rank, 0, m.var).Str(" ").Str(path);
   l.Str(" is past the rank count, ").Num(m.nranks).Str(stated ? " (NUMABIND_NRANKS)" : " (its launcher's)");
   l.Str(", so it is planned as the last of ").Num(static_cast<long long>(m.rank) + 1).Str(" ranks: ");
   if (stated)

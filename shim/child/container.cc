@@ -90,7 +90,7 @@ int PreloadWords(char* const* envp) {
     if (e[0] == 'L') {
       const char* v = base::ValueOf(e, "LD_PRELOAD");
       if (v != nullptr && base::PreloadsShim(v)) preloads = true;
-    } else if (e[0] == 'N' && base::StartsWith(e, "NUMABIND_")) {
+    } else if (e[0] == 'N' && base::StartsWith(e, config::kVarPrefix)) {
       if (container == nullptr) container = base::ValueOf(e, "NUMABIND_CONTAINER");
       if (disable == nullptr) disable = base::ValueOf(e, "NUMABIND_DISABLE");
     }

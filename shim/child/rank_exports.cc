@@ -113,7 +113,7 @@ void BuildExports(const ChildArgs& a, const RankMatch& m, const plan::RankPlan& 
   plan::BuildRankEnv(*a.prepared->basis, plan, g_startup.config.exports, env, buf, cap, out);
   if (out->note[0] == '\0') return;
   Line& l = *line;
-  l.Str("numabind: rank ").Num(m.rank).Str(" (").Str(m.var ? m.var : "NUMABIND_MATCH").Str(") ").Str(path);
+  RankHeading(&l.Str("numabind: "), m.rank, 0, m.var).Str(" ").Str(path);
   l.Str(": NUMABIND_EXPORT: ").Str(out->note).Str(" (the rank is bound as planned)");
   WriteLog(config::LogLevel::kWarn, &l);
 }
@@ -130,7 +130,7 @@ char* const* RankEnvironment(const ChildArgs& a, char* const* envp, const RankMa
   }
   for (int i = 0; i < exports.count; ++i) out[n++] = const_cast<char*>(exports.entries[i]);
   for (size_t i = 0; envp != nullptr && envp[i] != nullptr && n + 1 < room; ++i) {
-    if (mark && config::ValueOf(envp[i], "NUMABIND_BOUND") != nullptr) continue;
+    if (mark && config::ValueOf(envp[i], config::kVarNames[config::kVarBound]) != nullptr) continue;
     if (plan::RankEnvReplaces(exports, envp[i])) continue;
     out[n++] = envp[i];
   }

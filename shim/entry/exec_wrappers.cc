@@ -48,8 +48,10 @@ NUMABIND_HOT int ExecRank(Entry entry, const char* path, char* const* argv, char
   if (self == g_startup.pid && !t_fork_child && found.bad_value == nullptr) EnsurePrepared();
   int refused = 0;
   ChildArgs args = ChildArgsNow();
-  int ret =
-      BindAndCall({&args, entry, path, envp, &found, BlockUse::kExec, self, nullptr, &refused, argv}, call);
+  BindCall b;  // each field by name (C++17 has no designated initialisers)
+  b.args = &args, b.entry = entry, b.path = path, b.envp = envp, b.m = &found, b.use = BlockUse::kExec;
+  b.pid = self, b.refused_errno = &refused, b.argv = argv;
+  int ret = BindAndCall(b, call);
   if (refused == 0) return ret;
   errno = refused;
   return -1;

@@ -127,7 +127,7 @@ void AfterSetenv(const char* name, size_t name_len) {
 // its other threads take (shim/entry/caller_environment.h).
 void SetMarkerNow(const char* value) {
   EnvironmentWrite write;
-  g_real.setenv("NUMABIND_BOUND", value, 1);
+  g_real.setenv(config::kVarNames[config::kVarBound], value, 1);
 }
 
 }  // namespace numabind::shim

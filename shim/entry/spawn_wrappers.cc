@@ -36,7 +36,10 @@ auto RunSpawn(Entry entry, BlockUse use, const char* path, char* const* argv, ch
   if (!FindSpawnRank(argv, envp, static_cast<pid_t>(base::Sys6(SYS_getpid)), &m)) return call(envp);
   if (m.bad_value == nullptr) EnsurePrepared();
   ChildArgs args = ChildArgsNow();
-  auto ret = BindAndCall({&args, entry, path, envp, &m, use, 0, child_pid, refused_errno, argv}, call);
+  BindCall b;  // each field by name (C++17 has no designated initialisers)
+  b.args = &args, b.entry = entry, b.path = path, b.envp = envp, b.m = &m, b.use = use;
+  b.child_pid = child_pid, b.refused_errno = refused_errno, b.argv = argv;
+  auto ret = BindAndCall(b, call);
   // The by-order slot passes to the child; a failed spawn frees it. Without a pid (pidfd_spawn) the caller
   // keeps it until it exits.
   if (m.order.map != nullptr && child_pid != nullptr)

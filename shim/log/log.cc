@@ -117,13 +117,10 @@ size_t Utf8Prefix(const char* s, size_t max) {
 
 /// Child-safe: the text words of a bound rank, its command cut at `command_max` bytes.
 void TextBound(const BoundEvent& e, Line* line, size_t command_max) {
-  line->Str(e.again ? "numabind: rebound rank " : "numabind: bound rank ").Num(e.rank);
-  if (e.nranks != 0) line->Str(" of ").Num(e.nranks);
-  line->Str(" (")
-      .Str(e.rank_var                ? e.rank_var
-           : e.entry == Entry::kFork ? "order, NUMABIND_FORKS"
-                                     : "order, NUMABIND_MATCH")
-      .Str(") ")
+  line->Str(e.again ? "numabind: rebound " : "numabind: bound ");
+  RankHeading(line, e.rank, e.nranks, e.rank_var,
+              e.entry == Entry::kFork ? "order, NUMABIND_FORKS" : "order, NUMABIND_MATCH")
+      .Str(" ")
       .Str(e.command, Utf8Prefix(e.command, command_max));
   line->Str(": cpus ").Bits(e.cpus, e.cpu_words).Str(" nodes ").Bits(e.nodes, e.node_words).Str(" memory ");
   if (e.memory_denied != nullptr)
@@ -208,6 +205,13 @@ __attribute__((noinline)) void FinishBound(const BoundEvent& event, pid_t pid) {
   WriteLogRaw(line.data(), len);
 }
 
+// Child-safe: formats into the caller's line.
+Line& RankHeading(Line* l, uint32_t rank, uint32_t nranks, const char* var, const char* order) {
+  l->Str("rank ").Num(rank);
+  if (nranks != 0) l->Str(" of ").Num(nranks);
+  return l->Str(" (").Str(var != nullptr ? var : order).Str(")");
+}
+
 void WriteRankEnd(pid_t pid, const char* launch, const Locality& where) {
   if (!RecordsRanks()) return;
   Line line;
@@ -220,9 +224,8 @@ void WriteGaveBack(uint32_t rank, uint32_t nranks, const char* path, const char*
   if (g_startup.config.log < config::LogLevel::kInfo && !RecordsRanks()) return;
   pid_t pid = static_cast<pid_t>(base::Sys6(SYS_getpid));
   Line text;
-  text.Str("numabind: gave back rank ").Num(rank);
-  if (nranks != 0) text.Str(" of ").Num(nranks);
-  text.Str(" (order, NUMABIND_FORKS), taken at fork: the child execs ").Str(path != nullptr ? path : "?");
+  RankHeading(&text.Str("numabind: gave back "), rank, nranks, nullptr, "order, NUMABIND_FORKS");
+  text.Str(", taken at fork: the child execs ").Str(path != nullptr ? path : "?");
   text.Str(", so it is no forked worker; its binding is undone pid ").Num(pid);
   if (Json()) {
     Line l;

@@ -83,15 +83,20 @@ struct BoundEvent {
   const char* stack = nullptr;
 };
 
+/// Child-safe: a rank's heading in every line that names one, "rank R of N (VAR)": " of N" when nranks is
+/// not 0, VAR its rank variable or, for a rank by order (var nullptr), `order`. Returns *l.
+Line& RankHeading(Line* l, uint32_t rank, uint32_t nranks, const char* var,
+                  const char* order = "NUMABIND_MATCH");
+
 /// A rank that is not bound: what the warning line's JSON form carries besides its message.
 struct UnboundEvent {
-  bool refused;  ///< NUMABIND_STRICT=1: not started; else it runs unbound
-  bool rank_known;
-  uint32_t rank;
-  uint32_t nranks;       ///< 0 = unknown
-  const char* rank_var;  ///< nullptr: found by order (NUMABIND_MATCH)
-  const char* command;
-  const char* launch;  ///< the launch its line names, "" or nullptr when none
+  bool refused = false;  ///< NUMABIND_STRICT=1: not started; else it runs unbound
+  bool rank_known = false;
+  uint32_t rank = 0;
+  uint32_t nranks = 0;             ///< 0 = unknown
+  const char* rank_var = nullptr;  ///< nullptr: found by order (NUMABIND_MATCH)
+  const char* command = nullptr;
+  const char* launch = nullptr;  ///< the launch its line names, "" or nullptr when none
 };
 
 /// Child-safe: the job id NUMABIND_LOG_FILE's %j stands for (base::LogJobId), from the configured

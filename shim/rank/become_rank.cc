@@ -85,7 +85,7 @@ void MarkBySetenv(const ChildArgs& a, const RankMatch& m, SetMarker set_marker) 
   if (set_marker == nullptr || !NeedsMarker(m)) return;
   char marker[kMarkerMax];
   WriteMarker(a, m, marker);
-  set_marker(marker + sizeof("NUMABIND_BOUND=") - 1);
+  set_marker(marker + sizeof(config::kBoundEntry) - 1);
 }
 
 /// Whether a forked worker's rank count is known, so that its line is worth writing: torch sets LOCAL_RANK

@@ -784,3 +784,13 @@ Test(table, every_word_of_a_variable_reads_and_its_error_offers_them_all) {
     }
   }
 }
+
+// The prefix and NUMABIND_BOUND's entry are spelled once (config/vars.h): every name has the prefix, and the
+// entry is NUMABIND_BOUND's name with its '='.
+Test(table, the_prefix_and_the_bound_entry_agree_with_the_names) {
+  using numabind::config::kVarNames;
+  for (int i = 0; i < numabind::config::kVarCount; ++i)
+    cr_expect(strncmp(kVarNames[i], numabind::config::kVarPrefix, numabind::config::kVarPrefixLen) == 0, "%s",
+              kVarNames[i]);
+  cr_expect_eq(std::string(kVarNames[numabind::config::kVarBound]) + "=", numabind::config::kBoundEntry);
+}
