@@ -225,7 +225,7 @@ FUZZ_CXX ?= clang++-14
 FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -I. -D_GNU_SOURCE $(FUZZ_SAN)
-FUZZ_UNITS := $(LIBC_SRCS) cli/report_log.cc cli/report_launch.cc cli/report_said.cc
+FUZZ_UNITS := $(LIBC_SRCS) cli/report_log.cc cli/report_launch.cc cli/report_locality.cc cli/report_said.cc
 FUZZ_PLANNER := $(BUILD)/fuzz/libplanner.a
 FUZZ_SRCS := $(wildcard fuzz/*_fuzz.cc)
 FUZZ_BINS := $(patsubst fuzz/%.cc,$(BUILD)/fuzz/%,$(FUZZ_SRCS))

@@ -23,7 +23,7 @@ std::string Size(uint64_t kb) {
   char buf[32];
   if (kb < 1024)
     snprintf(buf, sizeof(buf), "%llu KiB", static_cast<unsigned long long>(kb));
-  else if (kb < 1024 * 1024)
+  else if (kb < uint64_t{1024} * 1024)
     snprintf(buf, sizeof(buf), "%.0f MiB", static_cast<double>(kb) / 1024);
   else
     snprintf(buf, sizeof(buf), "%.1f GiB", static_cast<double>(kb) / (1024 * 1024));

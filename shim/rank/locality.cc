@@ -21,7 +21,7 @@ namespace {
 /// numa_maps is read at most this far: about 45,000 mappings (a 1 GiB rank with 10,000 takes 0.9 MB; Linux
 /// allows 65,530 by default).
 constexpr uint64_t kMaxNumaMapsBytes = 4ull << 20;
-constexpr size_t kScratch = 64 * 1024;  ///< the mapping: numa_maps' buffer, then sysfs reads
+constexpr size_t kScratch = size_t{64} * 1024;  ///< the mapping: numa_maps' buffer, then sysfs reads
 
 bool Has(const uint64_t* set, uint32_t words, uint64_t bit) {
   return bit / 64 < words && (set[bit / 64] >> (bit % 64) & 1) != 0;
@@ -88,8 +88,8 @@ void PlannedNodes(const uint64_t* cpus, uint32_t words, char* buf, size_t cap, u
   }
   int mode = 0;
   uint64_t policy[16] = {};
-  if (base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(policy), 16 * 64, 0,
-                 0) == 0 &&
+  if (base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&mode), reinterpret_cast<long>(policy), 16L * 64,
+                 0, 0) == 0 &&
       mode != 0) {
     nodes[0] |= policy[0], nodes[1] |= policy[1];
   }

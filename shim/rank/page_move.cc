@@ -25,7 +25,7 @@ struct Range {
   uint64_t start, end, off_kb;
 };
 constexpr size_t kMaxRanges = 32768;                        ///< past it, the rest is left (and counted)
-constexpr size_t kBuf = 64 * 1024;                          ///< the read buffer
+constexpr size_t kBuf = size_t{64} * 1024;                  ///< the read buffer
 constexpr size_t kMap = kBuf + kMaxRanges * sizeof(Range);  ///< one mapping for both
 
 long NowMs() {
