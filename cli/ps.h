@@ -47,6 +47,10 @@ struct PsProcess {
   std::string nodes;     ///< the memory policy's nodes, else the nodes of its CPUs, else Mems_allowed_list
   std::string
       memory;  ///< in plan's words: local, preferred, bind, interleave (plus the kernel's others); "?"
+  /// Of a bound process: the share of its own memory (private anonymous, cli/proc_locality.h) on `nodes`,
+  /// "98%"; "-" with none; "?" unreadable or not bound.
+  std::string local = "?";
+  uint64_t anon_kb = 0;
   std::string command;  ///< base::CommandName of its arguments ("python3 train.py"), "[name]" without any
   std::string cmdline;  ///< its arguments joined with spaces
 };

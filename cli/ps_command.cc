@@ -95,6 +95,7 @@ void PrintJson(FILE* out, const std::vector<PsProcess>& found) {
     else
       j.Null();
     j.Key("cpus").String(p.cpus).Key("nodes").String(p.nodes).Key("memory").String(p.memory);
+    j.Key("local").String(p.local).Key("anon_kb").Uint(p.anon_kb);
     j.Key("command").String(p.command).Key("cmdline").String(p.cmdline).EndObject();
   }
   j.Break(0).EndArray().Finish();
@@ -103,10 +104,10 @@ void PrintJson(FILE* out, const std::vector<PsProcess>& found) {
 void PrintText(FILE* out, const std::vector<PsProcess>& found) {
   if (found.empty()) return;
   std::vector<std::vector<std::string>> table;
-  table.push_back({"pid", "user", "rank", "launcher", "cpus", "nodes", "memory", "command"});
+  table.push_back({"pid", "user", "rank", "launcher", "cpus", "nodes", "memory", "local", "command"});
   for (const PsProcess& p : found) {
-    table.push_back(
-        {std::to_string(p.pid), p.user, RankText(p), LauncherText(p), p.cpus, p.nodes, p.memory, p.command});
+    table.push_back({std::to_string(p.pid), p.user, RankText(p), LauncherText(p), p.cpus, p.nodes, p.memory,
+                     p.local, p.command});
     for (std::string& cell : table.back()) cell = Printable(cell);  // another user's command and environment
   }
   PrintTable(out, table);

@@ -15,6 +15,7 @@
 #include "base/command_name.h"
 #include "cli/cli.h"
 #include "cli/memory_policy.h"
+#include "cli/proc_locality.h"
 #include "cli/proc_text.h"
 #include "cli/ps.h"
 #include "config/bound_marker.h"
@@ -107,6 +108,22 @@ bool FewerCpus(const PsMachine& machine, const std::string& cpus) {
   std::string ignored;
   return planner::CpuSet::ParseList(cpus.c_str(), &set, &ignored) && !machine.all.Empty() &&
          set.IsSubsetOf(machine.all) && set != machine.all;
+}
+
+/// A bound process's share of its own memory on its nodes (out->nodes), from its whole numa_maps.
+void LocalShare(const std::string& dir, PsProcess* out) {
+  std::string text, ignored;
+  planner::CpuSet nodes;
+  if (ReadProcFile(dir + "numa_maps", 64 << 20, &text) != 0 ||
+      !planner::CpuSet::ParseList(out->nodes.c_str(), &nodes, &ignored))
+    return;
+  base::NodeMemory m = CountNumaMaps(text);
+  uint64_t local = 0;
+  for (uint32_t n = 0; n < base::kNumaMapsNodes; ++n) {
+    if (nodes.Has(n)) local += m.anon_kb[n];
+  }
+  out->anon_kb = m.AnonKb();
+  out->local = out->anon_kb == 0 ? "-" : std::to_string(local * 100 / out->anon_kb) + "%";
 }
 
 }  // namespace
@@ -230,6 +247,7 @@ bool ReadPsProcess(long pid, const PsMachine& machine, PsSites* sites, long uid,
   out->memory = e == 0 ? MemoryWord(NumaMapsPolicy(text), &policy_nodes) : "?";  // "?": another user's
   out->nodes = !policy_nodes.empty() ? policy_nodes : NodesOfCpus(machine, out->cpus);
   if (out->nodes.empty() && StatusValue(status, "Mems_allowed_list", &field)) out->nodes = field;
+  if (out->bound == PsBound::kNumabind) LocalShare(dir, out);
   return true;
 }
 

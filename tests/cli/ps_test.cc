@@ -143,13 +143,14 @@ Test(ps, lists_a_rank_bound_at_start_up, .timeout = 30) {
   pid_t pid = BoundRank(1, {"NUMABIND_MEMORY=bind"});
   std::vector<std::string> f = Fields(WaitListed(pid));
   Reap(pid);
-  cr_assert_eq(f.size(), 9u, "pid user rank launcher(2 words) cpus nodes memory command");
+  cr_assert_eq(f.size(), 10u, "pid user rank launcher(2 words) cpus nodes memory local command");
   EXPECT_STREQ(f[1], "root");
   EXPECT_STREQ(f[2], "1");
   EXPECT_STREQ(f[3] + " " + f[4], "Open MPI");
   EXPECT_STREQ(f[5], std::to_string(TwoCpus()[0]));
   EXPECT_STREQ(f[7], "bind");
-  EXPECT_STREQ(f[8], "/bin/sleep");
+  EXPECT_STREQ(f[8], "100%");  // its own memory, all on its node 0 (bind:0)
+  EXPECT_STREQ(f[9], "/bin/sleep");
 }
 
 // A rank its launcher bound at exec carries NUMABIND_BOUND with its proof: who bound it. Memory "local", the
@@ -189,7 +190,7 @@ Test(ps, unbound_processes_only_with_all, .timeout = 30) {
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   EXPECT_STREQ(LineOf(r.out, pid), "");
   std::vector<std::string> f = Fields(all);
-  cr_assert_eq(f.size(), 8u, "%s", all.c_str());
+  cr_assert_eq(f.size(), 9u, "%s", all.c_str());
   EXPECT_STREQ(f[2] + " " + f[3], "- -");
 }
 
@@ -230,7 +231,7 @@ Test(ps, unreadable_environment_falls_back_to_affinity, .timeout = 30) {
   Reap(pid);
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   std::vector<std::string> f = Fields(LineOf(r.out, pid));
-  cr_assert_eq(f.size(), 10u, "%s", r.out.c_str());
+  cr_assert_eq(f.size(), 11u, "%s", r.out.c_str());
   EXPECT_STREQ(f[2] + " " + f[3], "? unknown");
   EXPECT_STREQ(f[6], std::to_string(TwoCpus()[0]));
   EXPECT_STREQ(f[8], "?");
@@ -261,7 +262,7 @@ Test(ps, each_process_by_its_own_site_file, .timeout = 30) {
   Reap(bad);
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   std::vector<std::string> f = Fields(LineOf(r.out, on));
-  cr_assert_eq(f.size(), 9u, "%s", r.out.c_str());
+  cr_assert_eq(f.size(), 10u, "%s", r.out.c_str());
   EXPECT_STREQ(f[2] + " " + f[3] + " " + f[4] + " " + f[5], "1 Open MPI " + std::to_string(TwoCpus()[0]));
   EXPECT_STREQ(LineOf(r.out, off), "");
   EXPECT_STREQ(LineOf(r.out, bad), "");
@@ -301,7 +302,7 @@ Test(ps, root_never_reads_a_site_file_another_user_names, .timeout = 30) {
   Reap(open);
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   std::vector<std::string> f = Fields(LineOf(r.out, secret));
-  cr_assert_eq(f.size(), 8u, "%s", r.out.c_str());
+  cr_assert_eq(f.size(), 9u, "%s", r.out.c_str());
   EXPECT_STREQ(f[1] + " " + f[2] + " " + f[3], "nobody - -");
   std::string line = LineOf(r.out, open);
   f = Fields(line);
@@ -351,9 +352,9 @@ Test(ps, escapes_what_processes_show, .timeout = 30) {
                  at < r->out.size() ? static_cast<unsigned char>(r->out[at]) : 0, at, r->out.c_str());
   }
   std::vector<std::string> f = Fields(LineOf(text.out, pid));
-  cr_assert_eq(f.size(), 8u, "pid user rank launcher cpus nodes memory command:\n%s", text.out.c_str());
+  cr_assert_eq(f.size(), 9u, "pid user rank launcher cpus nodes memory local command:\n%s", text.out.c_str());
   EXPECT_STREQ(f[2], shown);  // the rank, from the environment
-  EXPECT_STREQ(f[7], shown);  // the command
+  EXPECT_STREQ(f[8], shown);  // the command
   cr_expect(draw.out.find("rank \\x1b[31mred") != std::string::npos, "%s", draw.out.c_str());
   // JSON escapes them its own way, and gives the command line back as it is.
   std::string dir = TempDir();
