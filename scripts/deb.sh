@@ -57,5 +57,9 @@ sed -e "s|@VERSION@|$version|" -e "s|@SIZE@|$size|" -e "s|@DEPENDS@|$depends|" \
 install -m 644 "$here/packaging/debian/triggers" "$pkg/DEBIAN/triggers"
 (cd "$pkg" && find usr -type f -exec md5sum {} + | sort -k2) >"$pkg/DEBIAN/md5sums"
 chmod 644 "$pkg/DEBIAN/"*
-dpkg-deb --root-owner-group -Zxz --build "$pkg" "$out" >/dev/null
+# Written beside it, then renamed: the suites that run `make deb` again (tests/pkg) must not truncate the
+# package a guest is installing from at the same time (make test runs them side by side: seen in CI as
+# "tar: Unexpected EOF in archive" in layout B's sitewide/install).
+dpkg-deb --root-owner-group -Zxz --build "$pkg" "$out.tmp.$$" >/dev/null
+mv -f "$out.tmp.$$" "$out"
 echo "deb: wrote $out ($(du -k "$out" | cut -f1) KiB; Depends: $depends)"
