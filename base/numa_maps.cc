@@ -4,10 +4,7 @@
 
 #include "base/numa_maps.h"
 
-#include <errno.h>
-#include <fcntl.h>
-
-#include "base/syscalls.h"
+#include "base/file_lines.h"
 
 namespace numabind::base {
 namespace {
@@ -78,38 +75,8 @@ void AddNumaMapsLine(const char* line, size_t n, NodeMemory* out) {
 
 // Child-safe: raw system calls into the caller's buffer.
 bool ReadNumaMaps(const char* path, NodeMemory* out, char* buf, size_t cap, uint64_t max_bytes) {
-  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
-  if (SysFailed(fd)) return false;
-  size_t held = 0;    // bytes of an unfinished line at buf's start
-  bool skip = false;  // the rest of a line longer than the buffer
-  uint64_t read = 0;
-  for (;;) {
-    if (read >= max_bytes) {
-      out->cut = true;
-      break;
-    }
-    long got = Sys6(SYS_read, fd, reinterpret_cast<long>(buf + held), static_cast<long>(cap - held));
-    if (got == -EINTR) continue;
-    if (got <= 0) break;
-    read += static_cast<uint64_t>(got);
-    size_t len = held + static_cast<size_t>(got), start = 0;
-    for (size_t i = held; i < len; ++i) {
-      if (buf[i] != '\n') continue;
-      if (!skip) AddNumaMapsLine(buf + start, i - start, out);
-      skip = false;
-      start = i + 1;
-    }
-    held = len - start;
-    if (held == cap) {  // one line fills the buffer: its counts are lost
-      out->cut = true;
-      skip = true;
-      held = 0;
-    } else {
-      for (size_t i = 0; i < held; ++i) buf[i] = buf[start + i];
-    }
-  }
-  Sys6(SYS_close, fd);
-  return true;
+  return ForEachLine(path, buf, cap, max_bytes, &out->cut,
+                     [out](const char* line, size_t n) { AddNumaMapsLine(line, n, out); });
 }
 
 }  // namespace numabind::base

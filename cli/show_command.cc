@@ -101,6 +101,56 @@ Drawing ShowDrawing(const std::vector<ProcInfo>& found) {
   return d;
 }
 
+void PrintJson(FILE* out, const std::vector<ProcInfo>& found, bool threads) {
+  JsonFile file(out);
+  base::JsonWriter& j = file.json();
+  j.BeginArray();
+  for (const ProcInfo& p : found) {
+    j.Break(2).BeginObject().Key("pid").Int(p.pid).Key("command").String(p.command);
+    j.Key("cpus").String(p.cpus).Key("nodes").String(p.nodes).Key("memory").String(p.memory);
+    j.Key("anon_kb_by_node");
+    if (!p.resident_known) {
+      j.Null();
+    } else {
+      j.BeginObject();
+      for (uint32_t n = 0; n < base::kNumaMapsNodes; ++n) {
+        if (p.resident.anon_kb[n] != 0) j.Key(std::to_string(n)).Uint(p.resident.anon_kb[n]);
+      }
+      j.EndObject();
+    }
+    if (threads) {
+      j.Key("threads").BeginArray();
+      for (const ThreadInfo& t : p.threads) {
+        j.BeginObject().Key("tid").Int(t.tid).Key("name").String(t.name).Key("cpus").String(t.cpus);
+        j.Key("outside").Bool(t.outside).EndObject();
+      }
+      j.EndArray();
+    }
+    j.EndObject();
+  }
+  j.Break(0).EndArray().Finish();
+}
+
+void PrintText(FILE* out, const std::vector<ProcInfo>& found, bool threads) {
+  std::vector<std::vector<std::string>> table;
+  table.push_back({"pid", "cpus", "nodes", "memory", "resident per node", "command"});
+  for (const ProcInfo& p : found) {
+    table.push_back({std::to_string(p.pid), p.cpus, p.nodes, p.memory,
+                     p.resident_known ? PerNode(p.resident, false) : "?", p.command});
+    for (std::string& cell : table.back()) cell = Printable(cell);  // another user's command line
+  }
+  PrintTable(out, table);
+  for (const ProcInfo& p : found) {
+    if (!threads) break;
+    fprintf(out, "\nthreads of %ld (! a CPU outside the process's %s)\n", p.pid, Printable(p.cpus).c_str());
+    std::vector<std::vector<std::string>> rows = {{"  tid", "name", "cpus"}};
+    for (const ThreadInfo& t : p.threads)
+      rows.push_back(
+          {std::string(t.outside ? "! " : "  ") + std::to_string(t.tid), Printable(t.name), t.cpus});
+    PrintTable(out, rows);
+  }
+}
+
 }  // namespace
 
 const HelpText kShowHelp = {kShowAbout, "0, 1 when a process cannot be read, 2 for bad usage."};
@@ -146,51 +196,9 @@ int ShowMain(const Invocation& call) {
     }
     fputs(text.c_str(), out);
   } else if (parsed.Has("--json")) {
-    JsonFile file(out);
-    base::JsonWriter& j = file.json();
-    j.BeginArray();
-    for (const ProcInfo& p : found) {
-      j.Break(2).BeginObject().Key("pid").Int(p.pid).Key("command").String(p.command);
-      j.Key("cpus").String(p.cpus).Key("nodes").String(p.nodes).Key("memory").String(p.memory);
-      j.Key("anon_kb_by_node");
-      if (!p.resident_known) {
-        j.Null();
-      } else {
-        j.BeginObject();
-        for (uint32_t n = 0; n < base::kNumaMapsNodes; ++n) {
-          if (p.resident.anon_kb[n] != 0) j.Key(std::to_string(n)).Uint(p.resident.anon_kb[n]);
-        }
-        j.EndObject();
-      }
-      if (parsed.Has("--threads")) {
-        j.Key("threads").BeginArray();
-        for (const ThreadInfo& t : p.threads) {
-          j.BeginObject().Key("tid").Int(t.tid).Key("name").String(t.name).Key("cpus").String(t.cpus);
-          j.Key("outside").Bool(t.outside).EndObject();
-        }
-        j.EndArray();
-      }
-      j.EndObject();
-    }
-    j.Break(0).EndArray().Finish();
+    PrintJson(out, found, parsed.Has("--threads"));
   } else if (!found.empty()) {
-    std::vector<std::vector<std::string>> table;
-    table.push_back({"pid", "cpus", "nodes", "memory", "resident per node", "command"});
-    for (const ProcInfo& p : found) {
-      table.push_back({std::to_string(p.pid), p.cpus, p.nodes, p.memory,
-                       p.resident_known ? PerNode(p.resident, false) : "?", p.command});
-      for (std::string& cell : table.back()) cell = Printable(cell);  // another user's command line
-    }
-    PrintTable(out, table);
-    for (const ProcInfo& p : found) {
-      if (!parsed.Has("--threads")) break;
-      fprintf(out, "\nthreads of %ld (! a CPU outside the process's %s)\n", p.pid, Printable(p.cpus).c_str());
-      std::vector<std::vector<std::string>> rows = {{"  tid", "name", "cpus"}};
-      for (const ThreadInfo& t : p.threads)
-        rows.push_back(
-            {std::string(t.outside ? "! " : "  ") + std::to_string(t.tid), Printable(t.name), t.cpus});
-      PrintTable(out, rows);
-    }
+    PrintText(out, found, parsed.Has("--threads"));
   }
   return status;
 }

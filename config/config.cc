@@ -148,9 +148,8 @@ NUMABIND_HOT bool ParseValues(const Ours& values, Config* out, Error* err) {
     if (i == kVarDisable) continue;
     v = values.value[i];
     if (v == nullptr || (*v == '\0' && !ReadsEmpty(i))) continue;
-    // A bad NUMABIND_MOVE keeps its default and is a warning: how a rank's pages move never stops its
-    // binding (issue 37).
-    if (i == kVarMove) {
+    // A variable whose bad value only warns keeps its default (config/vars.h).
+    if (WarnsOnly(i)) {
       Error move;
       if (!Read(i, v, out, &move) && err->warning[0] == '\0') {
         for (size_t k = 0; k + 1 < sizeof(err->warning) && (err->warning[k] = move.text[k]) != '\0'; ++k) {

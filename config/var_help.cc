@@ -10,7 +10,7 @@
 namespace numabind::config {
 
 const VarInfo kVars[kVarCount] = {
-#define NUMABIND_VAR(id, name, values, dflt, unset, meaning, reader, reads_empty) \
+#define NUMABIND_VAR(id, name, values, dflt, unset, meaning, reader, flags) \
   {name, values, dflt, unset, meaning},
 #include "config/vars.def"
 #undef NUMABIND_VAR

@@ -15,21 +15,29 @@ const char kVarNames[kVarCount][kVarNameMax] = {
 #undef NUMABIND_VAR
 };
 
-bool ReadsEmpty(int id) {
+namespace {
+
+unsigned FlagsOf(int id) {
   switch (id) {
-#define NUMABIND_VAR(id, name, values, dflt, unset, meaning, reader, reads_empty) \
-  case id:                                                                        \
-    return reads_empty;
+#define NUMABIND_VAR(id, name, values, dflt, unset, meaning, reader, flags) \
+  case id:                                                                  \
+    return flags;
 #include "config/vars.def"
 #undef NUMABIND_VAR
   }
-  return false;
+  return 0;
 }
+
+}  // namespace
+
+bool ReadsEmpty(int id) { return (FlagsOf(id) & kReadsEmpty) != 0; }
+
+bool WarnsOnly(int id) { return (FlagsOf(id) & kWarnsOnly) != 0; }
 
 // A switch of direct calls, not a table of function pointers: no relocation at load.
 NUMABIND_HOT bool ReadVar(int id, const char* value, Config* out, char* why, size_t cap) {
   switch (id) {
-#define NUMABIND_VAR(id, name, values, dflt, unset, meaning, reader, reads_empty) \
+#define NUMABIND_VAR(id, name, values, dflt, unset, meaning, reader, flags) \
   case id:                                                                        \
     return reader(value, out, why, cap);
 #include "config/vars.def"

@@ -42,9 +42,17 @@ extern const char kVarNames[kVarCount][kVarNameMax];
 /// The variable named exactly by the first `len` bytes of `name`, or -1.
 int FindVar(const char* name, size_t len);
 
+/// A variable's FLAGS in config/vars.def.
+constexpr unsigned kReadsEmpty = 1;  ///< an empty value is a value (NUMABIND_MATCH: matches nothing)
+constexpr unsigned kWarnsOnly = 2;   ///< a bad value is a warning, its default kept: it never unbinds a rank
+
 /// Whether an empty value is a value for variable `id` (NUMABIND_MATCH: matches nothing); for every other
 /// variable an empty value is unset.
 bool ReadsEmpty(int id);
+
+/// Whether a bad value of variable `id` is a warning, the default kept, rather than an error that leaves
+/// ranks unbound (NUMABIND_MOVE: how a late rank's pages move never stops its binding).
+bool WarnsOnly(int id);
 
 /// Runs variable `id`'s reader (config/readers.h) on `value`.
 bool ReadVar(int id, const char* value, Config* out, char* why, size_t cap);

@@ -11,8 +11,10 @@
 
 #include "base/dir_entries.h"
 #include "base/syscalls.h"
+#include "base/text.h"
 #include "plan/plan_basis.h"
 #include "shim/rank/become_rank.h"
+#include "shim/rank/process_threads.h"
 #include "shim/state/state.h"
 
 namespace numabind::shim {
@@ -56,14 +58,10 @@ bool ListMeets(const char* list, const uint64_t* set, uint32_t words) {
   return false;
 }
 
-/// The decimal number `n` after `prefix` in out (NUL-terminated).
+/// `prefix`, the decimal number `n`, then `suffix`, in out (NUL-terminated).
 void PathOf(const char* prefix, long n, const char* suffix, char* out) {
-  char digits[24];
-  int k = 0;
-  do digits[k++] = static_cast<char>('0' + n % 10);
-  while ((n /= 10) > 0);
   while (*prefix != '\0') *out++ = *prefix++;
-  while (k > 0) *out++ = digits[--k];
+  out += base::FormatDecimal(static_cast<uint64_t>(n), out);
   while (*suffix != '\0') *out++ = *suffix++;
   *out = '\0';
 }
@@ -100,10 +98,8 @@ void ThreadsOutside(const uint64_t* cpus, uint32_t words, Locality* out) {
   long fd = base::OpenAt(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
   base::ForEachDirEntry(fd, [&](const char* name) {
-    long tid = 0;
-    const char* p = name;
-    for (; *p >= '0' && *p <= '9'; ++p) tid = tid * 10 + (*p - '0');
-    if (*p != '\0' || tid <= 0) return;
+    long tid = TidOf(name);
+    if (tid < 0) return;
     uint64_t has[config::kMaxCpuWords] = {};
     long got = base::Sys6(SYS_sched_getaffinity, tid, sizeof(has), reinterpret_cast<long>(has));
     if (got <= 0) return;  // gone meanwhile

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "base/file_lines.h"
 #include "base/numa_maps.h"
 #include "base/syscalls.h"
 #include "base/text.h"
@@ -45,33 +46,11 @@ uint64_t Hex(const char** p, const char* end) {
   return v;
 }
 
-/// Calls fn(line, len) for each line of `path`, read through buf.
-template <typename Fn>
-void ForEachLine(const char* path, char* buf, Fn fn) {
-  long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  size_t held = 0;
-  for (;;) {
-    long got = base::Sys6(SYS_read, fd, reinterpret_cast<long>(buf + held), static_cast<long>(kBuf - held));
-    if (got == -EINTR) continue;
-    if (got <= 0) break;
-    size_t len = held + static_cast<size_t>(got), start = 0;
-    for (size_t i = held; i < len; ++i) {
-      if (buf[i] != '\n') continue;
-      fn(buf + start, i - start);
-      start = i + 1;
-    }
-    held = len - start;
-    if (held == kBuf) held = 0;  // a line longer than the buffer (a long path): not a private anonymous one
-    for (size_t i = 0; i < held; ++i) buf[i] = buf[start + i];
-  }
-  base::Sys6(SYS_close, fd);
-}
-
 /// The private anonymous mappings of /proc/self/maps ("START-END rw-p 0 00:00 0 [heap]"), but `skip`'s.
 size_t PrivateAnonymous(char* buf, Range* ranges, uint64_t skip) {
   size_t n = 0;
-  ForEachLine("/proc/self/maps", buf, [&](const char* line, size_t len) {
+  bool cut = false;  // a line past the buffer (a long path) is no private anonymous one
+  base::ForEachLine("/proc/self/maps", buf, kBuf, ~uint64_t{0}, &cut, [&](const char* line, size_t len) {
     const char *p = line, *end = line + len;
     uint64_t start = Hex(&p, end);
     if (p == end || *p != '-') return;
@@ -101,7 +80,8 @@ size_t PrivateAnonymous(char* buf, Range* ranges, uint64_t skip) {
 uint64_t OffNodes(char* buf, Range* ranges, size_t n, const uint64_t* nodes, uint32_t words) {
   uint64_t total = 0;
   for (size_t i = 0; i < n; ++i) ranges[i].off_kb = 0;
-  ForEachLine("/proc/self/numa_maps", buf, [&](const char* line, size_t len) {
+  bool cut = false;
+  base::ForEachLine("/proc/self/numa_maps", buf, kBuf, ~uint64_t{0}, &cut, [&](const char* line, size_t len) {
     const char *p = line, *end = line + len;
     uint64_t start = Hex(&p, end);
     if (p + 9 > end || !base::StartsWith(p, " default ")) return;

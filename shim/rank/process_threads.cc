@@ -28,14 +28,13 @@ bool Seen(const int* seen, uint32_t n, int tid) {
   return false;
 }
 
-/// The thread id a /proc/self/task entry names, or -1 ("." and "..").
+}  // namespace
+
 int TidOf(const char* name) {
   int tid = 0;
   for (; *name >= '0' && *name <= '9'; ++name) tid = tid * 10 + (*name - '0');
   return *name == '\0' && tid > 0 ? tid : -1;
 }
-
-}  // namespace
 
 OtherThreads BindOtherThreads() {
   OtherThreads result;

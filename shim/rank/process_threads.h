@@ -26,6 +26,9 @@ struct OtherThreads {
 /// policy is per thread and only a thread can set its own: the caller's alone is changed.
 OtherThreads BindOtherThreads();
 
+/// The thread id a /proc/self/task entry names, or -1 ("." and ".."). Child-safe.
+int TidOf(const char* name);
+
 /// When the threads BindOtherThreads moved were started: the text after "N threads started before".
 enum class ThreadsFrom { kStartup, kBecameRank };
 

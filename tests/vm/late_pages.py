@@ -14,13 +14,8 @@ import os
 import sys
 import threading
 
-
-def allowed(tid):
-    with open(f"/proc/self/task/{tid}/status") as f:
-        for line in f:
-            if line.startswith("Cpus_allowed_list:"):
-                return line.split(":", 1)[1].strip()
-    return "?"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "shim", "scripts"))
+from late_worker import allowed, started_thread  # noqa: E402 (the path first)
 
 
 def pages_of_big_mapping():
@@ -36,17 +31,7 @@ def pages_of_big_mapping():
 
 def work(out, device):
     os.sched_setaffinity(0, {0, 1, 2, 3})
-    go = threading.Event()
-    ids = {}
-
-    def run():
-        ids["thread"] = threading.get_native_id()
-        go.wait()
-
-    t = threading.Thread(target=run)
-    t.start()
-    while "thread" not in ids:
-        pass
+    t, tid, go = started_thread()
     mem = mmap.mmap(-1, 64 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     for off in range(0, 64 << 20, 4096):
         mem[off] = 1
@@ -55,7 +40,7 @@ def work(out, device):
     else:
         os.environ["LOCAL_RANK"] = "3"
         os.environ["LOCAL_WORLD_SIZE"] = "4"
-    line = {"cpus": allowed(threading.get_native_id()), "thread": allowed(ids["thread"]),
+    line = {"cpus": allowed(threading.get_native_id()), "thread": allowed(tid),
             "pages": pages_of_big_mapping()}
     with open(out, "a") as f:
         f.write(json.dumps(line, separators=(",", ":")) + "\n")

@@ -9,33 +9,17 @@ import os
 import sys
 import threading
 
-
-def allowed(tid):
-    with open(f"/proc/self/task/{tid}/status") as f:
-        for line in f:
-            if line.startswith("Cpus_allowed_list:"):
-                return line.split(":", 1)[1].strip()
-    return "?"
+from late_worker import allowed, started_thread  # beside it
 
 
 def main():
     out, devices = sys.argv[1], sys.argv[2:]
-    go = threading.Event()
-    ids = {}
-
-    def run():
-        ids["thread"] = threading.get_native_id()
-        go.wait()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    while "thread" not in ids:
-        pass
+    thread, tid, go = started_thread()
     with open(out, "a") as f:
         for device in devices:
             os.environ["CUDA_VISIBLE_DEVICES"] = device
             line = {"device": device, "cpus": allowed(threading.get_native_id()),
-                    "thread": allowed(ids["thread"])}
+                    "thread": allowed(tid)}
             f.write(json.dumps(line) + "\n")
     go.set()
     thread.join()

@@ -19,6 +19,23 @@ def allowed(tid):
     return "?"
 
 
+def started_thread():
+    """A thread started now that waits until the returned event is set: (thread, its native id, event).
+    device_worker.py and tests/vm/late_pages.py use it too."""
+    go = threading.Event()
+    ids = {}
+
+    def run():
+        ids["tid"] = threading.get_native_id()
+        go.wait()
+
+    t = threading.Thread(target=run)
+    t.start()
+    while "tid" not in ids:
+        pass
+    return t, ids["tid"], go
+
+
 def worker(out, rank, n):
     go = threading.Event()
     ids = {}
