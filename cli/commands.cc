@@ -44,6 +44,8 @@ const Command kCommands[] = {
      Listing::kManual},
     {"plan", Operands::kNone, "show where each local rank goes", &kPlanHelp, PlanOptions, PlanMain,
      Listing::kManual},
+    {"bind", Operands::kProgram, "run CMD bound as one rank, or rebind a process", &kBindHelp,
+     BindOptions, BindMain, Listing::kManual},
     {"show", Operands::kPids, "show where processes run (default: this one)", &kShowHelp, ShowOptions,
      ShowMain, Listing::kManual},
     {"report", Operands::kLogs, "did every rank of a job run where it should?", &kReportHelp, ReportOptions,

@@ -103,14 +103,17 @@ void PrintCommandHelp(const Command& c, FILE* out);
 // The commands' parts, each defined in the command's own file: its options, help and function.
 OptionList RunOptions();
 OptionList PlanOptions();
+OptionList BindOptions();
 OptionList ShowOptions();
 OptionList ReportOptions();
 OptionList PsOptions();
 OptionList VarsOptions();
-extern const HelpText kRunHelp, kPlanHelp, kShowHelp, kReportHelp, kPsHelp, kVarsHelp, kCompletionHelp;
+extern const HelpText kRunHelp, kPlanHelp, kBindHelp, kShowHelp, kReportHelp, kPsHelp, kVarsHelp, kCompletionHelp;
 /// Execs the command on success, so it returns only on failure (or for --help).
 int RunMain(const Invocation& call);
 int PlanMain(const Invocation& call);
+/// `bind`: execs CMD bound as one rank (returns only on failure), or rebinds a live process (cli/bind.h).
+int BindMain(const Invocation& call);
 int ShowMain(const Invocation& call);
 /// `report`: a job's verdict from its JSON logs (cli/report.h); the environment gives NUMABIND_LOG_FILE and
 /// the job id.

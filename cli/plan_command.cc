@@ -49,17 +49,6 @@ const char* const kPlanAbout[] = {
     "--export, each rank's variables follow the table, one per line.",
     nullptr};
 
-std::string FormatBits(const std::vector<uint64_t>& words) {
-  std::string s(64, '\0');
-  size_t need = plan::FormatBitList(words.data(), static_cast<uint32_t>(words.size()), s.data(), s.size());
-  if (need >= s.size()) {
-    s.assign(need + 1, '\0');
-    plan::FormatBitList(words.data(), static_cast<uint32_t>(words.size()), s.data(), s.size());
-  }
-  s.resize(need);
-  return s;
-}
-
 /// The rank's NUMABIND_EXPORT entries, from the builder the library runs in the rank's exec.
 void AddExports(const plan::PlanBasis& basis, const plan::RankPlan& plan, uint8_t exports,
                 const char* const* env, RankRow* row) {
@@ -112,8 +101,8 @@ PlanRows PlaceRanks(const plan::PlanBasis& basis, uint32_t nranks, const config:
         const char* id = basis.slots[plan.device_slot + d].device;
         if (id[0] != '\0') row.devices.emplace_back(id);
       }
-      row.nodes = FormatBits(nodes);
-      row.cpus = FormatBits(cpus);
+      row.nodes = FormatBits(nodes.data(), static_cast<uint32_t>(nodes.size()));
+      row.cpus = FormatBits(cpus.data(), static_cast<uint32_t>(cpus.size()));
       row.memory = config::MemoryName(plan.memory);
       row.nics = plan.nics != nullptr ? plan.nics : "";
       out.any_nics = out.any_nics || !row.nics.empty();
@@ -146,19 +135,6 @@ std::string PolicySource(const config::Config& cfg, const ParsedArgs& parsed, co
   if (config::SiteValue(site, config::kVarPolicy, &line) != nullptr)
     return " (from " + std::string(site.path) + ":" + std::to_string(line) + ")";
   return "";
-}
-
-/// The request config's typed values make (the policy node when unset).
-planner::PrepareRequest RequestOf(config::Config* cfg, const char* const* env) {
-  if (cfg->policy.text == nullptr) config::ParseVar("NUMABIND_POLICY", "node", cfg, nullptr);
-  planner::PrepareRequest request;
-  request.topology = cfg->topology;
-  request.policy = cfg->policy;
-  request.memory = cfg->memory;
-  request.devices = cfg->devices;
-  request.env = env;
-  request.want_nics = (cfg->exports & config::kExportNic) != 0;
-  return request;
 }
 
 }  // namespace
@@ -211,6 +187,29 @@ int PlanMain(const Invocation& call) {
     PrintRows(plan, cfg, out);
   }
   return plan.all_ok ? 0 : kExitFailure;
+}
+
+std::string FormatBits(const uint64_t* words, uint32_t nwords) {
+  std::string s(64, '\0');
+  size_t need = plan::FormatBitList(words, nwords, s.data(), s.size());
+  if (need >= s.size()) {
+    s.assign(need + 1, '\0');
+    plan::FormatBitList(words, nwords, s.data(), s.size());
+  }
+  s.resize(need);
+  return s;
+}
+
+planner::PrepareRequest RequestOf(config::Config* cfg, const char* const* env) {
+  if (cfg->policy.text == nullptr) config::ParseVar("NUMABIND_POLICY", "node", cfg, nullptr);
+  planner::PrepareRequest request;
+  request.topology = cfg->topology;
+  request.policy = cfg->policy;
+  request.memory = cfg->memory;
+  request.devices = cfg->devices;
+  request.env = env;
+  request.want_nics = (cfg->exports & config::kExportNic) != 0;
+  return request;
 }
 
 }  // namespace numabind::cli

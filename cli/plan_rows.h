@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "planner/planner.h"
 
 namespace numabind::cli {
 
@@ -37,6 +38,12 @@ struct PlanRows {
   /// the policy came from unless the command line gave it.
   std::string heading;
 };
+
+/// `words` (nwords 64-bit words) as a Linux list: "0-3,8".
+std::string FormatBits(const uint64_t* words, uint32_t nwords);
+/// The planner's request that config's typed values make (the policy node when unset): what `plan`
+/// shows and `bind` applies.
+planner::PrepareRequest RequestOf(config::Config* cfg, const char* const* env);
 
 /// The default output: the heading, auto's decision, a table with a row per rank, then each rank's
 /// exports one variable per line, a long value wrapped after its commas, so that lines fit 100 columns.

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/mempolicy.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -16,6 +15,7 @@
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "config/rank_count.h"
+#include "plan/apply_memory.h"
 #include "plan/plan_auto.h"
 #include "shim/child/bound_marker.h"
 #include "shim/log/shared_mistake.h"
@@ -36,87 +36,9 @@ UnboundEvent UnboundOf(const ChildArgs& a, const RankMatch& m, const char* path,
   return e;
 }
 
-/// What a rank's memory policy became: the one asked for, or what the kernel took instead.
-struct MemoryOutcome {
-  config::MemoryKind applied = config::MemoryKind::kLocal;
-  const char* why = nullptr;  ///< the kernel lacks the mode asked for: the line said once
-  long refused = 0;           ///< -errno of the refusal that made it fall back to bind or preferred
-};
-
-// From linux/mempolicy.h; older headers lack the last two.
-constexpr int kMpolPreferredMany = 5;       // Linux 5.15
-constexpr int kMpolWeightedInterleave = 6;  // Linux 6.9
-
-/// Child-safe: set_mempolicy(mode, nodes); returns 0 or -errno.
-long SetPolicy(int mode, const uint64_t* nodes, uint32_t node_words) {
-  long maxnode = static_cast<long>(node_words) * 64 + 1;  // the kernel drops one bit of maxnode, historically
-  return base::Sys6(SYS_set_mempolicy, mode, reinterpret_cast<long>(nodes), nodes != nullptr ? maxnode : 0);
-}
-
-/// Child-safe: MPOL_PREFERRED on the rank's own node (the first of its nodes that is not memory-only).
-long PreferOwnNode(const plan::RankPlan& plan, const plan::PlanBasis& basis) {
-  uint64_t first[config::kMaxNodeWords] = {0};
-  int64_t n = plan::FirstOwnNode(basis, plan.nodes);
-  if (n < 0 || static_cast<uint64_t>(n) >= uint64_t{basis.node_words} * 64) return -EINVAL;
-  first[n / 64] = uint64_t{1} << (n % 64);
-  return SetPolicy(MPOL_PREFERRED, first, basis.node_words);
-}
-
-/// Child-safe: sets the calling thread's memory policy for `plan`; returns 0 or -errno. A kernel older
-/// than the mode near or weighted asks for answers EINVAL: then *out says what it got instead.
-long ApplyAsked(const plan::RankPlan& plan, const plan::PlanBasis& basis, MemoryOutcome* out) {
-  uint32_t words = basis.node_words;
-  switch (plan.memory) {
-    case config::MemoryKind::kLocal: return base::Sys6(SYS_set_mempolicy, MPOL_DEFAULT, 0, 0);
-    case config::MemoryKind::kBind: return SetPolicy(MPOL_BIND, plan.nodes, words);
-    case config::MemoryKind::kInterleave: return SetPolicy(MPOL_INTERLEAVE, plan.nodes, words);
-    case config::MemoryKind::kPreferred:
-      if (plan::CountBits(plan.nodes, words) > 1) {
-        long r = SetPolicy(kMpolPreferredMany, plan.nodes, words);
-        if (r != -EINVAL) return r;
-      }
-      return PreferOwnNode(plan, basis);
-    case config::MemoryKind::kNear: {
-      long r = SetPolicy(kMpolPreferredMany, plan.nodes, words);
-      if (r != -EINVAL) return r;
-      out->applied = config::MemoryKind::kPreferred;
-      out->why = "the kernel lacks MPOL_PREFERRED_MANY (Linux 5.15): ranks prefer their own node";
-      return PreferOwnNode(plan, basis);
-    }
-    case config::MemoryKind::kWeighted: {
-      long r = SetPolicy(kMpolWeightedInterleave, plan.nodes, words);
-      if (r != -EINVAL) return r;
-      out->applied = config::MemoryKind::kInterleave;
-      out->why =
-          "the kernel lacks MPOL_WEIGHTED_INTERLEAVE (Linux 6.9): plain interleave over the same nodes";
-      return SetPolicy(MPOL_INTERLEAVE, plan.nodes, words);
-    }
-  }
-  return -EINVAL;
-}
-
-/// Child-safe: the policy asked for, else what ApplyAsked fell back to; when the kernel refuses that too
-/// (EINVAL: nodes it will not take; EPERM: a seccomp filter on the mode), bind over the rank's nodes, then
-/// preferred on its own node. Returns 0 or the last -errno; *out names what was applied and why.
-long ApplyMemory(const plan::RankPlan& plan, const plan::PlanBasis& basis, MemoryOutcome* out) {
-  out->applied = plan.memory;
-  out->why = nullptr;
-  long r = ApplyAsked(plan, basis, out);
-  // local asks for no policy of the rank's own: nothing narrower to fall back to.
-  if ((r != -EINVAL && r != -EPERM) || plan.memory == config::MemoryKind::kLocal) return r;
-  out->refused = r;
-  if (plan.memory != config::MemoryKind::kBind) {
-    out->applied = config::MemoryKind::kBind;
-    long b = SetPolicy(MPOL_BIND, plan.nodes, basis.node_words);
-    if (b == 0) return 0;
-  }
-  out->applied = config::MemoryKind::kPreferred;
-  return PreferOwnNode(plan, basis) == 0 ? 0 : r;
-}
-
 /// Child-safe: says once for the ranks of a launcher (g_prepared.memory_said) that the kernel lacks the
 /// memory policy they asked for and what they got instead.
-__attribute__((noinline)) void SayMemoryFallback(const ChildArgs& a, const MemoryOutcome& o) {
+__attribute__((noinline)) void SayMemoryFallback(const ChildArgs& a, const plan::MemoryOutcome& o) {
   bool first = false;
   if (!SaysSharedMistake(a.prepared->memory_said, &first)) return;
   Line l;
@@ -271,7 +193,8 @@ __attribute__((noinline)) void WarnPastCount(const char* path, const RankMatch& 
 /// policy. Returns 0 or -errno with *what naming the call that failed; *memory_denied is why no memory
 /// policy was set (the helper found set_mempolicy refused: the CPUs are bound all the same), or nullptr.
 long ApplyPlan(const ChildArgs& a, const plan::RankPlan& plan, const plan::PlanBasis& basis,
-               SavedBinding* saved, const char** what, const char** memory_denied, MemoryOutcome* memory) {
+               SavedBinding* saved, const char** what, const char** memory_denied,
+               plan::MemoryOutcome* memory) {
   long r = base::Sys6(SYS_sched_getaffinity, 0, static_cast<long>(saved->cpu_words) * 8,
                       reinterpret_cast<long>(saved->cpus));
   saved->cpus_saved = r > 0;
@@ -289,7 +212,7 @@ long ApplyPlan(const ChildArgs& a, const plan::RankPlan& plan, const plan::PlanB
       base::Sys6(SYS_get_mempolicy, reinterpret_cast<long>(&saved->mode),
                  reinterpret_cast<long>(saved->nodes), static_cast<long>(kSavedNodeWords) * 64, 0, 0) == 0;
   *what = "set_mempolicy: ";
-  r = ApplyMemory(plan, basis, memory);
+  r = plan::ApplyMemory(plan, basis, memory);
   if (memory->why != nullptr && memory->refused == 0) SayMemoryFallback(a, *memory);
   // A container that forbids memory policies, a kernel without them, a policy the kernel refuses however
   // it is asked: keep the CPUs, say so in the line.
@@ -350,7 +273,7 @@ BindResult BindRank(const ChildArgs& a, Entry entry, const char* path, RankMatch
     return Fail(a, path, m, "", plan.error, EINVAL, err);
   const char* what = "";
   const char* memory_denied = nullptr;
-  MemoryOutcome memory;
+  plan::MemoryOutcome memory;
   long r = ApplyPlan(a, plan, basis, saved, &what, &memory_denied, &memory);
   if (r < 0) return Fail(a, path, m, what, base::ErrnoName(static_cast<int>(-r)), static_cast<int>(-r), err);
   m.bound = true;

@@ -26,6 +26,14 @@
 
 extern char** environ;
 
+/// Checks that `text` contains `part`, and shows both when it does not.
+#define EXPECT_CONTAINS(text, part)                                                                 \
+  do {                                                                                              \
+    const std::string text_ = (text), part_ = (part);                                               \
+    cr_expect(text_.find(part_) != std::string::npos, "%s lacks \"%s\":\n%s", #text, part_.c_str(), \
+              text_.c_str());                                                                       \
+  } while (0)
+
 /// Compares two strings of any kind (temporaries included: Criterion's cr_assert_str_eq keeps pointers past
 /// the end of the full expression) and shows both when they differ.
 #define EXPECT_STREQ(actual, expected)                                                              \

@@ -6,7 +6,8 @@
 # rank's node; with NUMABIND_MOVE=off the pages stay on node 0 (move/off) and `numabind report` exits 1.
 # A device given in-process takes the same way into the rank (BecomeRank's epilogue); the guest has no
 # device a CUDA index names (its display devices are virtio-gpu), so that path is tested on the host
-# (tests/shim/process_threads_test.cc) for its threads.
+# (tests/shim/process_threads_test.cc) for its threads. `numabind bind --pid` moves another process's
+# pages with the same mover (bind_pid_case).
 
 # move_case NAME HOW WANT_MOVED VAR=VALUE...: runs late_pages.py HOW with the variables; WANT_MOVED 1: 90%
 # of the pages on the node of the CPUs it ended on (not node 0); 0: 90% still on node 0 and report exits 1.
@@ -35,7 +36,41 @@ move_case() {
   verdict "$name" "${why%; }"
 }
 
+# anon_on PID NODE: pages of PID's private anonymous mappings on NODE, and in all (numa_maps), as "ON TOTAL".
+anon_on() {
+  awk -v want="N$2" '/anon=/ { for (i = 1; i <= NF; i++) if ($i ~ /^N[0-9]+=/) { split($i, kv, "=");
+    t += kv[2]; if (kv[1] == want) on += kv[2] } } END { print on + 0, t + 0 }' "/proc/$1/numa_maps"
+}
+
+# bind --pid (issue 35): a process bound as rank 0 of 4 (node 0) touches 64 MiB, then `numabind bind --pid`
+# makes it rank 3 of 4: every thread on CPUs 12-15, at least 90% of its pages on node 3; with --no-move they
+# stay on node 0.
+bind_pid_case() {
+  local name=move/bind-pid$1 want=$2 pid tid on total why="" i
+  shift 2
+  rm -f "$WORK/ready"
+  "$NB" bind --policy node --rank 0 --ranks 4 -- python3 -c 'import sys, threading, time
+b = bytearray(64 << 20)
+for i in range(0, len(b), 4096): b[i] = 1
+threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+open(sys.argv[1], "w").write("ready")
+time.sleep(60)' "$WORK/ready" &
+  pid=$!
+  for i in $(seq 600); do [ -s "$WORK/ready" ] && break; sleep 0.1; done
+  "$NB" bind --policy node --rank 3 --ranks 4 --pid "$pid" "$@" >"$WORK/bind.out" 2>&1 ||
+    why+="bind --pid exit $?: $(tr '\n' ' ' <"$WORK/bind.out"); "
+  for tid in /proc/"$pid"/task/*; do
+    [ "$(awk '/Cpus_allowed_list/ {print $2}' "$tid/status")" = 12-15 ] || why+="thread ${tid##*/} not on 12-15; "
+  done
+  read -r on total < <(anon_on "$pid" "$want")
+  [ "$total" -gt 16384 ] && [ $((on * 100 / total)) -ge 90 ] || why+="$on of $total pages on node $want; "
+  kill "$pid"; wait "$pid" 2>/dev/null
+  verdict "$name" "${why%; }"
+}
+
 move_checks() {
   move_case fork-worker fork 1
   move_case off fork 0 NUMABIND_MOVE=off
+  bind_pid_case "" 3
+  bind_pid_case /no-move 0 --no-move
 }
