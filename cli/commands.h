@@ -108,7 +108,8 @@ OptionList ShowOptions();
 OptionList ReportOptions();
 OptionList PsOptions();
 OptionList VarsOptions();
-extern const HelpText kRunHelp, kPlanHelp, kBindHelp, kShowHelp, kReportHelp, kPsHelp, kVarsHelp, kCompletionHelp;
+extern const HelpText kRunHelp, kPlanHelp, kBindHelp, kShowHelp, kReportHelp, kPsHelp, kVarsHelp,
+    kCompletionHelp;
 /// Execs the command on success, so it returns only on failure (or for --help).
 int RunMain(const Invocation& call);
 int PlanMain(const Invocation& call);

@@ -38,7 +38,7 @@ bool WarnsOnly(int id) { return (FlagsOf(id) & kWarnsOnly) != 0; }
 NUMABIND_HOT bool ReadVar(int id, const char* value, Config* out, char* why, size_t cap) {
   switch (id) {
 #define NUMABIND_VAR(id, name, values, dflt, unset, meaning, reader, flags) \
-  case id:                                                                        \
+  case id:                                                                  \
     return reader(value, out, why, cap);
 #include "config/vars.def"
 #undef NUMABIND_VAR

@@ -197,7 +197,8 @@ bool BecomeRank(const ChildArgs& a, Role::How how, const char* program, RankMatc
       uint32_t words = PlanWords(a, false);
       bool spread =
           plan.memory == config::MemoryKind::kInterleave || plan.memory == config::MemoryKind::kWeighted;
-      base::PagesMoved moved = base::MovePrivatePages(0, plan.nodes, words, spread, g_startup.config.move_bytes);
+      base::PagesMoved moved =
+          base::MovePrivatePages(0, plan.nodes, words, spread, g_startup.config.move_bytes);
       LogPagesMoved(program, moved, plan.nodes, words);
     }
     KeepPlannedCpus();   // what its end event compares its threads with (shim/rank/locality.h)
