@@ -181,16 +181,9 @@ int BindMain(const Invocation& call) {
       return kExitUsage;
     }
   }
-  Environment merged = MergeOptions(call.env, parsed);
-  merged.Unset("NUMABIND_DISABLE");
+  Environment merged;
   config::Config cfg;
-  std::string warning;
-  std::string error = ValidateConfig(merged, parsed, &cfg, &warning);
-  if (!error.empty()) {
-    fprintf(err, "numabind bind: %s\n", error.c_str());
-    return kExitUsage;
-  }
-  if (!warning.empty()) fprintf(err, "numabind bind: %s; ignored\n", warning.c_str());
+  if (int status = ConfigOfOptions("bind", call, parsed, &merged, &cfg); status >= 0) return status;
   BindTarget t;
   t.nranks = cfg.nranks != 0 ? cfg.nranks : 1;
   if (const std::string* r = parsed.Value("--rank")) {

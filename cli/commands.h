@@ -95,6 +95,13 @@ std::string OptionText(const OptionSpec& o);
 /// the exit status when the command is done (0 or kExitUsage), -1 when it goes on with *parsed.
 int StartCommand(const Invocation& call, ParsedArgs* parsed);
 
+/// What `plan` and `bind` start with: the environment merged with the options (*merged; NUMABIND_DISABLE
+/// left out: the plan is shown or applied whether or not the library is switched off) and its configuration
+/// (*cfg, which points into *merged). A bad value is its line on call.err, "numabind COMMAND: ...", and
+/// kExitUsage; an unknown name is its warning line. Returns -1 to go on.
+int ConfigOfOptions(const char* command, const Invocation& call, const ParsedArgs& parsed, Environment* merged,
+                    config::Config* cfg);
+
 /// The listed commands one per line ("  numabind plan [OPTIONS]   show where ..."), then `--version`.
 void PrintCommandList(FILE* out);
 /// `numabind help NAME`: usage, paragraphs, options, exit status.

@@ -11,6 +11,7 @@
 
 #include "base/nearest.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "config/config.h"
 #include "config/site_file.h"
 
@@ -198,6 +199,20 @@ std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, con
   if (warning != nullptr) *warning = err.warning;
   if (ok) return "";
   return AsOption(err.text, parsed);
+}
+
+int ConfigOfOptions(const char* command, const Invocation& call, const ParsedArgs& parsed, Environment* merged,
+                    config::Config* cfg) {
+  *merged = MergeOptions(call.env, parsed);
+  merged->Unset("NUMABIND_DISABLE");  // the plan is the same whether or not the library is switched off
+  std::string warning;
+  std::string error = ValidateConfig(*merged, parsed, cfg, &warning);
+  if (!error.empty()) {
+    fprintf(call.err, "numabind %s: %s\n", command, error.c_str());
+    return kExitUsage;
+  }
+  if (!warning.empty()) fprintf(call.err, "numabind %s: %s; ignored\n", command, warning.c_str());
+  return -1;
 }
 
 std::string AsOption(const std::string& text, const ParsedArgs& parsed) {

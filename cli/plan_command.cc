@@ -140,26 +140,19 @@ std::string PolicySource(const config::Config& cfg, const ParsedArgs& parsed, co
 }  // namespace
 
 int PlanMain(const Invocation& call) {
-  const char* const* env = call.env;
   FILE* out = call.out;
   FILE* err = call.err;
   ParsedArgs parsed;
   int status = StartCommand(call, &parsed);
   if (status >= 0) return status;
-  Environment merged = MergeOptions(env, parsed);
-  merged.Unset("NUMABIND_DISABLE");  // the plan is shown whether or not the library is switched off
+  Environment merged;
   config::Config cfg;
-  std::string warning;
-  std::string error = ValidateConfig(merged, parsed, &cfg, &warning);
-  if (!error.empty()) {
-    fprintf(err, "numabind plan: %s\n", error.c_str());
-    return kExitUsage;
-  }
-  if (!warning.empty()) fprintf(err, "numabind plan: %s; ignored\n", warning.c_str());
+  status = ConfigOfOptions("plan", call, parsed, &merged, &cfg);
+  if (status >= 0) return status;
 
   std::string source = PolicySource(cfg, parsed, merged);
   planner::PrepareRequest request = RequestOf(&cfg, merged.get());
-  std::string why;
+  std::string why, error;
   plan::PlanBasis* basis = planner::Prepare(request, &why);
   if (basis == nullptr) {
     fprintf(err, "numabind plan: %s\n", !why.empty() ? why.c_str() : "cannot prepare a plan");
