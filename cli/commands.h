@@ -99,8 +99,8 @@ int StartCommand(const Invocation& call, ParsedArgs* parsed);
 /// left out: the plan is shown or applied whether or not the library is switched off) and its configuration
 /// (*cfg, which points into *merged). A bad value is its line on call.err, "numabind COMMAND: ...", and
 /// kExitUsage; an unknown name is its warning line. Returns -1 to go on.
-int ConfigOfOptions(const char* command, const Invocation& call, const ParsedArgs& parsed, Environment* merged,
-                    config::Config* cfg);
+int ConfigOfOptions(const char* command, const Invocation& call, const ParsedArgs& parsed,
+                    Environment* merged, config::Config* cfg);
 
 /// The listed commands one per line ("  numabind plan [OPTIONS]   show where ..."), then `--version`.
 void PrintCommandList(FILE* out);

@@ -201,8 +201,8 @@ std::string ValidateConfig(const Environment& env, const ParsedArgs& parsed, con
   return AsOption(err.text, parsed);
 }
 
-int ConfigOfOptions(const char* command, const Invocation& call, const ParsedArgs& parsed, Environment* merged,
-                    config::Config* cfg) {
+int ConfigOfOptions(const char* command, const Invocation& call, const ParsedArgs& parsed,
+                    Environment* merged, config::Config* cfg) {
   *merged = MergeOptions(call.env, parsed);
   merged->Unset("NUMABIND_DISABLE");  // the plan is the same whether or not the library is switched off
   std::string warning;
