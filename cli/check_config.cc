@@ -34,8 +34,9 @@ ConfigCheck CheckConfig(const Environment& env, const ParsedArgs& parsed) {
     config::Config scratch;
     config::Error err;
     if (config::ParseVar(config::kVarNames[id], v, &scratch, &err)) continue;
-    check.problems.push_back({true, AsOption(err.text, parsed)});
-    ++check.errors;
+    bool error = !config::WarnsOnly(id);  // as the library takes it: NUMABIND_MOVE's default is used
+    check.problems.push_back({error, AsOption(err.text, parsed)});
+    ++(error ? check.errors : check.warnings);
   }
   std::set<std::string> named;
   for (const char* const* p = e; *p != nullptr; ++p) {

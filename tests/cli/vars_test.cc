@@ -127,6 +127,20 @@ Test(vars, check_passes_a_good_configuration) {
          "numabind vars --check: ok (the environment; no site file at /nonexistent/numabind.conf)\n");
 }
 
+// A bad NUMABIND_MOVE is a warning, as the library takes it (auto is used, the ranks stay bound); exit 1, as
+// for any warning; `run` starts.
+Test(vars, check_warns_of_a_bad_move_budget) {
+  Result r = Run({"vars", "--check"}, {"NUMABIND_CONFIG_FILE=none", "NUMABIND_MOVE=lots"});
+  cr_assert_eq(r.status, 1, "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect((r.err + r.out).find("NUMABIND_MOVE=lots: expected auto, off or a size") != std::string::npos,
+            "%s%s", r.out.c_str(), r.err.c_str());
+  cr_expect(r.out.find("numabind vars --check: 0 errors, 1 warning") != std::string::npos, "%s",
+            r.out.c_str());
+  Result run =
+      Run({"run", "--policy", "node", "--", "true"}, {"NUMABIND_CONFIG_FILE=none", "NUMABIND_MOVE=lots"});
+  cr_expect_eq(run.status, 0, "%s", run.err.c_str());
+}
+
 // Every bad line of the site file, not only the first; and the count; exit 1.
 Test(vars, check_lists_every_bad_line) {
   std::string site = SiteFile(
