@@ -15,6 +15,34 @@
 
 namespace numabind::base {
 
+/// Reads `path` into buf (NUL-terminated, at most cap - 1 bytes): its length, 0 when it cannot. For sysfs
+/// files of one line. Child-safe.
+inline size_t ReadSmall(const char* path, char* buf, size_t cap) {
+  long fd = Sys6(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
+  if (SysFailed(fd)) return 0;
+  long got = Sys6(SYS_read, fd, reinterpret_cast<long>(buf), static_cast<long>(cap - 1));
+  Sys6(SYS_close, fd);
+  size_t n = got > 0 ? static_cast<size_t>(got) : 0;
+  buf[n] = '\0';
+  return n;
+}
+
+/// Sets in words[0..nwords) the bits of the Linux list `list` ("0-3,8\n"); members past them are left out.
+/// Stops at the first character that is no digit, '-' or ','. Child-safe.
+inline void AddListBits(const char* list, uint64_t* words, uint32_t nwords) {
+  for (const char* p = list; *p >= '0' && *p <= '9';) {
+    uint64_t a = 0, b;
+    for (; *p >= '0' && *p <= '9'; ++p) a = a * 10 + static_cast<uint64_t>(*p - '0');
+    b = a;
+    if (*p == '-') {
+      b = 0;
+      for (++p; *p >= '0' && *p <= '9'; ++p) b = b * 10 + static_cast<uint64_t>(*p - '0');
+    }
+    for (uint64_t c = a; c <= b && c / 64 < nwords; ++c) words[c / 64] |= uint64_t{1} << (c % 64);
+    if (*p == ',') ++p;
+  }
+}
+
 /// Calls fn(line, len) for each line of `path` (without its newline), read through buf[0..cap), at most
 /// max_bytes of it. A line longer than the buffer is skipped. Returns false when the file cannot be opened;
 /// *cut is set when a line was skipped or the bound reached (the lines seen are then not all of it).

@@ -17,6 +17,7 @@
 #include "config/rank_count.h"
 #include "plan/apply_memory.h"
 #include "plan/plan_auto.h"
+#include "shim/child/absent.h"
 #include "shim/child/bound_marker.h"
 #include "shim/log/shared_mistake.h"
 
@@ -55,12 +56,11 @@ bool SameBits(const uint64_t* a, uint32_t a_words, const uint64_t* b, uint32_t b
   return true;
 }
 
-/// Child-safe: logs why a rank is not bound (a line of its own, on the stack only on this path) and decides
-/// between running unbound and refusing (strict). A `shared` mistake (every rank of the launch has it) is
-/// said by one rank (shim/log/shared_mistake.h).
+}  // namespace
+
+// Child-safe: a line of its own, on the stack only on this path.
 __attribute__((noinline)) BindResult Fail(const ChildArgs& a, const char* path, const RankMatch& m,
-                                          const char* what, const char* why, int e, int* err,
-                                          bool shared = false) {
+                                          const char* what, const char* why, int e, int* err, bool shared) {
   bool first = false;
   if (!shared || SaysSharedMistake(a.prepared->mistake_said, &first)) {
     Line line;
@@ -74,6 +74,8 @@ __attribute__((noinline)) BindResult Fail(const ChildArgs& a, const char* path, 
   *err = e;
   return BindResult::kRefused;
 }
+
+namespace {
 
 /// Child-safe: a rank variable whose value is not a rank: one line naming both, then as Fail.
 __attribute__((noinline)) BindResult FailValue(const ChildArgs& a, const char* path, const RankMatch& m,
@@ -271,6 +273,8 @@ BindResult BindRank(const ChildArgs& a, Entry entry, const char* path, RankMatch
   if (m.nranks != 0 && m.rank >= m.nranks) WarnPastCount(path, m);
   if (!plan::ComputeRankPlan(basis, m.rank, m.nranks, &plan))
     return Fail(a, path, m, "", plan.error, EINVAL, err);
+  BindResult absent;
+  if (a.prepared->absent != nullptr && TakeOutAbsent(a, path, m, basis, &plan, err, &absent)) return absent;
   const char* what = "";
   const char* memory_denied = nullptr;
   plan::MemoryOutcome memory;

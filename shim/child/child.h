@@ -161,6 +161,12 @@ uint32_t PlanWords(const ChildArgs& a, bool cpus);
 BindResult BindRank(const ChildArgs& a, Entry entry, const char* path, RankMatch* m, SavedBinding* saved,
                     BoundEvent* event, int* err, plan::RankPlan* plan);
 
+/// Child-safe: logs why rank m is not bound ("... runs unbound: WHAT WHY") and decides between running
+/// unbound (kUnbound) and refusing (NUMABIND_STRICT=1: kRefused, *err = e). A `shared` mistake (every rank
+/// of the launch has it) is said by one rank (shim/log/shared_mistake.h).
+BindResult Fail(const ChildArgs& a, const char* path, const RankMatch& m, const char* what, const char* why,
+                int e, int* err, bool shared = false);
+
 /// Child-safe: rank m's new environment could not be built (errno `e`, from mmap), after BindRank bound it
 /// (the caller has Restore'd it): one warn line. kUnbound: start it with the environment it has; kRefused
 /// (NUMABIND_STRICT=1): fail the spawn with *err = e.

@@ -255,6 +255,7 @@ void Prepare(const config::EnvFacts* facts, bool all_devices) {
   }
   g_prepared.basis =
       reinterpret_cast<const plan::PlanBasis*>(payload);  // mapped as long as the process lives
+  if (c.topology != nullptr && c.topology[0] != '\0') NoteAbsent(*g_prepared.basis);
   if (WantsTiers(*g_prepared.basis)) LogTiers(*g_prepared.basis);
   long us = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
   if (c.log >= config::LogLevel::kDebug) LogPrepared(us, shared);

@@ -22,6 +22,11 @@ namespace numabind::shim {
 /// (PlannerReads, shim/launcher/basis_cache.h).
 const plan::PlanBasis* EnsurePrepared(const config::EnvFacts* facts = nullptr, bool all_devices = false);
 
+/// Parent side, at prepare time: when the basis was planned on NUMABIND_TOPOLOGY, the CPUs and nodes it
+/// names that are not online here, into g_prepared.absent (shim/child/absent.h takes them out of a rank's
+/// plan and says so); nothing for the machine itself.
+void NoteAbsent(const plan::PlanBasis& basis);
+
 /// Parent side, NUMABIND_LOG=debug: records the calling stack into g_prepared.stack, a page mapped at the
 /// first call (libunwind via dlopen).
 void CaptureStack();

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "base/dir_entries.h"
+#include "base/file_lines.h"
 #include "base/syscalls.h"
 #include "base/text.h"
 #include "plan/plan_basis.h"
@@ -27,17 +28,6 @@ constexpr size_t kScratch = size_t{64} * 1024;  ///< the mapping: numa_maps' buf
 
 bool Has(const uint64_t* set, uint32_t words, uint64_t bit) {
   return bit / 64 < words && (set[bit / 64] >> (bit % 64) & 1) != 0;
-}
-
-/// Reads `path` into buf (NUL-terminated); its length, 0 when it cannot.
-size_t ReadSmall(const char* path, char* buf, size_t cap) {
-  long fd = base::OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  long got = base::Sys6(SYS_read, fd, reinterpret_cast<long>(buf), static_cast<long>(cap - 1));
-  base::Sys6(SYS_close, fd);
-  size_t n = got > 0 ? static_cast<size_t>(got) : 0;
-  buf[n] = '\0';
-  return n;
 }
 
 /// Whether the Linux list `list` ("0-3,8\n") has a CPU of `set`.
@@ -79,7 +69,7 @@ void PlannedNodes(const uint64_t* cpus, uint32_t words, char* buf, size_t cap, u
       if (*p != '\0' || p == name + 4 || n >= 128) return;
       char path[96];
       PathOf("/sys/devices/system/node/node", n, "/cpulist", path);
-      if (ReadSmall(path, buf, cap) > 0 && ListMeets(buf, cpus, words))
+      if (base::ReadSmall(path, buf, cap) > 0 && ListMeets(buf, cpus, words))
         nodes[n / 64] |= uint64_t{1} << (n % 64);
     });
     base::Sys6(SYS_close, fd);
@@ -115,7 +105,7 @@ void ThreadsOutside(const uint64_t* cpus, uint32_t words, Locality* out) {
       t.tid = static_cast<int>(tid);
       char path[64];
       PathOf("/proc/self/task/", tid, "/comm", path);
-      size_t n = ReadSmall(path, t.name, sizeof(t.name));
+      size_t n = base::ReadSmall(path, t.name, sizeof(t.name));
       if (n > 0 && t.name[n - 1] == '\n') t.name[n - 1] = '\0';
       plan::FormatBitList(has, static_cast<uint32_t>(got / 8), t.cpus, sizeof(t.cpus));
     }

@@ -102,6 +102,11 @@ struct Prepared {
   /// child itself between fork and exec.
   uint64_t launcher_cpus[config::kMaxCpuWords] = {0};
   uint32_t launcher_cpu_words = 0;
+  /// What the basis names that this machine lacks, when it was planned on NUMABIND_TOPOLOGY (a file or a
+  /// synthetic description larger than the machine): the CPUs (basis->cpu_words words) then the nodes
+  /// (node_words) that are not online, in a page mapped at prepare time (NoteAbsent,
+  /// shim/launcher/prepare.h); nullptr when it lacks none, or planned on the machine itself.
+  const uint64_t* absent = nullptr;
   /// The launch this process's rank lines name (shim/launcher/launch_id.h): a launcher's own token, or a rank
   /// binding itself's parent's; "" until then.
   char launch[96] = {0};
