@@ -14,6 +14,7 @@
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
+#include "shim/child/first_program.h"
 #include "shim/entry/configure.h"
 #include "shim/entry/site_config.h"
 #include "shim/launcher/prepare.h"
@@ -41,7 +42,13 @@ NUMABIND_HOT int ExecRank(Entry entry, const char* path, char* const* argv, char
     return call(envp);
   pid_t launcher = static_cast<pid_t>(base::Sys6(SYS_getppid));
   RankMatch found;
-  if (!FindSpawnRank(argv, envp, launcher, &found)) return call(envp);
+  bool rank = FindSpawnRank(argv, envp, launcher, &found);
+  // The first program a launcher's child starts (not the launcher exec'ing itself), at info.
+  if (g_prepared.first_program != nullptr && base::Sys6(SYS_getpid) != g_startup.pid) {
+    ChildArgs first = ChildArgsNow();
+    NoteFirstProgram(first, rank, path);
+  }
+  if (!rank) return call(envp);
   pid_t self = static_cast<pid_t>(base::Sys6(SYS_getpid));
   // A process exec'ing itself (not a child between fork/vfork and exec) may prepare here: it is the parent
   // side of its own start. A child never does: it uses what its parent prepared, or runs unbound.

@@ -13,6 +13,7 @@
 #include "base/hot.h"
 #include "base/syscalls.h"
 #include "shim/child/child.h"
+#include "shim/child/first_program.h"
 #include "shim/child/pool_process.h"
 #include "shim/child/rank_exports.h"
 #include "shim/entry/caller_environment.h"
@@ -51,6 +52,8 @@ void BeforeFork() {
   if (SiteFilePending() && !ApplyPendingSiteFile()) return;  // site_config.h
   EnsurePrepared();
   NoteNoOrderCounter();
+  if (g_startup.config.log < config::LogLevel::kInfo) return;
+  ShareFirstProgramWord();
   if (g_startup.config.log != config::LogLevel::kDebug) return;
   int e = errno;
   Guard guard;  // the unwinder it may load runs other libraries' constructors

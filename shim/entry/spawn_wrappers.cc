@@ -13,6 +13,7 @@
 #include "base/syscalls.h"
 #include "shim/child/bind_call.h"
 #include "shim/child/container.h"
+#include "shim/child/first_program.h"
 #include "shim/entry/caller_environment.h"
 #include "shim/entry/configure.h"
 #include "shim/entry/site_config.h"
@@ -33,7 +34,13 @@ auto RunSpawn(Entry entry, BlockUse use, const char* path, char* const* argv, ch
   if (SiteFilePending() && !ApplyPendingSiteFile()) return call(envp);  // site_config.h
   NoteNoOrderCounter();
   RankMatch m;
-  if (!FindSpawnRank(argv, envp, static_cast<pid_t>(base::Sys6(SYS_getpid)), &m)) return call(envp);
+  ShareFirstProgramWord();
+  bool rank = FindSpawnRank(argv, envp, static_cast<pid_t>(base::Sys6(SYS_getpid)), &m);
+  if (g_prepared.first_program != nullptr) {
+    ChildArgs first = ChildArgsNow();
+    NoteFirstProgram(first, rank, path);
+  }
+  if (!rank) return call(envp);
   if (m.bad_value == nullptr) EnsurePrepared();
   ChildArgs args = ChildArgsNow();
   BindCall b;  // each field by name (C++17 has no designated initialisers)

@@ -118,6 +118,9 @@ struct Prepared {
   /// Nonzero once a rank said that the kernel lacks the memory policy NUMABIND_MEMORY asks for (near,
   /// weighted): the next word of the launcher's shared page; nullptr: every rank says it.
   uint32_t* memory_said = nullptr;
+  /// NUMABIND_LOG=info: nonzero once the first program this launcher started was looked at, to say once
+  /// when it was no rank (shim/child/first_program.h): the shared page's third word; nullptr below info.
+  uint32_t* first_program = nullptr;
   /// EnsurePrepared's lock: the thread preparing (its tid, a futex word), 0 when free.
   int preparing = 0;
   /// The planner helper's environment, NULL-terminated, made once when preparing from what the planner reads

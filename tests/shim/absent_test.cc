@@ -67,8 +67,9 @@ Test(absent, a_node_past_the_machine_is_named) {
   std::string topology = "synthetic:node:" + std::to_string(node + 1) + " core:1 pu:1";
   PreloadedRun o = Rank(topology, "node", node, node + 1);
   cr_assert_eq(o.reports.size(), 1u, "%s\nlog:\n%s", Tail(o.output).c_str(), o.log.c_str());
-  std::string want = "node " + std::to_string(node) + " of its plan is not on this machine (NUMABIND_TOPOLOGY=" +
-                     topology + "): no memory policy can name its nodes";
+  std::string want = "node " + std::to_string(node) +
+                     " of its plan is not on this machine (NUMABIND_TOPOLOGY=" + topology +
+                     "): no memory policy can name its nodes";
   cr_expect_eq(LinesWith(o.log, want).size(), 1u, "want %s\nlog:\n%s", want.c_str(), o.log.c_str());
   cr_expect_eq(o.reports[0].Get("cpus"), std::to_string(node), "%s", o.reports[0].line.c_str());
 }
