@@ -358,6 +358,8 @@ LIB32DIRS := $(PREFIX)/lib32
 LIBEXECDIR := $(PREFIX)/libexec/numabind
 MANDIR := $(PREFIX)/share/man
 COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+# zsh's: Debian's zsh reads /usr/share/zsh/vendor-completions; site-functions is zsh's own place elsewhere.
+ZSHCOMPLETIONDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
 # The site file and the profile.d script: GNU's sysconfdir, $(PREFIX)/etc, except for PREFIX=/usr, a
 # distribution's layout (Debian's --sysconfdir=/etc), where they go to /etc/numabind.conf and
 # /etc/profile.d/numabind.sh as the package's do. So `make install PREFIX=DIR` writes under DIR alone; a
@@ -370,11 +372,11 @@ PKG_PATHS = HELPER_PATH=$(LIBEXECDIR)/numabind SHIM_PATH=$(LIBDIR)/libnumabind.s
             SITE_FILE=$(INSTALL_SITE_FILE)
 STUB32 := $(BUILD)/lib32/libnumabind.so
 MANPAGES := $(BUILD)/man/numabind.1 $(BUILD)/man/numabind.7
-COMPLETION := $(BUILD)/completion/numabind
+COMPLETION := $(BUILD)/completion/numabind $(BUILD)/completion/_numabind
 # What install puts in place (under DESTDIR).
 INSTALLED := $(BINDIR)/numabind $(LIBDIR)/libnumabind.so $(addsuffix /libnumabind.so,$(LIB32DIRS)) \
              $(LIBEXECDIR)/numabind $(MANDIR)/man1/numabind.1 $(MANDIR)/man7/numabind.7 \
-             $(COMPLETIONDIR)/numabind $(PROFILEDIR)/numabind.sh
+             $(COMPLETIONDIR)/numabind $(ZSHCOMPLETIONDIR)/_numabind $(PROFILEDIR)/numabind.sh
 
 # An empty 32-bit library: a 32-bit program with the site-wide LD_PRELOAD loads it and nothing happens.
 $(STUB32): packaging/stub32.c
@@ -387,11 +389,14 @@ $(BUILD)/man/numabind.%: $(CLI)
 	@mkdir -p $(dir $@)
 	$(CLI) man $* >$@.tmp && mv $@.tmp $@
 
-# The bash completion, printed by the command from its command table and options.
+# The bash and zsh completions, printed by the command from its command table and options.
 completion: $(COMPLETION)
-$(COMPLETION): $(CLI)
+$(BUILD)/completion/numabind: $(CLI)
 	@mkdir -p $(dir $@)
 	$(CLI) completion bash >$@.tmp && mv $@.tmp $@
+$(BUILD)/completion/_numabind: $(CLI)
+	@mkdir -p $(dir $@)
+	$(CLI) completion zsh >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/numabind.sh: packaging/profile.sh.in
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' $< >$@
@@ -400,11 +405,12 @@ $(BUILD)/numabind.sh: packaging/profile.sh.in
 install-build:
 	$(MAKE) BUILD=$(PKG_BUILD) OBJ_BUILD=$(BUILD) $(PKG_PATHS) PREFIX=$(PREFIX) $(PKG_BUILD)/libnumabind.so \
 	  $(PKG_BUILD)/numabind $(PKG_BUILD)/lib32/libnumabind.so $(PKG_BUILD)/numabind.sh \
-	  $(PKG_BUILD)/man/numabind.1 $(PKG_BUILD)/man/numabind.7 $(PKG_BUILD)/completion/numabind
+	  $(PKG_BUILD)/man/numabind.1 $(PKG_BUILD)/man/numabind.7 $(PKG_BUILD)/completion/numabind \
+	  $(PKG_BUILD)/completion/_numabind
 
 install: install-build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(PROFILEDIR) \
-	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(COMPLETIONDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(ZSHCOMPLETIONDIR) \
 	  $(addprefix $(DESTDIR),$(LIB32DIRS))
 	install -m 755 $(PKG_BUILD)/numabind $(DESTDIR)$(BINDIR)/numabind
 	install -m 644 $(PKG_BUILD)/libnumabind.so $(DESTDIR)$(LIBDIR)/libnumabind.so
@@ -413,6 +419,7 @@ install: install-build
 	install -m 644 $(PKG_BUILD)/man/numabind.1 $(DESTDIR)$(MANDIR)/man1/numabind.1
 	install -m 644 $(PKG_BUILD)/man/numabind.7 $(DESTDIR)$(MANDIR)/man7/numabind.7
 	install -m 644 $(PKG_BUILD)/completion/numabind $(DESTDIR)$(COMPLETIONDIR)/numabind
+	install -m 644 $(PKG_BUILD)/completion/_numabind $(DESTDIR)$(ZSHCOMPLETIONDIR)/_numabind
 	install -m 644 $(PKG_BUILD)/numabind.sh $(DESTDIR)$(PROFILEDIR)/numabind.sh
 	# The site file, every line a comment: an administrator's own is never replaced (the package's is a
 	# conffile: dpkg asks).

@@ -54,8 +54,8 @@ const Command kCommands[] = {
      Listing::kManual},
     {"vars", Operands::kNone, "list or check the NUMABIND_* variables", &kVarsHelp, VarsOptions, VarsMain,
      Listing::kManual},
-    {"completion", Operands::kShell, "the bash completion script", &kCompletionHelp, nullptr, CompletionMain,
-     Listing::kManual},
+    {"completion", Operands::kShell, "the bash or zsh completion script", &kCompletionHelp, nullptr,
+     CompletionMain, Listing::kManual},
     {"help", Operands::kCommand, "a command's options", &kHelpHelp, nullptr, HelpMain, Listing::kUsage},
     {"prepare-basis", Operands::kNone, "the planner helper the library runs", nullptr, nullptr,
      PrepareBasisMain, Listing::kInternal},
@@ -77,7 +77,7 @@ const char* OperandsText(Operands operands) {
     case Operands::kPids: return "[PID...]";
     case Operands::kLogs: return "[FILE|DIR|PATTERN...]";
     case Operands::kCommand: return "[COMMAND]";
-    case Operands::kShell: return "bash";
+    case Operands::kShell: return "bash|zsh";
     case Operands::kSection: return "1|7";
   }
   return "";

@@ -46,7 +46,7 @@ enum class Operands {
   kPids,     ///< "[PID...]"
   kLogs,     ///< "[FILE|DIR|PATTERN...]": files, directories or NUMABIND_LOG_FILE values (report)
   kCommand,  ///< "[COMMAND]": at most one, a command's name (help)
-  kShell,    ///< "bash": exactly one of the words
+  kShell,    ///< "bash|zsh": exactly one of the words
   kSection,  ///< "1|7": exactly one of the words (man)
 };
 

@@ -1,25 +1,22 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `numabind completion bash`: the bash completion script, made at build time (the Makefile writes it to
-// $(BUILD)/completion/numabind and installs it) from the command table (cli/commands.h): each command's
-// options, the values config/vars.def lists for the variable an option sets and the kind of its arguments,
-// so that a command, an option or a policy name cannot be added without the completion knowing it.
+// `numabind completion bash|zsh`: the completion scripts, made at build time (the Makefile writes them to
+// $(BUILD)/completion/ and installs them) from the command table (cli/commands.h): each command's options,
+// the values config/vars.def lists for the variable an option sets and the kind of its arguments, so that a
+// command, an option or a policy name cannot be added without the completion knowing it. The bash script is
+// here; zsh's is cli/completion_zsh.cc, from the same words (cli/completion.h).
 
 #include <string>
 #include <vector>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/completion.h"
 #include "config/vars.h"
 
 namespace numabind::cli {
-namespace {
 
-/// What a value of `var` may be, from what it accepts (config::VarValues: its words or vars.def's VALUES,
-/// alternatives separated by '|': "node|socket|...|cpus:LIST|LIST...|..."): the lower-case keywords it may
-/// begin with, and "cpus:" for "cpus:LIST" (the rest is typed); into *items, the keywords of an alternative
-/// that is a comma list of them ("none|omp,omp-cpus,gpu,nic"), the only words that may follow a comma.
-/// *files when FILE or PATH is one.
+// Both shells read it (cli/completion.h).
 std::string ValueWords(config::VarId var, std::string* items, bool* files) {
   char accepts[256];
   std::string values(accepts, config::VarValues(var, accepts, sizeof(accepts)));
@@ -48,6 +45,8 @@ std::string ValueWords(config::VarId var, std::string* items, bool* files) {
   }
   return words;
 }
+
+namespace {
 
 /// What a command's arguments are, for the script: a program to run, files, process ids, a command's name
 /// or fixed words.
@@ -185,10 +184,10 @@ void PrintBash(FILE* out) {
 }  // namespace
 
 const char* const kCompletionAbout[] = {
-    "Prints the bash completion script for numabind, made from its command table: the commands, each\n"
-    "command's options, the values of the variable an option sets (config/vars.def) and what its\n"
-    "arguments are. make install puts it where bash-completion finds it; to try it in a shell:\n"
-    "source <(numabind completion bash).",
+    "Prints the bash or zsh completion script for numabind, made from its command table: the commands,\n"
+    "each command's options, the values of the variable an option sets (config/vars.def) and what its\n"
+    "arguments are. make install puts them where bash-completion and zsh find them; to try one in a\n"
+    "shell: source <(numabind completion bash), or in zsh: source <(numabind completion zsh).",
     nullptr};
 const HelpText kCompletionHelp = {kCompletionAbout, "0, 2 for bad usage."};
 
@@ -196,7 +195,10 @@ int CompletionMain(const Invocation& call) {
   ParsedArgs parsed;
   int started = StartCommand(call, &parsed);
   if (started >= 0) return started;
-  PrintBash(call.out);  // StartCommand took "bash", the one shell
+  if (parsed.positionals[0] == "zsh")  // StartCommand took one of the shells' names
+    PrintZsh(call.out);
+  else
+    PrintBash(call.out);
   return 0;
 }
 

@@ -24,6 +24,7 @@ TEST=(
   numactl                        # the usual alternative, for benchmarks
   qemu-system-x86 linux-image-amd64 busybox-static  # multi-NUMA guest (tests/vm)
   procps util-linux              # ps, taskset, unshare
+  zsh                            # the zsh completion's tests
   gcc-multilib                   # the 32-bit stub library (make install, make deb)
   dpkg-dev lintian man-db file   # make deb (dpkg-shlibdeps) and its tests
   libcap2-bin                    # setcap: the file-capability launcher of the secure-execution test

@@ -28,10 +28,12 @@ void NoteFirstProgram(const ChildArgs& a, bool rank, const char* path) {
     else
       l.Str("its environment has no rank variable (LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, ...)");
     l.Str(" and its command line matches no NUMABIND_MATCH; programs that get no rank from their launcher ");
-    l.Str("take ranks with --match GLOB (NUMABIND_MATCH), --forks (NUMABIND_FORKS=ranks, Python fork pools) ");
+    l.Str(
+        "take ranks with --match GLOB (NUMABIND_MATCH), --forks (NUMABIND_FORKS=ranks, Python fork pools) ");
     l.Str("or --by-device (NUMABIND_BY_DEVICE=1)");
     WriteLog(config::LogLevel::kInfo, &l);
-  }();
+  }
+  ();
 }
 
 }  // namespace numabind::shim

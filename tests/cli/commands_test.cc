@@ -209,7 +209,7 @@ Test(commands, synopsis_is_made_from_the_options) {
   EXPECT_STREQ(synopsis("report"), "[OPTIONS] [FILE|DIR|PATTERN...]");
   EXPECT_STREQ(synopsis("run"), "[OPTIONS] [--] CMD [ARGS...]");
   EXPECT_STREQ(synopsis("vars"), "[--markdown|--check]");
-  EXPECT_STREQ(synopsis("completion"), "bash");
+  EXPECT_STREQ(synopsis("completion"), "bash|zsh");
   EXPECT_STREQ(synopsis("man"), "1|7");
 }
 
@@ -327,12 +327,13 @@ Test(commands, reading_an_option_the_record_lacks_aborts, .signal = SIGABRT) {
 Test(commands, completion_is_listed_with_help) {
   Result r = Run({"help", "completion"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
-  cr_assert(r.out.rfind("Usage: numabind completion bash\n", 0) == 0, "%s", r.out.c_str());
+  cr_assert(r.out.rfind("Usage: numabind completion bash|zsh\n", 0) == 0, "%s", r.out.c_str());
   Result alone = Run({});
-  cr_assert(alone.err.find("\n  numabind completion bash ") != std::string::npos, "%s", alone.err.c_str());
-  Result bad = Run({"completion", "zsh"});
+  cr_assert(alone.err.find("\n  numabind completion bash|zsh ") != std::string::npos, "%s",
+            alone.err.c_str());
+  Result bad = Run({"completion", "fish"});
   cr_assert_eq(bad.status, 2);
-  EXPECT_STREQ(bad.err, "usage: numabind completion bash (prints the bash completion script)\n");
+  EXPECT_STREQ(bad.err, "usage: numabind completion bash|zsh (prints the bash or zsh completion script)\n");
   std::string dir = numabind::test::TempDir();
   numabind::test::WriteAll(dir + "/numabind", Run({"completion", "bash"}).out);
   std::string script = ". " + dir +

@@ -76,7 +76,8 @@ check install "$([ "$(state)" = "install ok installed $VERSION" ] || echo "$(sta
 why=""
 for f in /usr/bin/numabind "$lib" /usr/lib32/libnumabind.so /usr/libexec/numabind/numabind \
          /etc/profile.d/numabind.sh /etc/numabind.conf /usr/share/man/man1/numabind.1.gz /usr/share/man/man7/numabind.7.gz \
-         /usr/share/doc/numabind/copyright /usr/share/bash-completion/completions/numabind; do
+         /usr/share/doc/numabind/copyright /usr/share/bash-completion/completions/numabind \
+         /usr/share/zsh/vendor-completions/_numabind; do
   [ -e "$f" ] || why+=" $f missing;"
 done
 check installed_files "$why"

@@ -38,7 +38,8 @@ expected="/etc/numabind.conf 644
 /usr/libexec/numabind/numabind -> ../../bin/numabind
 /usr/share/bash-completion/completions/numabind 644
 /usr/share/man/man1/numabind.1 644
-/usr/share/man/man7/numabind.7 644"
+/usr/share/man/man7/numabind.7 644
+/usr/share/zsh/vendor-completions/_numabind 644"
 got=$(cd "$dest" && find . \( -type f -printf '/%P %m\n' \) -o \( -type l -printf '/%P -> %l\n' \) | sort)
 check installed_files "$([ "$got" = "$expected" ] || diff <(echo "$expected") <(echo "$got") | tr '\n' ' ')"
 
@@ -135,6 +136,10 @@ check completion_registers "$([ "$got" = "complete -F _numabind numabind" ] || e
 got=$(bash --norc -c ". '$comp'; t() { COMP_WORDS=(\"\$@\"); COMP_CWORD=\$((\$# - 1)); _numabind; echo \"\${COMPREPLY[*]}\"; }
   t numabind pl; t numabind run --policy ex" 2>&1)
 check completion_completes "$([ "$got" = "$(printf 'plan\nexclusive')" ] || echo "$got")"
+# zsh's, where compinit finds it: the #compdef line names the command, and zsh parses it.
+zcomp=$dest/usr/share/zsh/vendor-completions/_numabind
+got=$(head -1 "$zcomp"; zsh -n "$zcomp" 2>&1)
+check zsh_completion "$([ "$got" = "#compdef numabind" ] || echo "$got")"
 
 # 8. `make install PREFIX=DIR` without DESTDIR writes under DIR alone (it wrote /etc/numabind.conf and
 # /etc/profile.d/numabind.sh): it runs in a private mount namespace whose root is read-only but for a fresh
@@ -166,7 +171,8 @@ else
 /libexec/numabind/numabind -> ../../bin/numabind
 /share/bash-completion/completions/numabind 644
 /share/man/man1/numabind.1 644
-/share/man/man7/numabind.7 644"
+/share/man/man7/numabind.7 644
+/share/zsh/site-functions/_numabind 644"
   got=$(listing "$prefix")
   why=$([ "$got" = "$expected" ] || diff <(echo "$expected") <(echo "$got") | tr '\n' ' ')
   others=$(find "$fresh" -mindepth 1 -maxdepth 1 -printf '%P\n' | sort | tr '\n' ' ')

@@ -31,9 +31,10 @@ Test(first_program, a_launch_of_no_ranks_says_so_once) {
   cr_assert_eq(lines.size(), 1u, "log:\n%s", o.log.c_str());
   cr_expect_neq(lines[0].find("numabind: /bin/true, the first"), std::string::npos, "%s", lines[0].c_str());
   cr_expect_neq(lines[0].find("no rank variable (LOCAL_RANK, "), std::string::npos, "%s", lines[0].c_str());
-  cr_expect_neq(lines[0].find("--match GLOB (NUMABIND_MATCH), --forks (NUMABIND_FORKS=ranks"), std::string::npos,
-                "%s", lines[0].c_str());
-  cr_expect_neq(lines[0].find("--by-device (NUMABIND_BY_DEVICE=1)"), std::string::npos, "%s", lines[0].c_str());
+  cr_expect_neq(lines[0].find("--match GLOB (NUMABIND_MATCH), --forks (NUMABIND_FORKS=ranks"),
+                std::string::npos, "%s", lines[0].c_str());
+  cr_expect_neq(lines[0].find("--by-device (NUMABIND_BY_DEVICE=1)"), std::string::npos, "%s",
+                lines[0].c_str());
 }
 
 Test(first_program, nothing_when_the_first_is_a_rank) {
@@ -51,9 +52,9 @@ Test(first_program, nothing_below_info) {
 
 // posix_spawn, with a rank variable the programs lack: the line names it.
 Test(first_program, a_spawn_names_the_rank_variable_it_lacked) {
-  PreloadedRun o = RunPreloaded({BuildDir() + "/helpers/entry_launcher", "posix_spawn", "2", "/bin/true"},
-                                {"NUMABIND_POLICY=node", "NUMABIND_DEVICES=none", "NUMABIND_RANK_VAR=NB_NONE"},
-                                "numabind-first");
+  PreloadedRun o = RunPreloaded(
+      {BuildDir() + "/helpers/entry_launcher", "posix_spawn", "2", "/bin/true"},
+      {"NUMABIND_POLICY=node", "NUMABIND_DEVICES=none", "NUMABIND_RANK_VAR=NB_NONE"}, "numabind-first");
   cr_assert_eq(o.run.exit_code, 0, "%s", Tail(o.output).c_str());
   std::vector<std::string> lines = LinesWith(o.log, kNote);
   cr_assert_eq(lines.size(), 1u, "log:\n%s", o.log.c_str());
