@@ -60,7 +60,8 @@ std::string OptionSpecText(const OptionSpec& o, const OptionSpec* before, const 
   // Two alternatives exclude each other (--json and --draw): each is not offered once the other is given.
   std::string excluded;
   if (o.alternative && before != nullptr) excluded = before->name;
-  if (after != nullptr && after->alternative) excluded += (excluded.empty() ? "" : " ") + std::string(after->name);
+  if (after != nullptr && after->alternative)
+    excluded += (excluded.empty() ? "" : " ") + std::string(after->name);
   if (!excluded.empty()) spec += "(" + excluded + ")";
   spec += o.name;
   if (!o.flag) spec += "=";
@@ -94,8 +95,10 @@ std::string CommandCase(const Command& c) {
   if (c.options != nullptr) {
     OptionList list = c.options();
     for (size_t i = 0; i < list.count; ++i)
-      out += "            " + OptionSpecText(list.specs[i], i > 0 ? &list.specs[i - 1] : nullptr,
-                                        i + 1 < list.count ? &list.specs[i + 1] : nullptr) + " \\\n";
+      out += "            " +
+             OptionSpecText(list.specs[i], i > 0 ? &list.specs[i - 1] : nullptr,
+                            i + 1 < list.count ? &list.specs[i + 1] : nullptr) +
+             " \\\n";
   }
   std::string args = OperandsSpec(c.operands);
   if (!args.empty()) out += "            " + args + " \\\n";

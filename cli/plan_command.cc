@@ -32,6 +32,7 @@ const OptionSpec kPlanOptions[] = {
      "number of local ranks (default: the launcher's local size, else one per device or NUMA node)"},
     {"--devices", config::kVarDevices, false, "D", ""},
     {"--memory", config::kVarMemory, false, "M", ""},
+    {"--smt", config::kVarSmt, false, "N", "at most N hardware threads of each core"},
     {"--export", config::kVarExport, false, "E",
      "none or a comma list of " NUMABIND_EXPORT_PROSE ": show the variables each rank would get"},
     {"--json", kNoVar, true, "", "print a JSON array, one object per rank"},
@@ -162,6 +163,9 @@ int PlanMain(const Invocation& call) {
   PlanRows plan = PlaceRanks(*basis, nranks, cfg, merged.get());
   plan.heading = std::to_string(nranks) + (nranks == 1 ? " rank" : " ranks") + ", policy " + cfg.policy.text +
                  source + ", memory " + config::MemoryName(cfg.memory);
+  if (cfg.smt != 0)
+    plan.heading +=
+        ", at most " + std::to_string(cfg.smt) + (cfg.smt == 1 ? " thread" : " threads") + " per core";
   // near and weighted add memory-only nodes (plan/plan_tiers.cc): say when the machine has none.
   if ((cfg.memory == config::MemoryKind::kNear || cfg.memory == config::MemoryKind::kWeighted) &&
       !plan::HasTierNodes(*basis))
@@ -202,6 +206,7 @@ planner::PrepareRequest RequestOf(config::Config* cfg, const char* const* env) {
   request.devices = cfg->devices;
   request.env = env;
   request.want_nics = (cfg->exports & config::kExportNic) != 0;
+  request.smt = cfg->smt;
   return request;
 }
 

@@ -35,6 +35,7 @@ struct Config {
   const char* match = nullptr;     ///< NUMABIND_MATCH glob; never nullptr after Parse (default applies)
   bool fork_ranks = false;         ///< NUMABIND_FORKS=ranks: fork children of a non-rank take ranks by order
   const char* topology = nullptr;  ///< NUMABIND_TOPOLOGY: nullptr = live machine; file or synthetic:DESC
+  uint8_t smt = 0;                 ///< NUMABIND_SMT: hardware threads kept per core; 0 = all
   LogLevel log = LogLevel::kWarn;  ///< NUMABIND_LOG: off|warn|info|debug
   LogFormat log_format = LogFormat::kText;  ///< NUMABIND_LOG_FORMAT: text|json
   const char* log_file = nullptr;           ///< NUMABIND_LOG_FILE; nullptr = stderr

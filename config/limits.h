@@ -11,6 +11,8 @@
 namespace numabind::config {
 
 /// Local ranks and rank counts numabind handles: NUMABIND_NRANKS and a launcher's local size go up to
+/// NUMABIND_SMT: hardware threads per core kept, at most (POWER has 8).
+constexpr uint32_t kMaxSmt = 8;
 /// kMaxRanks, a rank value below it.
 constexpr uint32_t kMaxRanks = 1u << 20;
 

@@ -21,7 +21,8 @@ namespace numabind::config {
   X(kInputMemory, "--memory")      \
   X(kInputDevices, "--devices")    \
   X(kInputTopology, "--topology")  \
-  X(kInputNics, "--nics")
+  X(kInputNics, "--nics")          \
+  X(kInputSmt, "--smt")
 
 enum PlannerInput : int {
 #define NUMABIND_INPUT_ENUM(e, option) e,

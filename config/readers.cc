@@ -123,6 +123,21 @@ NUMABIND_HOT bool ReadForks(const char* value, Config* out, char* why, size_t ca
   return i >= 0;
 }
 
+bool ReadSmt(const char* value, Config* out, char* why, size_t cap) {
+  uint32_t n = 0;
+  size_t len = 0;
+  while (value[len] != '\0') ++len;
+  if (ParseDecimal(value, len, kMaxSmt, &n) && n != 0) {
+    out->smt = static_cast<uint8_t>(n);
+    return true;
+  }
+  base::TextWriter w{why, cap, 0};
+  if (cap > 0) why[0] = '\0';
+  w.Str("expected hardware threads per core, 1 to ");
+  w.Uint(kMaxSmt);
+  return false;
+}
+
 NUMABIND_HOT bool ReadTopology(const char* value, Config* out, char* why, size_t cap) {
   const char* d = value;
   const char* prefix = "synthetic:";

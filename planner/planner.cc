@@ -285,7 +285,28 @@ std::vector<Draft> TargetDrafts(const std::vector<Target>& targets, const std::v
 
 }  // namespace
 
-plan::PlanBasis* PreparePlanBasis(const Topology& topo, const PrepareRequest& request, std::string* err) {
+namespace {
+
+/// NUMABIND_SMT: `topo` with at most `smt` allowed PUs of each core, the lowest-numbered (a PU that belongs
+/// to no core, in a file without cores, is kept).
+Topology KeepThreads(const Topology& topo, uint32_t smt) {
+  Topology kept = topo;
+  for (const TopoCore& core : topo.cores) {
+    uint32_t n = 0;
+    for (int64_t c = core.cpus.First(); c >= 0; c = core.cpus.Next(c)) {
+      if (!topo.allowed.Has(static_cast<uint32_t>(c))) continue;
+      if (++n > smt) kept.allowed.Clear(static_cast<uint32_t>(c));
+    }
+  }
+  return kept;
+}
+
+}  // namespace
+
+plan::PlanBasis* PreparePlanBasis(const Topology& whole, const PrepareRequest& request, std::string* err) {
+  Topology threads;
+  if (request.smt != 0) threads = KeepThreads(whole, request.smt);
+  const Topology& topo = request.smt != 0 ? threads : whole;
   Policy policy = ExpandPolicy(request.policy);
   if (topo.allowed.Empty()) {
     *err = "no allowed CPUs in the topology of the " + topo.source;

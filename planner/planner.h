@@ -49,6 +49,7 @@ struct PrepareRequest {
   config::Devices devices;           ///< default auto
   const char* const* env = nullptr;  ///< the launcher's environment, for CUDA_VISIBLE_DEVICES and friends
   bool want_nics = false;            ///< discover HCAs and give each rank its nearest (NUMABIND_EXPORT nic)
+  uint32_t smt = 0;                  ///< NUMABIND_SMT: hardware threads kept per core; 0 = all
 };
 
 /// A request from the variables' texts (memory and devices: nullptr or "" = default) read by config's

@@ -54,7 +54,7 @@ ArgsResult RequestFromArgs(const std::vector<std::string>& args, const char* con
     texts[input] = args[i + 1].c_str();
   }
   // Each input of config::NUMABIND_PLANNER_INPUTS is read here: a new one needs its line.
-  static_assert(config::kPlannerInputCount == 5, "read every planner input");
+  static_assert(config::kPlannerInputCount == 6, "read every planner input");
   if (!RequestFromText(texts[config::kInputPolicy], texts[config::kInputMemory], texts[config::kInputDevices],
                        out, err)) {
     return ArgsResult::kBadValue;
@@ -62,6 +62,15 @@ ArgsResult RequestFromArgs(const std::vector<std::string>& args, const char* con
   const char* topology = texts[config::kInputTopology];
   out->topology = topology != nullptr && *topology != '\0' ? topology : nullptr;
   out->want_nics = texts[config::kInputNics] != nullptr && strcmp(texts[config::kInputNics], "1") == 0;
+  if (const char* smt = texts[config::kInputSmt]) {
+    config::Config cfg;
+    config::Error error;
+    if (!config::ParseVar("NUMABIND_SMT", smt, &cfg, &error)) {
+      *err = error.text;
+      return ArgsResult::kBadValue;
+    }
+    out->smt = cfg.smt;
+  }
   out->env = env;
   return ArgsResult::kOk;
 }

@@ -27,7 +27,9 @@ std::string Complete(const std::vector<std::string>& lines) {
   numabind::test::WriteAll(dir + "/_numabind", r.out);
   std::string script =
       "zmodload zsh/zpty\n"
-      "dir=" + dir + " out=" + dir + "/buffer\n"
+      "dir=" +
+      dir + " out=" + dir +
+      "/buffer\n"
       "t() {\n"
       "  : >$out\n"
       "  zpty z zsh -f -i\n"
@@ -48,15 +50,15 @@ std::string Complete(const std::vector<std::string>& lines) {
 
 Test(completion_zsh, commands_options_and_values, .timeout = 60) {
   std::string out = Complete({
-      "numabind ru",                      // a command
-      "numabind bind --no-m",             // an option of that command
-      "numabind run --policy cp",         // a value that goes on: no space after cpus:
-      "numabind run --memory=inter",      // --opt=value
-      "numabind plan --export omp,g",     // a comma list, each item once
-      "numabind plan --topology synth",   // a word beside files
-      "numabind show --json --dr",        // --json and --draw are alternatives: --draw is not offered
-      "numabind completion z",            // the shells
-      "numabind help bi",                 // a command's name
+      "numabind ru",                     // a command
+      "numabind bind --no-m",            // an option of that command
+      "numabind run --policy cp",        // a value that goes on: no space after cpus:
+      "numabind run --memory=inter",     // --opt=value
+      "numabind plan --export omp,g",    // a comma list, each item once
+      "numabind plan --topology synth",  // a word beside files
+      "numabind show --json --dr",       // --json and --draw are alternatives: --draw is not offered
+      "numabind completion z",           // the shells
+      "numabind help bi",                // a command's name
   });
   EXPECT_STREQ(out,
                "numabind ru -> numabind run \n"
@@ -72,8 +74,8 @@ Test(completion_zsh, commands_options_and_values, .timeout = 60) {
 
 // After the options, and after `--`, comes a command (zsh's own table of programs) and its arguments.
 Test(completion_zsh, the_command_to_run, .timeout = 60) {
-  std::string out = Complete({"numabind run lsbl", "numabind run -- lsbl", "numabind bind --policy node -- lsbl",
-                              "numabind run -- lsblk --outp"});
+  std::string out = Complete({"numabind run lsbl", "numabind run -- lsbl",
+                              "numabind bind --policy node -- lsbl", "numabind run -- lsblk --outp"});
   EXPECT_STREQ(out,
                "numabind run lsbl -> numabind run lsblk \n"
                "numabind run -- lsbl -> numabind run -- lsblk \n"

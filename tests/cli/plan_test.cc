@@ -26,6 +26,21 @@ Test(plan, node_policy_table) {
   cr_assert_str_empty(r.err.c_str());
 }
 
+// --smt 1 (NUMABIND_SMT): one hardware thread of each core; the heading says so.
+Test(plan, smt_keeps_one_thread_per_core) {
+  Result r = Run({"plan", "--topology", "synthetic:pack:2 core:2 pu:2", "--policy", "exclusive", "--ranks",
+                  "2", "--smt", "1"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(r.out.c_str(),
+               "2 ranks, policy exclusive, memory local, at most 1 thread per core\n"
+               "rank  device  nodes  cpus  memory\n"
+               "0     -       0      0,2   local\n"
+               "1     -       0      4,6   local\n");
+  Result bad = Run({"plan", "--smt", "0"});
+  cr_expect_eq(bad.status, 2);
+  EXPECT_STREQ(bad.err, "numabind plan: --smt 0: expected hardware threads per core, 1 to 8\n");
+}
+
 Test(plan, node_policy_json) {
   Result r = Run({"plan", "--topology", kTwoPackages, "--policy", "node", "--ranks", "4", "--json"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());

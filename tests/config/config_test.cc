@@ -256,6 +256,21 @@ Test(devices, bad) {
   }
 }
 
+// --------------------------------------------------------------------------------------------------- smt
+
+Test(smt, values) {
+  cr_assert_eq(Good({}).smt, 0u);  // unset: every hardware thread
+  cr_assert_eq(Good({"NUMABIND_SMT=1"}).smt, 1u);
+  cr_assert_eq(Good({"NUMABIND_SMT=8"}).smt, 8u);
+}
+
+Test(smt, bad) {
+  for (const char* n : {"0", "9", "-1", "two", "1x", " 1"}) {
+    std::string v = std::string("NUMABIND_SMT=") + n;
+    Bad({v}, (v + ": expected hardware threads per core, 1 to 8").c_str());
+  }
+}
+
 // ------------------------------------------------------------------------------------------------ nranks
 
 Test(nranks, values) {
@@ -675,13 +690,13 @@ Test(table, every_variable_once_and_known_to_parse) {
   using numabind::config::kVarCount;
   using numabind::config::kVars;
   const char* expected[] = {
-      "NUMABIND_POLICY",    "NUMABIND_MEMORY",     "NUMABIND_DEVICES",  "NUMABIND_NRANKS",
-      "NUMABIND_RANK_VAR",  "NUMABIND_MATCH",      "NUMABIND_FORKS",    "NUMABIND_TOPOLOGY",
-      "NUMABIND_LOG",       "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE", "NUMABIND_STRICT",
-      "NUMABIND_DISABLE",   "NUMABIND_SHARED",     "NUMABIND_BOUND",    "NUMABIND_EXPORT",
-      "NUMABIND_GUARD",     "NUMABIND_MOVE",       "NUMABIND_LOCALITY", "NUMABIND_BY_DEVICE",
-      "NUMABIND_CONTAINER", "NUMABIND_CONFIG_FILE"};
-  cr_assert_eq(kVarCount, 22);
+      "NUMABIND_POLICY",    "NUMABIND_MEMORY",    "NUMABIND_DEVICES",    "NUMABIND_NRANKS",
+      "NUMABIND_RANK_VAR",  "NUMABIND_MATCH",     "NUMABIND_FORKS",      "NUMABIND_TOPOLOGY",
+      "NUMABIND_SMT",       "NUMABIND_LOG",       "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE",
+      "NUMABIND_STRICT",    "NUMABIND_DISABLE",   "NUMABIND_SHARED",     "NUMABIND_BOUND",
+      "NUMABIND_EXPORT",    "NUMABIND_GUARD",     "NUMABIND_MOVE",       "NUMABIND_LOCALITY",
+      "NUMABIND_BY_DEVICE", "NUMABIND_CONTAINER", "NUMABIND_CONFIG_FILE"};
+  cr_assert_eq(kVarCount, 23);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
     char accepts[256];

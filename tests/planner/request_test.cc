@@ -49,13 +49,14 @@ void ReadBack(const config::Config& c, Read* out) {
 
 /// Whether the requests differ in what input `input` sets.
 bool Differs(int input, const planner::PrepareRequest& a, const planner::PrepareRequest& b) {
-  static_assert(config::kPlannerInputCount == 5, "compare every planner input");
+  static_assert(config::kPlannerInputCount == 6, "compare every planner input");
   switch (input) {
     case config::kInputPolicy: return a.policy.kind != b.policy.kind;
     case config::kInputMemory: return a.memory != b.memory;
     case config::kInputDevices: return a.devices.mode != b.devices.mode;
     case config::kInputTopology: return (a.topology == nullptr) != (b.topology == nullptr);
     case config::kInputNics: return a.want_nics != b.want_nics;
+    case config::kInputSmt: return a.smt != b.smt;
   }
   return false;
 }
@@ -68,7 +69,7 @@ Test(request, each_input_changes_the_helpers_args_and_its_request) {
   const std::pair<const char*, const char*> changed[config::kPlannerInputCount] = {
       {"NUMABIND_POLICY", "socket"}, {"NUMABIND_MEMORY", "interleave"},
       {"NUMABIND_DEVICES", "none"},  {"NUMABIND_TOPOLOGY", "synthetic:numa:2 pu:2"},
-      {"NUMABIND_EXPORT", "nic"},
+      {"NUMABIND_EXPORT", "nic"},    {"NUMABIND_SMT", "1"},
   };
   Read base;
   ReadBack(Parsed({base_var}), &base);
@@ -85,7 +86,8 @@ Test(request, each_input_changes_the_helpers_args_and_its_request) {
 Test(request, every_option_the_args_carry_is_read) {
   config::Config c = Parsed({{"NUMABIND_POLICY", "socket"},
                              {"NUMABIND_TOPOLOGY", "synthetic:numa:2 pu:2"},
-                             {"NUMABIND_EXPORT", "nic"}});
+                             {"NUMABIND_EXPORT", "nic"},
+                             {"NUMABIND_SMT", "2"}});
   std::vector<std::string> args = Args(c);
   cr_assert_eq(args.size(), 2u * config::kPlannerInputCount);
   for (int i = 0; i < config::kPlannerInputCount; ++i) {
