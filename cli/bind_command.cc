@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/plan_rows.h"
 #include "cli/proc_text.h"
+#include "config/bound_marker.h"
 #include "config/config.h"
 #include "plan/apply_memory.h"
 #include "plan/rank_env.h"
@@ -96,7 +97,7 @@ std::vector<std::string> RankEnvironment(const BindTarget& t, const config::Conf
                      &built);
   *note = built.note;
   std::vector<std::string> out;
-  out.push_back(std::string(config::kBoundEntry) + "bind=" + std::to_string(t.rank) +
+  out.push_back(std::string(config::kBoundEntry) + config::kBoundByBind + "=" + std::to_string(t.rank) +
                 " cpus=" + PlanCpus(t).ToList() + " by=" + std::to_string(getpid()));
   for (int i = 0; i < built.count; ++i) out.emplace_back(built.entries[i]);
   for (const char* const* e = env; *e != nullptr; ++e) {

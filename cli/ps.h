@@ -40,8 +40,14 @@ struct PsProcess {
   PsBound bound = PsBound::kNo;
   std::string rank;      ///< the rank variable's value ("1"); "" unless kNumabind
   std::string rank_var;  ///< the rank variable ("LOCAL_RANK"); "" unless kNumabind
-  std::string launcher;  ///< the launcher that variable belongs to ("torchrun", "Open MPI"), else rank_var
+  /// How it got its rank: "variable" (its launcher's rank variable), "order" (NUMABIND_MATCH or
+  /// NUMABIND_FORKS: the tree's order counter), "bind" (numabind bind); "" unless kNumabind.
+  std::string how;
+  /// The process that started it, by its command ("prted", "python3 torchrun", "slurmstepd"): the proof's
+  /// spawner, else its parent; "" when gone or unknown (never guessed from the rank variable's name).
+  std::string launcher;
   long by = 0;  ///< the process that bound it (NUMABIND_BOUND's proof; itself at start-up), 0 when unknown
+  bool spawned = false;  ///< the proof says `by` is its launcher, which started it bound
   const char* why = "";  ///< kUnknown's reason: "environment unreadable", "site file not read"
   std::string cpus;      ///< Cpus_allowed_list
   std::string nodes;     ///< the memory policy's nodes, else the nodes of its CPUs, else Mems_allowed_list
@@ -60,6 +66,10 @@ struct PsProcess {
 struct PsMachine {
   std::vector<std::pair<unsigned, planner::CpuSet>> nodes;
   planner::CpuSet all;
+  /// The ranks by order (NUMABIND_MATCH, NUMABIND_FORKS) by pid: the slots of the order counter pages in the
+  /// shared directory (shim/child/order_counter.h: slot i holds rank i's pid), which name fork children too,
+  /// whose environment /proc does not show.
+  std::map<long, uint32_t> order_ranks;
 };
 PsMachine ReadPsMachine();
 
@@ -88,8 +98,9 @@ bool ReadPsProcess(long pid, const PsMachine& machine, PsSites* sites, long uid,
 /// A policy in cli/memory_policy.h's words ("bind:0-1") split into its word ("bind") and its nodes.
 std::string MemoryWord(const std::string& policy, std::string* nodes);
 
-/// The launcher whose rank variable `var` is ("LOCAL_RANK": "torchrun"), or `var` itself.
-std::string LauncherOf(const std::string& var);
+/// The command of process `pid` as ps names a launcher ("prted", "python3 torchrun"); "" when it is init,
+/// gone or unreadable.
+std::string LauncherOf(long pid);
 
 }  // namespace numabind::cli
 

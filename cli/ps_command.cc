@@ -28,16 +28,17 @@ const OptionSpec kPsOptions[] = {
 };
 
 const char* const kPsAbout[] = {
-    "Lists the processes of this machine that numabind bound, as hwloc-ps does: pid, user, rank and\n"
-    "its launcher, CPUs (Cpus_allowed_list), nodes (its memory policy's, else its CPUs'), memory\n"
-    "policy in plan's words (local, preferred, bind, interleave) and command (a Python rank by its\n"
-    "script: python3 train.py). A rank is known by the NUMABIND_BOUND its launcher gave it\n"
-    "(/proc/PID/environ), or, bound at start-up, by the library in its maps and its rank variable.\n"
-    "Ranks found by order (NUMABIND_MATCH) carry neither: --all lists them. Each process's site file\n"
-    "is the one it read (NUMABIND_CONFIG_FILE, else the compiled-in one), but ps never opens a file\n"
-    "another user's process names. A process whose environment cannot be read (another user's, for\n"
-    "a user but root), or that left numabind to such a file, is listed when its CPUs are fewer than\n"
-    "the machine's, its rank unknown (?). Processes that end while ps reads them are left out.",
+    "Lists the processes of this machine that numabind bound, as hwloc-ps does: pid, user, rank, the\n"
+    "launcher that started it (its command, ? when gone), CPUs (Cpus_allowed_list), nodes (its memory\n"
+    "policy's, else its CPUs'), memory policy in plan's words (local, preferred, bind, interleave),\n"
+    "the share of its memory on those nodes and command (a Python rank by its script). A rank is\n"
+    "known by the NUMABIND_BOUND its launcher or numabind bind gave it (/proc/PID/environ); bound at\n"
+    "start-up, by the library in its maps and its rank variable; found by order (NUMABIND_MATCH,\n"
+    "NUMABIND_FORKS, fork children included), by its tree's counter in the shared directory. Each\n"
+    "process's site file is the one it read, but ps never opens a file another user's process names.\n"
+    "A process whose environment cannot be read (another user's, for a user but root), or that left\n"
+    "numabind to such a file, is listed when its CPUs are fewer than the machine's, its rank unknown\n"
+    "(?). Processes that end while ps reads them are left out. With none, one line says so.",
     nullptr};
 
 /// The uid of a user name or number, or -1.
@@ -87,6 +88,8 @@ void PrintJson(FILE* out, const std::vector<PsProcess>& found) {
       StringOrNull(&j, p.rank);
     j.Key("rank_var");
     StringOrNull(&j, p.rank_var);
+    j.Key("how");
+    StringOrNull(&j, p.how);
     j.Key("launcher");
     StringOrNull(&j, p.launcher);
     j.Key("bound_by");
@@ -101,8 +104,14 @@ void PrintJson(FILE* out, const std::vector<PsProcess>& found) {
   j.Break(0).EndArray().Finish();
 }
 
+/// What an empty list prints, so that "none" is not mistaken for a failure to look.
+constexpr char kNone[] = "no process on this machine that numabind bound (--all lists every process)\n";
+
 void PrintText(FILE* out, const std::vector<PsProcess>& found) {
-  if (found.empty()) return;
+  if (found.empty()) {
+    fputs(kNone, out);
+    return;
+  }
   std::vector<std::vector<std::string>> table;
   table.push_back({"pid", "user", "rank", "launcher", "cpus", "nodes", "memory", "local", "command"});
   for (const PsProcess& p : found) {
@@ -171,7 +180,10 @@ int PsMain(const Invocation& call) {
   if (parsed.Has("--json")) {
     PrintJson(out, found);
   } else if (parsed.Has("--draw")) {
-    if (found.empty()) return 0;
+    if (found.empty()) {
+      fputs(kNone, out);
+      return 0;
+    }
     std::string text;
     std::string error;
     if (!DrawOn(nullptr, PsDrawing(found), &text, &error)) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 
 #include "base/command_name.h"
 #include "cli/cli.h"
@@ -27,6 +28,35 @@ namespace numabind::cli {
 namespace {
 
 bool Gone(int e) { return e == ENOENT || e == ESRCH; }
+
+/// The ranks by order of every counter page this user may read (root: every user's), by pid: the pages'
+/// slots (kOrderSlots words before the flags word), in NUMABIND_SHARED's directory (/dev/shm by default).
+void ReadOrderRanks(std::map<long, uint32_t>* out) {
+  constexpr uint32_t kSlots = 1023;  // shim/child/order_counter.h's kOrderSlots: the page is 1024 words
+  const char* shared = getenv("NUMABIND_SHARED");
+  if (shared != nullptr && strcmp(shared, "off") == 0) return;
+  std::string root = shared != nullptr && shared[0] != '\0' ? shared : "/dev/shm";
+  DIR* top = opendir(root.c_str());
+  if (top == nullptr) return;
+  while (struct dirent* d = readdir(top)) {
+    if (strncmp(d->d_name, "numabind-", 9) != 0) continue;
+    std::string dir = root + "/" + d->d_name;
+    DIR* sub = opendir(dir.c_str());
+    if (sub == nullptr) continue;
+    while (struct dirent* f = readdir(sub)) {
+      if (strncmp(f->d_name, "order-", 6) != 0) continue;
+      uint32_t slots[kSlots] = {0};
+      int fd = open((dir + "/" + f->d_name).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+      if (fd < 0) continue;
+      ssize_t n = read(fd, slots, sizeof(slots));
+      close(fd);
+      for (uint32_t i = 0; n > 0 && i < static_cast<uint32_t>(n) / 4; ++i)
+        if (slots[i] != 0) (*out)[slots[i]] = i;
+    }
+    closedir(sub);
+  }
+  closedir(top);
+}
 
 /// The nodes whose CPUs `cpus` has some of.
 std::string NodesOfCpus(const PsMachine& machine, const std::string& cpus) {
@@ -54,8 +84,10 @@ void ReadMarker(const std::vector<std::string>& env, PsProcess* out) {
     }
     out->rank_var.assign(m.var, m.var_len);
     out->rank.assign(m.value, m.value_len);
-    out->launcher = LauncherOf(out->rank_var);
+    out->how = out->rank_var == config::kBoundByBind ? "bind" : "variable";
+    if (out->how == "bind") out->rank_var.clear();
     out->by = m.has_proof ? m.proof.by : 0;
+    out->spawned = m.has_proof && m.proof.spawned;
     return;
   }
 }
@@ -97,7 +129,7 @@ bool StartupRank(const std::string& dir, const std::vector<std::string>& env, Ps
   out->bound = PsBound::kNumabind;
   out->rank_var = var;
   out->rank = value;
-  out->launcher = LauncherOf(var);
+  out->how = "variable";
   out->by = out->pid;
   return true;
 }
@@ -143,14 +175,16 @@ const config::SiteFile* PsSites::For(const char* const* env, bool own) {
   return it->second.get();
 }
 
-std::string LauncherOf(const std::string& var) {
-  // The launcher that sets each of config::kRankVars, in its order.
-  static const char* const kLaunchers[config::kRankVarCount] = {
-      "torchrun", "Open MPI", "MPICH", "Cray PMI", "PALS", "MVAPICH2", "jsrun", "Flux", "MPT", "Slurm"};
-  for (int i = 0; i < config::kRankVarCount; ++i) {
-    if (var == config::kRankVars[i].rank) return kLaunchers[i];
-  }
-  return var;  // NUMABIND_RANK_VAR's own variable
+std::string LauncherOf(long pid) {
+  std::string text;
+  if (pid <= 1 || ReadProcFile("/proc/" + std::to_string(pid) + "/cmdline", 1 << 20, &text) != 0) return "";
+  std::vector<std::string> args = ProcStrings(text);
+  if (args.empty()) return "";
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  argv.push_back(nullptr);
+  char name[base::kCommandNameMax];
+  return base::CommandName(nullptr, argv.data(), name, sizeof(name));
 }
 
 std::string MemoryWord(const std::string& policy, std::string* nodes) {
@@ -177,6 +211,7 @@ PsMachine ReadPsMachine() {
   if (ReadProcFile("/proc/1/status", 1 << 16, &text) != 0 || !StatusValue(text, "Cpus_allowed_list", &all))
     ReadProcFile("/sys/devices/system/cpu/online", 1 << 16, &all);
   planner::CpuSet::ParseList(all.c_str(), &m.all, &ignored);
+  ReadOrderRanks(&m.order_ranks);
   return m;
 }
 
@@ -231,6 +266,26 @@ bool ReadPsProcess(long pid, const PsMachine& machine, PsSites* sites, long uid,
     bool own = out->uid == static_cast<long>(geteuid());
     if (out->bound == PsBound::kNo && !StartupRank(dir, env, sites, own, out, &gone, &unread) && gone)
       return false;
+  }
+  // A rank by order: its tree's counter names it (a fork child's environment is its parent's in /proc), when
+  // the library is in it (the slot's holder may have ended and its pid been reused).
+  auto order = machine.order_ranks.find(pid);
+  if (out->bound != PsBound::kNumabind && order != machine.order_ranks.end()) {
+    std::string maps;
+    if (ReadProcFile(dir + "maps", 64 << 20, &maps) == 0 &&
+        maps.find("/libnumabind.so") != std::string::npos) {
+      out->bound = PsBound::kNumabind;
+      out->rank = std::to_string(order->second);
+      out->rank_var.clear();
+      out->how = "order";
+      e = 0, unread = false;
+    }
+  }
+  if (out->bound == PsBound::kNumabind) {
+    long started_by = out->spawned && out->by > 0           ? out->by
+                      : StatusValue(status, "PPid", &field) ? atol(field.c_str())
+                                                            : 0;
+    out->launcher = LauncherOf(started_by);
   }
   // Another user's process, whose environment or site file ps does not read: whether something bound it, by
   // its CPUs.

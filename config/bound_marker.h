@@ -18,6 +18,10 @@
 
 namespace numabind::config {
 
+/// The "variable" of the NUMABIND_BOUND that `numabind bind` gives the command it runs ("bind=R cpus=..."):
+/// no rank variable, the rank bind was told.
+constexpr char kBoundByBind[] = "bind";
+
 /// What a NUMABIND_BOUND value's proof says: the CPUs numabind bound the rank to and the process that did.
 struct BoundProof {
   uint64_t cpus[kMaxCpuWords] = {0};

@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "tests/cli/bound_child.h"
 #include "tests/cli/cli_util.h"
 
@@ -43,7 +45,9 @@ pid_t Start(const std::vector<std::string>& argv, const std::vector<std::string>
   for (char** e = environ; *e != nullptr; ++e) {
     if (strncmp(*e, "NUMABIND_", 9) != 0 && strncmp(*e, "LD_PRELOAD=", 11) != 0) env.emplace_back(*e);
   }
-  env.push_back("NUMABIND_SHARED=" + TempDir());
+  bool shared = false;  // `add` may name the shared directory (ranks by order: ps reads their counter there)
+  for (const std::string& a : add) shared = shared || a.rfind("NUMABIND_SHARED=", 0) == 0;
+  if (!shared) env.push_back("NUMABIND_SHARED=" + TempDir());
   env.insert(env.end(), add.begin(), add.end());
   std::vector<char*> envp, args;
   for (auto& e : env) envp.push_back(e.data());
@@ -61,6 +65,13 @@ pid_t Start(const std::vector<std::string>& argv, const std::vector<std::string>
   posix_spawn_file_actions_destroy(&actions);
   cr_assert_eq(rc, 0, "cannot start %s: %s", args[0], strerror(rc));
   return pid;
+}
+
+/// What ps names this test's process as a launcher: its first argument (Criterion's worker), as
+/// base::CommandName gives a program that is no Python.
+std::string SelfName() {
+  std::string cmdline = ReadAll("/proc/self/cmdline");
+  return cmdline.substr(0, cmdline.find('\0'));
 }
 
 /// A rank that binds itself at start-up: sleep, preloaded, with Open MPI's rank variable.
@@ -143,14 +154,14 @@ Test(ps, lists_a_rank_bound_at_start_up, .timeout = 30) {
   pid_t pid = BoundRank(1, {"NUMABIND_MEMORY=bind"});
   std::vector<std::string> f = Fields(WaitListed(pid));
   Reap(pid);
-  cr_assert_eq(f.size(), 10u, "pid user rank launcher(2 words) cpus nodes memory local command");
+  cr_assert_eq(f.size(), 9u, "pid user rank launcher cpus nodes memory local command");
   EXPECT_STREQ(f[1], "root");
   EXPECT_STREQ(f[2], "1");
-  EXPECT_STREQ(f[3] + " " + f[4], "Open MPI");
-  EXPECT_STREQ(f[5], std::to_string(TwoCpus()[0]));
-  EXPECT_STREQ(f[7], "bind");
-  EXPECT_STREQ(f[8], "100%");  // its own memory, all on its node 0 (bind:0)
-  EXPECT_STREQ(f[9], "/bin/sleep");
+  EXPECT_STREQ(f[3], SelfName());  // the process that started it, not a guess from OMPI_COMM_WORLD_LOCAL_RANK
+  EXPECT_STREQ(f[4], std::to_string(TwoCpus()[0]));
+  EXPECT_STREQ(f[6], "bind");
+  EXPECT_STREQ(f[7], "100%");  // its own memory, all on its node 0 (bind:0)
+  EXPECT_STREQ(f[8], "/bin/sleep");
 }
 
 // A rank its launcher bound at exec carries NUMABIND_BOUND with its proof: who bound it. Memory "local", the
@@ -171,12 +182,13 @@ Test(ps, lists_a_rank_bound_by_its_launcher_as_json, .timeout = 30) {
       "p = [p for p in ps if p['pid'] == int(sys.argv[2])]\n"
       "assert len(p) == 1, ps\n"
       "p = p[0]\n"
-      "want = dict(rank=0, rank_var='LOCAL_RANK', launcher='torchrun', bound='numabind', bound_by=p['pid'],\n"
-      "            cpus=sys.argv[3], memory='local', command='/bin/sleep', user='root', uid=0)\n"
+      "want = dict(rank=0, rank_var='LOCAL_RANK', how='variable', launcher=sys.argv[4], bound='numabind',\n"
+      "            bound_by=p['pid'], cpus=sys.argv[3], memory='local', command='/bin/sleep', user='root', "
+      "uid=0)\n"
       "for k, v in want.items(): assert p[k] == v, (k, p[k], v)\n"
       "assert p['cmdline'] == '/bin/sleep 60', p\n";
-  Result c = RunProgram(
-      {"/usr/bin/python3", "-c", check, dir + "/ps.json", std::to_string(pid), std::to_string(TwoCpus()[1])});
+  Result c = RunProgram({"/usr/bin/python3", "-c", check, dir + "/ps.json", std::to_string(pid),
+                         std::to_string(TwoCpus()[1]), SelfName()});
   cr_expect_eq(c.status, 0, "%s\n%s", c.err.c_str(), r.out.c_str());
 }
 
@@ -262,8 +274,8 @@ Test(ps, each_process_by_its_own_site_file, .timeout = 30) {
   Reap(bad);
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());
   std::vector<std::string> f = Fields(LineOf(r.out, on));
-  cr_assert_eq(f.size(), 10u, "%s", r.out.c_str());
-  EXPECT_STREQ(f[2] + " " + f[3] + " " + f[4] + " " + f[5], "1 Open MPI " + std::to_string(TwoCpus()[0]));
+  cr_assert_eq(f.size(), 9u, "%s", r.out.c_str());
+  EXPECT_STREQ(f[2] + " " + f[3] + " " + f[4], "1 " + SelfName() + " " + std::to_string(TwoCpus()[0]));
   EXPECT_STREQ(LineOf(r.out, off), "");
   EXPECT_STREQ(LineOf(r.out, bad), "");
   cr_expect(bad_cpus.find("Cpus_allowed_list:\t" + std::to_string(TwoCpus()[1]) + "\n") == std::string::npos,
@@ -379,10 +391,69 @@ Test(ps, draw, .timeout = 30) {
   cr_assert_neq(at, std::string::npos, "%s", r.out.c_str());
   // Its legend entry, the first of its line or not: mark=pid, cpus, rank, memory policy, command.
   std::vector<std::string> f = Fields(r.out.substr(at, r.out.find('\n', at) - at));
-  cr_assert_geq(f.size(), 8u, "%s", r.out.c_str());
+  cr_assert_geq(f.size(), 7u, "%s", r.out.c_str());
   EXPECT_STREQ(f[1], std::to_string(TwoCpus()[0]));
-  EXPECT_STREQ(f[2] + " " + f[3] + " " + f[4] + " " + f[5], "rank 1 (Open MPI)");
-  EXPECT_STREQ(f[6] + " " + f[7], "local /bin/sleep");
+  EXPECT_STREQ(f[2] + " " + f[3] + " " + f[4], "rank 1 (" + SelfName() + ")");
+  EXPECT_STREQ(f[5] + " " + f[6], "local /bin/sleep");
+}
+
+// Ranks by order carry no rank variable: their tree's counter names them, fork children too (whose
+// environment /proc shows as their parent's), with their launcher.
+Test(ps, lists_ranks_by_order, .timeout = 60) {
+  std::string shared = TempDir();
+  pid_t loop = Start({"/bin/sh", "-c", "/bin/sleep 61 & /bin/sleep 61 & wait"},
+                     {"LD_PRELOAD=" + Library(), Policy(), "NUMABIND_MATCH=/bin/sleep 61",
+                      "NUMABIND_NRANKS=2", "NUMABIND_SHARED=" + shared});
+  pid_t pool = Start({"/usr/bin/python3", "-c",
+                      "import os, time\n"
+                      "if os.fork() == 0: time.sleep(60)\n"
+                      "else: os.wait()\n"},
+                     {"LD_PRELOAD=" + Library(), Policy(), "NUMABIND_FORKS=ranks", "NUMABIND_NRANKS=1",
+                      "NUMABIND_SHARED=" + shared});
+  std::string out;
+  std::vector<int> ranks;
+  for (int i = 0; i < 100 && ranks.size() < 3; ++i) {
+    Result r = Run({"ps", "--json"}, {"NUMABIND_SHARED=" + shared});
+    out = r.out;
+    ranks.clear();
+    for (size_t at = 0; (at = out.find("\"how\":\"order\"", at)) != std::string::npos; ++at)
+      ranks.push_back(1);
+    usleep(100 * 1000);
+  }
+  Result text = Run({"ps"}, {"NUMABIND_SHARED=" + shared});
+  kill(-loop, SIGKILL);
+  Reap(loop);
+  Reap(pool);
+  cr_assert_eq(ranks.size(), 3u, "%s", out.c_str());
+  // The loop's two sleeps, ranks 0 and 1 under /bin/sh; the fork child rank 0 under python3.
+  for (const char* want : {"\"rank\":0,\"rank_var\":null,\"how\":\"order\",\"launcher\":\"/bin/sh\"",
+                           "\"rank\":1,\"rank_var\":null,\"how\":\"order\",\"launcher\":\"/bin/sh\"",
+                           "\"rank\":0,\"rank_var\":null,\"how\":\"order\",\"launcher\":\"python3 -c\""})
+    cr_expect_neq(out.find(want), std::string::npos, "%s in\n%s", want, out.c_str());
+  cr_expect_neq(text.out.find("  /bin/sh     "), std::string::npos, "%s", text.out.c_str());
+}
+
+// A command `numabind bind` ran: rank 0, how "bind", no rank variable.
+Test(ps, lists_a_command_numabind_bind_ran, .timeout = 30) {
+  std::string cpu = std::to_string(TwoCpus()[1]);
+  pid_t pid =
+      Start({numabind::test::Numabind(), "bind", "--policy", "cpus:" + cpu, "--", "/bin/sleep", "60"}, {});
+  WaitBound(pid, TwoCpus()[1]);
+  WaitExec(pid, "/bin/sleep");
+  Result r = Run({"ps", "--json"});
+  Reap(pid);
+  std::string want =
+      "\"pid\":" + std::to_string(pid) +
+      ",\"user\":\"root\",\"uid\":0,\"bound\":\"numabind\",\"rank\":0,\"rank_var\":null,\"how\":\"bind\"";
+  if (geteuid() != 0) want = "\"rank\":0,\"rank_var\":null,\"how\":\"bind\"";
+  cr_expect_neq(r.out.find(want), std::string::npos, "%s in\n%s", want.c_str(), r.out.c_str());
+}
+
+// An empty list says so in one line (a user with no process).
+Test(ps, an_empty_list_says_so) {
+  Result r = Run({"ps", "--user", "4242"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(r.out, "no process on this machine that numabind bound (--all lists every process)\n");
 }
 
 Test(ps, usage) {

@@ -10,14 +10,14 @@
 
 #include "tests/planner/planner_test_util.h"
 
-using numabind::testing::Basis;
-using numabind::testing::Load;
-using numabind::testing::PlanAll;
-using numabind::testing::RankText;
 using numabind::planner::PreparePlanBasis;
 using numabind::planner::PrepareRequest;
 using numabind::planner::RequestFromText;
 using numabind::planner::Topology;
+using numabind::testing::Basis;
+using numabind::testing::Load;
+using numabind::testing::PlanAll;
+using numabind::testing::RankText;
 
 namespace {
 
@@ -33,7 +33,8 @@ std::string Cpus(const Topology& t, const char* policy, uint32_t smt, uint32_t r
   b.basis = PreparePlanBasis(t, req, &b.error);
   cr_assert(b.basis, "%s", b.error.c_str());
   std::string s;
-  for (const RankText& r : PlanAll(*b.basis, ranks)) s += (s.empty() ? "" : " | ") + (r.ok ? r.cpus : "!" + r.error);
+  for (const RankText& r : PlanAll(*b.basis, ranks))
+    s += (s.empty() ? "" : " | ") + (r.ok ? r.cpus : "!" + r.error);
   return s;
 }
 
@@ -51,10 +52,12 @@ Test(smt, one_thread_per_core_under_every_policy) {
 
 Test(smt, as_many_as_the_cores_have_changes_nothing) {
   Topology t = Load(kSmt2);
-  for (const char* policy : {"node", "exclusive", "auto"}) cr_expect_eq(Cpus(t, policy, 2, 4), Cpus(t, policy, 0, 4));
+  for (const char* policy : {"node", "exclusive", "auto"})
+    cr_expect_eq(Cpus(t, policy, 2, 4), Cpus(t, policy, 0, 4));
 }
 
-// The threads kept are the lowest the plan may use: a core whose first thread is not allowed keeps its second.
+// The threads kept are the lowest the plan may use: a core whose first thread is not allowed keeps its
+// second.
 Test(smt, the_lowest_allowed_thread) {
   Topology t = Load(kSmt2);
   t.allowed.Clear(0);

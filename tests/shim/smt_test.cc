@@ -19,8 +19,8 @@ Test(smt, a_rank_keeps_one_thread_of_each_core) {
   for (const char* smt : {"1", "2"}) {
     PreloadedRun o = RunPreloaded({"@REPORT", "--out", "@OUT"},
                                   {"NUMABIND_POLICY=node", "NUMABIND_DEVICES=none",
-                                   "NUMABIND_TOPOLOGY=synthetic:node:1 core:1 pu:2", std::string("NUMABIND_SMT=") + smt,
-                                   "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=1"},
+                                   "NUMABIND_TOPOLOGY=synthetic:node:1 core:1 pu:2",
+                                   std::string("NUMABIND_SMT=") + smt, "LOCAL_RANK=0", "LOCAL_WORLD_SIZE=1"},
                                   "numabind-smt");
     cr_assert_eq(o.reports.size(), 1u, "%s\nlog:\n%s", Tail(o.output).c_str(), o.log.c_str());
     cr_expect_eq(o.reports[0].Get("cpus"), smt[0] == '1' ? "0" : "0-1", "SMT=%s: %s\nlog:\n%s", smt,
