@@ -23,6 +23,7 @@
 #include "config/config.h"
 #include "config/rank_count.h"
 #include "config/site_file.h"
+#include "config/visible_devices.h"
 
 namespace numabind::cli {
 namespace {
@@ -121,6 +122,20 @@ bool StartupRank(const std::string& dir, const std::vector<std::string>& env, Ps
     int i = config::FirstRankVar(facts);
     if (i >= 0) var = config::kRankVars[i].rank, value = facts.rank[i];
   }
+  std::string device_rank;
+  if (var == nullptr && cfg.by_device) {  // NUMABIND_BY_DEVICE: a process that sees one device
+    config::OneDevice d = config::FindOneDevice(envp.data());
+    bool nvidia = config::OneDevice::One(d.nvidia) && d.amd == config::OneDevice::kNone;
+    bool amd = config::OneDevice::One(d.amd) && d.nvidia == config::OneDevice::kNone;
+    if (nvidia || amd) {
+      int32_t index = nvidia ? d.nvidia : d.amd;
+      var = nvidia ? d.nvidia_var : d.amd_var;
+      // Its device's index among the vendor's, the rank the library gives it on a machine of one vendor;
+      // one named by UUID is matched by the planner, which ps does not run.
+      device_rank = index >= 0 ? std::to_string(index) : "?";
+      value = device_rank.c_str();
+    }
+  }
   if (var == nullptr || value == nullptr || value[0] == '\0') return false;
   std::string maps;
   int e = ReadProcFile(dir + "maps", 64 << 20, &maps);
@@ -129,7 +144,7 @@ bool StartupRank(const std::string& dir, const std::vector<std::string>& env, Ps
   out->bound = PsBound::kNumabind;
   out->rank_var = var;
   out->rank = value;
-  out->how = "variable";
+  out->how = device_rank.empty() ? "variable" : "device";
   out->by = out->pid;
   return true;
 }

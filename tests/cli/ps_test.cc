@@ -449,6 +449,21 @@ Test(ps, lists_a_command_numabind_bind_ran, .timeout = 30) {
   cr_expect_neq(r.out.find(want), std::string::npos, "%s in\n%s", want.c_str(), r.out.c_str());
 }
 
+// A process given its device in its environment (NUMABIND_BY_DEVICE): rank its device's index, how "device".
+Test(ps, lists_a_rank_by_its_device, .timeout = 30) {
+  char topology[PATH_MAX];  // the tests run from the checkout's root
+  cr_assert_not_null(realpath("tests/data/topologies/2synth-2n1c1t-2gpu.xml", topology));
+  pid_t pid =
+      Start({"/bin/sleep", "60"}, {"LD_PRELOAD=" + Library(), "NUMABIND_POLICY=node", "NUMABIND_BY_DEVICE=1",
+                                   "CUDA_VISIBLE_DEVICES=1", std::string("NUMABIND_TOPOLOGY=") + topology});
+  WaitExec(pid, "/bin/sleep");
+  WaitListed(pid);
+  Result r = Run({"ps", "--json"});
+  Reap(pid);
+  std::string want = "\"rank\":1,\"rank_var\":\"CUDA_VISIBLE_DEVICES\",\"how\":\"device\"";
+  cr_expect_neq(r.out.find(want), std::string::npos, "%s in\n%s", want.c_str(), r.out.c_str());
+}
+
 // An empty list says so in one line (a user with no process).
 Test(ps, an_empty_list_says_so) {
   Result r = Run({"ps", "--user", "4242"});
