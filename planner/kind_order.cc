@@ -14,7 +14,7 @@ uint32_t FastUnitsFirst(const CpuSet& fastest, std::vector<CpuSet>* units, uint3
   auto fast = [&](const CpuSet& u) { return u.Minus(fastest).Empty(); };
   auto begin = units->begin() + first;
   auto mid = std::stable_partition(begin, units->end(), fast);  // CPU order kept within each kind
-  if (mid == begin || mid == units->end()) return 0;              // one kind in this group
+  if (mid == begin || mid == units->end()) return 0;            // one kind in this group
   return static_cast<uint32_t>(mid - begin);
 }
 

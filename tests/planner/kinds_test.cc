@@ -29,7 +29,8 @@ static std::string Cpus(const char* file, const char* policy, uint32_t n) {
   PrepareOn(topo, policy, &b);
   if (b.basis == nullptr) return "!" + b.error;
   std::string s;
-  for (const RankText& t : PlanAll(*b.basis, n)) s += (s.empty() ? "" : " | ") + (t.ok ? t.cpus : "!" + t.error);
+  for (const RankText& t : PlanAll(*b.basis, n))
+    s += (s.empty() ? "" : " | ") + (t.ok ? t.cpus : "!" + t.error);
   return s;
 }
 
