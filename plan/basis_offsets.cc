@@ -72,6 +72,7 @@ bool BasisFromOffsets(void* block, size_t size) {
   for (uint32_t i = 0; i < b->slot_count; ++i) {
     PlanSlot& s = reinterpret_cast<PlanSlot*>(static_cast<char*>(block) + slots)[i];
     if (s.first_unit > b->unit_count || s.unit_count > b->unit_count - s.first_unit) return false;
+    if (s.fast_units > s.unit_count) return false;
     if (s.nic_set < -1 || (s.nic_set >= 0 && static_cast<uint32_t>(s.nic_set) >= b->nic_set_count))
       return false;
     Printable(s.label, sizeof(s.label));

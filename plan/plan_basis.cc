@@ -137,12 +137,18 @@ void IndexAmong(const PlanBasis& basis, uint32_t rank, uint32_t n, Same same, ui
   }
 }
 
+// Core kinds: the fastest kind's units (the slot's first fast_units) while `count` ranks fit on them, else
+// every unit. Child-safe: pure arithmetic.
+uint64_t UnitsFor(const PlanSlot& slot, uint64_t count) {
+  return slot.fast_units > 0 && count <= slot.fast_units ? slot.fast_units : slot.unit_count;
+}
+
 // exclusive: contiguous slices of the group's physical cores; the first (cores % ranks) ranks take one
 // more. Like torch, too few cores for the ranks of a node is an error for every rank there, not only for
 // those whose slice would be empty. Child-safe: writes only into *out.
 bool PlaceExclusive(const PlanBasis& basis, const PlanSlot& slot, const uint64_t* units, uint32_t rank,
                     uint32_t stated, uint64_t index, uint64_t count, RankPlan* out) {
-  uint64_t cores = slot.unit_count;
+  uint64_t cores = UnitsFor(slot, count);
   if (cores < count && stated != 0 && rank >= stated) {
     // Counted as the last of rank + 1 ranks: name the count that was stated, not that one.
     Writer w = ErrorStart(basis, rank, out);
@@ -216,7 +222,7 @@ bool PlaceCpus(const PlanBasis& basis, uint32_t s, uint32_t block, uint32_t rank
       IndexAmong(
           basis, rank, n, [&](const PlanSlot& t) { return t.group == slot.group; }, &index, &count);
       if (basis.policy == config::PolicyKind::kCoreComplex) {
-        OrWords(out->cpus, units + (index % slot.unit_count) * basis.cpu_words, basis.cpu_words);
+        OrWords(out->cpus, units + (index % UnitsFor(slot, count)) * basis.cpu_words, basis.cpu_words);
         return true;
       }
       return PlaceExclusive(basis, slot, units, rank, stated, index, count, out);

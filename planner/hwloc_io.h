@@ -38,6 +38,10 @@ void ReadNics(hwloc_topology* topo, const std::string& sysfs_root, Topology* out
 /// here reads: ...)" when its format is newer than the running hwloc's; "" otherwise (xml_version.cc).
 std::string XmlVersionHint(const std::string& path);
 
+/// The online CPUs of the fastest CPU kind, kinds within 5% of its maximum frequency included (cpu_kinds.cc);
+/// empty when the machine has one kind.
+CpuSet FastestKindCpus(hwloc_topology* topo, const CpuSet& online);
+
 }  // namespace numabind::planner
 
 #endif  // NUMABIND_PLANNER_HWLOC_IO_H_

@@ -58,6 +58,7 @@ void FillSlots(const std::vector<Draft>& drafts, const NicTables& nics, uint32_t
     slots[i].group = drafts[i].group;
     slots[i].first_unit = drafts[i].first_unit;
     slots[i].unit_count = drafts[i].unit_count;
+    slots[i].fast_units = drafts[i].fast_units;
     CopyText(slots[i].label, sizeof slots[i].label, drafts[i].label);
     CopyText(slots[i].device, sizeof slots[i].device, drafts[i].device);
     slots[i].device_vendor = drafts[i].vendor;

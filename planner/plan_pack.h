@@ -23,6 +23,7 @@ struct Draft {
   int32_t group = 0;
   NodeSet nodes;
   uint32_t first_unit = 0, unit_count = 0;
+  uint32_t fast_units = 0;  // PlanSlot::fast_units
   std::string label, device;
   std::string uuid;  // the device's (PlanSlot::uuid)
   uint32_t vendor = 0;
@@ -42,6 +43,10 @@ struct AutoUnits {
 plan::PlanBasis* Pack(const Topology& topo, const Policy& policy, config::MemoryKind memory, bool spread,
                       const std::vector<Draft>& drafts, const std::vector<CpuSet>& units,
                       const AutoUnits& extra, bool want_nics, std::string* err);
+
+/// Core kinds: moves the units of `fastest` (units[first..]) ahead of the others, keeping their order, and
+/// returns how many they are; 0 when the units are of one kind (kind_order.cc).
+uint32_t FastUnitsFirst(const CpuSet& fastest, std::vector<CpuSet>* units, uint32_t first);
 
 /// auto: appends the physical cores of `scope` (each core's CPUs in scope) to units, ordered by node
 /// number, then by their last-level cache's lowest CPU, then by their own lowest CPU, and their domains.

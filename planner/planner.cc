@@ -148,6 +148,7 @@ struct Group {
   NodeSet nodes;
   bool unknown;
   uint32_t first_unit = 0, unit_count = 0;
+  uint32_t fast_units = 0;
   NodeSet mem_nodes;
   std::string label;
 };
@@ -256,6 +257,8 @@ void GroupUnits(const Topology& topo, config::PolicyKind kind, const CpuSet* orp
     case config::PolicyKind::kNodeMap: break;
   }
   g->unit_count = static_cast<uint32_t>(units->size()) - g->first_unit;
+  if (kind == config::PolicyKind::kExclusive || kind == config::PolicyKind::kCoreComplex)
+    g->fast_units = FastUnitsFirst(topo.fastest_kind, units, g->first_unit);
 }
 
 /// One slot per target, with its group's units and memory nodes. Memory may go only on the nodes the cgroup
@@ -272,6 +275,7 @@ std::vector<Draft> TargetDrafts(const std::vector<Target>& targets, const std::v
     if (d.nodes.Empty()) d.nodes = memory_nodes;
     d.first_unit = g.first_unit;
     d.unit_count = g.unit_count;
+    d.fast_units = g.fast_units;
     d.label = g.label;
     d.device = targets[i].device;
     d.vendor = targets[i].vendor;

@@ -108,7 +108,10 @@ struct Topology {
   CpuSet affinity;       ///< the calling thread's sched_getaffinity (live machine only; else == online)
   /// The CPUs a plan may use: online ∩ hwloc_allowed ∩ affinity.
   CpuSet allowed;
-  NodeSet allowed_nodes;       ///< hwloc's allowed nodeset
+  NodeSet allowed_nodes;  ///< hwloc's allowed nodeset
+  /// The CPUs of the fastest CPU kind (hwloc cpukinds, kinds within 5% in frequency merged); empty when
+  /// the machine has one kind. exclusive, core-complex and auto put ranks there first (issue 36).
+  CpuSet fastest_kind;
   bool io_loaded = false;      ///< PCI discovery ran (false: devices unknown, not absent)
   std::vector<PciDevice> pci;  ///< in increasing bus id order
   bool nics_loaded = false;    ///< NIC discovery ran (LoadOptions::nics)

@@ -411,6 +411,7 @@ bool LoadTopology(const char* spec, const LoadOptions& options, Topology* out, s
 
   out->affinity = out->live ? affinity : out->online;
   out->allowed = out->online.Intersect(out->hwloc_allowed).IntersectWith(out->affinity);
+  out->fastest_kind = FastestKindCpus(topo, out->online);
 
   std::string sysfs = options.sysfs_root;
   const char* fsroot = getenv("HWLOC_FSROOT");  // the tree hwloc read the live machine from
