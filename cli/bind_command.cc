@@ -35,6 +35,7 @@ const OptionSpec kBindOptions[] = {
     {"--policy", config::kVarPolicy, false, "P", "default node"},
     {"--memory", config::kVarMemory, false, "M", ""},
     {"--smt", config::kVarSmt, false, "N", "at most N hardware threads of each core"},
+    {"--core-kinds", config::kVarCoreKinds, false, "K", ""},
     {"--devices", config::kVarDevices, false, "D", ""},
     {"--rank", kNoVar, false, "R", "bind as local rank R (default 0)"},
     {"--ranks", config::kVarNranks, false, "N", "of N local ranks (default 1)"},

@@ -33,6 +33,7 @@ const OptionSpec kPlanOptions[] = {
     {"--devices", config::kVarDevices, false, "D", ""},
     {"--memory", config::kVarMemory, false, "M", ""},
     {"--smt", config::kVarSmt, false, "N", "at most N hardware threads of each core"},
+    {"--core-kinds", config::kVarCoreKinds, false, "K", ""},
     {"--export", config::kVarExport, false, "E",
      "none or a comma list of " NUMABIND_EXPORT_PROSE ": show the variables each rank would get"},
     {"--json", kNoVar, true, "", "print a JSON array, one object per rank"},
@@ -79,6 +80,21 @@ uint32_t RankCount(const config::Config& cfg, const char* const* env, const plan
   return nranks;
 }
 
+/// Core kinds: the CPUs of the slots' fastest-kind units (PlanSlot::fast_units) and of the others; both empty
+/// when the basis has one kind.
+void CoreKinds(const plan::PlanBasis& basis, planner::CpuSet* fast, planner::CpuSet* other) {
+  for (uint32_t s = 0; s < basis.slot_count; ++s) {
+    const plan::PlanSlot& slot = basis.slots[s];
+    for (uint32_t u = 0; u < slot.unit_count; ++u) {
+      const uint64_t* words = basis.unit_cpus + (uint64_t{slot.first_unit} + u) * basis.cpu_words;
+      planner::CpuSet cpus = planner::CpuSet::FromWords(words, basis.cpu_words);
+      (u < slot.fast_units ? fast : other)->UnionWith(cpus);
+    }
+  }
+  if (fast->Empty()) *other = planner::CpuSet();
+  other->Subtract(*fast);
+}
+
 /// Places every rank with ComputeRankPlan, as the library does in each rank's exec.
 PlanRows PlaceRanks(const plan::PlanBasis& basis, uint32_t nranks, const config::Config& cfg,
                     const char* const* env) {
@@ -122,6 +138,18 @@ PlanRows PlaceRanks(const plan::PlanBasis& basis, uint32_t nranks, const config:
     out.rows.push_back(std::move(row));
   }
   if (out.is_auto) out.decision = planner::DescribeAuto(basis, nranks, shares);
+  planner::CpuSet fast, other;
+  CoreKinds(basis, &fast, &other);
+  if (!fast.Empty()) {
+    out.kinds = "core kinds: CPUs " + fast.ToList() + " the fastest, " + other.ToList() +
+                " the others; ranks take the fastest first (NUMABIND_CORE_KINDS=all: every core alike)";
+    std::string ignored;
+    for (RankRow& row : out.rows) {
+      planner::CpuSet set;
+      if (!row.ok || !planner::CpuSet::ParseList(row.cpus.c_str(), &set, &ignored)) continue;
+      row.kind = set.Minus(fast).Empty() ? "fastest" : !set.Intersects(fast) ? "other" : "both";
+    }
+  }
   return out;
 }
 
@@ -166,6 +194,7 @@ int PlanMain(const Invocation& call) {
   if (cfg.smt != 0)
     plan.heading +=
         ", at most " + std::to_string(cfg.smt) + (cfg.smt == 1 ? " thread" : " threads") + " per core";
+  if (cfg.all_kinds) plan.heading += ", every core kind alike";
   // near and weighted add memory-only nodes (plan/plan_tiers.cc): say when the machine has none.
   if ((cfg.memory == config::MemoryKind::kNear || cfg.memory == config::MemoryKind::kWeighted) &&
       !plan::HasTierNodes(*basis))
@@ -207,6 +236,7 @@ planner::PrepareRequest RequestOf(config::Config* cfg, const char* const* env) {
   request.env = env;
   request.want_nics = (cfg->exports & config::kExportNic) != 0;
   request.smt = cfg->smt;
+  request.all_kinds = cfg->all_kinds;
   return request;
 }
 

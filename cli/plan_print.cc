@@ -66,6 +66,7 @@ bool DrawRows(const PlanRows& plan, const config::Config& cfg, uint32_t nranks, 
   std::string text;
   if (!DrawOn(cfg.topology, drawing, &text, error)) return false;
   fputs(text.c_str(), out);
+  if (!plan.kinds.empty()) fprintf(out, "%s\n", plan.kinds.c_str());
   return true;
 }
 
@@ -85,6 +86,7 @@ void PrintJson(const PlanRows& plan, const config::Config& cfg, FILE* out) {
     j.Key("nodes").String(row.nodes);
     j.Key("cpus").String(row.cpus);
     j.Key("memory").String(row.memory);
+    if (!row.kind.empty()) j.Key("kind").String(row.kind);
     if ((cfg.exports & config::kExportNic) != 0) j.Key("nics").String(row.nics);
     if (plan.is_auto) {
       j.Key("auto").BeginObject().Key("decision").String(plan.decision);
@@ -109,6 +111,10 @@ void PrintRows(const PlanRows& plan, const config::Config& cfg, FILE* out) {
   std::vector<std::vector<std::string>> table;
   table.push_back({"rank", "device", "nodes", "cpus", "memory"});
   fprintf(out, "%s\n", plan.heading.c_str());
+  if (!plan.kinds.empty()) {
+    fprintf(out, "%s\n", plan.kinds.c_str());
+    table[0].push_back("kind");
+  }
   if (plan.is_auto) {
     fprintf(out, "%s\n", plan.decision.c_str());
     table[0].push_back("auto share");
@@ -121,6 +127,7 @@ void PrintRows(const PlanRows& plan, const config::Config& cfg, FILE* out) {
                        : row.more_devices == 0 ? row.device
                                                : row.device + "+" + std::to_string(row.more_devices),
                        row.nodes, row.cpus, row.memory});
+      if (!plan.kinds.empty()) table.back().push_back(row.kind.empty() ? "-" : row.kind);
       if (plan.is_auto) table.back().push_back(row.share);
       if (plan.any_nics) table.back().push_back(row.nics.empty() ? "-" : row.nics);
     } else {

@@ -27,6 +27,7 @@ struct RankRow {
   std::string share;                 ///< auto: what share of its group the rank got
   std::vector<std::string> exports;  ///< NUMABIND_EXPORT's "NAME=value" entries
   std::string note;                  ///< what was asked for and not exported, and why
+  std::string kind;  ///< core kinds: "fastest", "other" or "both" (its CPUs'); "" with one kind
 };
 
 /// Every rank's row, and what the printers need to know about them.
@@ -37,6 +38,8 @@ struct PlanRows {
   /// "4 ranks, policy node (the default; --policy to choose), memory local": what was planned, and where
   /// the policy came from unless the command line gave it.
   std::string heading;
+  /// Core kinds: "core kinds: CPUs 2-3 the fastest, 0-1 the others; ..."; "" with one kind.
+  std::string kinds;
 };
 
 /// `words` (nwords 64-bit words) as a Linux list: "0-3,8".

@@ -28,6 +28,7 @@ const OptionSpec kRunOptions[] = {
     {"--policy", config::kVarPolicy, false, "P", "required unless set"},
     {"--memory", config::kVarMemory, false, "M", ""},
     {"--smt", config::kVarSmt, false, "N", "at most N hardware threads of each core"},
+    {"--core-kinds", config::kVarCoreKinds, false, "K", ""},
     {"--devices", config::kVarDevices, false, "D", ""},
     {"--ranks", config::kVarNranks, false, "N", "number of local ranks, when the launcher does not tell"},
     {"--rank-var", config::kVarRankVar, false, "VAR", "the variable that carries each rank's local rank"},

@@ -53,6 +53,7 @@ const Choices* ChoicesOfVar(int id) {
     case kVarLog: return &kLogWords;
     case kVarLogFormat: return &kLogFormatWords;
     case kVarContainer: return &kContainerWords;
+    case kVarCoreKinds: return &kCoreKindsWords;
     case kVarStrict:
     case kVarDisable:
     case kVarGuard:

@@ -32,6 +32,7 @@ inline constexpr Choices kLogWords = {{"off", "warn", "info", "debug"}, 4};
 inline constexpr Choices kLogFormatWords = {{"text", "json"}, 2};
 inline constexpr Choices kForksWords = {{"off", "ranks"}, 2};
 inline constexpr Choices kContainerWords = {{"strip", "keep"}, 2};
+inline constexpr Choices kCoreKindsWords = {{"fast-first", "all"}, 2};
 /// NUMABIND_DEVICES: the keywords (DeviceMode's kAuto, kNone), then the list's form.
 inline constexpr Choices kDevicesWords = {{"auto", "none", "BUSID,BUSID..."}, 3};
 inline constexpr Choices kBoolWords = {{"0", "1"}, 2};

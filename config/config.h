@@ -36,6 +36,7 @@ struct Config {
   bool fork_ranks = false;         ///< NUMABIND_FORKS=ranks: fork children of a non-rank take ranks by order
   const char* topology = nullptr;  ///< NUMABIND_TOPOLOGY: nullptr = live machine; file or synthetic:DESC
   uint8_t smt = 0;                 ///< NUMABIND_SMT: hardware threads kept per core; 0 = all
+  bool all_kinds = false;          ///< NUMABIND_CORE_KINDS=all: no core kind goes first
   LogLevel log = LogLevel::kWarn;  ///< NUMABIND_LOG: off|warn|info|debug
   LogFormat log_format = LogFormat::kText;  ///< NUMABIND_LOG_FORMAT: text|json
   const char* log_file = nullptr;           ///< NUMABIND_LOG_FILE; nullptr = stderr

@@ -16,7 +16,7 @@ const char kPlannerInputOptions[kPlannerInputCount][kPlannerOptionMax] = {
 
 void PlannerInputTexts(const Config& c, const char* out[kPlannerInputCount]) {
   // A new input in NUMABIND_PLANNER_INPUTS needs its text here and its reading in planner::RequestFromArgs.
-  static_assert(kPlannerInputCount == 6, "give every planner input its text");
+  static_assert(kPlannerInputCount == 7, "give every planner input its text");
   // Characters, not pointers: no relocation at a process's start (config/vars.h).
   static const char kSmtTexts[kMaxSmt + 1][2] = {"0", "1", "2", "3", "4", "5", "6", "7", "8"};
   out[kInputPolicy] = c.policy.text;
@@ -25,6 +25,7 @@ void PlannerInputTexts(const Config& c, const char* out[kPlannerInputCount]) {
   out[kInputTopology] = c.topology;
   out[kInputNics] = (c.exports & kExportNic) != 0 ? "1" : nullptr;
   out[kInputSmt] = c.smt != 0 && c.smt <= kMaxSmt ? kSmtTexts[c.smt] : nullptr;
+  out[kInputCoreKinds] = c.all_kinds ? "all" : nullptr;
 }
 
 int PlannerInputOf(const char* option) {

@@ -22,7 +22,8 @@ namespace numabind::config {
   X(kInputDevices, "--devices")    \
   X(kInputTopology, "--topology")  \
   X(kInputNics, "--nics")          \
-  X(kInputSmt, "--smt")
+  X(kInputSmt, "--smt")            \
+  X(kInputCoreKinds, "--core-kinds")
 
 enum PlannerInput : int {
 #define NUMABIND_INPUT_ENUM(e, option) e,

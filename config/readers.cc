@@ -224,6 +224,12 @@ NUMABIND_HOT bool ReadByDevice(const char* value, Config* out, char* why, size_t
   return ReadBool(value, &out->by_device, why, cap);
 }
 
+bool ReadCoreKinds(const char* value, Config* out, char* why, size_t cap) {
+  int i = Word(kCoreKindsWords, value, why, cap);
+  if (i >= 0) out->all_kinds = i == 1;
+  return i >= 0;
+}
+
 NUMABIND_HOT bool ReadContainer(const char* value, Config* out, char* why, size_t cap) {
   int i = Word(kContainerWords, value, why, cap);
   if (i >= 0) out->container_keep = i == 1;

@@ -24,6 +24,7 @@ bool ReadRankVar(const char* value, Config* out, char* why, size_t cap);
 bool ReadMatch(const char* value, Config* out, char* why, size_t cap);
 bool ReadTopology(const char* value, Config* out, char* why, size_t cap);
 bool ReadSmt(const char* value, Config* out, char* why, size_t cap);
+bool ReadCoreKinds(const char* value, Config* out, char* why, size_t cap);
 bool ReadLog(const char* value, Config* out, char* why, size_t cap);
 bool ReadLogFormat(const char* value, Config* out, char* why, size_t cap);
 bool ReadLogFile(const char* value, Config* out, char* why, size_t cap);

@@ -20,7 +20,7 @@ struct BasisFrameHeader {
 /// layout (2: slot device ordinals, CPU siblings; 3: NIC tables; 4: PlanBasis::unit_domains for auto; 5:
 /// PlanSlot::uuid; 6: the memory tiers' table, PlanBasis::tier_*). The frame's tag carries it, and so do the
 /// shared basis files (their magic and their name: shim/launcher/basis_cache.cc).
-inline constexpr char kBasisLayoutVersion = '6';
+inline constexpr char kBasisLayoutVersion = '7';
 inline constexpr char kBasisTag[8] = {'N', 'B', 'B', 'A', 'S', 'I', 'S', kBasisLayoutVersion};
 inline constexpr char kErrorTag[8] = {'N', 'B', 'E', 'R', 'R', 'O', 'R', '1'};
 

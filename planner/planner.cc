@@ -308,9 +308,13 @@ Topology KeepThreads(const Topology& topo, uint32_t smt) {
 }  // namespace
 
 plan::PlanBasis* PreparePlanBasis(const Topology& whole, const PrepareRequest& request, std::string* err) {
-  Topology threads;
-  if (request.smt != 0) threads = KeepThreads(whole, request.smt);
-  const Topology& topo = request.smt != 0 ? threads : whole;
+  Topology edited;
+  bool edit = request.smt != 0 || (request.all_kinds && !whole.fastest_kind.Empty());
+  if (edit) {
+    edited = request.smt != 0 ? KeepThreads(whole, request.smt) : whole;
+    if (request.all_kinds) edited.fastest_kind = CpuSet();  // every core alike
+  }
+  const Topology& topo = edit ? edited : whole;
   Policy policy = ExpandPolicy(request.policy);
   if (topo.allowed.Empty()) {
     *err = "no allowed CPUs in the topology of the " + topo.source;

@@ -50,6 +50,7 @@ struct PrepareRequest {
   const char* const* env = nullptr;  ///< the launcher's environment, for CUDA_VISIBLE_DEVICES and friends
   bool want_nics = false;            ///< discover HCAs and give each rank its nearest (NUMABIND_EXPORT nic)
   uint32_t smt = 0;                  ///< NUMABIND_SMT: hardware threads kept per core; 0 = all
+  bool all_kinds = false;            ///< NUMABIND_CORE_KINDS=all: the fastest core kind does not go first
 };
 
 /// A request from the variables' texts (memory and devices: nullptr or "" = default) read by config's

@@ -54,7 +54,7 @@ ArgsResult RequestFromArgs(const std::vector<std::string>& args, const char* con
     texts[input] = args[i + 1].c_str();
   }
   // Each input of config::NUMABIND_PLANNER_INPUTS is read here: a new one needs its line.
-  static_assert(config::kPlannerInputCount == 6, "read every planner input");
+  static_assert(config::kPlannerInputCount == 7, "read every planner input");
   if (!RequestFromText(texts[config::kInputPolicy], texts[config::kInputMemory], texts[config::kInputDevices],
                        out, err)) {
     return ArgsResult::kBadValue;
@@ -70,6 +70,15 @@ ArgsResult RequestFromArgs(const std::vector<std::string>& args, const char* con
       return ArgsResult::kBadValue;
     }
     out->smt = cfg.smt;
+  }
+  if (const char* kinds = texts[config::kInputCoreKinds]) {
+    config::Config cfg;
+    config::Error error;
+    if (!config::ParseVar("NUMABIND_CORE_KINDS", kinds, &cfg, &error)) {
+      *err = error.text;
+      return ArgsResult::kBadValue;
+    }
+    out->all_kinds = cfg.all_kinds;
   }
   out->env = env;
   return ArgsResult::kOk;

@@ -41,6 +41,28 @@ Test(plan, smt_keeps_one_thread_per_core) {
   EXPECT_STREQ(bad.err, "numabind plan: --smt 0: expected hardware threads per core, 1 to 8\n");
 }
 
+// Core kinds: a line names them, a column each rank's; --core-kinds all turns them off.
+Test(plan, shows_core_kinds) {
+  const std::string file = "tests/data/topologies/kinds/4synth-1n4c-2e2p-cpukinds.xml";
+  Result r = Run({"plan", "--topology", file, "--policy", "exclusive", "--ranks", "3"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  EXPECT_STREQ(r.out.c_str(),
+               "3 ranks, policy exclusive, memory local\n"
+               "core kinds: CPUs 2-3 the fastest, 0-1 the others; ranks take the fastest first "
+               "(NUMABIND_CORE_KINDS=all: every core alike)\n"
+               "rank  device  nodes  cpus  memory  kind\n"
+               "0     -       0      2-3   local   fastest\n"  // 4 cores for 3: the fastest go first
+               "1     -       0      0     local   other\n"
+               "2     -       0      1     local   other\n");
+  Result all =
+      Run({"plan", "--topology", file, "--policy", "exclusive", "--ranks", "2", "--core-kinds", "all"});
+  EXPECT_STREQ(all.out.c_str(),
+               "2 ranks, policy exclusive, memory local, every core kind alike\n"
+               "rank  device  nodes  cpus  memory\n"
+               "0     -       0      0-1   local\n"
+               "1     -       0      2-3   local\n");
+}
+
 Test(plan, node_policy_json) {
   Result r = Run({"plan", "--topology", kTwoPackages, "--policy", "node", "--ranks", "4", "--json"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());

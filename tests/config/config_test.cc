@@ -264,6 +264,13 @@ Test(smt, values) {
   cr_assert_eq(Good({"NUMABIND_SMT=8"}).smt, 8u);
 }
 
+Test(core_kinds, values) {
+  cr_assert(!Good({}).all_kinds);
+  cr_assert(!Good({"NUMABIND_CORE_KINDS=fast-first"}).all_kinds);
+  cr_assert(Good({"NUMABIND_CORE_KINDS=all"}).all_kinds);
+  Bad({"NUMABIND_CORE_KINDS=fast"}, "NUMABIND_CORE_KINDS=fast: expected fast-first or all");
+}
+
 Test(smt, bad) {
   for (const char* n : {"0", "9", "-1", "two", "1x", " 1"}) {
     std::string v = std::string("NUMABIND_SMT=") + n;
@@ -690,13 +697,13 @@ Test(table, every_variable_once_and_known_to_parse) {
   using numabind::config::kVarCount;
   using numabind::config::kVars;
   const char* expected[] = {
-      "NUMABIND_POLICY",    "NUMABIND_MEMORY",    "NUMABIND_DEVICES",    "NUMABIND_NRANKS",
-      "NUMABIND_RANK_VAR",  "NUMABIND_MATCH",     "NUMABIND_FORKS",      "NUMABIND_TOPOLOGY",
-      "NUMABIND_SMT",       "NUMABIND_LOG",       "NUMABIND_LOG_FORMAT", "NUMABIND_LOG_FILE",
-      "NUMABIND_STRICT",    "NUMABIND_DISABLE",   "NUMABIND_SHARED",     "NUMABIND_BOUND",
-      "NUMABIND_EXPORT",    "NUMABIND_GUARD",     "NUMABIND_MOVE",       "NUMABIND_LOCALITY",
-      "NUMABIND_BY_DEVICE", "NUMABIND_CONTAINER", "NUMABIND_CONFIG_FILE"};
-  cr_assert_eq(kVarCount, 23);
+      "NUMABIND_POLICY",   "NUMABIND_MEMORY",     "NUMABIND_DEVICES",   "NUMABIND_NRANKS",
+      "NUMABIND_RANK_VAR", "NUMABIND_MATCH",      "NUMABIND_FORKS",     "NUMABIND_TOPOLOGY",
+      "NUMABIND_SMT",      "NUMABIND_CORE_KINDS", "NUMABIND_LOG",       "NUMABIND_LOG_FORMAT",
+      "NUMABIND_LOG_FILE", "NUMABIND_STRICT",     "NUMABIND_DISABLE",   "NUMABIND_SHARED",
+      "NUMABIND_BOUND",    "NUMABIND_EXPORT",     "NUMABIND_GUARD",     "NUMABIND_MOVE",
+      "NUMABIND_LOCALITY", "NUMABIND_BY_DEVICE",  "NUMABIND_CONTAINER", "NUMABIND_CONFIG_FILE"};
+  cr_assert_eq(kVarCount, 24);
   for (int i = 0; i < kVarCount; ++i) {
     cr_assert_str_eq(kVars[i].name, expected[i]);
     char accepts[256];

@@ -23,10 +23,13 @@ using numabind::testing::TopologyFile;
 static const char* const kTwoKinds = "kinds/4synth-1n4c-2e2p-cpukinds.xml";
 static const char* const kNoisyKinds = "kinds/4synth-1n4c-2kinds-3mhz.xml";
 
-static std::string Cpus(const char* file, const char* policy, uint32_t n) {
+static std::string Cpus(const char* file, const char* policy, uint32_t n, bool all_kinds = false) {
   Topology topo = Load(TopologyFile(file));
   Basis b;
-  PrepareOn(topo, policy, &b);
+  PrepareRequest req;
+  if (!RequestFromText(policy, nullptr, "none", &req, &b.error)) return "!" + b.error;
+  req.all_kinds = all_kinds;
+  b.basis = PreparePlanBasis(topo, req, &b.error);
   if (b.basis == nullptr) return "!" + b.error;
   std::string s;
   for (const RankText& t : PlanAll(*b.basis, n))
@@ -47,6 +50,13 @@ Test(kinds, two_ranks_take_the_performance_cores) {
 Test(kinds, four_ranks_use_every_core) {
   cr_expect_eq(Cpus(kTwoKinds, "exclusive", 4), "2 | 3 | 0 | 1");
   cr_expect_eq(Cpus(kTwoKinds, "core-complex", 4), "2 | 3 | 0 | 1");
+}
+
+// NUMABIND_CORE_KINDS=all: every core alike, in CPU order, as on a machine of one kind.
+Test(kinds, all_turns_it_off) {
+  cr_expect_eq(Cpus(kTwoKinds, "exclusive", 2, true), "0-1 | 2-3");
+  cr_expect_eq(Cpus(kTwoKinds, "core-complex", 2, true), "0 | 1");
+  cr_expect_eq(Cpus(kTwoKinds, "exclusive", 4, true), "0 | 1 | 2 | 3");
 }
 
 Test(kinds, three_mhz_spread_is_one_kind) {

@@ -49,7 +49,7 @@ void ReadBack(const config::Config& c, Read* out) {
 
 /// Whether the requests differ in what input `input` sets.
 bool Differs(int input, const planner::PrepareRequest& a, const planner::PrepareRequest& b) {
-  static_assert(config::kPlannerInputCount == 6, "compare every planner input");
+  static_assert(config::kPlannerInputCount == 7, "compare every planner input");
   switch (input) {
     case config::kInputPolicy: return a.policy.kind != b.policy.kind;
     case config::kInputMemory: return a.memory != b.memory;
@@ -57,6 +57,7 @@ bool Differs(int input, const planner::PrepareRequest& a, const planner::Prepare
     case config::kInputTopology: return (a.topology == nullptr) != (b.topology == nullptr);
     case config::kInputNics: return a.want_nics != b.want_nics;
     case config::kInputSmt: return a.smt != b.smt;
+    case config::kInputCoreKinds: return a.all_kinds != b.all_kinds;
   }
   return false;
 }
@@ -67,9 +68,10 @@ Test(request, each_input_changes_the_helpers_args_and_its_request) {
   const std::pair<const char*, const char*> base_var = {"NUMABIND_POLICY", "node"};
   // One variable per input, set to something other than its default.
   const std::pair<const char*, const char*> changed[config::kPlannerInputCount] = {
-      {"NUMABIND_POLICY", "socket"}, {"NUMABIND_MEMORY", "interleave"},
-      {"NUMABIND_DEVICES", "none"},  {"NUMABIND_TOPOLOGY", "synthetic:numa:2 pu:2"},
-      {"NUMABIND_EXPORT", "nic"},    {"NUMABIND_SMT", "1"},
+      {"NUMABIND_POLICY", "socket"},  {"NUMABIND_MEMORY", "interleave"},
+      {"NUMABIND_DEVICES", "none"},   {"NUMABIND_TOPOLOGY", "synthetic:numa:2 pu:2"},
+      {"NUMABIND_EXPORT", "nic"},     {"NUMABIND_SMT", "1"},
+      {"NUMABIND_CORE_KINDS", "all"},
   };
   Read base;
   ReadBack(Parsed({base_var}), &base);
@@ -87,7 +89,8 @@ Test(request, every_option_the_args_carry_is_read) {
   config::Config c = Parsed({{"NUMABIND_POLICY", "socket"},
                              {"NUMABIND_TOPOLOGY", "synthetic:numa:2 pu:2"},
                              {"NUMABIND_EXPORT", "nic"},
-                             {"NUMABIND_SMT", "2"}});
+                             {"NUMABIND_SMT", "2"},
+                             {"NUMABIND_CORE_KINDS", "all"}});
   std::vector<std::string> args = Args(c);
   cr_assert_eq(args.size(), 2u * config::kPlannerInputCount);
   for (int i = 0; i < config::kPlannerInputCount; ++i) {
