@@ -298,7 +298,7 @@ bool ReadPsProcess(long pid, const PsMachine& machine, PsSites* sites, long uid,
   }
   if (out->bound == PsBound::kNumabind) {
     long started_by = out->spawned && out->by > 0           ? out->by
-                      : StatusValue(status, "PPid", &field) ? atol(field.c_str())
+                      : StatusValue(status, "PPid", &field) ? strtol(field.c_str(), nullptr, 10)
                                                             : 0;
     out->launcher = LauncherOf(started_by);
   }
