@@ -35,56 +35,41 @@ __attribute__((noinline)) BindResult FailAbsent(const ChildArgs& a, const char* 
   return Fail(a, path, m, "", why, EINVAL, err);
 }
 
-/// What TakeOut found of a set on this machine.
-enum class Missing : uint8_t { kNone, kSome, kAll };
-
-/// Child-safe: takes `absent` out of set (words words), naming what it took in l ("CPUs 2-3") and adding
-/// their count to *count. With nothing left (kAll) the set is kept: the kernel refuses it, and says so.
-Missing TakeOut(Line* l, const char* noun, uint64_t* set, const uint64_t* absent, uint32_t words,
-                uint32_t* count) {
-  uint64_t missing[words];  // NOLINT: the basis's words, 1 or 2 on most machines
-  bool any = false, left = false;
+/// Child-safe: none of set's bits (words words) but those of `absent`.
+bool AllAbsent(const uint64_t* set, const uint64_t* absent, uint32_t words) {
+  bool any = false;
   for (uint32_t w = 0; w < words; ++w) {
-    missing[w] = set[w] & absent[w];
-    any = any || missing[w] != 0;
-    left = left || (set[w] & ~absent[w]) != 0;
+    if ((set[w] & ~absent[w]) != 0) return false;
+    any = any || set[w] != 0;
   }
-  if (!any) return Missing::kNone;
-  uint32_t n = plan::CountBits(missing, words);
-  *count += n;
-  l->Str(noun).Str(n == 1 ? " " : "s ").Bits(missing, words);
-  for (uint32_t w = 0; w < words && left; ++w) set[w] &= ~absent[w];
-  return left ? Missing::kSome : Missing::kAll;
+  return any;
+}
+
+/// Child-safe: rank m's nodes are none of this machine's: one warn line naming them (its memory policy
+/// is then refused, and its line says memory unchanged).
+__attribute__((noinline)) void WarnAbsentNodes(const RankMatch& m, const char* path, const uint64_t* nodes,
+                                               uint32_t words) {
+  Line l;
+  RankHeading(&l.Str("numabind: "), m.rank, m.nranks, m.var).Str(" ").Str(path).Str(": ");
+  l.Str(plan::CountBits(nodes, words) == 1 ? "its node " : "its nodes ").Bits(nodes, words);
+  l.Str(plan::CountBits(nodes, words) == 1 ? " is" : " are").Str(" not on this machine (NUMABIND_TOPOLOGY=");
+  l.Str(g_startup.config.topology).Str("): no memory policy can name them");
+  WriteLog(config::LogLevel::kWarn, &l);
 }
 
 }  // namespace
 
-// Child-safe: a line on the stack only on the paths that write one.
-__attribute__((noinline)) bool TakeOutAbsent(const ChildArgs& a, const char* path, const RankMatch& m,
-                                             const plan::PlanBasis& basis, plan::RankPlan* plan, int* err,
-                                             BindResult* result) {
+// Child-safe: arithmetic on the prepared sets; a line on the stack only on the paths that write one.
+bool TakeOutAbsent(const ChildArgs& a, const char* path, const RankMatch& m, const plan::PlanBasis& basis,
+                   plan::RankPlan* plan, int* err, BindResult* result) {
   const uint64_t* cpus = a.prepared->absent;
-  uint32_t cw = basis.cpu_words, nw = basis.node_words;
-  bool none = true;
-  for (uint32_t w = 0; w < cw; ++w) none = none && (plan->cpus[w] & ~cpus[w]) == 0;
-  if (none) {
-    *result = FailAbsent(a, path, m, *plan, cw, err);
+  if (AllAbsent(plan->cpus, cpus, basis.cpu_words)) {
+    *result = FailAbsent(a, path, m, *plan, basis.cpu_words, err);
     return true;
   }
-  Line l;
-  RankHeading(&l.Str("numabind: "), m.rank, m.nranks, m.var).Str(" ").Str(path).Str(": ");
-  uint32_t count = 0;
-  bool took = TakeOut(&l, "CPU", plan->cpus, cpus, cw, &count) != Missing::kNone;
-  size_t before_and = l.size();
-  if (took) l.Str(" and ");
-  Missing nodes = TakeOut(&l, "node", plan->nodes, cpus + cw, nw, &count);
-  if (nodes == Missing::kNone) l.Rewind(before_and);
-  if (count > 0 && g_startup.config.log >= config::LogLevel::kWarn) {
-    l.Str(" of its plan ").Str(count == 1 ? "is" : "are").Str(" not on this machine (NUMABIND_TOPOLOGY=");
-    l.Str(g_startup.config.topology).Str("): ");
-    l.Str(nodes == Missing::kAll ? "no memory policy can name its nodes" : "bound to the rest");
-    WriteLog(config::LogLevel::kWarn, &l);
-  }
+  if (plan->memory != config::MemoryKind::kLocal && g_startup.config.log >= config::LogLevel::kWarn &&
+      AllAbsent(plan->nodes, cpus + basis.cpu_words, basis.node_words))
+    WarnAbsentNodes(m, path, plan->nodes, basis.node_words);
   return false;
 }
 

@@ -1,8 +1,9 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
 // A rank planned on NUMABIND_TOPOLOGY (an hwloc XML file, a synthetic description) onto CPUs or nodes this
-// machine does not have: the kernel would clip the CPUs silently, or refuse with EINVAL and nothing more.
-// The rank is bound to what is here and the line names what is missing and where the topology came from.
+// machine does not have. Some of them missing is no error: the kernel keeps the CPUs that are here (tests
+// plan on topologies larger than the machine for that), and a memory policy the nodes that are. All of them
+// missing, the kernel answers EINVAL and nothing more: the line names them and where the topology came from.
 
 #ifndef NUMABIND_SHIM_CHILD_ABSENT_H_
 #define NUMABIND_SHIM_CHILD_ABSENT_H_
@@ -11,10 +12,10 @@
 
 namespace numabind::shim {
 
-/// Child-safe: takes the CPUs and nodes of a.prepared->absent (not nullptr) out of *plan, saying which at
-/// warn ("CPUs 2-3 of its plan 0-3 are not on this machine (NUMABIND_TOPOLOGY=...): bound to the others").
-/// With none of its CPUs here, rank m is not bound: Fail's line names them, *result is Fail's, and it
-/// returns true. Nodes all missing leave the plan's, which the kernel then refuses (memory unchanged).
+/// Child-safe: with a.prepared->absent (not nullptr): when none of the plan's CPUs is on this machine, rank m
+/// is not bound, Fail's line names them ("its CPUs 4-7 are not on this machine (NUMABIND_TOPOLOGY=...)"),
+/// *result is Fail's and it returns true; when none of its nodes is (and a memory policy names them), one
+/// warn line says so. False otherwise: the plan is bound as it is.
 bool TakeOutAbsent(const ChildArgs& a, const char* path, const RankMatch& m, const plan::PlanBasis& basis,
                    plan::RankPlan* plan, int* err, BindResult* result);
 

@@ -2,8 +2,8 @@
 //
 // A configured launch whose programs are no ranks binds nothing, and used to say nothing: a user who ran
 // `numabind run --policy node -- python3 train.py` whose workers carry no rank variable saw every CPU used
-// and no line. At NUMABIND_LOG=info the first program a launcher starts, when it is no rank, is named once
-// with what would make it one.
+// and no line. At NUMABIND_LOG=info the first program the launch's root starts, when it is no rank, is named
+// once with what would make it one.
 
 #ifndef NUMABIND_SHIM_CHILD_FIRST_PROGRAM_H_
 #define NUMABIND_SHIM_CHILD_FIRST_PROGRAM_H_
@@ -12,8 +12,10 @@
 
 namespace numabind::shim {
 
-/// Parent side, before a fork or a spawn of a configured launcher at NUMABIND_LOG=info: maps the word
-/// g_prepared.first_program (the shared mistake page's, shim/log/shared_mistake.h), once; nothing below info.
+/// Parent side, before a fork or a spawn of a configured launcher at NUMABIND_LOG=info that is the root of
+/// its configured tree (no configured parent: the launch the user started, not each shell inside it) and
+/// has a good configuration: maps the word g_prepared.first_program (the shared mistake page's,
+/// shim/log/shared_mistake.h), once; nothing otherwise.
 void ShareFirstProgramWord();
 
 /// Child-safe: the program at `path` is being started by the launcher (an exec in its child, or a spawn);

@@ -31,10 +31,8 @@ Test(first_program, a_launch_of_no_ranks_says_so_once) {
   cr_assert_eq(lines.size(), 1u, "log:\n%s", o.log.c_str());
   cr_expect_neq(lines[0].find("numabind: /bin/true, the first"), std::string::npos, "%s", lines[0].c_str());
   cr_expect_neq(lines[0].find("no rank variable (LOCAL_RANK, "), std::string::npos, "%s", lines[0].c_str());
-  cr_expect_neq(lines[0].find("--match GLOB (NUMABIND_MATCH), --forks (NUMABIND_FORKS=ranks"),
+  cr_expect_neq(lines[0].find("numabind run --match GLOB, --forks (Python fork pools) or --by-device"),
                 std::string::npos, "%s", lines[0].c_str());
-  cr_expect_neq(lines[0].find("--by-device (NUMABIND_BY_DEVICE=1)"), std::string::npos, "%s",
-                lines[0].c_str());
 }
 
 Test(first_program, nothing_when_the_first_is_a_rank) {
@@ -42,6 +40,17 @@ Test(first_program, nothing_when_the_first_is_a_rank) {
   cr_assert_eq(o.run.exit_code, 0, "%s", Tail(o.output).c_str());
   cr_expect_eq(LinesWith(o.log, "bound rank 0 of 1").size(), 1u, "log:\n%s", o.log.c_str());
   cr_expect(LinesWith(o.log, kNote).empty(), "log:\n%s", o.log.c_str());
+}
+
+// A shell inside the launch (its parent configured too) is no launch of its own; nor is a bad configuration.
+Test(first_program, only_the_launchs_root_and_a_good_configuration) {
+  PreloadedRun o = Shell("/bin/sh -c '/bin/true; exit 0'; exit 0", {});
+  cr_assert_eq(o.run.exit_code, 0, "%s", Tail(o.output).c_str());
+  std::vector<std::string> lines = LinesWith(o.log, kNote);
+  cr_assert_eq(lines.size(), 1u, "log:\n%s", o.log.c_str());
+  cr_expect_neq(lines[0].find("numabind: /bin/sh, the first"), std::string::npos, "%s", lines[0].c_str());
+  PreloadedRun bad = Shell("/bin/true; exit 0", {"NUMABIND_MEMORY=fast"});
+  cr_expect(LinesWith(bad.log, kNote).empty(), "log:\n%s", bad.log.c_str());
 }
 
 Test(first_program, nothing_below_info) {
