@@ -62,24 +62,18 @@ ArgsResult RequestFromArgs(const std::vector<std::string>& args, const char* con
   const char* topology = texts[config::kInputTopology];
   out->topology = topology != nullptr && *topology != '\0' ? topology : nullptr;
   out->want_nics = texts[config::kInputNics] != nullptr && strcmp(texts[config::kInputNics], "1") == 0;
-  if (const char* smt = texts[config::kInputSmt]) {
-    config::Config cfg;
-    config::Error error;
-    if (!config::ParseVar("NUMABIND_SMT", smt, &cfg, &error)) {
+  // The inputs that are one variable's value: read by config's parser of it.
+  config::Config cfg;
+  config::Error error;
+  for (int input : {config::kInputSmt, config::kInputCoreKinds}) {
+    const char* name = input == config::kInputSmt ? "NUMABIND_SMT" : "NUMABIND_CORE_KINDS";
+    if (texts[input] != nullptr && !config::ParseVar(name, texts[input], &cfg, &error)) {
       *err = error.text;
       return ArgsResult::kBadValue;
     }
-    out->smt = cfg.smt;
   }
-  if (const char* kinds = texts[config::kInputCoreKinds]) {
-    config::Config cfg;
-    config::Error error;
-    if (!config::ParseVar("NUMABIND_CORE_KINDS", kinds, &cfg, &error)) {
-      *err = error.text;
-      return ArgsResult::kBadValue;
-    }
-    out->all_kinds = cfg.all_kinds;
-  }
+  out->smt = cfg.smt;
+  out->all_kinds = cfg.all_kinds;
   out->env = env;
   return ArgsResult::kOk;
 }
