@@ -148,6 +148,15 @@ std::string DescribeAuto(const plan::PlanBasis& basis, uint32_t nranks,
   }
   if (mixed) line += " (uneven: ranks with fewer neighbours get more)";
   line += finest <= plan::AutoGrain::kCaches ? ", " + cache + " kept whole" : ", " + cache + " split";
+  // Core kinds: the counts above are of the fastest kind's cores when every group's ranks fit on them.
+  bool kinds = false, fast_only = true;
+  for (uint32_t s = 0; s < basis.slot_count; ++s) {
+    const plan::PlanSlot& slot = basis.slots[s];
+    if (slot.fast_units == 0 || slot.fast_units >= slot.unit_count) continue;
+    kinds = true;
+    fast_only &= per_group_hi <= slot.fast_units;
+  }
+  if (kinds) line += fast_only ? ", the fastest core kind only" : ", every core kind";
   return line;
 }
 

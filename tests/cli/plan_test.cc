@@ -76,6 +76,8 @@ Test(plan, auto_and_draw_show_core_kinds) {
             "%s", r.out.c_str());
   cr_expect(r.out.find("\"kind\":\"fastest\"", r.out.find("\"rank\":1")) != std::string::npos, "%s",
             r.out.c_str());
+  cr_expect(r.out.find("cache domain kept whole, the fastest core kind only\"") != std::string::npos, "%s",
+            r.out.c_str());
   Result d = Run({"plan", "--topology", file, "--policy", "auto", "--ranks", "2", "--draw"});
   cr_assert_eq(d.status, 0, "%s", d.err.c_str());
   const std::string last =
