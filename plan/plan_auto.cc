@@ -201,6 +201,13 @@ void Place(const PlanBasis& b, const PlanSlot& slot, const uint64_t* slot_nodes,
   if (count == 0 || slot.unit_count == 0) return;  // the caller's contract; nothing to place
   s.group_ranks = static_cast<uint32_t>(count);
   uint32_t a = slot.first_unit, e = slot.first_unit + slot.unit_count;
+  if (slot.fast_units > 0 && slot.fast_units < slot.unit_count) {  // core kinds: two runs (AddAutoUnits)
+    if (count <= slot.fast_units) {
+      e = a + slot.fast_units;  // the ranks fit on the fastest kind's cores: those alone
+    } else {
+      a += slot.fast_units;  // more ranks than those cores: every core
+    }
+  }
   s.node = b.unit_domains[3 * static_cast<uint64_t>(a)];
   uint32_t nodes = CountItems(b, a, e, 0);
   if (count <= nodes) {  // fewer ranks than nodes: blocks of whole nodes

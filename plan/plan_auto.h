@@ -14,6 +14,9 @@
 //   more ranks than a node has cores: by caches and cores in proportion to their threads, and the ranks
 //   of one core share its threads (the only overlap, and only when oversubscribed).
 //
+// Core kinds (hybrid P/E cores): while a group's ranks are no more than its cores of the fastest kind, they
+// are shared out over those cores alone, as above; more ranks share every core (PlanSlot::fast_units).
+//
 // Memory-only NUMA nodes (KNL MCDRAM, HBM, CXL expanders, a Grace-Hopper GPU's memory) have no CPUs and are
 // never chosen; a rank's memory nodes are those of its CPUs. The decision is made per rank count in
 // ComputeRankPlan, from units the planner prepared (plan_auto_prepare.cc): physical cores with their node

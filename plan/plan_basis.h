@@ -46,7 +46,8 @@ struct PlanSlot {
   uint32_t first_unit;
   uint32_t unit_count;
   /// Core kinds: the first fast_units of them are of the fastest CPU kind; exclusive and core-complex use
-  /// only those while the group's ranks need no more (issue 36). 0: one kind.
+  /// only those while the group's ranks need no more (issue 36). auto's are a copy of those cores, and
+  /// every core follows them (plan_auto.h). 0: one kind.
   uint32_t fast_units;
   /// The slot's NUMA node set: node_words words at PlanBasis::slot_nodes + index * node_words.
   /// Human-readable label of where the slot is, for messages: "node 1", "node 0-1 (locality unknown)".

@@ -29,7 +29,8 @@ std::string Range(uint32_t lo, uint32_t hi) {
 
 }  // namespace
 
-void AddAutoUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* units, AutoUnits* extra) {
+uint32_t AddAutoUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* units,
+                      AutoUnits* extra) {
   struct Core {
     uint32_t node;
     int64_t cache_key, core_key;
@@ -54,12 +55,25 @@ void AddAutoUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>
   std::sort(cores.begin(), cores.end(), [](const Core& a, const Core& b) {
     return std::tie(a.node, a.cache_key, a.core_key) < std::tie(b.node, b.cache_key, b.core_key);
   });
-  for (const Core& k : cores) {
+  auto add = [&](const Core& k) {
     units->push_back(k.cpus);
     extra->domains.push_back(k.node);
     extra->domains.push_back(k.cache);
     extra->domains.push_back(k.cpus.Count());
-  }
+  };
+  // Core kinds: the fastest kind's cores alone first, a second copy in the same order, so that the child
+  // side shares out either run as it is (PlaceAuto picks one by the rank count).
+  auto fast = [&](const Core& k) {
+    return !topo.fastest_kind.Empty() && k.cpus.Minus(topo.fastest_kind).Empty();
+  };
+  uint32_t fast_units = 0;
+  for (const Core& k : cores) fast_units += fast(k) ? 1 : 0;
+  if (fast_units == cores.size()) fast_units = 0;  // one kind in this scope
+  if (fast_units > 0)
+    for (const Core& k : cores)
+      if (fast(k)) add(k);
+  for (const Core& k : cores) add(k);
+  return fast_units;
 }
 
 std::string DescribeAuto(const plan::PlanBasis& basis, uint32_t nranks,
@@ -134,6 +148,15 @@ std::string DescribeAuto(const plan::PlanBasis& basis, uint32_t nranks,
   }
   if (mixed) line += " (uneven: ranks with fewer neighbours get more)";
   line += finest <= plan::AutoGrain::kCaches ? ", " + cache + " kept whole" : ", " + cache + " split";
+  // Core kinds: the counts above are of the fastest kind's cores when every group's ranks fit on them.
+  bool kinds = false, fast_only = true;
+  for (uint32_t s = 0; s < basis.slot_count; ++s) {
+    const plan::PlanSlot& slot = basis.slots[s];
+    if (slot.fast_units == 0 || slot.fast_units >= slot.unit_count) continue;
+    kinds = true;
+    fast_only &= per_group_hi <= slot.fast_units;
+  }
+  if (kinds) line += fast_only ? ", the fastest core kind only" : ", every core kind";
   return line;
 }
 

@@ -50,7 +50,11 @@ uint32_t FastUnitsFirst(const CpuSet& fastest, std::vector<CpuSet>* units, uint3
 
 /// auto: appends the physical cores of `scope` (each core's CPUs in scope) to units, ordered by node
 /// number, then by their last-level cache's lowest CPU, then by their own lowest CPU, and their domains.
-void AddAutoUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* units, AutoUnits* extra);
+/// Core kinds: when scope holds cores of topo.fastest_kind and others, those of the fastest kind are
+/// appended first on their own (same order), then every core; returns how many the first run holds
+/// (PlanSlot::fast_units), 0 otherwise.
+uint32_t AddAutoUnits(const Topology& topo, const CpuSet& scope, std::vector<CpuSet>* units,
+                      AutoUnits* extra);
 
 }  // namespace numabind::planner
 

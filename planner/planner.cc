@@ -252,7 +252,7 @@ void GroupUnits(const Topology& topo, config::PolicyKind kind, const CpuSet* orp
     case config::PolicyKind::kSocket: SocketUnits(topo, scope, g, units); break;
     case config::PolicyKind::kExclusive: CoreUnits(topo, scope, units); break;
     case config::PolicyKind::kCoreComplex: CacheUnits(topo, scope, units); break;
-    case config::PolicyKind::kAuto: AddAutoUnits(topo, scope, units, extra); break;
+    case config::PolicyKind::kAuto: g->fast_units = AddAutoUnits(topo, scope, units, extra); break;
     case config::PolicyKind::kCpuMap:
     case config::PolicyKind::kNodeMap: break;
   }

@@ -63,6 +63,30 @@ Test(plan, shows_core_kinds) {
                "1     -       0      2-3   local\n");
 }
 
+// auto takes the fastest kind first too; --draw ends with the kinds' line.
+Test(plan, auto_and_draw_show_core_kinds) {
+  const std::string file = "tests/data/topologies/kinds/4synth-1n4c-2e2p-cpukinds.xml";
+  Result r = Run({"plan", "--topology", file, "--policy", "auto", "--ranks", "2", "--json"});
+  cr_assert_eq(r.status, 0, "%s", r.err.c_str());
+  cr_expect(r.out.find("\"rank\":0,\"device\":\"\",\"devices\":[],\"nodes\":\"0\",\"cpus\":\"2\"") !=
+                std::string::npos,
+            "%s", r.out.c_str());
+  cr_expect(r.out.find("\"rank\":1,\"device\":\"\",\"devices\":[],\"nodes\":\"0\",\"cpus\":\"3\"") !=
+                std::string::npos,
+            "%s", r.out.c_str());
+  cr_expect(r.out.find("\"kind\":\"fastest\"", r.out.find("\"rank\":1")) != std::string::npos, "%s",
+            r.out.c_str());
+  cr_expect(r.out.find("cache domain kept whole, the fastest core kind only\"") != std::string::npos, "%s",
+            r.out.c_str());
+  Result d = Run({"plan", "--topology", file, "--policy", "auto", "--ranks", "2", "--draw"});
+  cr_assert_eq(d.status, 0, "%s", d.err.c_str());
+  const std::string last =
+      "core kinds: CPUs 2-3 the fastest, 0-1 the others; ranks take the fastest first "
+      "(NUMABIND_CORE_KINDS=all: every core alike)\n";
+  cr_expect(d.out.size() > last.size() && d.out.compare(d.out.size() - last.size(), last.size(), last) == 0,
+            "%s", d.out.c_str());
+}
+
 Test(plan, node_policy_json) {
   Result r = Run({"plan", "--topology", kTwoPackages, "--policy", "node", "--ranks", "4", "--json"});
   cr_assert_eq(r.status, 0, "%s", r.err.c_str());

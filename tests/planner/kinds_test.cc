@@ -1,7 +1,7 @@
 // Copyright 2026 The numabind Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Core kinds (issue 36 part 4): exclusive and core-complex put ranks on the fastest CPU kind first and use
-// the others only when there are more ranks than its cores; kinds within 5% in frequency are one kind.
+// Core kinds (issue 36 part 4): exclusive, core-complex and auto put ranks on the fastest CPU kind first and
+// use the others only when there are more ranks than its cores; kinds within 5% in frequency are one kind.
 
 #include <criterion/criterion.h>
 
@@ -50,6 +50,16 @@ Test(kinds, two_ranks_take_the_performance_cores) {
 Test(kinds, four_ranks_use_every_core) {
   cr_expect_eq(Cpus(kTwoKinds, "exclusive", 4), "2 | 3 | 0 | 1");
   cr_expect_eq(Cpus(kTwoKinds, "core-complex", 4), "2 | 3 | 0 | 1");
+}
+
+// auto: the ranks share the performance cores while they are no more than those, then every core.
+Test(kinds, auto_takes_the_performance_cores_first) {
+  cr_expect_eq(Cpus(kTwoKinds, "auto", 1), "2-3");
+  cr_expect_eq(Cpus(kTwoKinds, "auto", 2), "2 | 3");
+  cr_expect_eq(Cpus(kTwoKinds, "auto", 3), "0-1 | 2 | 3");
+  cr_expect_eq(Cpus(kTwoKinds, "auto", 4), "0 | 1 | 2 | 3");
+  cr_expect_eq(Cpus(kTwoKinds, "auto", 2, true), "0-1 | 2-3");
+  cr_expect_eq(Cpus(kNoisyKinds, "auto", 2), "0-1 | 2-3");
 }
 
 // NUMABIND_CORE_KINDS=all: every core alike, in CPU order, as on a machine of one kind.
