@@ -367,6 +367,26 @@ Test(auto_policy, fewer_ranks_than_devices_take_device_blocks) {
   STR_EQ(GpuExports(*two.basis, 2), "CUDA_VISIBLE_DEVICES=0,1 | CUDA_VISIBLE_DEVICES=2,3");
 }
 
+// Issue 36 part 5, the two rules where mpibind answers otherwise, on 4 nodes with one GPU each
+// (docs/auto.md). Fewer ranks than GPUs: blocks of GPUs with the CPUs of their nodes (here every node:
+// mpibind's answer too). More ranks than GPUs: dealt out cyclically, rank r on GPU r mod 4 (mpibind:
+// consecutive ranks share one), as programs that pick their own device take local_rank % device_count.
+Test(auto_policy, mpibind_rules_one_two_and_eight_ranks_on_four_gpus) {
+  Basis b;
+  Prepare(WithGpus(kT64, {0, 1, 2, 3}), "auto", &b);
+  STR_EQ(Join(*b.basis, 1), "0-63");
+  STR_EQ(GpuExports(*b.basis, 1), "CUDA_VISIBLE_DEVICES=0,1,2,3");
+  STR_EQ(Join(*b.basis, 2), "0-31 | 32-63");
+  STR_EQ(GpuExports(*b.basis, 2), "CUDA_VISIBLE_DEVICES=0,1 | CUDA_VISIBLE_DEVICES=2,3");
+  STR_EQ(Join(*b.basis, 8, true), "0 | 1 | 2 | 3 | 0 | 1 | 2 | 3");
+  STR_EQ(
+      GpuExports(*b.basis, 8),
+      "CUDA_VISIBLE_DEVICES=0 | CUDA_VISIBLE_DEVICES=1 | CUDA_VISIBLE_DEVICES=2 | CUDA_VISIBLE_DEVICES=3 | "
+      "CUDA_VISIBLE_DEVICES=0 | CUDA_VISIBLE_DEVICES=1 | CUDA_VISIBLE_DEVICES=2 | CUDA_VISIBLE_DEVICES=3");
+  // Ranks 0 and 4 share GPU 0's node, on adjacent cores.
+  STR_EQ(Join(*b.basis, 8), "0-7 | 16-23 | 32-39 | 48-55 | 8-15 | 24-31 | 40-47 | 56-63");
+}
+
 namespace {
 
 /// A machine of one package per node, with `cores[i]` single-thread cores on node i, as hwloc XML in a
